@@ -1,0 +1,319 @@
+//! `Shape` and `Grid`: a grid is checked once when built, so every `Grid` is a valid puzzle.
+
+use std::fmt;
+
+use crate::error::{GridError, House};
+
+/// The box shape of a grid: `box_rows × box_cols` cells per box, side `box_rows · box_cols`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Shape {
+    box_rows: u8,
+    box_cols: u8,
+}
+
+impl Shape {
+    /// The largest side supported: every value still has a one-character form (1-9, A-Z).
+    pub const MAX_SIDE: usize = 35;
+    /// The classic 9×9 grid.
+    pub const CLASSIC: Shape = Shape {
+        box_rows: 3,
+        box_cols: 3,
+    };
+
+    /// A shape with boxes of `box_rows × box_cols` cells.
+    pub fn new(box_rows: usize, box_cols: usize) -> Result<Shape, GridError> {
+        if box_rows < 2 || box_cols < 2 || box_rows * box_cols > Self::MAX_SIDE {
+            return Err(GridError::Shape { box_rows, box_cols });
+        }
+        Ok(Shape {
+            box_rows: box_rows as u8,
+            box_cols: box_cols as u8,
+        })
+    }
+
+    /// The usual shape for a side: the squarest boxes, with no more rows than columns.
+    pub fn for_side(side: usize) -> Option<Shape> {
+        (2..=side)
+            .take_while(|r| r * r <= side)
+            .filter(|r| side % r == 0)
+            .last()
+            .and_then(|r| Shape::new(r, side / r).ok())
+    }
+
+    /// Rows per box.
+    pub fn box_rows(self) -> usize {
+        self.box_rows as usize
+    }
+
+    /// Columns per box.
+    pub fn box_cols(self) -> usize {
+        self.box_cols as usize
+    }
+
+    /// Cells per row, column and box; also the largest digit.
+    pub fn side(self) -> usize {
+        self.box_rows() * self.box_cols()
+    }
+
+    /// Cells in the grid.
+    pub fn cells(self) -> usize {
+        self.side() * self.side()
+    }
+
+    /// The 0-based box index of a cell, boxes numbered in reading order.
+    pub fn box_of(self, row: usize, col: usize) -> usize {
+        let boxes_per_band = self.side() / self.box_cols();
+        (row / self.box_rows()) * boxes_per_band + col / self.box_cols()
+    }
+}
+
+impl fmt::Display for Shape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}x{}", self.box_rows, self.box_cols)
+    }
+}
+
+/// A Sudoku grid: cells in row-major order, 0 for empty, no digit twice in a row, column or box.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct Grid {
+    shape: Shape,
+    cells: Box<[u8]>,
+}
+
+impl Grid {
+    /// A grid from row-major cell values (0 = empty), checked for size, range and repeats.
+    pub fn new(shape: Shape, cells: &[u32]) -> Result<Grid, GridError> {
+        if cells.len() != shape.cells() {
+            return Err(GridError::CellCountForShape {
+                found: cells.len(),
+                expected: shape.cells(),
+                shape,
+            });
+        }
+        let side = shape.side();
+        let values = cells
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| {
+                if v as usize > side {
+                    Err(GridError::OutOfRange {
+                        row: i / side + 1,
+                        col: i % side + 1,
+                        value: v.into(),
+                        side,
+                    })
+                } else {
+                    Ok(v as u8)
+                }
+            })
+            .collect::<Result<Box<[u8]>, _>>()?;
+        Self::from_values(shape, values)
+    }
+
+    /// A grid from values already known to be in range; checks only for repeats.
+    pub(crate) fn from_values(shape: Shape, cells: Box<[u8]>) -> Result<Grid, GridError> {
+        debug_assert_eq!(cells.len(), shape.cells());
+        let grid = Grid { shape, cells };
+        match grid.first_repeat() {
+            Some(err) => Err(err),
+            None => Ok(grid),
+        }
+    }
+
+    /// A grid a solver filled in; solvers only produce complete, valid grids.
+    pub(crate) fn solved(shape: Shape, cells: Box<[u8]>) -> Grid {
+        let grid = Grid { shape, cells };
+        debug_assert!(
+            grid.is_complete() && grid.first_repeat().is_none(),
+            "{grid:?}"
+        );
+        grid
+    }
+
+    /// An empty grid of this shape.
+    pub fn empty(shape: Shape) -> Grid {
+        Grid {
+            shape,
+            cells: vec![0; shape.cells()].into(),
+        }
+    }
+
+    /// The box shape.
+    pub fn shape(&self) -> Shape {
+        self.shape
+    }
+
+    /// Cells per row.
+    pub fn side(&self) -> usize {
+        self.shape.side()
+    }
+
+    /// Cell values in row-major order, 0 for empty.
+    pub fn cells(&self) -> &[u8] {
+        &self.cells
+    }
+
+    /// The value at a 0-based row and column, 0 if empty.
+    pub fn get(&self, row: usize, col: usize) -> u8 {
+        self.cells[row * self.side() + col]
+    }
+
+    /// Number of filled cells.
+    pub fn givens(&self) -> usize {
+        self.cells.iter().filter(|&&v| v != 0).count()
+    }
+
+    /// Whether every cell is filled (a filled `Grid` is always a valid solution).
+    pub fn is_complete(&self) -> bool {
+        self.cells.iter().all(|&v| v != 0)
+    }
+
+    /// Whether this grid is complete, follows the rules and keeps every given of `puzzle`.
+    pub fn is_solution_of(&self, puzzle: &Grid) -> bool {
+        self.shape == puzzle.shape
+            && self.is_complete()
+            && self.first_repeat().is_none()
+            && puzzle
+                .cells
+                .iter()
+                .zip(self.cells.iter())
+                .all(|(&p, &s)| p == 0 || p == s)
+    }
+
+    /// The first digit found twice in a house, in row, column, box order.
+    fn first_repeat(&self) -> Option<GridError> {
+        let side = self.side();
+        let shape = self.shape;
+        // seen[house][digit] = 1-based cell index + 1 of the first occurrence.
+        let mut seen = vec![0usize; 3 * side * (side + 1)];
+        for (i, &v) in self.cells.iter().enumerate() {
+            if v == 0 {
+                continue;
+            }
+            let (row, col) = (i / side, i % side);
+            let houses = [
+                (row, House::Row(row + 1)),
+                (side + col, House::Column(col + 1)),
+                (
+                    2 * side + shape.box_of(row, col),
+                    House::Box(shape.box_of(row, col) + 1),
+                ),
+            ];
+            for (h, house) in houses {
+                let slot = &mut seen[h * (side + 1) + v as usize];
+                if *slot != 0 {
+                    let first = *slot - 1;
+                    return Some(GridError::Duplicate {
+                        digit: v,
+                        house,
+                        first: (first / side + 1, first % side + 1),
+                        second: (row + 1, col + 1),
+                    });
+                }
+                *slot = i + 1;
+            }
+        }
+        None
+    }
+}
+
+impl fmt::Debug for Grid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Grid({}, {})", self.shape, self.to_line())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_shapes_are_the_squarest() {
+        let shape = |s| Shape::for_side(s).map(|s| (s.box_rows(), s.box_cols()));
+        assert_eq!(shape(4), Some((2, 2)));
+        assert_eq!(shape(6), Some((2, 3)));
+        assert_eq!(shape(8), Some((2, 4)));
+        assert_eq!(shape(9), Some((3, 3)));
+        assert_eq!(shape(12), Some((3, 4)));
+        assert_eq!(shape(16), Some((4, 4)));
+        assert_eq!(shape(25), Some((5, 5)));
+        assert_eq!(shape(7), None);
+        assert_eq!(shape(36), None);
+    }
+
+    #[test]
+    fn rejects_bad_shapes() {
+        assert!(matches!(Shape::new(1, 9), Err(GridError::Shape { .. })));
+        assert!(matches!(Shape::new(6, 6), Err(GridError::Shape { .. })));
+    }
+
+    #[test]
+    fn box_numbering_is_reading_order() {
+        let s = Shape::new(2, 3).unwrap();
+        assert_eq!(s.box_of(0, 0), 0);
+        assert_eq!(s.box_of(0, 3), 1);
+        assert_eq!(s.box_of(2, 0), 2);
+        assert_eq!(s.box_of(5, 5), 5);
+    }
+
+    #[test]
+    fn new_reports_repeats_with_both_cells() {
+        let mut cells = vec![0u32; 81];
+        cells[2] = 5;
+        cells[7] = 5;
+        let err = Grid::new(Shape::CLASSIC, &cells).unwrap_err();
+        assert_eq!(
+            err,
+            GridError::Duplicate {
+                digit: 5,
+                house: House::Row(1),
+                first: (1, 3),
+                second: (1, 8)
+            }
+        );
+        assert_eq!(
+            err.to_string(),
+            "digit 5 appears twice in row 1: at row 1, column 3 and row 1, column 8"
+        );
+        cells[7] = 0;
+        cells[9 * 4 + 2] = 5;
+        assert!(matches!(
+            Grid::new(Shape::CLASSIC, &cells),
+            Err(GridError::Duplicate {
+                house: House::Column(3),
+                ..
+            })
+        ));
+        cells[9 * 4 + 2] = 0;
+        cells[9 + 1] = 5;
+        assert!(matches!(
+            Grid::new(Shape::CLASSIC, &cells),
+            Err(GridError::Duplicate {
+                house: House::Box(1),
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn new_reports_range_and_count() {
+        let mut cells = vec![0u32; 16];
+        cells[5] = 7;
+        let err = Grid::new(Shape::new(2, 2).unwrap(), &cells).unwrap_err();
+        assert_eq!(
+            err,
+            GridError::OutOfRange {
+                row: 2,
+                col: 2,
+                value: 7,
+                side: 4
+            }
+        );
+        assert_eq!(err.position(), Some((2, 2)));
+        let err = Grid::new(Shape::CLASSIC, &cells).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "wrong number of cells: found 16, expected 81 for 3x3 boxes"
+        );
+    }
+}

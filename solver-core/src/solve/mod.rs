@@ -1,0 +1,142 @@
+//! Solving: one entry point, three algorithms with the same outcomes, limits and statistics.
+
+mod backtrack;
+mod control;
+mod fast;
+mod general;
+mod options;
+
+use std::time::{Duration, Instant};
+
+pub use options::{Algorithm, Options};
+
+use crate::error::SolveError;
+use crate::grid::{Grid, Shape};
+use control::Control;
+
+/// Why a search stopped before it was complete.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StopReason {
+    /// The guess budget ran out.
+    Budget,
+    /// The cancel flag was raised.
+    Cancelled,
+    /// The deadline passed.
+    Deadline,
+}
+
+/// What a search found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Exactly one solution exists (the search was complete).
+    Unique(Grid),
+    /// A solution; uniqueness was not checked because only one was asked for.
+    Solved(Grid),
+    /// At least two solutions: the first found, and how many were found. The count is exact
+    /// when below `max_solutions`, a lower bound when equal to it.
+    Multiple {
+        /// The first solution found.
+        first: Grid,
+        /// Solutions found.
+        found: usize,
+    },
+    /// No solution exists.
+    NoSolution,
+    /// The search stopped early; what it had found by then.
+    Stopped {
+        /// Why it stopped.
+        reason: StopReason,
+        /// The first solution found, if any.
+        first: Option<Grid>,
+        /// Solutions found before stopping.
+        found: usize,
+    },
+}
+
+impl Outcome {
+    /// The first solution found, if any.
+    pub fn solution(&self) -> Option<&Grid> {
+        match self {
+            Outcome::Unique(g) | Outcome::Solved(g) | Outcome::Multiple { first: g, .. } => Some(g),
+            Outcome::Stopped { first, .. } => first.as_ref(),
+            Outcome::NoSolution => None,
+        }
+    }
+
+    /// Solutions found.
+    pub fn found(&self) -> usize {
+        match self {
+            Outcome::Unique(_) | Outcome::Solved(_) => 1,
+            Outcome::Multiple { found, .. } | Outcome::Stopped { found, .. } => *found,
+            Outcome::NoSolution => 0,
+        }
+    }
+}
+
+/// Counters from one solve.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stats {
+    /// Branching decisions: each value tried in a cell that logic could not settle.
+    pub guesses: u64,
+    /// Wall time spent in the solver.
+    pub elapsed: Duration,
+    /// The algorithm that ran (never `Auto`).
+    pub algorithm: Algorithm,
+}
+
+/// The result of a solve: the outcome and the statistics.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Solution {
+    /// What was found.
+    pub outcome: Outcome,
+    /// How much work it took.
+    pub stats: Stats,
+}
+
+/// Searches `grid` for up to `options.max_solutions` solutions with the chosen algorithm.
+pub fn solve(grid: &Grid, options: &Options) -> Result<Solution, SolveError> {
+    let start = Instant::now();
+    let algorithm = match options.algorithm {
+        Algorithm::Auto if grid.shape() == Shape::CLASSIC => Algorithm::Fast,
+        Algorithm::Auto => Algorithm::General,
+        Algorithm::Fast if grid.shape() != Shape::CLASSIC => {
+            return Err(SolveError::Unsupported {
+                algorithm: Algorithm::Fast,
+                shape: grid.shape(),
+            });
+        }
+        other => other,
+    };
+    let mut control = Control::new(options);
+    let stopped = match algorithm {
+        Algorithm::Fast => fast::search(grid, &mut control),
+        Algorithm::Backtracking => backtrack::search(grid, &mut control),
+        Algorithm::General | Algorithm::Auto => general::search(grid, &mut control),
+    }
+    .err();
+    let limit = control.limit();
+    let (found, guesses, first) = control.finish();
+    let first = first.map(|cells| Grid::solved(grid.shape(), cells));
+    let outcome = match (stopped, first) {
+        (Some(reason), first) if found < limit => Outcome::Stopped {
+            reason,
+            first,
+            found,
+        },
+        (_, None) => Outcome::NoSolution,
+        (_, Some(first)) if found >= 2 => Outcome::Multiple { first, found },
+        (_, Some(first)) if limit == 1 => Outcome::Solved(first),
+        (_, Some(first)) => Outcome::Unique(first),
+    };
+    Ok(Solution {
+        outcome,
+        stats: Stats {
+            guesses,
+            elapsed: start.elapsed(),
+            algorithm,
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests;

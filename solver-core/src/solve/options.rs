@@ -1,0 +1,66 @@
+//! What a caller can ask of a solve: how many solutions, which algorithm, and when to stop.
+
+use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+/// Which search to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Algorithm {
+    /// `Fast` for 9×9 grids, `General` for every other shape.
+    #[default]
+    Auto,
+    /// Bit-parallel 9×9 solver: the fastest, 3×3 boxes only.
+    Fast,
+    /// Candidate propagation with singles, for every box shape.
+    General,
+    /// The textbook algorithm: first empty cell, try 1..N, undo on dead end.
+    Backtracking,
+}
+
+impl Algorithm {
+    /// The lowercase name used in messages and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Algorithm::Auto => "auto",
+            Algorithm::Fast => "fast",
+            Algorithm::General => "general",
+            Algorithm::Backtracking => "backtracking",
+        }
+    }
+}
+
+impl fmt::Display for Algorithm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Options for [`solve`](crate::solve).
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Solutions to look for: 1 = any (fastest), 2 = prove uniqueness (default), N = count to N.
+    /// 0 is taken as 1.
+    pub max_solutions: usize,
+    /// The algorithm; `Auto` picks the best one for the grid's shape.
+    pub algorithm: Algorithm,
+    /// The most guesses the search may make before it stops.
+    pub budget: Option<u64>,
+    /// A time after which the search stops.
+    pub deadline: Option<Instant>,
+    /// A flag another thread may raise to stop the search.
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            max_solutions: 2,
+            algorithm: Algorithm::Auto,
+            budget: None,
+            deadline: None,
+            cancel: None,
+        }
+    }
+}
