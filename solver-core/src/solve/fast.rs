@@ -1,6 +1,6 @@
 //! The 9×9 solver: bit-parallel candidates per digit and band, no heap allocation.
 //!
-//! For each digit `d` and band `b` (three rows) a 27-bit mask `cand[3 * d + b]` holds the
+//! For each digit `d` and band `b` (three rows) a 27-bit mask `cand[9 * b + d]` holds the
 //! cells where `d` may still go:
 //!
 //! ```text
@@ -24,12 +24,16 @@ const BAND: u32 = 0x7FF_FFFF;
 const ROW: [u32; 3] = [0x1FF, 0x1FF << 9, 0x1FF << 18];
 /// Column 0 in each of a band's rows; multiply by a 9-bit column set to spread it.
 const COLS: u32 = 0x40201;
+/// Box 0 of a band; shift by 3 per box.
+const BOX: u32 = 0x1C0E07;
 
 /// For a row's 9 bits, which of its three triads are non-empty (bit k = box k).
 static TRIADS: [u8; 512] = triads();
 /// For the 9-bit triad occupancy of a band (bit 3·row + box), the cells of every triad that
 /// lies on a permutation of occupied triads; 0 when none fits.
 static PERM: [u32; 512] = perms();
+/// `PERM` before spreading to cells: the allowed triads themselves, as 9 bits.
+static PERM_TRIADS: [u16; 512] = perm_triads();
 
 const fn triads() -> [u8; 512] {
     let mut table = [0u8; 512];
@@ -47,7 +51,7 @@ const fn triads() -> [u8; 512] {
     table
 }
 
-const fn perms() -> [u32; 512] {
+const fn perm_triads() -> [u16; 512] {
     const ORDERS: [[usize; 3]; 6] = [
         [0, 1, 2],
         [0, 2, 1],
@@ -56,7 +60,7 @@ const fn perms() -> [u32; 512] {
         [2, 0, 1],
         [2, 1, 0],
     ];
-    let mut table = [0u32; 512];
+    let mut table = [0u16; 512];
     let mut occupied = 0;
     while occupied < 512 {
         let mut allowed = 0;
@@ -73,6 +77,18 @@ const fn perms() -> [u32; 512] {
             }
             p += 1;
         }
+        table[occupied] = allowed as u16;
+        occupied += 1;
+    }
+    table
+}
+
+const fn perms() -> [u32; 512] {
+    let triads = perm_triads();
+    let mut table = [0u32; 512];
+    let mut occupied = 0;
+    while occupied < 512 {
+        let allowed = triads[occupied];
         let mut cells = 0u32;
         let mut t = 0;
         while t < 9 {
@@ -91,8 +107,8 @@ const fn perms() -> [u32; 512] {
 struct State {
     /// Candidate cells per digit and band.
     cand: [u32; 27],
-    /// `cand` as last propagated; a difference marks work to do.
-    seen: [u32; 27],
+    /// Digit-bands (bit `9 * b + d`) changed since they were last propagated.
+    dirty: u32,
     /// Cells not yet placed, per band.
     unsolved: [u32; 3],
 }
@@ -101,7 +117,7 @@ impl State {
     fn new(grid: &Grid) -> State {
         let mut state = State {
             cand: [BAND; 27],
-            seen: [0; 27],
+            dirty: (1 << 27) - 1,
             unsolved: [BAND; 3],
         };
         for (i, &v) in grid.cells().iter().enumerate() {
@@ -116,7 +132,25 @@ impl State {
     #[inline]
     fn place(&mut self, digit: usize, band: usize, cell: u32) {
         let row = ROW[(cell.trailing_zeros() / 9) as usize];
-        self.cand[3 * digit + band] &= !row | cell;
+        self.keep(9 * band + digit, !row | cell);
+    }
+
+    /// Removes placed cells from every digit of a band (the placing digit restores its own).
+    #[inline(always)]
+    fn clear_cells(&mut self, band: usize, cells: u32) {
+        let digits: &mut [u32; 9] = (&mut self.cand[9 * band..9 * band + 9])
+            .try_into()
+            .expect("9 digits per band");
+        self.dirty |= clear_digits(digits, cells) << (9 * band);
+    }
+
+    /// Keeps only `mask` of one digit-band, marking it dirty if that removed anything.
+    #[inline(always)]
+    fn keep(&mut self, idx: usize, mask: u32) {
+        let old = self.cand[idx];
+        let new = old & mask;
+        self.cand[idx] = new;
+        self.dirty |= u32::from(new != old) << idx;
     }
 
     /// Applies the band rule to one digit-band and places its row singles; false on contradiction.
@@ -131,26 +165,23 @@ impl State {
             return false;
         }
         self.cand[idx] = m;
-        self.seen[idx] = m;
-        let mut singles = 0;
+        let band = idx / 9;
+        // Only open cells can be new row singles; a row with one open candidate is one.
+        let open = m & self.unsolved[band];
+        let mut new = 0;
         for row in ROW {
             let x = m & row;
-            if x & x.wrapping_sub(1) == 0 {
-                singles |= x;
-            }
+            // Branch-free: the test is unpredictable and cheap.
+            new |= open & x & u32::from(x & x.wrapping_sub(1) == 0).wrapping_neg();
         }
-        let band = idx % 3;
-        let new = singles & self.unsolved[band];
         if new != 0 {
             self.unsolved[band] &= !new;
-            for d in 0..9 {
-                self.cand[3 * d + band] &= !new;
-            }
+            self.clear_cells(band, new);
             self.cand[idx] |= new;
+            self.dirty &= !(1 << idx);
             let cols = !(((new | new >> 9 | new >> 18) & 0x1FF) * COLS);
-            let base = idx - band;
-            self.cand[base + (band + 1) % 3] &= cols;
-            self.cand[base + (band + 2) % 3] &= cols;
+            self.keep((idx + 9) % 27, cols);
+            self.keep((idx + 18) % 27, cols);
         }
         true
     }
@@ -158,18 +189,11 @@ impl State {
     /// Runs every rule to a fixpoint; false on contradiction.
     fn propagate(&mut self) -> bool {
         loop {
-            loop {
-                let mut changed = false;
-                for idx in 0..27 {
-                    if self.cand[idx] != self.seen[idx] {
-                        changed = true;
-                        if !self.update_band(idx) {
-                            return false;
-                        }
-                    }
-                }
-                if !changed {
-                    break;
+            while self.dirty != 0 {
+                let idx = self.dirty.trailing_zeros() as usize;
+                self.dirty &= self.dirty - 1;
+                if !self.update_band(idx) {
+                    return false;
                 }
             }
             if self.is_solved() {
@@ -183,6 +207,11 @@ impl State {
             match self.hidden_column_singles() {
                 None => return false,
                 Some(true) => continue,
+                Some(false) => {}
+            }
+            match self.stack_rule() {
+                None => return false,
+                Some(true) => continue,
                 Some(false) => return true,
             }
         }
@@ -194,7 +223,7 @@ impl State {
         for band in 0..3 {
             let (mut ones, mut twos) = (0, 0);
             for d in 0..9 {
-                let m = self.cand[3 * d + band];
+                let m = self.cand[9 * band + d];
                 twos |= ones & m;
                 ones |= m;
             }
@@ -207,8 +236,8 @@ impl State {
                 continue;
             }
             for d in 0..9 {
-                let hits = singles & self.cand[3 * d + band];
-                if hits != 0 && !self.restrict_rows(3 * d + band, hits) {
+                let hits = singles & self.cand[9 * band + d];
+                if hits != 0 && !self.restrict_rows(9 * band + d, hits) {
                     return None;
                 }
             }
@@ -223,7 +252,7 @@ impl State {
         for d in 0..9 {
             let (mut ones, mut twos) = (0, 0);
             for band in 0..3 {
-                let m = self.cand[3 * d + band];
+                let m = self.cand[9 * band + d];
                 for shift in [0, 9, 18] {
                     let x = (m >> shift) & 0x1FF;
                     twos |= ones & x;
@@ -235,9 +264,9 @@ impl State {
             }
             let once = (ones & !twos) * COLS;
             for band in 0..3 {
-                let hits = self.cand[3 * d + band] & once & self.unsolved[band];
+                let hits = self.cand[9 * band + d] & once & self.unsolved[band];
                 if hits != 0 {
-                    if !self.restrict_rows(3 * d + band, hits) {
+                    if !self.restrict_rows(9 * band + d, hits) {
                         return None;
                     }
                     progress = true;
@@ -245,6 +274,37 @@ impl State {
             }
         }
         Some(progress)
+    }
+
+    /// The band rule turned sideways: in a stack a digit takes one column triad per box and
+    /// per column, so only triads on some permutation stay.
+    fn stack_rule(&mut self) -> Option<bool> {
+        let before = self.dirty;
+        for d in 0..9 {
+            let occ = |m: u32| (m | m >> 9 | m >> 18) & 0x1FF;
+            let cols = [
+                occ(self.cand[d]),
+                occ(self.cand[9 + d]),
+                occ(self.cand[18 + d]),
+            ];
+            let mut keep = [0u32; 3];
+            for shift in [0, 3, 6] {
+                let triads = ((cols[0] >> shift) & 7)
+                    | ((cols[1] >> shift) & 7) << 3
+                    | ((cols[2] >> shift) & 7) << 6;
+                let allowed = u32::from(PERM_TRIADS[triads as usize]);
+                if allowed == 0 {
+                    return None;
+                }
+                for (band, k) in keep.iter_mut().enumerate() {
+                    *k |= ((allowed >> (3 * band)) & 7) << shift;
+                }
+            }
+            for (band, k) in keep.into_iter().enumerate() {
+                self.keep(9 * band + d, k * COLS);
+            }
+        }
+        Some(self.dirty != before)
     }
 
     /// Makes each of `cells` the only candidate in its row; false if two share a row.
@@ -256,7 +316,7 @@ impl State {
                 if x & (x - 1) != 0 {
                     return false;
                 }
-                self.cand[idx] &= !row | x;
+                self.keep(idx, !row | x);
             }
         }
         true
@@ -266,25 +326,42 @@ impl State {
         self.unsolved == [0; 3]
     }
 
-    /// The cell to branch on: the first with two candidates, else the first unsolved.
+    /// The cell to branch on: of the cells with two candidates, the one with the most open
+    /// peers, whose placement spreads furthest; else the first open cell.
     fn pick(&self) -> (usize, u32) {
+        let mut best = (0, 0, 0);
         let mut fallback = None;
         for band in 0..3 {
             let (mut ones, mut twos, mut threes) = (0, 0, 0);
-            for d in 0..9 {
-                let m = self.cand[3 * d + band];
+            for &m in &self.cand[9 * band..9 * band + 9] {
                 threes |= twos & m;
                 twos |= ones & m;
                 ones |= m;
             }
             let unsolved = self.unsolved[band];
-            let pairs = twos & !threes & unsolved;
-            if pairs != 0 {
-                return (band, pairs & pairs.wrapping_neg());
+            let mut pairs = twos & !threes & unsolved;
+            while pairs != 0 {
+                let cell = pairs & pairs.wrapping_neg();
+                pairs &= pairs - 1;
+                let bit = cell.trailing_zeros();
+                let col = COLS << (bit % 9);
+                let line_and_box = ROW[(bit / 9) as usize] | BOX << (3 * (bit % 9 / 3));
+                let open = (unsolved & line_and_box).count_ones()
+                    + self
+                        .unsolved
+                        .iter()
+                        .map(|u| (u & col).count_ones())
+                        .sum::<u32>();
+                if open > best.0 {
+                    best = (open, band, cell);
+                }
             }
             if fallback.is_none() && unsolved != 0 {
                 fallback = Some((band, unsolved & unsolved.wrapping_neg()));
             }
+        }
+        if best.0 > 0 {
+            return (best.1, best.2);
         }
         // Only called on unsolved states, so some band has an unsolved cell.
         fallback.unwrap_or((0, 1))
@@ -293,7 +370,7 @@ impl State {
     fn cells(&self) -> [u8; 81] {
         let mut out = [0u8; 81];
         for (idx, &mask) in self.cand.iter().enumerate() {
-            let (digit, band) = (idx / 3, idx % 3);
+            let (digit, band) = (idx % 9, idx / 9);
             let mut m = mask;
             while m != 0 {
                 out[band * 27 + m.trailing_zeros() as usize] = digit as u8 + 1;
@@ -302,6 +379,51 @@ impl State {
         }
         out
     }
+}
+
+/// Removes `cells` from nine digit masks; returns the digits (bit d) that lost any.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn clear_digits(digits: &mut [u32; 9], cells: u32) -> u32 {
+    use std::arch::x86_64::{
+        __m128i, _mm_and_si128, _mm_andnot_si128, _mm_castsi128_ps, _mm_cmpeq_epi32,
+        _mm_loadu_si128, _mm_movemask_ps, _mm_set1_epi32, _mm_setzero_si128, _mm_storeu_si128,
+    };
+    // SSE2 is part of x86_64, so these are always available; four digits per instruction.
+    // SAFETY: the pointers cover digits[0..4] and digits[4..8] of a live `&mut [u32; 9]`.
+    unsafe {
+        let ptr = digits.as_mut_ptr().cast::<__m128i>();
+        let c = _mm_set1_epi32(cells as i32);
+        let zero = _mm_setzero_si128();
+        let lo = _mm_loadu_si128(ptr);
+        let hi = _mm_loadu_si128(ptr.add(1));
+        let kept_lo = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(
+            _mm_and_si128(lo, c),
+            zero,
+        )));
+        let kept_hi = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(
+            _mm_and_si128(hi, c),
+            zero,
+        )));
+        _mm_storeu_si128(ptr, _mm_andnot_si128(c, lo));
+        _mm_storeu_si128(ptr.add(1), _mm_andnot_si128(c, hi));
+        let changed8 = !(kept_lo as u32 | (kept_hi as u32) << 4) & 0xFF;
+        let last = u32::from(digits[8] & cells != 0);
+        digits[8] &= !cells;
+        changed8 | last << 8
+    }
+}
+
+/// Removes `cells` from nine digit masks; returns the digits (bit d) that lost any.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+fn clear_digits(digits: &mut [u32; 9], cells: u32) -> u32 {
+    let mut changed = 0;
+    for (d, m) in digits.iter_mut().enumerate() {
+        changed |= u32::from(*m & cells != 0) << d;
+        *m &= !cells;
+    }
+    changed
 }
 
 /// Searches a 9×9 grid, reporting solutions to `control`.
@@ -320,7 +442,7 @@ fn recurse(state: &mut State, control: &mut Control) -> Result<bool, StopReason>
     }
     let (band, cell) = state.pick();
     let mut digits: u32 = (0..9)
-        .filter(|d| state.cand[3 * d + band] & cell != 0)
+        .filter(|d| state.cand[9 * band + d] & cell != 0)
         .fold(0, |acc, d| acc | 1 << d);
     while digits != 0 {
         let d = digits.trailing_zeros() as usize;
