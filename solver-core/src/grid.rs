@@ -35,7 +35,7 @@ impl Shape {
     pub fn for_side(side: usize) -> Option<Shape> {
         (2..=side)
             .take_while(|r| r * r <= side)
-            .filter(|r| side % r == 0)
+            .filter(|r| side.is_multiple_of(*r))
             .last()
             .and_then(|r| Shape::new(r, side / r).ok())
     }

@@ -239,7 +239,7 @@ mod tests {
                 .starts_with("wrong number of cells: found 80, expected one of 16")
         );
 
-        let mut rows = vec!["0 0 0 0"; 4];
+        let mut rows = ["0 0 0 0"; 4];
         rows[2] = "0 5 0 0";
         let err = rows.join("\n").parse::<Grid>().unwrap_err();
         assert_eq!(

@@ -40,17 +40,15 @@ impl<'a> Control<'a> {
         if self.guesses > self.budget {
             return Err(StopReason::Budget);
         }
-        if let Some(flag) = self.cancel {
-            if flag.load(Ordering::Relaxed) {
-                return Err(StopReason::Cancelled);
-            }
+        if self.cancel.is_some_and(|flag| flag.load(Ordering::Relaxed)) {
+            return Err(StopReason::Cancelled);
         }
-        if self.guesses % CLOCK_EVERY == 0 {
-            if let Some(deadline) = self.deadline {
-                if Instant::now() >= deadline {
-                    return Err(StopReason::Deadline);
-                }
-            }
+        if self.guesses.is_multiple_of(CLOCK_EVERY)
+            && self
+                .deadline
+                .is_some_and(|deadline| Instant::now() >= deadline)
+        {
+            return Err(StopReason::Deadline);
         }
         Ok(())
     }
