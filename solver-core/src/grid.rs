@@ -22,7 +22,7 @@ impl Shape {
 
     /// A shape with boxes of `box_rows × box_cols` cells.
     pub fn new(box_rows: usize, box_cols: usize) -> Result<Shape, GridError> {
-        if box_rows < 2 || box_cols < 2 || box_rows * box_cols > Self::MAX_SIDE {
+        if box_rows < 2 || box_cols < 2 || box_rows.saturating_mul(box_cols) > Self::MAX_SIDE {
             return Err(GridError::Shape { box_rows, box_cols });
         }
         Ok(Shape {

@@ -1,0 +1,16 @@
+//! Compiles the schema with protox (pure Rust, no `protoc`), once for code and reflection.
+
+use std::path::PathBuf;
+
+use prost::Message;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let proto = "sudoku/v1/sudoku.proto";
+    println!("cargo:rerun-if-changed={proto}");
+    let descriptors = protox::compile([proto], ["."])?;
+    let out = PathBuf::from(std::env::var("OUT_DIR")?);
+    // Reflection serves this set; compile_fds writes none of its own.
+    std::fs::write(out.join("sudoku_descriptor.bin"), descriptors.encode_to_vec())?;
+    tonic_prost_build::configure().compile_fds(descriptors)?;
+    Ok(())
+}

@@ -1,0 +1,15 @@
+//! The `sudoku.v1` wire types, client and server, and their conversions to `solver-core`.
+#![deny(missing_docs)]
+
+mod convert;
+
+/// Generated code for the `sudoku.v1` package.
+pub mod pb {
+    #![allow(missing_docs, clippy::all, clippy::pedantic)]
+    tonic::include_proto!("sudoku.v1");
+}
+
+/// The encoded `FileDescriptorSet` of the schema, for server reflection.
+pub const FILE_DESCRIPTOR_SET: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/sudoku_descriptor.bin"));
+
+pub use convert::{grid_from_pb, grid_to_pb};
