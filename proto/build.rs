@@ -10,7 +10,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let descriptors = protox::compile([proto], ["."])?;
     let out = PathBuf::from(std::env::var("OUT_DIR")?);
     // Reflection serves this set; compile_fds writes none of its own.
-    std::fs::write(out.join("sudoku_descriptor.bin"), descriptors.encode_to_vec())?;
+    std::fs::write(
+        out.join("sudoku_descriptor.bin"),
+        descriptors.encode_to_vec(),
+    )?;
     tonic_prost_build::configure().compile_fds(descriptors)?;
     Ok(())
 }

@@ -45,7 +45,11 @@ impl From<Algorithm> for pb::Algorithm {
 impl From<&GridError> for pb::SolveError {
     fn from(err: &GridError) -> Self {
         let (row, col) = err.position().unwrap_or((0, 0));
-        pb::SolveError { message: err.to_string(), row: row as u32, col: col as u32 }
+        pb::SolveError {
+            message: err.to_string(),
+            row: row as u32,
+            col: col as u32,
+        }
     }
 }
 
@@ -55,9 +59,7 @@ mod tests {
 
     #[test]
     fn grids_round_trip() {
-        let grid: Grid = "1...2...3...4..."
-            .parse()
-            .expect("a 4x4 grid");
+        let grid: Grid = "1...2...3...4...".parse().expect("a 4x4 grid");
         let wire = grid_to_pb(&grid);
         assert_eq!((wire.box_rows, wire.box_cols, wire.cells.len()), (2, 2, 16));
         assert_eq!(grid_from_pb(&wire), Ok(grid));
@@ -65,20 +67,40 @@ mod tests {
 
     #[test]
     fn bad_wire_grids_name_the_problem() {
-        let wire = pb::Grid { box_rows: 3, box_cols: 3, cells: vec![0; 80] };
+        let wire = pb::Grid {
+            box_rows: 3,
+            box_cols: 3,
+            cells: vec![0; 80],
+        };
         assert_eq!(
             grid_from_pb(&wire).unwrap_err().to_string(),
             "wrong number of cells: found 80, expected 81 for 3x3 boxes"
         );
-        let wire = pb::Grid { box_rows: 0, box_cols: 3, cells: vec![] };
+        let wire = pb::Grid {
+            box_rows: 0,
+            box_cols: 3,
+            cells: vec![],
+        };
         assert!(matches!(grid_from_pb(&wire), Err(GridError::Shape { .. })));
-        let wire = pb::Grid { box_rows: u32::MAX, box_cols: u32::MAX, cells: vec![] };
+        let wire = pb::Grid {
+            box_rows: u32::MAX,
+            box_cols: u32::MAX,
+            cells: vec![],
+        };
         assert!(matches!(grid_from_pb(&wire), Err(GridError::Shape { .. })));
         let mut cells = vec![0; 16];
         cells[6] = 9;
-        let err = grid_from_pb(&pb::Grid { box_rows: 2, box_cols: 2, cells }).unwrap_err();
+        let err = grid_from_pb(&pb::Grid {
+            box_rows: 2,
+            box_cols: 2,
+            cells,
+        })
+        .unwrap_err();
         let wire_err = pb::SolveError::from(&err);
         assert_eq!((wire_err.row, wire_err.col), (2, 3));
-        assert_eq!(wire_err.message, "row 2, column 3: value 9 is out of range 1..=4");
+        assert_eq!(
+            wire_err.message,
+            "row 2, column 3: value 9 is out of range 1..=4"
+        );
     }
 }

@@ -10,6 +10,7 @@ pub mod pb {
 }
 
 /// The encoded `FileDescriptorSet` of the schema, for server reflection.
-pub const FILE_DESCRIPTOR_SET: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/sudoku_descriptor.bin"));
+pub const FILE_DESCRIPTOR_SET: &[u8] =
+    include_bytes!(concat!(env!("OUT_DIR"), "/sudoku_descriptor.bin"));
 
 pub use convert::{grid_from_pb, grid_to_pb};

@@ -1,0 +1,159 @@
+//! Prometheus metrics: requests by method and status, solves by outcome, solve latency,
+//! puzzles in flight, and puzzles dropped because their caller left.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::State;
+use axum::http::header;
+use axum::response::IntoResponse;
+use axum::routing::get;
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::registry::Registry;
+use tokio::net::TcpListener;
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RequestLabels {
+    method: &'static str,
+    code: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct OutcomeLabels {
+    outcome: &'static str,
+}
+
+/// The server's metrics; cheap to update from any thread.
+pub struct Metrics {
+    registry: Registry,
+    requests: Family<RequestLabels, Counter>,
+    solves: Family<OutcomeLabels, Counter>,
+    solve_seconds: Histogram,
+    in_flight: Gauge,
+    abandoned: Counter,
+}
+
+impl Metrics {
+    /// A fresh set of metrics in its own registry.
+    pub fn new() -> Metrics {
+        let mut registry = Registry::with_prefix("sudoku");
+        let requests = Family::<RequestLabels, Counter>::default();
+        registry.register(
+            "requests",
+            "gRPC requests by method and status code",
+            requests.clone(),
+        );
+        let solves = Family::<OutcomeLabels, Counter>::default();
+        registry.register("solves", "Puzzles solved, by outcome", solves.clone());
+        let solve_seconds = Histogram::new(exponential_buckets(1e-5, 4.0, 11));
+        registry.register(
+            "solve_seconds",
+            "Time spent solving one puzzle",
+            solve_seconds.clone(),
+        );
+        let in_flight = Gauge::default();
+        registry.register(
+            "puzzles_in_flight",
+            "Puzzles accepted and not yet answered",
+            in_flight.clone(),
+        );
+        let abandoned = Counter::default();
+        registry.register(
+            "puzzles_abandoned",
+            "Puzzles stopped or skipped because the caller cancelled or left",
+            abandoned.clone(),
+        );
+        Metrics {
+            registry,
+            requests,
+            solves,
+            solve_seconds,
+            in_flight,
+            abandoned,
+        }
+    }
+
+    /// Counts one finished RPC.
+    pub fn request(&self, method: &'static str, code: tonic::Code) {
+        self.requests
+            .get_or_create(&RequestLabels {
+                method,
+                code: format!("{code:?}"),
+            })
+            .inc();
+    }
+
+    /// Counts one solved puzzle.
+    pub fn solved(&self, outcome: &'static str, seconds: f64) {
+        self.solves.get_or_create(&OutcomeLabels { outcome }).inc();
+        self.solve_seconds.observe(seconds);
+    }
+
+    /// Puzzles accepted and not yet answered.
+    pub fn in_flight(&self) -> &Gauge {
+        &self.in_flight
+    }
+
+    /// Counts a puzzle stopped or skipped because its caller left.
+    pub fn abandoned(&self) -> &Counter {
+        &self.abandoned
+    }
+
+    /// Requests counted so far for a method and code.
+    pub fn requests_for(&self, method: &'static str, code: tonic::Code) -> u64 {
+        self.requests
+            .get_or_create(&RequestLabels {
+                method,
+                code: format!("{code:?}"),
+            })
+            .get()
+    }
+
+    /// The text exposition format.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        // Writing to a String cannot fail.
+        let _ = prometheus_client::encoding::text::encode(&mut out, &self.registry);
+        out
+    }
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Metrics::new()
+    }
+}
+
+/// Serves `GET /metrics` on `listener` until `shutdown` resolves.
+pub async fn serve(
+    listener: TcpListener,
+    metrics: Arc<Metrics>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let app = Router::new()
+        .route("/metrics", get(render))
+        .with_state(metrics);
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown)
+        .await
+}
+
+async fn render(State(metrics): State<Arc<Metrics>>) -> impl IntoResponse {
+    (
+        [(
+            header::CONTENT_TYPE,
+            "application/openmetrics-text; version=1.0.0; charset=utf-8",
+        )],
+        metrics.render(),
+    )
+}
+
+/// The address a metrics listener is bound to, for logs.
+pub fn describe(addr: Option<SocketAddr>) -> String {
+    addr.map_or_else(|| "off".to_owned(), |a| format!("http://{a}/metrics"))
+}

@@ -1,0 +1,165 @@
+//! The `sudoku.v1.Sudoku` handlers: admission, deadlines, and solving off the executor.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use solver_core::{Outcome, Shape, StopReason};
+use sudoku_proto::pb;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::metadata::MetadataMap;
+use tonic::{Code, Request, Response, Status, Streaming};
+
+use crate::metrics::Metrics;
+use crate::pool::{CancelOnDrop, Pool, PoolError};
+use crate::respond::{Limits, prepare, response};
+use crate::status::RequestError;
+
+/// State shared by every call.
+pub(crate) struct Shared {
+    pub(crate) pool: Pool,
+    pub(crate) limits: Limits,
+    pub(crate) metrics: Arc<Metrics>,
+    pub(crate) requests: Arc<Semaphore>,
+    pub(crate) max_requests: usize,
+    pub(crate) batch_window: usize,
+}
+
+impl Shared {
+    /// A slot among the concurrent RPCs, or RESOURCE_EXHAUSTED: shed load, never queue it.
+    fn admit(&self) -> Result<OwnedSemaphorePermit, Status> {
+        self.requests.clone().try_acquire_owned().map_err(|_| {
+            Status::resource_exhausted(format!(
+                "server busy: {} requests already in progress; retry with backoff",
+                self.max_requests
+            ))
+        })
+    }
+}
+
+/// The Sudoku service; cheap to clone.
+#[derive(Clone)]
+pub struct SudokuService {
+    shared: Arc<Shared>,
+}
+
+impl SudokuService {
+    pub(crate) fn new(shared: Arc<Shared>) -> SudokuService {
+        SudokuService { shared }
+    }
+
+    async fn solve_one(
+        &self,
+        request: Request<pb::SolveRequest>,
+    ) -> Result<pb::SolveResponse, Status> {
+        let _slot = self.shared.admit()?;
+        let deadline = client_deadline(request.metadata());
+        let request = request.into_inner();
+        let shape = request
+            .puzzle
+            .as_ref()
+            .and_then(|p| Shape::new(p.box_rows as usize, p.box_cols as usize).ok());
+        let mut job =
+            prepare(&request, &self.shared.limits, deadline).map_err(|e| e.to_status(shape))?;
+        // Dropping this future (client cancel, disconnect) raises the flag and frees the core.
+        let cancel = CancelOnDrop::new();
+        job.options.cancel = Some(cancel.0.clone());
+        let solution = match self.shared.pool.solve(job.grid, job.options).await {
+            Ok(solution) => solution,
+            Err(PoolError::Solve(err)) => return Err(RequestError::from(err).to_status(shape)),
+            Err(PoolError::Abandoned) => return Err(Status::cancelled("the call was cancelled")),
+        };
+        if let Outcome::Stopped {
+            reason: StopReason::Deadline,
+            ..
+        } = solution.outcome
+        {
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                return Err(Status::deadline_exceeded(format!(
+                    "deadline exceeded after {} guesses in {} µs",
+                    solution.stats.guesses,
+                    solution.stats.elapsed.as_micros()
+                )));
+            }
+        }
+        Ok(response(request.id, 0, &solution))
+    }
+}
+
+#[tonic::async_trait]
+impl pb::sudoku_server::Sudoku for SudokuService {
+    async fn solve(
+        &self,
+        request: Request<pb::SolveRequest>,
+    ) -> Result<Response<pb::SolveResponse>, Status> {
+        let result = self.solve_one(request).await;
+        let code = result.as_ref().map_or_else(Status::code, |_| Code::Ok);
+        self.shared.metrics.request("Solve", code);
+        result.map(Response::new)
+    }
+
+    type BatchSolveStream = ReceiverStream<Result<pb::SolveResponse, Status>>;
+
+    async fn batch_solve(
+        &self,
+        request: Request<Streaming<pb::SolveRequest>>,
+    ) -> Result<Response<Self::BatchSolveStream>, Status> {
+        let slot = match self.shared.admit() {
+            Ok(slot) => slot,
+            Err(status) => {
+                self.shared.metrics.request("BatchSolve", status.code());
+                return Err(status);
+            }
+        };
+        let deadline = client_deadline(request.metadata());
+        let stream = crate::batch::spawn(self.shared.clone(), request.into_inner(), deadline, slot);
+        Ok(Response::new(stream))
+    }
+}
+
+/// When the solver must stop to answer within the caller's `grpc-timeout`.
+///
+/// Tonic's own timeout answers CANCELLED when the time is up, so the solver stops a little
+/// earlier (5%, at most 20 ms) and the call ends with our DEADLINE_EXCEEDED instead.
+pub(crate) fn client_deadline(metadata: &MetadataMap) -> Option<Instant> {
+    let timeout = parse_timeout(metadata.get("grpc-timeout")?.to_str().ok()?)?;
+    let margin = (timeout / 20).min(Duration::from_millis(20));
+    Some(Instant::now() + timeout - margin)
+}
+
+/// Parses a `grpc-timeout` value: up to 8 digits and a unit (H, M, S, m, u, n).
+fn parse_timeout(value: &str) -> Option<Duration> {
+    let split = value.len().checked_sub(1)?;
+    let (digits, unit) = (value.get(..split)?, value.get(split..)?);
+    if digits.is_empty() || digits.len() > 8 {
+        return None;
+    }
+    let n: u64 = digits.parse().ok()?;
+    Some(match unit {
+        "H" => Duration::from_secs(n * 3600),
+        "M" => Duration::from_secs(n * 60),
+        "S" => Duration::from_secs(n),
+        "m" => Duration::from_millis(n),
+        "u" => Duration::from_micros(n),
+        "n" => Duration::from_nanos(n),
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_grpc_timeouts() {
+        assert_eq!(parse_timeout("100m"), Some(Duration::from_millis(100)));
+        assert_eq!(parse_timeout("2S"), Some(Duration::from_secs(2)));
+        assert_eq!(parse_timeout("1H"), Some(Duration::from_secs(3600)));
+        assert_eq!(parse_timeout("5u"), Some(Duration::from_micros(5)));
+        assert_eq!(parse_timeout("m"), None);
+        assert_eq!(parse_timeout("123456789S"), None);
+        assert_eq!(parse_timeout("10x"), None);
+        assert_eq!(parse_timeout("1é"), None);
+        assert_eq!(parse_timeout(""), None);
+    }
+}
