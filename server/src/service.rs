@@ -69,18 +69,19 @@ impl SudokuService {
             Err(PoolError::Solve(err)) => return Err(RequestError::from(err).to_status(shape)),
             Err(PoolError::Abandoned) => return Err(Status::cancelled("the call was cancelled")),
         };
-        if let Outcome::Stopped {
-            reason: StopReason::Deadline,
-            ..
-        } = solution.outcome
-        {
-            if deadline.is_some_and(|d| Instant::now() >= d) {
-                return Err(Status::deadline_exceeded(format!(
-                    "deadline exceeded after {} guesses in {} µs",
-                    solution.stats.guesses,
-                    solution.stats.elapsed.as_micros()
-                )));
+        let stopped_by_caller = matches!(
+            solution.outcome,
+            Outcome::Stopped {
+                reason: StopReason::Deadline,
+                ..
             }
+        ) && deadline.is_some_and(|d| Instant::now() >= d);
+        if stopped_by_caller {
+            return Err(Status::deadline_exceeded(format!(
+                "deadline exceeded after {} guesses in {} µs",
+                solution.stats.guesses,
+                solution.stats.elapsed.as_micros()
+            )));
         }
         Ok(response(request.id, 0, &solution))
     }
