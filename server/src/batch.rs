@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
+use futures::FutureExt;
 use sudoku_proto::pb;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio_stream::wrappers::ReceiverStream;
@@ -42,8 +43,8 @@ async fn run(
     // A slot per puzzle between reading it and handing its answer to the client: memory
     // stays flat however fast the client writes or slowly it reads.
     let window = Arc::new(Semaphore::new(shared.batch_window));
-    // Solver threads send answers here; at most `batch_window` are ever queued.
-    let (done_tx, mut done_rx) = mpsc::unbounded_channel::<Answer>();
+    // Solver threads send groups of answers here; at most `batch_window` answers are queued.
+    let (done_tx, mut done_rx) = mpsc::unbounded_channel::<Vec<Answer>>();
     // Raised when the client leaves: queued puzzles are skipped, running ones stop.
     let cancel = Arc::new(AtomicBool::new(false));
     let mut slot: Option<OwnedSemaphorePermit> = None;
@@ -55,30 +56,61 @@ async fn run(
         tokio::select! {
             biased;
             () = out.closed() => break Code::Cancelled,
-            Some((answer, answer_slot)) = done_rx.recv() => {
-                pending -= 1;
-                if out.send(Ok(answer)).await.is_err() {
+            Some(answers) = done_rx.recv() => {
+                pending -= answers.len();
+                let mut gone = false;
+                for (answer, answer_slot) in answers {
+                    if out.send(Ok(answer)).await.is_err() {
+                        gone = true;
+                        break;
+                    }
+                    drop(answer_slot);
+                }
+                if gone {
                     break Code::Cancelled;
                 }
-                drop(answer_slot);
             }
             permit = window.clone().acquire_owned(), if reading && slot.is_none() => {
                 // The semaphore is never closed.
                 slot = permit.ok();
             }
-            message = inbound.message(), if reading && slot.is_some() => match message {
-                Ok(Some(request)) => {
-                    let Some(taken) = slot.take() else { continue };
-                    submit(shared, request, index, deadline, &cancel, taken, done_tx.clone());
-                    index += 1;
-                    pending += 1;
+            message = inbound.message(), if reading && slot.is_some() => {
+                let mut group = Vec::new();
+                let mut next = message;
+                loop {
+                    match next {
+                        Ok(Some(request)) => {
+                            let Some(taken) = slot.take() else { break };
+                            group.push((request, index, taken));
+                            index += 1;
+                        }
+                        Ok(None) => {
+                            reading = false;
+                            break;
+                        }
+                        Err(status) => {
+                            tracing::debug!(%status, "batch stream broken by the client");
+                            reading = false;
+                            cancel.store(true, Ordering::Relaxed);
+                            break;
+                        }
+                    }
+                    // Take every request already received, as far as the window allows.
+                    slot = window.clone().try_acquire_owned().ok();
+                    if slot.is_none() {
+                        break;
+                    }
+                    match inbound.message().now_or_never() {
+                        Some(message) => next = message,
+                        None => break,
+                    }
                 }
-                Ok(None) => reading = false,
-                Err(status) => {
-                    tracing::debug!(%status, "batch stream broken by the client");
+                pending += group.len();
+                submit(shared, group, deadline, &cancel, &done_tx);
+                if cancel.load(Ordering::Relaxed) {
                     break Code::Cancelled;
                 }
-            },
+            }
         }
     };
     if code != Code::Ok {
@@ -87,31 +119,57 @@ async fn run(
     code
 }
 
+/// Checks a group of requests and spreads the valid ones over the solver threads.
 fn submit(
     shared: &Shared,
-    request: pb::SolveRequest,
-    index: u64,
+    group: Vec<(pb::SolveRequest, u64, OwnedSemaphorePermit)>,
     deadline: Option<Instant>,
     cancel: &Arc<AtomicBool>,
-    slot: OwnedSemaphorePermit,
-    done: mpsc::UnboundedSender<Answer>,
+    done: &mpsc::UnboundedSender<Vec<Answer>>,
 ) {
-    let mut job = match prepare(&request, &shared.limits, deadline) {
-        Ok(job) => job,
-        Err(err) => {
-            let _ = done.send((invalid(request.id, index, &err), slot));
-            return;
+    let mut invalid_answers = Vec::new();
+    let mut jobs = Vec::with_capacity(group.len());
+    for (request, index, slot) in group {
+        match prepare(&request, &shared.limits, deadline) {
+            Ok(mut job) => {
+                job.options.cancel = Some(cancel.clone());
+                jobs.push((job, request.id, index, slot));
+            }
+            Err(err) => invalid_answers.push((invalid(request.id, index, &err), slot)),
         }
-    };
-    job.options.cancel = Some(cancel.clone());
-    let id = request.id;
-    shared.pool.submit(job.grid, job.options, move |result| {
-        let answer = match result {
-            Ok(solution) => response(id, index, &solution),
-            Err(PoolError::Solve(err)) => invalid(id, index, &RequestError::from(err)),
-            // The stream is gone; nobody waits for this answer.
-            Err(PoolError::Abandoned) => return,
-        };
-        let _ = done.send((answer, slot));
-    });
+    }
+    if !invalid_answers.is_empty() {
+        let _ = done.send(invalid_answers);
+    }
+    // One job per solver thread keeps every core busy with one wake-up per thread.
+    let per_thread = jobs.len().div_ceil(shared.pool.workers()).max(1);
+    let mut jobs = jobs.into_iter().peekable();
+    while jobs.peek().is_some() {
+        let chunk: Vec<_> = jobs.by_ref().take(per_thread).collect();
+        let mut meta = Vec::with_capacity(chunk.len());
+        let work = chunk
+            .into_iter()
+            .map(|(job, id, index, slot)| {
+                meta.push((id, index, slot));
+                (job.grid, job.options)
+            })
+            .collect();
+        let done = done.clone();
+        shared.pool.submit(work, move |results| {
+            let answers: Vec<Answer> = results
+                .into_iter()
+                .zip(meta)
+                .filter_map(|(result, (id, index, slot))| {
+                    let answer = match result {
+                        Ok(solution) => response(id, index, &solution),
+                        Err(PoolError::Solve(err)) => invalid(id, index, &RequestError::from(err)),
+                        // The stream is gone; nobody waits for this answer.
+                        Err(PoolError::Abandoned) => return None,
+                    };
+                    Some((answer, slot))
+                })
+                .collect();
+            let _ = done.send(answers);
+        });
+    }
 }

@@ -34,52 +34,64 @@ impl Pool {
         Ok(Pool { threads, metrics })
     }
 
+    /// Solver threads.
+    pub fn workers(&self) -> usize {
+        self.threads.current_num_threads()
+    }
+
     /// Solves `grid` on a solver thread; `options.cancel` skips or stops it.
     pub async fn solve(&self, grid: Grid, options: Options) -> Result<Solution, PoolError> {
         let (tx, rx) = oneshot::channel();
-        self.submit(grid, options, move |result| {
-            let _ = tx.send(result);
+        self.submit(vec![(grid, options)], move |mut results| {
+            let _ = tx.send(results.pop().unwrap_or(Err(PoolError::Abandoned)));
         });
         rx.await.unwrap_or(Err(PoolError::Abandoned))
     }
 
-    /// Queues a solve and calls `done` with its result on the solver thread.
+    /// Solves `jobs` one after another on one solver thread, then calls `done` with their
+    /// results in order. Grouping small puzzles saves a thread wake-up per puzzle.
     pub fn submit(
         &self,
-        grid: Grid,
-        options: Options,
-        done: impl FnOnce(Result<Solution, PoolError>) + Send + 'static,
+        jobs: Vec<(Grid, Options)>,
+        done: impl FnOnce(Vec<Result<Solution, PoolError>>) + Send + 'static,
     ) {
         let metrics = self.metrics.clone();
-        metrics.in_flight().inc();
+        metrics.in_flight().inc_by(jobs.len() as i64);
         self.threads.spawn(move || {
-            let cancelled = || {
-                options
-                    .cancel
-                    .as_ref()
-                    .is_some_and(|c| c.load(Ordering::Relaxed))
-            };
-            let result = if cancelled() {
-                metrics.abandoned().inc();
-                Err(PoolError::Abandoned)
-            } else {
-                let start = Instant::now();
-                let result = solver_core::solve(&grid, &options).map_err(PoolError::Solve);
-                if let Ok(solution) = &result {
-                    if cancelled() {
-                        metrics.abandoned().inc();
-                    }
-                    metrics.solved(
-                        crate::respond::outcome_name(&solution.outcome),
-                        start.elapsed().as_secs_f64(),
-                    );
-                }
-                result
-            };
-            metrics.in_flight().dec();
-            done(result);
+            let results = jobs
+                .into_iter()
+                .map(|(grid, options)| {
+                    let result = run(&grid, &options, &metrics);
+                    metrics.in_flight().dec();
+                    result
+                })
+                .collect();
+            done(results);
         });
     }
+}
+
+fn run(grid: &Grid, options: &Options, metrics: &Metrics) -> Result<Solution, PoolError> {
+    let cancelled = || {
+        options
+            .cancel
+            .as_ref()
+            .is_some_and(|c| c.load(Ordering::Relaxed))
+    };
+    if cancelled() {
+        metrics.abandoned().inc();
+        return Err(PoolError::Abandoned);
+    }
+    let start = Instant::now();
+    let solution = solver_core::solve(grid, options).map_err(PoolError::Solve)?;
+    if cancelled() {
+        metrics.abandoned().inc();
+    }
+    metrics.solved(
+        crate::respond::outcome_name(&solution.outcome),
+        start.elapsed().as_secs_f64(),
+    );
+    Ok(solution)
 }
 
 /// Raises a cancel flag when dropped: a dropped RPC future stops its solve.

@@ -1,0 +1,207 @@
+//! `cargo bench -p sudoku-server`: the cost of the gRPC layer, as ratios measured in one run.
+//!
+//! - `bench batch`: BatchSolve over one stream on 127.0.0.1 against the same number of solver
+//!   threads solving the same puzzles in process.
+//! - `bench unary`: unary Solve of easy puzzles against the health Check RPC (the floor cost
+//!   of a call on this stack) at the same concurrency.
+//!
+//! `SUDOKU_DATA` moves the dataset folder; `SUDOKU_BENCH_LIMIT` caps puzzles per dataset
+//! (default 20,000); `SUDOKU_BENCH_SECONDS` sets each unary run's length (default 3).
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+use solver_core::{Grid, Options, solve};
+use sudoku_proto::grid_to_pb;
+use sudoku_proto::pb::sudoku_client::SudokuClient;
+use sudoku_proto::pb::{SolveOptions, SolveRequest};
+use sudoku_server::Config;
+use tokio_stream::StreamExt;
+use tonic::transport::Channel;
+use tonic_health::pb::HealthCheckRequest;
+use tonic_health::pb::health_client::HealthClient;
+
+const CONCURRENCY: usize = 16;
+/// Puzzles per alternation between the gRPC and in-process runs.
+const CHUNK: usize = 2_000;
+
+fn env_number(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn load(name: &str, limit: usize) -> Option<Vec<Grid>> {
+    let dir = std::env::var_os("SUDOKU_DATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data"));
+    let text = std::fs::read_to_string(dir.join(name)).ok()?;
+    Some(
+        text.lines()
+            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+            .take(limit)
+            .filter_map(|l| l.split_whitespace().next()?.parse().ok())
+            .collect(),
+    )
+}
+
+fn requests(puzzles: &[Grid]) -> Vec<SolveRequest> {
+    puzzles
+        .iter()
+        .enumerate()
+        .map(|(i, p)| SolveRequest {
+            id: i.to_string(),
+            puzzle: Some(grid_to_pb(p)),
+            options: Some(SolveOptions {
+                max_solutions: 2,
+                ..SolveOptions::default()
+            }),
+        })
+        .collect()
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let config = Config::embedded();
+    let workers = config.worker_count();
+    let server = sudoku_server::start(config).await?;
+    let channel = Channel::from_shared(format!("http://{}", server.addr()))?
+        .connect()
+        .await?;
+    let limit = env_number("SUDOKU_BENCH_LIMIT", 20_000) as usize;
+    let threads = rayon::ThreadPoolBuilder::new()
+        .num_threads(workers)
+        .build()?;
+
+    for name in ["puzzles5_forum_hardest_1905_11+", "puzzles2_17_clue"] {
+        let Some(puzzles) = load(name, limit) else {
+            eprintln!("skipping {name}: dataset not found (set SUDOKU_DATA)");
+            continue;
+        };
+        // Chunks alternate between the two, each run twice keeping the faster, so a busy
+        // neighbour on this shared machine slows both alike.
+        let (mut grpc_time, mut local_time) = (Duration::ZERO, Duration::ZERO);
+        let options = Options::default();
+        for chunk in puzzles.chunks(CHUNK) {
+            let wire = requests(chunk);
+            let (mut best_grpc, mut best_local) = (Duration::MAX, Duration::MAX);
+            for _ in 0..2 {
+                let mut client = SudokuClient::new(channel.clone());
+                let start = Instant::now();
+                let answered = client
+                    .batch_solve(tokio_stream::iter(wire.clone()))
+                    .await?
+                    .into_inner()
+                    .collect::<Result<Vec<_>, _>>()
+                    .await?
+                    .len();
+                best_grpc = best_grpc.min(start.elapsed());
+                let start = Instant::now();
+                let solved = threads.install(|| {
+                    chunk
+                        .par_iter()
+                        .filter(|p| solve(p, &options).is_ok())
+                        .count()
+                });
+                best_local = best_local.min(start.elapsed());
+                assert_eq!((answered, solved), (chunk.len(), chunk.len()));
+            }
+            grpc_time += best_grpc;
+            local_time += best_local;
+        }
+        let grpc = puzzles.len() as f64 / grpc_time.as_secs_f64();
+        let local = puzzles.len() as f64 / local_time.as_secs_f64();
+        println!(
+            "bench batch dataset={name} grpc_per_s={grpc:.0} inprocess_per_s={local:.0} ratio={:.2}",
+            grpc / local
+        );
+    }
+
+    let easy = load("puzzles2_17_clue", 1_000)
+        .unwrap_or_else(|| vec![Grid::empty(solver_core::Shape::CLASSIC)]);
+    let easy = requests(&easy);
+    let seconds = Duration::from_secs(env_number("SUDOKU_BENCH_SECONDS", 3));
+    let easy = std::sync::Arc::new(easy);
+    let (solve_channel, health_channel) = (channel.clone(), channel.clone());
+    let solve_run = run_calls(seconds, move |i| {
+        let mut client = SudokuClient::new(solve_channel.clone());
+        let request = easy[i % easy.len()].clone();
+        async move { client.solve(request).await.is_ok() }
+    })
+    .await;
+    let health_run = run_calls(seconds, move |_| {
+        let mut client = HealthClient::new(health_channel.clone());
+        async move {
+            client
+                .check(HealthCheckRequest {
+                    service: String::new(),
+                })
+                .await
+                .is_ok()
+        }
+    })
+    .await;
+    println!(
+        "bench unary concurrency={CONCURRENCY} solve_rps={:.0} health_rps={:.0} ratio={:.2} p50_us={} p99_us={} health_p50_us={} health_p99_us={}",
+        solve_run.rps,
+        health_run.rps,
+        solve_run.rps / health_run.rps,
+        solve_run.p50_us,
+        solve_run.p99_us,
+        health_run.p50_us,
+        health_run.p99_us
+    );
+    server.shutdown().await
+}
+
+struct Run {
+    rps: f64,
+    p50_us: u128,
+    p99_us: u128,
+}
+
+/// Runs `CONCURRENCY` loops of calls for `length`; every call must succeed.
+async fn run_calls<F, Fut>(length: Duration, call: F) -> Run
+where
+    F: Fn(usize) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = bool> + Send + 'static,
+{
+    let call = std::sync::Arc::new(call);
+    let start = Instant::now();
+    let deadline = start + length;
+    let loops: Vec<_> = (0..CONCURRENCY)
+        .map(|worker| {
+            let call = call.clone();
+            tokio::spawn(async move {
+                let mut latencies = Vec::new();
+                let mut i = worker;
+                while Instant::now() < deadline {
+                    let begin = Instant::now();
+                    assert!(call(i).await, "every benchmark call succeeds");
+                    latencies.push(begin.elapsed().as_micros());
+                    i += CONCURRENCY;
+                }
+                latencies
+            })
+        })
+        .collect();
+    let mut latencies = Vec::new();
+    for handle in loops {
+        latencies.extend(handle.await.expect("call loop"));
+    }
+    let elapsed = start.elapsed();
+    latencies.sort_unstable();
+    let at = |q: f64| {
+        latencies
+            .get(((latencies.len() as f64 * q) as usize).min(latencies.len().saturating_sub(1)))
+            .copied()
+            .unwrap_or(0)
+    };
+    Run {
+        rps: latencies.len() as f64 / elapsed.as_secs_f64(),
+        p50_us: at(0.50),
+        p99_us: at(0.99),
+    }
+}
