@@ -182,10 +182,29 @@ impl Grid {
 
     /// The first digit found twice in a house, in row, column, box order.
     fn first_repeat(&self) -> Option<GridError> {
+        // Fast path without allocation: one bitmask of digits per house.
+        let side = self.side();
+        let mut seen = [0u64; 3 * Shape::MAX_SIDE];
+        let mut repeated = false;
+        for (i, &v) in self.cells.iter().enumerate() {
+            if v != 0 {
+                let (row, col) = (i / side, i % side);
+                let bit = 1u64 << v;
+                for h in [row, side + col, 2 * side + self.shape.box_of(row, col)] {
+                    repeated |= seen[h] & bit != 0;
+                    seen[h] |= bit;
+                }
+            }
+        }
+        if repeated { self.locate_repeat() } else { None }
+    }
+
+    /// The error naming both cells of the first repeat; only runs on invalid grids.
+    fn locate_repeat(&self) -> Option<GridError> {
         let side = self.side();
         let shape = self.shape;
-        // seen[house][digit] = 1-based cell index + 1 of the first occurrence.
-        let mut seen = vec![0usize; 3 * side * (side + 1)];
+        // first[house][digit] = 1 + index of the cell holding it.
+        let mut first = vec![0usize; 3 * side * (side + 1)];
         for (i, &v) in self.cells.iter().enumerate() {
             if v == 0 {
                 continue;
@@ -200,13 +219,13 @@ impl Grid {
                 ),
             ];
             for (h, house) in houses {
-                let slot = &mut seen[h * (side + 1) + v as usize];
+                let slot = &mut first[h * (side + 1) + v as usize];
                 if *slot != 0 {
-                    let first = *slot - 1;
+                    let earlier = *slot - 1;
                     return Some(GridError::Duplicate {
                         digit: v,
                         house,
-                        first: (first / side + 1, first % side + 1),
+                        first: (earlier / side + 1, earlier % side + 1),
                         second: (row + 1, col + 1),
                     });
                 }
