@@ -34,6 +34,8 @@ use crate::pool::Pool;
 use crate::respond::Limits;
 use crate::service::{Shared, SudokuService};
 
+/// Time between NOT_SERVING and closing the listener, for watchers to hear it.
+const NOT_SERVING_NOTICE: Duration = Duration::from_millis(100);
 /// TCP keepalive probe interval on accepted connections.
 const TCP_KEEPALIVE: Duration = Duration::from_secs(60);
 /// HTTP/2 flow-control window per stream.
@@ -182,6 +184,12 @@ pub async fn start_on(listener: TcpListener, config: Config) -> anyhow::Result<S
             health
                 .set_not_serving::<SudokuServer<SudokuService>>()
                 .await;
+            // "" is the whole server, what probes and meshes ask about by default.
+            health
+                .set_service_status("", tonic_health::ServingStatus::NotServing)
+                .await;
+            // Let health watchers hear NOT_SERVING before connections get GOAWAY.
+            tokio::time::sleep(NOT_SERVING_NOTICE).await;
             signal_drain.notify_one();
         };
         // serve_with_incoming ignores the builder's TCP settings: set them on the incoming side,
