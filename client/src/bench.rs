@@ -1,0 +1,163 @@
+//! `sudoku bench`: a bounded load generator for sizing a deployment.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{Context, bail};
+use hdrhistogram::Histogram;
+use sudoku_proto::pb::{self, SolveRequest};
+use tokio_stream::StreamExt;
+
+use crate::cli::BenchArgs;
+use crate::conn::Connection;
+use crate::input::puzzle_field;
+
+/// Runs `sudoku bench`; every call stops by the deadline.
+pub async fn run(conn: &Connection, args: &BenchArgs) -> anyhow::Result<bool> {
+    let text = std::fs::read_to_string(&args.file)
+        .with_context(|| format!("cannot read {}", args.file.display()))?;
+    let grids: Vec<pb::Grid> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .filter_map(|l| solver_core::parse(puzzle_field(l), None).ok())
+        .map(|g| sudoku_proto::grid_to_pb(&g))
+        .collect();
+    if grids.is_empty() {
+        bail!("{} holds no valid puzzle", args.file.display());
+    }
+    let requests: Arc<Vec<SolveRequest>> = Arc::new(
+        grids
+            .into_iter()
+            .enumerate()
+            .map(|(i, g)| SolveRequest {
+                id: i.to_string(),
+                puzzle: Some(g),
+                options: None,
+            })
+            .collect(),
+    );
+    let start = Instant::now();
+    let deadline = start + args.duration;
+    let (latencies, errors) = if args.batch {
+        batch(conn, &requests, deadline).await?
+    } else {
+        unary(conn, &requests, deadline, args.concurrency).await?
+    };
+    let seconds = start.elapsed().as_secs_f64();
+    let ok = latencies.len();
+    let q = |p: f64| latencies.value_at_quantile(p);
+    println!(
+        "bench mode={} concurrency={} seconds={seconds:.1} requests={} rps={:.0} p50_us={} p90_us={} p99_us={} max_us={} errors={}",
+        if args.batch { "batch" } else { "unary" },
+        if args.batch { 1 } else { args.concurrency },
+        ok,
+        ok as f64 / seconds,
+        q(0.5),
+        q(0.9),
+        q(0.99),
+        latencies.max(),
+        errors.values().sum::<u64>()
+    );
+    for (code, n) in &errors {
+        println!("errors code={code} count={n}");
+    }
+    Ok(errors.is_empty())
+}
+
+type Results = (Histogram<u64>, BTreeMap<String, u64>);
+
+fn histogram() -> Histogram<u64> {
+    // 1 µs to 1 hour at 3 significant digits: bounds are fixed, so creation cannot fail.
+    Histogram::new_with_bounds(1, 3_600_000_000, 3)
+        .unwrap_or_else(|_| Histogram::new(3).expect("3 sig figs"))
+}
+
+async fn unary(
+    conn: &Connection,
+    requests: &Arc<Vec<SolveRequest>>,
+    deadline: Instant,
+    concurrency: usize,
+) -> anyhow::Result<Results> {
+    let loops: Vec<_> = (0..concurrency.max(1))
+        .map(|worker| {
+            let mut client = conn.sudoku();
+            let requests = requests.clone();
+            // The --timeout header, copied onto every call made in the task.
+            let template_timeout = conn.request(()).metadata().get("grpc-timeout").cloned();
+            tokio::spawn(async move {
+                let (mut latencies, mut errors) = (histogram(), BTreeMap::new());
+                let mut i = worker;
+                while Instant::now() < deadline {
+                    let mut request = tonic::Request::new(requests[i % requests.len()].clone());
+                    if let Some(t) = &template_timeout {
+                        request.metadata_mut().insert("grpc-timeout", t.clone());
+                    }
+                    let begin = Instant::now();
+                    match client.solve(request).await {
+                        Ok(_) => {
+                            let _ = latencies.record(begin.elapsed().as_micros().max(1) as u64);
+                        }
+                        Err(status) => {
+                            *errors.entry(format!("{:?}", status.code())).or_insert(0) += 1
+                        }
+                    }
+                    i += concurrency;
+                }
+                (latencies, errors)
+            })
+        })
+        .collect();
+    let (mut latencies, mut errors) = (histogram(), BTreeMap::new());
+    for handle in loops {
+        let (l, e) = handle.await.context("a load loop failed")?;
+        latencies.add(&l).context("merging latencies")?;
+        for (code, n) in e {
+            *errors.entry(code).or_insert(0) += n;
+        }
+    }
+    Ok((latencies, errors))
+}
+
+async fn batch(
+    conn: &Connection,
+    requests: &Arc<Vec<SolveRequest>>,
+    deadline: Instant,
+) -> anyhow::Result<Results> {
+    let (tx, rx) = tokio::sync::mpsc::channel(256);
+    let feed = requests.clone();
+    // Sends cycle through the puzzles until the deadline; each carries its send time.
+    let sender = tokio::spawn(async move {
+        let origin = Instant::now();
+        let mut i = 0usize;
+        while Instant::now() < deadline {
+            let mut request = feed[i % feed.len()].clone();
+            request.id = origin.elapsed().as_micros().to_string();
+            if tx.send(request).await.is_err() {
+                break;
+            }
+            i += 1;
+        }
+        origin
+    });
+    let mut client = conn.sudoku();
+    let mut answers = client
+        .batch_solve(tokio_stream::wrappers::ReceiverStream::new(rx))
+        .await
+        .map_err(crate::status_error)?
+        .into_inner();
+    let start = Instant::now();
+    let (mut latencies, mut errors) = (histogram(), BTreeMap::new());
+    while let Some(answer) = answers.next().await {
+        match answer {
+            Ok(response) => {
+                let sent: u128 = response.id.parse().unwrap_or(0);
+                let now = start.elapsed().as_micros();
+                let _ = latencies.record(now.saturating_sub(sent).max(1) as u64);
+            }
+            Err(status) => *errors.entry(format!("{:?}", status.code())).or_insert(0) += 1,
+        }
+    }
+    sender.await.context("the sender failed")?;
+    Ok((latencies, errors))
+}
