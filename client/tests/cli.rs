@@ -293,19 +293,65 @@ fn batch_of_ten_thousand_in_input_order() {
     }
 }
 
-/// A server started apart from the CLI, as an operator would run it.
-fn separate_server() -> (tokio::runtime::Runtime, sudoku_server::Server) {
-    let runtime = tokio::runtime::Runtime::new().unwrap();
-    let server = runtime
-        .block_on(sudoku_server::start(sudoku_server::Config::embedded()))
-        .unwrap();
-    (runtime, server)
+/// A `sudoku-server` process started apart from the CLI, as an operator would run it;
+/// stopped with SIGTERM when dropped.
+struct ServerProcess {
+    child: std::process::Child,
+    url: String,
+}
+
+impl ServerProcess {
+    fn start() -> ServerProcess {
+        // `cargo test --workspace` builds the server binary next to ours.
+        let binary = PathBuf::from(env!("CARGO_BIN_EXE_sudoku")).with_file_name("sudoku-server");
+        assert!(
+            binary.exists(),
+            "{} missing: run `cargo build -p sudoku-server` first",
+            binary.display()
+        );
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .unwrap();
+        let child = std::process::Command::new(binary)
+            .args([
+                "--listen",
+                &format!("127.0.0.1:{port}"),
+                "--metrics-listen",
+                "off",
+            ])
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("sudoku-server starts");
+        let url = format!("http://127.0.0.1:{port}");
+        // Ready when the health check answers.
+        for _ in 0..200 {
+            if sudoku()
+                .args(["health", "--server", &url])
+                .output()
+                .is_ok_and(|o| o.status.success())
+            {
+                return ServerProcess { child, url };
+            }
+            std::thread::sleep(std::time::Duration::from_millis(25));
+        }
+        panic!("sudoku-server did not become healthy");
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        let _ = self.child.wait();
+    }
 }
 
 #[test]
 fn every_command_against_a_separate_server() {
-    let (runtime, server) = separate_server();
-    let url = format!("http://{}", server.addr());
+    let server = ServerProcess::start();
+    let url = server.url.clone();
     let out = stdout(sudoku().args(["--server", &url, "--compress", "zstd", "solve", CLASSIC]));
     assert_solves(&grid(CLASSIC), &out);
     // Several endpoints: requests spread over a balanced channel.
@@ -355,7 +401,7 @@ fn every_command_against_a_separate_server() {
         assert!(out.starts_with("bench mode="), "{out}");
         assert!(out.contains("errors=0") && out.contains("p99_us="), "{out}");
     }
-    runtime.block_on(server.shutdown()).unwrap();
+    drop(server);
 }
 
 #[test]
