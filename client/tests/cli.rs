@@ -323,15 +323,19 @@ impl ServerProcess {
             .stderr(std::process::Stdio::null())
             .spawn()
             .expect("sudoku-server starts");
-        let url = format!("http://127.0.0.1:{port}");
+        // Owned by the guard at once, so a failed start still stops the process.
+        let server = ServerProcess {
+            child,
+            url: format!("http://127.0.0.1:{port}"),
+        };
         // Ready when the health check answers.
         for _ in 0..200 {
             if sudoku()
-                .args(["health", "--server", &url])
+                .args(["health", "--server", &server.url])
                 .output()
                 .is_ok_and(|o| o.status.success())
             {
-                return ServerProcess { child, url };
+                return server;
             }
             std::thread::sleep(std::time::Duration::from_millis(25));
         }
