@@ -168,6 +168,10 @@ impl State {
         let band = idx / 9;
         // Only open cells can be new row singles; a row with one open candidate is one.
         let open = m & self.unsolved[band];
+        if open == 0 {
+            // The digit is placed in all three rows: nothing new to find.
+            return true;
+        }
         let mut new = 0;
         for row in ROW {
             let x = m & row;
@@ -252,12 +256,12 @@ impl State {
         for d in 0..9 {
             let (mut ones, mut twos) = (0, 0);
             for band in 0..3 {
+                // Fold the band's three rows first, then the band into the running counts.
                 let m = self.cand[9 * band + d];
-                for shift in [0, 9, 18] {
-                    let x = (m >> shift) & 0x1FF;
-                    twos |= ones & x;
-                    ones |= x;
-                }
+                let (a, b, c) = (m & 0x1FF, (m >> 9) & 0x1FF, m >> 18);
+                let at_least_one = a | b | c;
+                twos |= (a & b) | (c & (a | b)) | (ones & at_least_one);
+                ones |= at_least_one;
             }
             if ones != 0x1FF {
                 return None;
