@@ -223,7 +223,10 @@ mod tests {
                 ..
             }
         ));
-        assert_eq!(solution.stats.guesses, 6, "stopped on the guess past the budget");
+        assert_eq!(
+            solution.stats.guesses, 6,
+            "stopped on the guess past the budget"
+        );
     }
 
     #[tokio::test]
