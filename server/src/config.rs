@@ -20,7 +20,7 @@ pub const DEFAULT_MAX_CONCURRENT_REQUESTS: usize = 1024;
 /// Default limit of HTTP/2 streams per connection.
 pub const DEFAULT_MAX_STREAMS_PER_CONNECTION: u32 = 256;
 /// Default puzzles in flight per BatchSolve stream.
-pub const DEFAULT_BATCH_WINDOW: usize = 64;
+pub const DEFAULT_BATCH_WINDOW: usize = 256;
 /// Default server-side cap on guesses per puzzle.
 pub const DEFAULT_MAX_GUESSES: u64 = 100_000_000;
 /// Default server-side cap on solve time per puzzle, in milliseconds.
