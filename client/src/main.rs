@@ -39,7 +39,7 @@ fn main() -> ExitCode {
         Ok(false) => ExitCode::from(1),
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("error: {err:#}");
+            eprintln!("error: {}", one_line(&err));
             ExitCode::from(2)
         }
     }
@@ -70,6 +70,19 @@ async fn run(cli: Cli) -> anyhow::Result<bool> {
     };
     conn.close().await?;
     result
+}
+
+/// The error and its causes on one line. The transport stack wraps one I/O error in several
+/// layers with the same text, so a cause that repeats the one before is dropped.
+fn one_line(err: &anyhow::Error) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        if parts.last() != Some(&text) {
+            parts.push(text);
+        }
+    }
+    parts.join(": ")
 }
 
 /// A gRPC status as a one-line error: unreachable servers say so plainly.

@@ -231,6 +231,11 @@ fn unreachable_server_is_one_line_and_exit_2() {
         !stderr.contains("Status {") && !stderr.contains("backtrace"),
         "{stderr}"
     );
+    let causes: Vec<&str> = stderr.trim_end().split(": ").collect();
+    assert!(
+        causes.windows(2).all(|pair| pair[0] != pair[1]),
+        "no cause repeated: {stderr}"
+    );
     let output = sudoku().args(["solve", "--count"]).output().unwrap();
     assert_eq!(output.status.code(), Some(2), "usage errors exit 2");
 }
