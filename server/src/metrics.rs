@@ -88,10 +88,12 @@ impl Metrics {
             .inc();
     }
 
-    /// Counts one solved puzzle.
-    pub fn solved(&self, outcome: &'static str, seconds: f64) {
+    /// Counts one solved puzzle, by outcome and the solver's own time.
+    pub fn solved(&self, solution: &solver_core::Solution) {
+        let outcome = crate::respond::outcome_name(&solution.outcome);
         self.solves.get_or_create(&OutcomeLabels { outcome }).inc();
-        self.solve_seconds.observe(seconds);
+        self.solve_seconds
+            .observe(solution.stats.elapsed.as_secs_f64());
     }
 
     /// Puzzles accepted and not yet answered.

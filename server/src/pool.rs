@@ -2,7 +2,6 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
 
 use solver_core::{Grid, Options, Outcome, Solution, SolveError, StopReason};
 use tokio::sync::oneshot;
@@ -70,7 +69,6 @@ impl Pool {
             budget: Some(budget.min(INLINE_GUESSES)),
             ..options.clone()
         };
-        let start = Instant::now();
         let solution = match solver_core::solve(grid, &capped) {
             Ok(solution) => solution,
             Err(err) => return Some(Err(PoolError::Solve(err))),
@@ -85,10 +83,7 @@ impl Pool {
         if hit_our_cap {
             return None;
         }
-        self.metrics.solved(
-            crate::respond::outcome_name(&solution.outcome),
-            start.elapsed().as_secs_f64(),
-        );
+        self.metrics.solved(&solution);
         Some(Ok(solution))
     }
 
@@ -126,15 +121,11 @@ fn run(grid: &Grid, options: &Options, metrics: &Metrics) -> Result<Solution, Po
         metrics.abandoned().inc();
         return Err(PoolError::Abandoned);
     }
-    let start = Instant::now();
     let solution = solver_core::solve(grid, options).map_err(PoolError::Solve)?;
     if cancelled() {
         metrics.abandoned().inc();
     }
-    metrics.solved(
-        crate::respond::outcome_name(&solution.outcome),
-        start.elapsed().as_secs_f64(),
-    );
+    metrics.solved(&solution);
     Ok(solution)
 }
 
