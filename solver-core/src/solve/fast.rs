@@ -120,9 +120,22 @@ impl State {
             dirty: (1 << 27) - 1,
             unsolved: [BAND; 3],
         };
+        // Givens are eliminated here, in one go, so the first propagation starts from
+        // settled cells instead of rediscovering each as a row single.
         for (i, &v) in grid.cells().iter().enumerate() {
             if v != 0 {
-                state.place(usize::from(v - 1), i / 27, 1 << (i % 27));
+                let (digit, band, cell) = (usize::from(v - 1), i / 27, 1u32 << (i % 27));
+                let idx = 9 * band + digit;
+                let own = state.cand[idx];
+                for m in &mut state.cand[9 * band..9 * band + 9] {
+                    *m &= !cell;
+                }
+                let row = ROW[(i % 27) / 9];
+                state.cand[idx] = own & (!row | cell);
+                let col = !(COLS << (i % 9));
+                state.cand[(idx + 9) % 27] &= col;
+                state.cand[(idx + 18) % 27] &= col;
+                state.unsolved[band] &= !cell;
             }
         }
         state
