@@ -13,8 +13,9 @@
 //! In a band a digit takes one triad (row ∩ box) per row and per box, a 3×3 permutation.
 //! One table lookup (`PERM`) keeps only triads that fit some permutation: box/line claims and
 //! pointing pairs inside the band at once. A row left with one cell places the digit there;
-//! naked singles and hidden singles in columns feed the same loop. Search branches on a
-//! cell with two candidates when there is one.
+//! naked singles and hidden singles in columns feed the same loop. Before the first guess the
+//! same rule also runs sideways, on stacks. Search branches on a cell with two candidates when
+//! there is one.
 
 use super::StopReason;
 use super::control::{Control, SearchResult};
@@ -203,8 +204,10 @@ impl State {
         true
     }
 
-    /// Runs every rule to a fixpoint; false on contradiction.
-    fn propagate(&mut self) -> bool {
+    /// Runs the rules to a fixpoint; false on contradiction. The stack rule runs only when
+    /// `stack` is set: it saves guesses on easy puzzles, but below the root of a hard
+    /// search it costs more than the guesses it saves (measured: puzzles5 ~8% slower).
+    fn propagate(&mut self, stack: bool) -> bool {
         loop {
             while self.dirty != 0 {
                 let idx = self.dirty.trailing_zeros() as usize;
@@ -225,6 +228,9 @@ impl State {
                 None => return false,
                 Some(true) => continue,
                 Some(false) => {}
+            }
+            if !stack {
+                return true;
             }
             match self.stack_rule() {
                 None => return false,
@@ -446,12 +452,12 @@ fn clear_digits(digits: &mut [u32; 9], cells: u32) -> u32 {
 /// Searches a 9×9 grid, reporting solutions to `control`.
 pub(crate) fn search(grid: &Grid, control: &mut Control) -> SearchResult {
     let mut state = State::new(grid);
-    recurse(&mut state, control).map(|_| ())
+    recurse(&mut state, control, true).map(|_| ())
 }
 
-/// `Ok(true)` once the solution limit is reached.
-fn recurse(state: &mut State, control: &mut Control) -> Result<bool, StopReason> {
-    if !state.propagate() {
+/// `Ok(true)` once the solution limit is reached; `root` is true before the first guess.
+fn recurse(state: &mut State, control: &mut Control, root: bool) -> Result<bool, StopReason> {
+    if !state.propagate(root) {
         return Ok(false);
     }
     if state.is_solved() {
@@ -467,11 +473,11 @@ fn recurse(state: &mut State, control: &mut Control) -> Result<bool, StopReason>
         control.guess()?;
         if digits == 0 {
             state.place(d, band, cell);
-            return recurse(state, control);
+            return recurse(state, control, false);
         }
         let mut child = *state;
         child.place(d, band, cell);
-        if recurse(&mut child, control)? {
+        if recurse(&mut child, control, false)? {
             return Ok(true);
         }
     }
