@@ -14,6 +14,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         out.join("sudoku_descriptor.bin"),
         descriptors.encode_to_vec(),
     )?;
-    tonic_prost_build::configure().compile_fds(descriptors)?;
+    tonic_prost_build::configure()
+        // Hand-written wire code for the message most of every request and answer is.
+        .extern_path(".sudoku.v1.Grid", "crate::grid::Grid")
+        .compile_fds(descriptors)?;
     Ok(())
 }

@@ -2,10 +2,12 @@
 #![deny(missing_docs)]
 
 mod convert;
+mod grid;
 
 /// Generated code for the `sudoku.v1` package.
 pub mod pb {
     #![allow(missing_docs, clippy::all, clippy::pedantic)]
+    pub use crate::grid::Grid;
     tonic::include_proto!("sudoku.v1");
 }
 
