@@ -91,22 +91,16 @@ impl Grid {
             });
         }
         let side = shape.side();
-        let values = cells
-            .iter()
-            .enumerate()
-            .map(|(i, &v)| {
-                if v as usize > side {
-                    Err(GridError::OutOfRange {
-                        row: i / side + 1,
-                        col: i % side + 1,
-                        value: v.into(),
-                        side,
-                    })
-                } else {
-                    Ok(v as u8)
-                }
-            })
-            .collect::<Result<Box<[u8]>, _>>()?;
+        if let Some(i) = cells.iter().position(|&v| v as usize > side) {
+            return Err(GridError::OutOfRange {
+                row: i / side + 1,
+                col: i % side + 1,
+                value: cells[i].into(),
+                side,
+            });
+        }
+        // In range, so every value fits a byte.
+        let values = cells.iter().map(|&v| v as u8).collect();
         Self::from_values(shape, values)
     }
 
@@ -182,21 +176,32 @@ impl Grid {
 
     /// The first digit found twice in a house, in row, column, box order.
     fn first_repeat(&self) -> Option<GridError> {
-        // Fast path without allocation: one bitmask of digits per house.
-        let side = self.side();
-        let mut seen = [0u64; 3 * Shape::MAX_SIDE];
-        let mut repeated = false;
-        for (i, &v) in self.cells.iter().enumerate() {
-            if v != 0 {
-                let (row, col) = (i / side, i % side);
-                let bit = 1u64 << v;
-                for h in [row, side + col, 2 * side + self.shape.box_of(row, col)] {
-                    repeated |= seen[h] & bit != 0;
-                    seen[h] |= bit;
+        // Fast path without allocation or division: one bitmask of digits per house, walked
+        // row by row and box by box along each row.
+        let (side, box_cols) = (self.side(), self.shape.box_cols());
+        let mut cols = [0u64; Shape::MAX_SIDE];
+        let mut boxes = [0u64; Shape::MAX_SIDE];
+        let mut repeated = 0;
+        for (row, line) in self.cells.chunks_exact(side).enumerate() {
+            let first_box = row / self.shape.box_rows() * (side / box_cols);
+            let mut in_row = 0u64;
+            for (k, part) in line.chunks_exact(box_cols).enumerate() {
+                let in_box = &mut boxes[first_box + k];
+                for (&v, in_col) in part.iter().zip(&mut cols[k * box_cols..]) {
+                    // Bit v - 1 for a digit, no bit for an empty cell.
+                    let bit = (1u64 << v) >> 1;
+                    repeated |= (in_row | *in_col | *in_box) & bit;
+                    in_row |= bit;
+                    *in_col |= bit;
+                    *in_box |= bit;
                 }
             }
         }
-        if repeated { self.locate_repeat() } else { None }
+        if repeated != 0 {
+            self.locate_repeat()
+        } else {
+            None
+        }
     }
 
     /// The error naming both cells of the first repeat; only runs on invalid grids.
@@ -334,5 +339,35 @@ mod tests {
             err.to_string(),
             "wrong number of cells: found 16, expected 81 for 3x3 boxes"
         );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn repeats_are_found_exactly_when_two_peers_share_a_digit(
+            (box_rows, box_cols) in proptest::sample::select(vec![(2, 2), (2, 3), (3, 2), (2, 4), (3, 3), (3, 4), (4, 4), (5, 5)]),
+            seed in proptest::collection::vec(0u32..=25, 625),
+            density in 2u32..12,
+        ) {
+            let shape = Shape::new(box_rows, box_cols).expect("listed shapes are valid");
+            let side = shape.side() as u32;
+            // Mostly empty cells, so that grids with and without repeats both come up.
+            let cells: Vec<u32> = seed[..shape.cells()]
+                .iter()
+                .map(|&v| if v % density == 0 { v % side + 1 } else { 0 })
+                .collect();
+            let at = |i: usize| (i / shape.side(), i % shape.side());
+            let peers = |a: usize, b: usize| {
+                let ((r1, c1), (r2, c2)) = (at(a), at(b));
+                r1 == r2 || c1 == c2 || shape.box_of(r1, c1) == shape.box_of(r2, c2)
+            };
+            let naive = (0..cells.len()).any(|a| {
+                (a + 1..cells.len()).any(|b| cells[a] != 0 && cells[a] == cells[b] && peers(a, b))
+            });
+            let result = Grid::new(shape, &cells);
+            proptest::prop_assert_eq!(result.is_err(), naive, "{:?}", result);
+            if let Err(err) = result {
+                proptest::prop_assert!(matches!(err, GridError::Duplicate { .. }), "{}", err);
+            }
+        }
     }
 }
