@@ -176,25 +176,27 @@ impl Grid {
 
     /// The first digit found twice in a house, in row, column, box order.
     fn first_repeat(&self) -> Option<GridError> {
-        // Fast path without allocation or division: one bitmask of digits per house, walked
-        // row by row and box by box along each row.
-        let (side, box_cols) = (self.side(), self.shape.box_cols());
+        // Fast path without allocation or division: one bitmask of digits per house.
+        let shape = self.shape;
+        let side = shape.side().min(Shape::MAX_SIDE);
+        let mut box_of_col = [0usize; Shape::MAX_SIDE];
+        for (col, b) in box_of_col.iter_mut().enumerate().take(side) {
+            *b = col / shape.box_cols();
+        }
         let mut cols = [0u64; Shape::MAX_SIDE];
         let mut boxes = [0u64; Shape::MAX_SIDE];
         let mut repeated = 0;
         for (row, line) in self.cells.chunks_exact(side).enumerate() {
-            let first_box = row / self.shape.box_rows() * (side / box_cols);
+            let first_box = row / shape.box_rows() * shape.box_rows();
             let mut in_row = 0u64;
-            for (k, part) in line.chunks_exact(box_cols).enumerate() {
-                let in_box = &mut boxes[first_box + k];
-                for (&v, in_col) in part.iter().zip(&mut cols[k * box_cols..]) {
-                    // Bit v - 1 for a digit, no bit for an empty cell.
-                    let bit = (1u64 << v) >> 1;
-                    repeated |= (in_row | *in_col | *in_box) & bit;
-                    in_row |= bit;
-                    *in_col |= bit;
-                    *in_box |= bit;
-                }
+            for (col, &v) in line.iter().enumerate() {
+                // Bit v - 1 for a digit, no bit for an empty cell.
+                let bit = (1u64 << v) >> 1;
+                let in_box = &mut boxes[first_box + box_of_col[col]];
+                repeated |= (in_row | cols[col] | *in_box) & bit;
+                in_row |= bit;
+                cols[col] |= bit;
+                *in_box |= bit;
             }
         }
         if repeated != 0 {
