@@ -30,8 +30,17 @@ const BOX_COLS: u32 = 2;
 const CELLS: u32 = 3;
 
 impl Grid {
+    /// Whether every cell value takes one byte on the wire (true of every valid grid).
+    fn one_byte_cells(&self) -> bool {
+        // An OR over all values, which compiles to a few vector instructions.
+        self.cells.iter().fold(0, |acc, &v| acc | v) < 0x80
+    }
+
     /// Bytes of the packed cells, without key and length.
     fn cells_len(&self) -> usize {
+        if self.one_byte_cells() {
+            return self.cells.len();
+        }
         self.cells
             .iter()
             .map(|&v| encoded_len_varint(u64::from(v)))
@@ -53,6 +62,7 @@ impl Message for Grid {
         encode_key(CELLS, WireType::LengthDelimited, buf);
         let len = self.cells_len();
         encode_varint(len as u64, buf);
+        // Only one-byte values make the length equal to the count.
         if len == self.cells.len() {
             // Every value takes one byte: copy through a stack buffer, a chunk at a time.
             let mut bytes = [0u8; 256];
