@@ -1,22 +1,106 @@
-//! BatchSolve: one task per stream reads puzzles, hands them to the solver threads with at
-//! most `batch_window` in flight, and forwards answers in completion order.
+//! BatchSolve: one task per stream reads puzzles and hands them to the solver threads with at
+//! most `batch_window` unanswered; the solver threads put answers straight on the response
+//! stream, in completion order.
 
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
 
 use futures::FutureExt;
 use sudoku_proto::pb;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
-use tokio_stream::wrappers::ReceiverStream;
+use tokio_stream::Stream;
 use tonic::{Code, Status, Streaming};
 
 use crate::pool::PoolError;
-use crate::respond::{invalid, prepare, response};
+use crate::respond::{Job, invalid, prepare, response};
 use crate::service::Shared;
 use crate::status::RequestError;
 
+/// An answer and the window slot its puzzle holds until tonic takes the answer.
 type Answer = (pb::SolveResponse, OwnedSemaphorePermit);
+
+/// Answers a solver thread gathers before sending them on together: one wake-up of the
+/// response side for several answers.
+const GATHER: usize = 16;
+/// The longest a gathered answer waits for others: hard puzzles take milliseconds each.
+const GATHER_WAIT: Duration = Duration::from_millis(1);
+
+/// The response side of a stream. Taking an answer frees its puzzle's window slot, so
+/// puzzles read plus answers not yet sent never exceed the window: memory stays flat however
+/// fast the client writes or slowly it reads, and the channel (as large as the window, each
+/// message at least one answer) never turns a solver thread away.
+pub struct Answers {
+    rx: mpsc::Receiver<Vec<Answer>>,
+    ready: std::vec::IntoIter<Answer>,
+}
+
+impl Stream for Answers {
+    type Item = Result<pb::SolveResponse, Status>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        loop {
+            if let Some((answer, _slot)) = self.ready.next() {
+                return Poll::Ready(Some(Ok(answer)));
+            }
+            match self.rx.poll_recv(cx) {
+                Poll::Ready(Some(answers)) => self.ready = answers.into_iter(),
+                Poll::Ready(None) => return Poll::Ready(None),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+    }
+}
+
+/// Answers from one solver thread, sent on in groups of [`GATHER`], after [`GATHER_WAIT`],
+/// and when dropped at the end of the thread's share of the puzzles.
+struct Gathered {
+    out: mpsc::Sender<Vec<Answer>>,
+    answers: Vec<Answer>,
+    since: Instant,
+}
+
+impl Gathered {
+    fn push(&mut self, answer: Answer) {
+        let now = Instant::now();
+        if self.answers.is_empty() {
+            self.since = now;
+        }
+        self.answers.push(answer);
+        if self.answers.len() >= GATHER || now - self.since >= GATHER_WAIT {
+            self.flush();
+        }
+    }
+
+    fn flush(&mut self) {
+        if !self.answers.is_empty() {
+            // A full channel cannot happen (see `Answers`); a closed one means nobody listens.
+            let _ = self.out.try_send(std::mem::take(&mut self.answers));
+        }
+    }
+}
+
+impl Drop for Gathered {
+    fn drop(&mut self) {
+        self.flush();
+    }
+}
+
+/// A puzzle of the stream on its way through a solver thread.
+struct Item {
+    job: Job,
+    id: String,
+    index: u64,
+    slot: OwnedSemaphorePermit,
+}
+
+impl AsRef<Job> for Item {
+    fn as_ref(&self) -> &Job {
+        &self.job
+    }
+}
 
 /// Starts serving one stream and returns its response side.
 pub(crate) fn spawn(
@@ -24,51 +108,39 @@ pub(crate) fn spawn(
     inbound: Streaming<pb::SolveRequest>,
     deadline: Option<Instant>,
     rpc_slot: OwnedSemaphorePermit,
-) -> ReceiverStream<Result<pb::SolveResponse, Status>> {
+) -> Answers {
     let (out_tx, out_rx) = mpsc::channel(shared.batch_window);
     tokio::spawn(async move {
         let code = run(&shared, inbound, deadline, out_tx).await;
         shared.metrics.request("BatchSolve", code);
         drop(rpc_slot);
     });
-    ReceiverStream::new(out_rx)
+    Answers {
+        rx: out_rx,
+        ready: Vec::new().into_iter(),
+    }
 }
 
 async fn run(
     shared: &Shared,
     mut inbound: Streaming<pb::SolveRequest>,
     deadline: Option<Instant>,
-    out: mpsc::Sender<Result<pb::SolveResponse, Status>>,
+    out: mpsc::Sender<Vec<Answer>>,
 ) -> Code {
-    // A slot per puzzle between reading it and handing its answer to the client: memory
-    // stays flat however fast the client writes or slowly it reads.
-    let window = Arc::new(Semaphore::new(shared.batch_window));
-    // Solver threads send groups of answers here; at most `batch_window` answers are queued.
-    let (done_tx, mut done_rx) = mpsc::unbounded_channel::<Vec<Answer>>();
+    let window_size = shared.batch_window;
+    let window = Arc::new(Semaphore::new(window_size));
     // Raised when the client leaves: queued puzzles are skipped, running ones stop.
     let cancel = Arc::new(AtomicBool::new(false));
     let mut slot: Option<OwnedSemaphorePermit> = None;
-    let (mut index, mut pending, mut reading) = (0u64, 0usize, true);
+    let (mut index, mut reading) = (0u64, true);
     let code = loop {
-        if !reading && pending == 0 {
-            break Code::Ok;
-        }
         tokio::select! {
             biased;
             () = out.closed() => break Code::Cancelled,
-            Some(answers) = done_rx.recv() => {
-                pending -= answers.len();
-                let mut gone = false;
-                for (answer, answer_slot) in answers {
-                    if out.send(Ok(answer)).await.is_err() {
-                        gone = true;
-                        break;
-                    }
-                    drop(answer_slot);
-                }
-                if gone {
-                    break Code::Cancelled;
-                }
+            // Every slot back means every answer has gone to the client.
+            all = window.acquire_many(window_size as u32), if !reading => {
+                drop(all);
+                break Code::Ok;
             }
             permit = window.clone().acquire_owned(), if reading && slot.is_none() => {
                 // The semaphore is never closed.
@@ -105,8 +177,11 @@ async fn run(
                         None => break,
                     }
                 }
-                pending += group.len();
-                submit(shared, group, deadline, &cancel, &done_tx);
+                if !reading {
+                    // Hand the spare slot back, or waiting for all of them never ends.
+                    slot = None;
+                }
+                submit(shared, group, deadline, &cancel, &out);
                 if cancel.load(Ordering::Relaxed) {
                     break Code::Cancelled;
                 }
@@ -125,51 +200,48 @@ fn submit(
     group: Vec<(pb::SolveRequest, u64, OwnedSemaphorePermit)>,
     deadline: Option<Instant>,
     cancel: &Arc<AtomicBool>,
-    done: &mpsc::UnboundedSender<Vec<Answer>>,
+    out: &mpsc::Sender<Vec<Answer>>,
 ) {
+    let mut items = Vec::with_capacity(group.len());
     let mut invalid_answers = Vec::new();
-    let mut jobs = Vec::with_capacity(group.len());
     for (request, index, slot) in group {
         match prepare(&request, &shared.limits, deadline) {
             Ok(mut job) => {
                 job.options.cancel = Some(cancel.clone());
-                jobs.push((job, request.id, index, slot));
+                items.push(Item {
+                    job,
+                    id: request.id,
+                    index,
+                    slot,
+                });
             }
             Err(err) => invalid_answers.push((invalid(request.id, index, &err), slot)),
         }
     }
     if !invalid_answers.is_empty() {
-        let _ = done.send(invalid_answers);
+        // A full channel cannot happen (see `Answers`); a closed one means nobody listens.
+        let _ = out.try_send(invalid_answers);
     }
     // One job per solver thread keeps every core busy with one wake-up per thread.
-    let per_thread = jobs.len().div_ceil(shared.pool.workers()).max(1);
-    let mut jobs = jobs.into_iter().peekable();
-    while jobs.peek().is_some() {
-        let chunk: Vec<_> = jobs.by_ref().take(per_thread).collect();
-        let mut meta = Vec::with_capacity(chunk.len());
-        let work = chunk
-            .into_iter()
-            .map(|(job, id, index, slot)| {
-                meta.push((id, index, slot));
-                (job.grid, job.options)
-            })
-            .collect();
-        let done = done.clone();
-        shared.pool.submit(work, move |results| {
-            let answers: Vec<Answer> = results
-                .into_iter()
-                .zip(meta)
-                .filter_map(|(result, (id, index, slot))| {
-                    let answer = match result {
-                        Ok(solution) => response(id, index, &solution),
-                        Err(PoolError::Solve(err)) => invalid(id, index, &RequestError::from(err)),
-                        // The stream is gone; nobody waits for this answer.
-                        Err(PoolError::Abandoned) => return None,
-                    };
-                    Some((answer, slot))
-                })
-                .collect();
-            let _ = done.send(answers);
+    let per_thread = items.len().div_ceil(shared.pool.workers()).max(1);
+    while !items.is_empty() {
+        let rest = items.split_off(per_thread.min(items.len()));
+        let chunk = std::mem::replace(&mut items, rest);
+        let mut gathered = Gathered {
+            out: out.clone(),
+            answers: Vec::with_capacity(GATHER.min(chunk.len())),
+            since: Instant::now(),
+        };
+        shared.pool.submit(chunk, move |item, result| {
+            let answer = match result {
+                Ok(solution) => response(item.id, item.index, &solution),
+                Err(PoolError::Solve(err)) => {
+                    invalid(item.id, item.index, &RequestError::from(err))
+                }
+                // The stream is gone; nobody waits for this answer.
+                Err(PoolError::Abandoned) => return,
+            };
+            gathered.push((answer, item.slot));
         });
     }
 }

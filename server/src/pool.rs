@@ -7,6 +7,7 @@ use solver_core::{Grid, Options, Outcome, Solution, SolveError, StopReason};
 use tokio::sync::oneshot;
 
 use crate::metrics::Metrics;
+use crate::respond::Job;
 
 /// The largest grid side tried on the calling task before going to a solver thread.
 const INLINE_MAX_SIDE: usize = 9;
@@ -50,8 +51,11 @@ impl Pool {
             return solution;
         }
         let (tx, rx) = oneshot::channel();
-        self.submit(vec![(grid, options)], move |mut results| {
-            let _ = tx.send(results.pop().unwrap_or(Err(PoolError::Abandoned)));
+        let mut tx = Some(tx);
+        self.submit(vec![Job { grid, options }], move |_, result| {
+            if let Some(tx) = tx.take() {
+                let _ = tx.send(result);
+            }
         });
         rx.await.unwrap_or(Err(PoolError::Abandoned))
     }
@@ -87,30 +91,29 @@ impl Pool {
         Some(Ok(solution))
     }
 
-    /// Solves `jobs` one after another on one solver thread, then calls `done` with their
-    /// results in order. Grouping small puzzles saves a thread wake-up per puzzle.
-    pub fn submit(
+    /// Solves `jobs` one after another on one solver thread, calling `each` with every
+    /// result as it comes, in order. Grouping small puzzles saves a thread wake-up per puzzle.
+    pub fn submit<J>(
         &self,
-        jobs: Vec<(Grid, Options)>,
-        done: impl FnOnce(Vec<Result<Solution, PoolError>>) + Send + 'static,
-    ) {
+        jobs: Vec<J>,
+        mut each: impl FnMut(J, Result<Solution, PoolError>) + Send + 'static,
+    ) where
+        J: AsRef<Job> + Send + 'static,
+    {
         let metrics = self.metrics.clone();
         metrics.in_flight().inc_by(jobs.len() as i64);
         self.threads.spawn(move || {
-            let results = jobs
-                .into_iter()
-                .map(|(grid, options)| {
-                    let result = run(&grid, &options, &metrics);
-                    metrics.in_flight().dec();
-                    result
-                })
-                .collect();
-            done(results);
+            for job in jobs {
+                let result = run(job.as_ref(), &metrics);
+                metrics.in_flight().dec();
+                each(job, result);
+            }
         });
     }
 }
 
-fn run(grid: &Grid, options: &Options, metrics: &Metrics) -> Result<Solution, PoolError> {
+fn run(job: &Job, metrics: &Metrics) -> Result<Solution, PoolError> {
+    let (grid, options) = (&job.grid, &job.options);
     let cancelled = || {
         options
             .cancel

@@ -26,6 +26,12 @@ pub struct Job {
     pub options: Options,
 }
 
+impl AsRef<Job> for Job {
+    fn as_ref(&self) -> &Job {
+        self
+    }
+}
+
 /// Checks a request and applies the server's caps and the caller's deadline.
 pub fn prepare(
     request: &pb::SolveRequest,

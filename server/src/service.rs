@@ -6,7 +6,6 @@ use std::time::{Duration, Instant};
 use solver_core::{Outcome, Shape, StopReason};
 use sudoku_proto::pb;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
-use tokio_stream::wrappers::ReceiverStream;
 use tonic::metadata::MetadataMap;
 use tonic::{Code, Request, Response, Status, Streaming};
 
@@ -99,7 +98,7 @@ impl pb::sudoku_server::Sudoku for SudokuService {
         result.map(Response::new)
     }
 
-    type BatchSolveStream = ReceiverStream<Result<pb::SolveResponse, Status>>;
+    type BatchSolveStream = crate::batch::Answers;
 
     async fn batch_solve(
         &self,
