@@ -19,8 +19,11 @@ pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 4 << 20;
 pub const DEFAULT_MAX_CONCURRENT_REQUESTS: usize = 1024;
 /// Default limit of HTTP/2 streams per connection.
 pub const DEFAULT_MAX_STREAMS_PER_CONNECTION: u32 = 256;
-/// Default puzzles in flight per BatchSolve stream.
-pub const DEFAULT_BATCH_WINDOW: usize = 256;
+/// Default puzzles in flight per BatchSolve stream: about 1 MB of requests and answers, and
+/// groups large enough that a solver thread wakes once per hundreds of easy puzzles.
+pub const DEFAULT_BATCH_WINDOW: usize = 1024;
+/// Largest accepted `--batch-window`.
+pub const MAX_BATCH_WINDOW: usize = 1 << 20;
 /// Default server-side cap on guesses per puzzle.
 pub const DEFAULT_MAX_GUESSES: u64 = 100_000_000;
 /// Default server-side cap on solve time per puzzle, in milliseconds.
@@ -79,7 +82,12 @@ pub struct Config {
     #[arg(long, env = "SUDOKU_MAX_STREAMS_PER_CONNECTION", default_value_t = DEFAULT_MAX_STREAMS_PER_CONNECTION)]
     pub max_streams_per_connection: u32,
     /// Puzzles in flight per BatchSolve stream; the stream stops reading beyond it.
-    #[arg(long, env = "SUDOKU_BATCH_WINDOW", default_value_t = DEFAULT_BATCH_WINDOW)]
+    #[arg(
+        long,
+        env = "SUDOKU_BATCH_WINDOW",
+        default_value_t = DEFAULT_BATCH_WINDOW,
+        value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_BATCH_WINDOW as u64)
+    )]
     pub batch_window: usize,
     /// Server-side cap on guesses per puzzle.
     #[arg(long, env = "SUDOKU_MAX_GUESSES", default_value_t = DEFAULT_MAX_GUESSES)]
@@ -173,5 +181,17 @@ mod tests {
         let parsed = Config::try_parse_from(["sudoku-server", "--metrics-listen", "off"]).unwrap();
         assert_eq!(parsed.metrics_listen, OptionalAddr(None));
         assert!(Config::try_parse_from(["sudoku-server", "--tls-cert", "x.pem"]).is_err());
+    }
+
+    #[test]
+    fn batch_window_must_be_in_range() {
+        for bad in ["0", "1048577", "many"] {
+            let err = Config::try_parse_from(["sudoku-server", "--batch-window", bad])
+                .expect_err("out of range");
+            assert!(err.to_string().contains("--batch-window"), "{err}");
+        }
+        let parsed = Config::try_parse_from(["sudoku-server", "--batch-window", "1"])
+            .expect("the smallest window parses");
+        assert_eq!(parsed.batch_window, 1);
     }
 }

@@ -101,7 +101,7 @@ pub async fn start_on(listener: TcpListener, config: Config) -> anyhow::Result<S
         metrics: metrics.clone(),
         requests: Arc::new(Semaphore::new(config.max_concurrent_requests)),
         max_requests: config.max_concurrent_requests,
-        batch_window: config.batch_window.max(1),
+        batch_window: config.batch_window.clamp(1, config::MAX_BATCH_WINDOW),
     });
 
     let (health, health_service) = tonic_health::server::health_reporter();

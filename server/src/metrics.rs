@@ -23,6 +23,9 @@ struct RequestLabels {
     code: &'static str,
 }
 
+/// The highest `sudoku.v1.Outcome` number.
+const SOLVED_OUTCOME: i32 = sudoku_proto::pb::Outcome::Solved as i32;
+
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct OutcomeLabels {
     outcome: &'static str,
@@ -32,7 +35,9 @@ struct OutcomeLabels {
 pub struct Metrics {
     registry: Registry,
     requests: Family<RequestLabels, Counter>,
-    solves: Family<OutcomeLabels, Counter>,
+    /// One counter per wire outcome, indexed by its number: a solver thread counts without
+    /// hashing labels or taking the family's lock.
+    solves_by_outcome: Vec<Counter>,
     solve_seconds: Histogram,
     in_flight: Gauge,
     abandoned: Counter,
@@ -68,10 +73,23 @@ impl Metrics {
             "Puzzles stopped or skipped because the caller cancelled or left",
             abandoned.clone(),
         );
+        // Every outcome a solve ends with gets its series from the start, at 0; the others
+        // (unspecified, invalid) are never counted here.
+        use sudoku_proto::pb::Outcome;
+        let solves_by_outcome = (0..=SOLVED_OUTCOME)
+            .map(|number| match Outcome::try_from(number) {
+                Ok(Outcome::Unspecified | Outcome::Invalid) | Err(_) => Counter::default(),
+                Ok(outcome) => solves
+                    .get_or_create(&OutcomeLabels {
+                        outcome: outcome.as_str_name(),
+                    })
+                    .clone(),
+            })
+            .collect();
         Metrics {
             registry,
             requests,
-            solves,
+            solves_by_outcome,
             solve_seconds,
             in_flight,
             abandoned,
@@ -90,8 +108,10 @@ impl Metrics {
 
     /// Counts one solved puzzle, by outcome and the solver's own time.
     pub fn solved(&self, solution: &solver_core::Solution) {
-        let outcome = crate::respond::outcome_name(&solution.outcome);
-        self.solves.get_or_create(&OutcomeLabels { outcome }).inc();
+        let outcome = crate::respond::wire_outcome(&solution.outcome) as usize;
+        if let Some(counter) = self.solves_by_outcome.get(outcome) {
+            counter.inc();
+        }
         self.solve_seconds
             .observe(solution.stats.elapsed.as_secs_f64());
     }
@@ -194,5 +214,38 @@ mod tests {
             let code = tonic::Code::from_i32(n);
             assert_eq!(code_name(code), format!("{code:?}"));
         }
+    }
+
+    #[test]
+    fn solves_are_counted_under_their_outcome() {
+        use solver_core::{Algorithm, Outcome, Solution, Stats, StopReason};
+        let metrics = Metrics::new();
+        let stats = Stats {
+            guesses: 0,
+            elapsed: std::time::Duration::from_micros(5),
+            algorithm: Algorithm::Fast,
+        };
+        let outcomes = [
+            Outcome::NoSolution,
+            Outcome::NoSolution,
+            Outcome::Stopped {
+                reason: StopReason::Budget,
+                first: None,
+                found: 0,
+            },
+        ];
+        for outcome in outcomes {
+            metrics.solved(&Solution { outcome, stats });
+        }
+        let text = metrics.render();
+        for line in [
+            r#"sudoku_solves_total{outcome="OUTCOME_NO_SOLUTION"} 2"#,
+            r#"sudoku_solves_total{outcome="OUTCOME_BUDGET_EXHAUSTED"} 1"#,
+            r#"sudoku_solves_total{outcome="OUTCOME_UNIQUE"} 0"#,
+            "sudoku_solve_seconds_count 3",
+        ] {
+            assert!(text.contains(line), "{line} missing from\n{text}");
+        }
+        assert!(!text.contains("OUTCOME_UNSPECIFIED"), "{text}");
     }
 }

@@ -65,12 +65,8 @@ pub fn prepare(
     Ok(Job { grid, options })
 }
 
-/// The wire name of an outcome, also the metrics label.
-pub fn outcome_name(outcome: &Outcome) -> &'static str {
-    wire_outcome(outcome).as_str_name()
-}
-
-fn wire_outcome(outcome: &Outcome) -> pb::Outcome {
+/// The wire outcome of a solver outcome.
+pub fn wire_outcome(outcome: &Outcome) -> pb::Outcome {
     match outcome {
         Outcome::Unique(_) => pb::Outcome::Unique,
         Outcome::Solved(_) => pb::Outcome::Solved,
