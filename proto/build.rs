@@ -17,6 +17,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     tonic_prost_build::configure()
         // Hand-written wire code for the message most of every request and answer is.
         .extern_path(".sudoku.v1.Grid", "crate::grid::Grid")
+        // Decodes each message from one slice; see `src/codec.rs`.
+        .codec_path("crate::codec::Codec")
         .compile_fds(descriptors)?;
     Ok(())
 }

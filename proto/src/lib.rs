@@ -1,6 +1,7 @@
 //! The `sudoku.v1` wire types, client and server, and their conversions to `solver-core`.
 #![deny(missing_docs)]
 
+pub mod codec;
 mod convert;
 mod grid;
 

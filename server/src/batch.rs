@@ -54,27 +54,28 @@ impl Stream for Answers {
     }
 }
 
-/// Answers from one solver thread, sent on in groups of [`GATHER`], after [`GATHER_WAIT`],
-/// and when dropped at the end of the thread's share of the puzzles.
+/// Answers from one solver thread, sent on in groups of [`GATHER`], once they have waited
+/// [`GATHER_WAIT`] of solving, and when dropped at the end of the thread's share of puzzles.
 struct Gathered {
     out: mpsc::Sender<Vec<Answer>>,
     answers: Vec<Answer>,
-    since: Instant,
+    /// Solver time since the first gathered answer: the solver's own clock, no extra reads.
+    waited: Duration,
 }
 
 impl Gathered {
-    fn push(&mut self, answer: Answer) {
-        let now = Instant::now();
-        if self.answers.is_empty() {
-            self.since = now;
+    fn push(&mut self, answer: Answer, solving: Duration) {
+        if !self.answers.is_empty() {
+            self.waited += solving;
         }
         self.answers.push(answer);
-        if self.answers.len() >= GATHER || now - self.since >= GATHER_WAIT {
+        if self.answers.len() >= GATHER || self.waited >= GATHER_WAIT {
             self.flush();
         }
     }
 
     fn flush(&mut self) {
+        self.waited = Duration::ZERO;
         if !self.answers.is_empty() {
             // A full channel cannot happen (see `Answers`); a closed one means nobody listens.
             let _ = self.out.try_send(std::mem::take(&mut self.answers));
@@ -230,18 +231,22 @@ fn submit(
         let mut gathered = Gathered {
             out: out.clone(),
             answers: Vec::with_capacity(GATHER.min(chunk.len())),
-            since: Instant::now(),
+            waited: Duration::ZERO,
         };
         shared.pool.submit(chunk, move |item, result| {
-            let answer = match result {
-                Ok(solution) => response(item.id, item.index, &solution),
-                Err(PoolError::Solve(err)) => {
-                    invalid(item.id, item.index, &RequestError::from(err))
-                }
+            let (answer, solving) = match result {
+                Ok(solution) => (
+                    response(item.id, item.index, &solution),
+                    solution.stats.elapsed,
+                ),
+                Err(PoolError::Solve(err)) => (
+                    invalid(item.id, item.index, &RequestError::from(err)),
+                    Duration::ZERO,
+                ),
                 // The stream is gone; nobody waits for this answer.
                 Err(PoolError::Abandoned) => return,
             };
-            gathered.push((answer, item.slot));
+            gathered.push((answer, item.slot), solving);
         });
     }
 }

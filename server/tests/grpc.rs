@@ -710,3 +710,86 @@ async fn metrics_are_served_over_http() {
     assert!(body.contains("sudoku_puzzles_in_flight 0"), "{body}");
     server.shutdown().await.unwrap();
 }
+
+/// Sends raw bytes as a message, bypassing the generated client's encoding.
+#[derive(Clone, Copy)]
+struct RawCodec;
+
+struct RawEncoder;
+
+impl tonic::codec::Encoder for RawEncoder {
+    type Item = Vec<u8>;
+    type Error = tonic::Status;
+
+    fn encode(
+        &mut self,
+        item: Vec<u8>,
+        buf: &mut tonic::codec::EncodeBuf<'_>,
+    ) -> Result<(), tonic::Status> {
+        prost::bytes::BufMut::put_slice(buf, &item);
+        Ok(())
+    }
+}
+
+impl tonic::codec::Codec for RawCodec {
+    type Encode = Vec<u8>;
+    type Decode = pb::SolveResponse;
+    type Encoder = RawEncoder;
+    type Decoder = tonic_prost::ProstDecoder<pb::SolveResponse>;
+
+    fn encoder(&mut self) -> RawEncoder {
+        RawEncoder
+    }
+
+    fn decoder(&mut self) -> Self::Decoder {
+        tonic_prost::ProstDecoder::default()
+    }
+}
+
+async fn solve_raw(
+    addr: std::net::SocketAddr,
+    bytes: Vec<u8>,
+) -> Result<pb::SolveResponse, tonic::Status> {
+    let channel = Channel::from_shared(format!("http://{addr}"))
+        .expect("a valid address")
+        .connect()
+        .await
+        .expect("client connects");
+    let mut grpc = tonic::client::Grpc::new(channel);
+    grpc.ready().await.expect("channel ready");
+    let path = tonic::codegen::http::uri::PathAndQuery::from_static("/sudoku.v1.Sudoku/Solve");
+    grpc.unary(tonic::Request::new(bytes), path, RawCodec)
+        .await
+        .map(tonic::Response::into_inner)
+}
+
+#[tokio::test]
+async fn undecodable_messages_are_internal_and_the_server_goes_on() {
+    let (server, mut client) = server(Config::embedded()).await;
+    // A key with field number 0 is never valid protobuf.
+    let status = solve_raw(server.addr(), vec![0x00, 0x01])
+        .await
+        .expect_err("garbage is refused");
+    assert_eq!(status.code(), Code::Internal, "{status:?}");
+    assert!(status.message().contains("invalid"), "{status:?}");
+    // A truncated message: the puzzle field announces more bytes than follow.
+    let status = solve_raw(server.addr(), vec![0x12, 0x40, 0x08, 0x03])
+        .await
+        .expect_err("a truncated message is refused");
+    assert_eq!(status.code(), Code::Internal, "{status:?}");
+    // The same path with well-formed bytes answers, and the server still serves others.
+    let puzzle = grid(CLASSIC);
+    let bytes = prost::Message::encode_to_vec(&request("raw", &puzzle, Algorithm::Fast, 2));
+    let answer = solve_raw(server.addr(), bytes)
+        .await
+        .expect("a valid message");
+    assert_eq!(answer.outcome(), Outcome::Unique);
+    assert_solved(&puzzle, &answer);
+    let answer = client
+        .solve(request("after", &puzzle, Algorithm::Fast, 2))
+        .await
+        .expect("still serving")
+        .into_inner();
+    assert_solved(&puzzle, &answer);
+    server.shutdown().await.unwrap();
+}
