@@ -23,8 +23,9 @@ use crate::status::RequestError;
 type Answer = (pb::SolveResponse, OwnedSemaphorePermit);
 
 /// Answers a solver thread gathers before sending them on together: one wake-up of the
-/// response side for several answers.
-const GATHER: usize = 16;
+/// response side, and one socket write, for many answers. Measured on easy puzzles: 16 gave
+/// 0.45 of in-process throughput, 256 gives 0.51.
+const GATHER: usize = 256;
 /// The longest a gathered answer waits for others: hard puzzles take milliseconds each.
 const GATHER_WAIT: Duration = Duration::from_millis(1);
 
