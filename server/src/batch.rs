@@ -77,16 +77,23 @@ impl Gathered {
 
     fn flush(&mut self) {
         self.waited = Duration::ZERO;
-        if !self.answers.is_empty() {
+        // The next group gets the same room, so it grows without reallocating.
+        let next = Vec::with_capacity(self.answers.capacity());
+        self.send(next);
+    }
+
+    fn send(&mut self, next: Vec<Answer>) {
+        let full = std::mem::replace(&mut self.answers, next);
+        if !full.is_empty() {
             // A full channel cannot happen (see `Answers`); a closed one means nobody listens.
-            let _ = self.out.try_send(std::mem::take(&mut self.answers));
+            let _ = self.out.try_send(full);
         }
     }
 }
 
 impl Drop for Gathered {
     fn drop(&mut self) {
-        self.flush();
+        self.send(Vec::new());
     }
 }
 
