@@ -211,10 +211,11 @@ fn submit(
     cancel: &Arc<AtomicBool>,
     out: &mpsc::Sender<Vec<Answer>>,
 ) {
+    let now = Instant::now();
     let mut items = Vec::with_capacity(group.len());
     let mut invalid_answers = Vec::new();
     for (request, index, slot) in group {
-        match prepare(&request, &shared.limits, deadline) {
+        match prepare(&request, &shared.limits, deadline, now) {
             Ok(mut job) => {
                 job.options.cancel = Some(cancel.clone());
                 items.push(Item {

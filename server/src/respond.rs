@@ -32,11 +32,13 @@ impl AsRef<Job> for Job {
     }
 }
 
-/// Checks a request and applies the server's caps and the caller's deadline.
+/// Checks a request and applies the server's caps and the caller's deadline; `now` starts the
+/// solve-time cap (one clock read serves a whole group of batch requests).
 pub fn prepare(
     request: &pb::SolveRequest,
     limits: &Limits,
     deadline: Option<Instant>,
+    now: Instant,
 ) -> Result<Job, RequestError> {
     let puzzle = request.puzzle.as_ref().ok_or(RequestError::MissingPuzzle)?;
     let side = (puzzle.box_rows as usize).saturating_mul(puzzle.box_cols as usize);
@@ -48,7 +50,7 @@ pub fn prepare(
     }
     let grid = grid_from_pb(puzzle)?;
     let opts = request.options.unwrap_or_default();
-    let cap = Instant::now() + limits.max_solve_time;
+    let cap = now + limits.max_solve_time;
     let options = Options {
         max_solutions: match opts.max_solutions {
             0 => 2,

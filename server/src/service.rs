@@ -58,8 +58,8 @@ impl SudokuService {
             .puzzle
             .as_ref()
             .and_then(|p| Shape::new(p.box_rows as usize, p.box_cols as usize).ok());
-        let mut job =
-            prepare(&request, &self.shared.limits, deadline).map_err(|e| e.to_status(shape))?;
+        let mut job = prepare(&request, &self.shared.limits, deadline, Instant::now())
+            .map_err(|e| e.to_status(shape))?;
         // Dropping this future (client cancel, disconnect) raises the flag and frees the core.
         let cancel = CancelOnDrop::new();
         job.options.cancel = Some(cancel.0.clone());
