@@ -395,25 +395,38 @@ fn column_singles_scalar(cand: &[u32; 27], unsolved: &[u32; 3]) -> Option<([u32;
     let mut hits = [0; 27];
     let mut any = 0;
     for d in 0..9 {
-        let (mut ones, mut twos) = (0, 0);
-        for band in 0..3 {
-            // Fold the band's three rows first, then the band into the running counts.
-            let m = cand[9 * band + d];
-            let (a, b, c) = (m & 0x1FF, (m >> 9) & 0x1FF, m >> 18);
-            let at_least_one = a | b | c;
-            twos |= (a & b) | (c & (a | b)) | (ones & at_least_one);
-            ones |= at_least_one;
-        }
-        if ones != 0x1FF {
-            return None;
-        }
-        let once = (ones & !twos) * COLS;
-        for band in 0..3 {
-            hits[9 * band + d] = cand[9 * band + d] & once & unsolved[band];
-            any |= hits[9 * band + d];
-        }
+        any |= digit_column_singles(cand, unsolved, d, &mut hits)?;
     }
     Some((hits, any != 0))
+}
+
+/// [`column_singles_scalar`] for one digit: writes its hits and returns them or-ed together.
+#[inline(always)]
+fn digit_column_singles(
+    cand: &[u32; 27],
+    unsolved: &[u32; 3],
+    d: usize,
+    hits: &mut [u32; 27],
+) -> Option<u32> {
+    let (mut ones, mut twos) = (0, 0);
+    for band in 0..3 {
+        // Fold the band's three rows first, then the band into the running counts.
+        let m = cand[9 * band + d];
+        let (a, b, c) = (m & 0x1FF, (m >> 9) & 0x1FF, m >> 18);
+        let at_least_one = a | b | c;
+        twos |= (a & b) | (c & (a | b)) | (ones & at_least_one);
+        ones |= at_least_one;
+    }
+    if ones != 0x1FF {
+        return None;
+    }
+    let once = (ones & !twos) * COLS;
+    let mut any = 0;
+    for band in 0..3 {
+        hits[9 * band + d] = cand[9 * band + d] & once & unsolved[band];
+        any |= hits[9 * band + d];
+    }
+    Some(any)
 }
 
 #[cfg(not(target_arch = "x86_64"))]
@@ -475,26 +488,10 @@ fn column_singles(cand: &[u32; 27], unsolved: &[u32; 3]) -> Option<([u32; 27], b
                 any = _mm_or_si128(any, h);
             }
         }
-        let mut any = _mm_movemask_epi8(_mm_cmpeq_epi32(any, zero)) != 0xFFFF;
+        let any = _mm_movemask_epi8(_mm_cmpeq_epi32(any, zero)) != 0xFFFF;
         // Digit 8, the ninth lane.
-        let (mut ones, mut twos) = (0, 0);
-        for band in 0..3 {
-            let m = cand[9 * band + 8];
-            let (a, b, c) = (m & 0x1FF, (m >> 9) & 0x1FF, m >> 18);
-            let at_least_one = a | b | c;
-            twos |= (a & b) | (c & (a | b)) | (ones & at_least_one);
-            ones |= at_least_one;
-        }
-        if ones != 0x1FF {
-            return None;
-        }
-        let once = (ones & !twos) * COLS;
-        for band in 0..3 {
-            let h = cand[9 * band + 8] & once & unsolved[band];
-            hits[9 * band + 8] = h;
-            any |= h != 0;
-        }
-        Some((hits, any))
+        let last = digit_column_singles(cand, unsolved, 8, &mut hits)?;
+        Some((hits, any || last != 0))
     }
 }
 
