@@ -112,6 +112,9 @@ struct State {
     dirty: u32,
     /// Cells not yet placed, per band.
     unsolved: [u32; 3],
+    /// Open cells with exactly two candidates, per band, as of the last naked-singles pass;
+    /// current whenever propagation has just ended.
+    pairs: [u32; 3],
 }
 
 impl State {
@@ -120,6 +123,7 @@ impl State {
             cand: [BAND; 27],
             dirty: (1 << 27) - 1,
             unsolved: [BAND; 3],
+            pairs: [0; 3],
         };
         // Givens are eliminated here, in one go, so the first propagation starts from
         // settled cells instead of rediscovering each as a row single.
@@ -244,9 +248,10 @@ impl State {
     fn naked_singles(&mut self) -> Option<bool> {
         let mut progress = false;
         for band in 0..3 {
-            let (mut ones, mut twos) = (0, 0);
+            let (mut ones, mut twos, mut threes) = (0, 0, 0);
             for d in 0..9 {
                 let m = self.cand[9 * band + d];
+                threes |= twos & m;
                 twos |= ones & m;
                 ones |= m;
             }
@@ -254,6 +259,8 @@ impl State {
             if unsolved & !ones != 0 {
                 return None;
             }
+            // Kept for `pick`: if this pass places nothing, nothing changes before it.
+            self.pairs[band] = twos & !threes & unsolved;
             let singles = unsolved & !twos;
             if singles == 0 {
                 continue;
@@ -339,14 +346,8 @@ impl State {
         let mut best = (0, 0, 0);
         let mut fallback = None;
         for band in 0..3 {
-            let (mut ones, mut twos, mut threes) = (0, 0, 0);
-            for &m in &self.cand[9 * band..9 * band + 9] {
-                threes |= twos & m;
-                twos |= ones & m;
-                ones |= m;
-            }
             let unsolved = self.unsolved[band];
-            let mut pairs = twos & !threes & unsolved;
+            let mut pairs = self.pairs[band];
             while pairs != 0 {
                 let cell = pairs & pairs.wrapping_neg();
                 pairs &= pairs - 1;
