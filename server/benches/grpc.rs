@@ -82,14 +82,14 @@ async fn main() -> anyhow::Result<()> {
             eprintln!("skipping {name}: dataset not found (set SUDOKU_DATA)");
             continue;
         };
-        // Chunks alternate between the two, each run twice keeping the faster, so a busy
-        // neighbour on this shared machine slows both alike.
+        // Chunks alternate between the two, each run three times keeping the fastest, so a
+        // busy neighbour on this shared machine slows both alike.
         let (mut grpc_time, mut local_time) = (Duration::ZERO, Duration::ZERO);
         let options = Options::default();
         for chunk in puzzles.chunks(CHUNK) {
             let wire = requests(chunk);
             let (mut best_grpc, mut best_local) = (Duration::MAX, Duration::MAX);
-            for _ in 0..2 {
+            for _ in 0..3 {
                 let mut client = SudokuClient::new(channel.clone());
                 // The copy is the harness's, not the service's: made before the clock starts.
                 let outbound = tokio_stream::iter(wire.clone());
