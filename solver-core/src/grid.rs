@@ -252,7 +252,6 @@ fn classic_has_repeat(cells: &[u8; 81]) -> bool {
 
 /// Whether two cells of a row, column or box hold the same digit; one bitmask per house, no
 /// allocation and no division per cell.
-#[inline(always)]
 fn has_repeat(cells: &[u8], box_rows: usize, box_cols: usize) -> bool {
     let side = (box_rows * box_cols).min(Shape::MAX_SIDE);
     let mut box_of_col = [0usize; Shape::MAX_SIDE];

@@ -126,7 +126,9 @@ impl State {
             pairs: [0; 3],
         };
         // Givens are eliminated here, in one go, so the first propagation starts from
-        // settled cells instead of rediscovering each as a row single.
+        // settled cells instead of rediscovering each as a row single. Plain masking rather
+        // than `clear_cells` and `keep`: every digit-band is dirty already, and their change
+        // tracking cost 17-clue puzzles 4% here.
         for (i, &v) in grid.cells().iter().enumerate() {
             if v != 0 {
                 let (digit, band, cell) = (usize::from(v - 1), i / 27, 1u32 << (i % 27));
