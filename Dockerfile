@@ -1,8 +1,29 @@
 # Build with the Rust image, run from a slim image as a non-root user.
 FROM rust:1.95-slim-bookworm AS build
 WORKDIR /src
+
+# Dependencies first, in a layer of their own: the manifests, the lockfile and the proto (its
+# build script runs protox) with placeholder sources, so a source change rebuilds only our
+# crates. A new workspace member needs its manifest and placeholders here too (the build
+# fails loudly without them).
+COPY Cargo.toml Cargo.lock ./
+COPY solver-core/Cargo.toml solver-core/
+COPY proto/Cargo.toml proto/build.rs proto/
+COPY proto/sudoku proto/sudoku
+COPY server/Cargo.toml server/
+COPY client/Cargo.toml client/
+RUN mkdir -p solver-core/src solver-core/benches proto/src server/src server/benches client/src \
+    && touch solver-core/src/lib.rs proto/src/lib.rs server/src/lib.rs \
+    && for main in server/src/main.rs client/src/main.rs solver-core/benches/solve.rs server/benches/grpc.rs; do \
+         echo 'fn main() {}' > "$main"; \
+       done \
+    && cargo build --release --locked -p sudoku-server \
+    && rm -rf solver-core/src proto/src server/src client/src
+
 COPY . .
-RUN cargo build --release --locked -p sudoku-server
+# COPY keeps the sources' old timestamps: make them newer than the placeholder build.
+RUN find solver-core proto server client -name '*.rs' -exec touch {} + \
+    && cargo build --release --locked -p sudoku-server
 
 FROM debian:bookworm-slim
 RUN useradd --system --uid 10001 --no-create-home sudoku

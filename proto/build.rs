@@ -5,9 +5,11 @@ use std::path::PathBuf;
 use prost::Message;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let proto = "sudoku/v1/sudoku.proto";
-    println!("cargo:rerun-if-changed={proto}");
-    let descriptors = protox::compile([proto], ["."])?;
+    let protos = ["sudoku/v1/sudoku.proto", "sudoku/v1/puzzles.proto"];
+    for proto in protos {
+        println!("cargo:rerun-if-changed={proto}");
+    }
+    let descriptors = protox::compile(protos, ["."])?;
     let out = PathBuf::from(std::env::var("OUT_DIR")?);
     // Reflection serves this set; compile_fds writes none of its own.
     std::fs::write(

@@ -47,7 +47,7 @@ pub async fn run(conn: &Connection, args: &BenchArgs) -> anyhow::Result<bool> {
     let seconds = start.elapsed().as_secs_f64();
     let ok = latencies.len();
     let q = |p: f64| latencies.value_at_quantile(p);
-    println!(
+    let mut report = format!(
         "bench mode={} concurrency={} seconds={seconds:.1} requests={} rps={:.0} p50_us={} p90_us={} p99_us={} max_us={} errors={}",
         if args.batch { "batch" } else { "unary" },
         if args.batch { 1 } else { args.concurrency },
@@ -60,8 +60,10 @@ pub async fn run(conn: &Connection, args: &BenchArgs) -> anyhow::Result<bool> {
         errors.values().sum::<u64>()
     );
     for (code, n) in &errors {
-        println!("errors code={code} count={n}");
+        report.push_str(&format!("\nerrors code={code} count={n}"));
     }
+    report.push('\n');
+    crate::write_stdout(report.as_bytes())?;
     Ok(errors.is_empty())
 }
 
@@ -126,9 +128,9 @@ async fn batch(
 ) -> anyhow::Result<Results> {
     let (tx, rx) = tokio::sync::mpsc::channel(256);
     let feed = requests.clone();
-    // Sends cycle through the puzzles until the deadline; each carries its send time.
+    // One clock for sending and receiving: each request carries its send time since `origin`.
+    let origin = Instant::now();
     let sender = tokio::spawn(async move {
-        let origin = Instant::now();
         let mut i = 0usize;
         while Instant::now() < deadline {
             let mut request = feed[i % feed.len()].clone();
@@ -138,26 +140,28 @@ async fn batch(
             }
             i += 1;
         }
-        origin
     });
     let mut client = conn.sudoku();
+    // conn.request carries --timeout as the stream's deadline.
     let mut answers = client
-        .batch_solve(tokio_stream::wrappers::ReceiverStream::new(rx))
+        .batch_solve(conn.request(tokio_stream::wrappers::ReceiverStream::new(rx)))
         .await
-        .map_err(crate::status_error)?
+        .map_err(|s| conn.status_error(s))?
         .into_inner();
-    let start = Instant::now();
     let (mut latencies, mut errors) = (histogram(), BTreeMap::new());
-    while let Some(answer) = answers.next().await {
+    // Answers still queued at the deadline are not waited for: the run ends on time.
+    let end = tokio::time::Instant::from_std(deadline);
+    while let Ok(Some(answer)) = tokio::time::timeout_at(end, answers.next()).await {
         match answer {
             Ok(response) => {
                 let sent: u128 = response.id.parse().unwrap_or(0);
-                let now = start.elapsed().as_micros();
+                let now = origin.elapsed().as_micros();
                 let _ = latencies.record(now.saturating_sub(sent).max(1) as u64);
             }
             Err(status) => *errors.entry(format!("{:?}", status.code())).or_insert(0) += 1,
         }
     }
-    sender.await.context("the sender failed")?;
+    drop(answers);
+    sender.abort();
     Ok((latencies, errors))
 }

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use clap::builder::TypedValueParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Exit codes, also shown in `--help`.
@@ -11,7 +12,7 @@ stopped; 2 usage or connection error.";
 
 /// Solve Sudoku grids over gRPC, against a server or an embedded one.
 #[derive(Debug, Parser)]
-#[command(name = "sudoku", version, after_help = EXIT_CODES)]
+#[command(name = "sudoku", version, after_help = EXIT_CODES, args_override_self = true)]
 pub struct Cli {
     /// Global connection and output flags.
     #[command(flatten)]
@@ -24,8 +25,8 @@ pub struct Cli {
 /// Flags accepted before or after the subcommand.
 #[derive(Debug, Args)]
 pub struct Global {
-    /// Server URL (http://host:port or https://…); repeat to spread requests over several.
-    /// Without it, an embedded server runs in this process.
+    /// Server: http://host:port, https://host:port, host:port or a host (port 50051); repeat
+    /// to spread requests over several. Without it, or empty, an embedded server runs here.
     #[arg(
         long = "server",
         env = "SUDOKU_SERVER",
@@ -36,7 +37,7 @@ pub struct Global {
     /// CA certificate (PEM) to trust for https servers.
     #[arg(long, env = "SUDOKU_CA_CERT", global = true)]
     pub ca_cert: Option<PathBuf>,
-    /// Deadline per call, sent as grpc-timeout (e.g. 500ms, 2s, 1m).
+    /// Deadline per call, sent as grpc-timeout (e.g. 500ms, 2s, 1m); bench and batch too.
     #[arg(long, value_parser = parse_duration, global = true)]
     pub timeout: Option<Duration>,
     /// Compress requests and accept compressed responses.
@@ -45,23 +46,32 @@ pub struct Global {
     /// Output format (default: pretty on a terminal, line otherwise).
     #[arg(long, value_enum, global = true)]
     pub format: Option<Format>,
+    /// Largest grid side the embedded server accepts (it has no effect with --server).
+    #[arg(long, global = true, value_parser = parse_grid_side)]
+    pub max_grid_side: Option<usize>,
     /// Say on stderr which server is used.
     #[arg(long, short, global = true)]
     pub verbose: bool,
 }
 
-/// The subcommands.
+/// The subcommands. A new command is one variant here (its flags in an `Args` struct below)
+/// plus one module with `run(&Connection, &Args, &Printer)`, dispatched in `main::run`.
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Solve puzzles given as arguments, in a file, or on stdin, one unary call each.
+    #[command(after_help = EXIT_CODES)]
     Solve(SolveArgs),
     /// Stream a file of puzzles (one per line) through BatchSolve; answers in input order.
+    #[command(after_help = EXIT_CODES)]
     Batch(BatchArgs),
     /// Check the server's health; exit 0 when SERVING.
+    #[command(after_help = EXIT_CODES)]
     Health,
     /// Load-test a server: unary calls (or one stream with --batch) for a while.
+    #[command(after_help = EXIT_CODES)]
     Bench(BenchArgs),
     /// Print a shell completion script.
+    #[command(after_help = EXIT_CODES)]
     Completions {
         /// The shell.
         shell: clap_complete::Shell,
@@ -69,13 +79,13 @@ pub enum Command {
 }
 
 /// How to solve.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct SolveOptions {
     /// The algorithm.
     #[arg(long, value_enum, default_value_t = AlgorithmArg::Auto)]
     pub algorithm: AlgorithmArg,
     /// Solutions to look for: 1 any, 2 prove uniqueness, N count up to N.
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..))]
     pub count: u32,
     /// Box shape ROWSxCOLS where a side has several (e.g. 3x2 for 6x6 grids).
     #[arg(long = "box", value_parser = parse_shape)]
@@ -96,10 +106,13 @@ pub struct SolveArgs {
 }
 
 /// `sudoku batch`.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct BatchArgs {
     /// Files with one puzzle per line (`#` comments skipped); none or `-` reads stdin.
     pub files: Vec<PathBuf>,
+    /// Another file to read, as in `solve --file`; read after the positional ones.
+    #[arg(long)]
+    pub file: Option<PathBuf>,
     /// How to solve.
     #[command(flatten)]
     pub options: SolveOptions,
@@ -112,7 +125,7 @@ pub struct BenchArgs {
     #[arg(long)]
     pub file: PathBuf,
     /// Calls in flight at once.
-    #[arg(long, default_value_t = 16)]
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..).map(|n| n as usize))]
     pub concurrency: usize,
     /// How long to run (e.g. 10s).
     #[arg(long, value_parser = parse_duration, default_value = "10s")]
@@ -134,7 +147,7 @@ pub enum Compression {
 /// How answers are printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
-    /// The boxed grid and a one-line verdict.
+    /// The boxed grid on stdout (it reads back in), a one-line verdict on stderr.
     Pretty,
     /// One line per puzzle: the solution, or the outcome word.
     Line,
@@ -155,7 +168,8 @@ pub enum AlgorithmArg {
     Backtracking,
 }
 
-/// Parses `500ms`, `2s`, `1m` or a bare number of seconds.
+/// Parses `500ms`, `2s`, `1m` or a bare number of seconds; zero is refused (it would end
+/// every call, or a whole bench, before it starts).
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let text = text.trim();
     let split = text
@@ -175,7 +189,20 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
             ));
         }
     };
-    Duration::try_from_secs_f64(seconds).map_err(|e| format!("'{text}': {e}"))
+    match Duration::try_from_secs_f64(seconds) {
+        Ok(d) if d.is_zero() => Err(format!("'{text}': a duration must be above zero")),
+        Ok(d) => Ok(d),
+        Err(e) => Err(format!("'{text}': {e}")),
+    }
+}
+
+/// Parses a grid side the solver supports (4 to `Shape::MAX_SIDE`).
+pub fn parse_grid_side(text: &str) -> Result<usize, String> {
+    let max = solver_core::Shape::MAX_SIDE;
+    match text.trim().parse::<usize>() {
+        Ok(side) if (4..=max).contains(&side) => Ok(side),
+        _ => Err(format!("'{text}' is not a grid side from 4 to {max}")),
+    }
 }
 
 /// Parses a box shape such as `3x2`.

@@ -14,9 +14,14 @@ use crate::cli::{Compression, Global};
 /// How long to wait for a TCP connection before calling a server unreachable.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// What starts each certificate in a PEM file.
+const CERT_MARKER: &str = "-----BEGIN CERTIFICATE-----";
+
 /// A ready connection, with the embedded server kept alive while it is used.
 pub struct Connection {
     channel: Channel,
+    /// Who answers, for messages: the URL(s), or "the embedded server".
+    target: String,
     embedded: Option<sudoku_server::Server>,
     timeout: Option<Duration>,
     compression: Option<CompressionEncoding>,
@@ -29,8 +34,19 @@ impl Connection {
             Compression::Gzip => CompressionEncoding::Gzip,
             Compression::Zstd => CompressionEncoding::Zstd,
         });
-        let (channel, embedded) = if global.servers.is_empty() {
-            let server = sudoku_server::start(sudoku_server::Config::embedded())
+        let servers: Vec<String> = global
+            .servers
+            .iter()
+            .map(|s| s.trim())
+            .filter(|s| !s.is_empty())
+            .map(server_url)
+            .collect();
+        let (channel, embedded, target) = if servers.is_empty() {
+            let mut config = sudoku_server::Config::embedded();
+            if let Some(side) = global.max_grid_side {
+                config.max_grid_side = side;
+            }
+            let server = sudoku_server::start(config)
                 .await
                 .context("cannot start the embedded server")?;
             let url = format!("http://{}", server.addr());
@@ -41,18 +57,17 @@ impl Connection {
                 .connect()
                 .await
                 .context("cannot reach the embedded server")?;
-            (channel, Some(server))
+            (channel, Some(server), "the embedded server".to_owned())
         } else {
-            let endpoints = global
-                .servers
+            let endpoints = servers
                 .iter()
                 .map(|url| endpoint(url, global))
                 .collect::<anyhow::Result<Vec<_>>>()?;
             if global.verbose {
-                eprintln!("sudoku: using {}", global.servers.join(", "));
+                eprintln!("sudoku: using {}", servers.join(", "));
             }
             let channel = if endpoints.len() == 1 {
-                let url = &global.servers[0];
+                let url = &servers[0];
                 endpoints[0]
                     .connect()
                     .await
@@ -60,10 +75,11 @@ impl Connection {
             } else {
                 Channel::balance_list(endpoints.into_iter())
             };
-            (channel, None)
+            (channel, None, servers.join(", "))
         };
         Ok(Connection {
             channel,
+            target,
             embedded,
             timeout: global.timeout,
             compression,
@@ -97,6 +113,38 @@ impl Connection {
         request
     }
 
+    /// Who answers, for messages.
+    pub fn target(&self) -> &str {
+        &self.target
+    }
+
+    /// A failed call as a one-line error in plain words.
+    pub fn status_error(&self, status: tonic::Status) -> anyhow::Error {
+        let target = &self.target;
+        let message = status.message();
+        match status.code() {
+            tonic::Code::Unavailable => anyhow::anyhow!("{target} is unavailable: {message}"),
+            // hyper's words for a peer that went away mid-call.
+            tonic::Code::Unknown | tonic::Code::Internal
+                if message.contains("error reading a body")
+                    || message.contains("connection reset")
+                    || message.contains("broken pipe") =>
+            {
+                anyhow::anyhow!("the connection was lost ({message})")
+            }
+            tonic::Code::Unknown | tonic::Code::Internal
+                if target.starts_with("http://")
+                    && (message.contains("transport error")
+                        || message.contains("h2 protocol error")) =>
+            {
+                anyhow::anyhow!(
+                    "{target} did not answer in plain HTTP/2; if it speaks TLS, use https:// ({message})"
+                )
+            }
+            code => anyhow::anyhow!("{message} ({code:?})"),
+        }
+    }
+
     /// Stops the embedded server, if any.
     pub async fn close(self) -> anyhow::Result<()> {
         drop(self.channel);
@@ -106,6 +154,21 @@ impl Connection {
         Ok(())
     }
 }
+
+/// A server URL from what the user typed: `host:port` and `localhost` mean plain http, as in
+/// grpcurl.
+fn server_url(text: &str) -> String {
+    if text.contains("://") {
+        text.to_owned()
+    } else if text.contains(':') {
+        format!("http://{text}")
+    } else {
+        format!("http://{text}:{}", DEFAULT_PORT)
+    }
+}
+
+/// The port a server listens on unless told otherwise.
+const DEFAULT_PORT: u16 = 50051;
 
 fn endpoint(url: &str, global: &Global) -> anyhow::Result<Endpoint> {
     let mut endpoint = Endpoint::from_shared(url.to_owned())
@@ -117,8 +180,27 @@ fn endpoint(url: &str, global: &Global) -> anyhow::Result<Endpoint> {
             bail!("{url} uses TLS: give the CA certificate to trust with --ca-cert");
         };
         let pem = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+        if !pem
+            .windows(CERT_MARKER.len())
+            .any(|w| w == CERT_MARKER.as_bytes())
+        {
+            bail!("{} holds no PEM certificate", path.display());
+        }
         endpoint = endpoint
             .tls_config(ClientTlsConfig::new().ca_certificate(Certificate::from_pem(pem)))?;
     }
     Ok(endpoint)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn server_urls_as_grpcurl_takes_them() {
+        assert_eq!(server_url("127.0.0.1:7"), "http://127.0.0.1:7");
+        assert_eq!(server_url("localhost"), "http://localhost:50051");
+        assert_eq!(server_url("https://a.example:443"), "https://a.example:443");
+        assert_eq!(server_url("[::1]:9"), "http://[::1]:9");
+    }
 }

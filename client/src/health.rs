@@ -13,8 +13,8 @@ pub async fn run(conn: &Connection) -> anyhow::Result<bool> {
             service: String::new(),
         }))
         .await
-        .map_err(crate::status_error)?;
+        .map_err(|s| conn.status_error(s))?;
     let status = answer.into_inner().status();
-    println!("{}", status.as_str_name());
+    crate::write_stdout(format!("{}\n", status.as_str_name()).as_bytes())?;
     Ok(status == ServingStatus::Serving)
 }

@@ -1,10 +1,21 @@
 //! Reading puzzles from arguments, files and stdin, each with where it came from.
 
 use std::fmt;
-use std::io::Read;
+use std::io::{IsTerminal, Read};
 use std::path::Path;
 
-use anyhow::Context;
+use anyhow::{Context, bail};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, BufReader};
+
+/// The longest input line accepted, in bytes: a 25x25 grid with separators and dataset
+/// fields fits many times over, and a runaway line is refused before it fills memory.
+pub const MAX_LINE_BYTES: usize = 64 * 1024;
+
+/// The most `solve` reads from one file or stdin; `batch` streams larger inputs.
+pub const MAX_SOLVE_INPUT_BYTES: u64 = 16 << 20;
+
+/// What a UTF-8 byte-order mark looks like; editors on some systems start files with it.
+const BOM: char = '\u{feff}';
 
 /// Where a puzzle came from, for error messages.
 #[derive(Debug, Clone)]
@@ -46,8 +57,9 @@ pub fn solve_inputs(args: &[String], file: Option<&Path>) -> anyhow::Result<Vec<
         ))
     };
     if let Some(path) = file {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read {}", path.display()))?;
+        let file =
+            std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let text = read_bounded(file, &path.display().to_string())?;
         for (line, block) in blocks(&text) {
             add(Place::Line(line), block);
         }
@@ -70,11 +82,108 @@ pub fn solve_inputs(args: &[String], file: Option<&Path>) -> anyhow::Result<Vec<
 }
 
 fn read_stdin() -> anyhow::Result<String> {
-    let mut text = String::new();
-    std::io::stdin()
-        .read_to_string(&mut text)
-        .context("cannot read stdin")?;
-    Ok(text)
+    if std::io::stdin().is_terminal() {
+        // Someone typed `sudoku solve` alone: say what it waits for instead of hanging silently.
+        eprintln!(
+            "sudoku: reading puzzles from the terminal; end with Ctrl-D (or give a puzzle as an argument, or --file)"
+        );
+    }
+    read_bounded(std::io::stdin(), "stdin")
+}
+
+/// Reads all of `input` as text, refusing more than [`MAX_SOLVE_INPUT_BYTES`] and binary data.
+fn read_bounded(input: impl Read, name: &str) -> anyhow::Result<String> {
+    let mut bytes = Vec::new();
+    input
+        .take(MAX_SOLVE_INPUT_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("cannot read {name}"))?;
+    if bytes.len() as u64 > MAX_SOLVE_INPUT_BYTES {
+        bail!(
+            "{name} is larger than {} MiB: use `sudoku batch` for large inputs",
+            MAX_SOLVE_INPUT_BYTES >> 20
+        );
+    }
+    let text = String::from_utf8(bytes).map_err(|e| {
+        anyhow::anyhow!(
+            "{name} is not UTF-8 text (byte {})",
+            e.utf8_error().valid_up_to()
+        )
+    })?;
+    Ok(text.strip_prefix(BOM).map(str::to_owned).unwrap_or(text))
+}
+
+/// Opens a batch input: a file, or stdin for `None`.
+pub async fn open_input(path: Option<&Path>) -> anyhow::Result<Box<dyn AsyncRead + Unpin + Send>> {
+    Ok(match path {
+        Some(path) => Box::new(
+            tokio::fs::File::open(path)
+                .await
+                .with_context(|| format!("cannot read {}", path.display()))?,
+        ),
+        None => Box::new(tokio::io::stdin()),
+    })
+}
+
+/// Lines of a batch input, each at most [`MAX_LINE_BYTES`], with a leading byte-order mark
+/// dropped; errors name the input and the line.
+pub struct LineReader {
+    input: BufReader<Box<dyn AsyncRead + Unpin + Send>>,
+    name: String,
+    line: usize,
+    buf: Vec<u8>,
+}
+
+impl LineReader {
+    /// Reads `input`, called `path` (or stdin) in messages.
+    pub fn new(input: Box<dyn AsyncRead + Unpin + Send>, path: Option<&Path>) -> LineReader {
+        LineReader {
+            input: BufReader::new(input),
+            name: path.map_or("stdin".to_owned(), |p| p.display().to_string()),
+            line: 0,
+            buf: Vec::new(),
+        }
+    }
+
+    /// The next line and its 1-based number, without the line ending.
+    pub async fn next(&mut self) -> anyhow::Result<Option<(usize, String)>> {
+        self.buf.clear();
+        let limit = MAX_LINE_BYTES as u64 + 1;
+        let read = (&mut self.input)
+            .take(limit)
+            .read_until(b'\n', &mut self.buf)
+            .await
+            .with_context(|| format!("cannot read {}", self.name))?;
+        if read == 0 {
+            return Ok(None);
+        }
+        self.line += 1;
+        if self.buf.last() == Some(&b'\n') {
+            self.buf.pop();
+        } else if self.buf.len() > MAX_LINE_BYTES {
+            bail!(
+                "{} line {}: longer than the limit of {MAX_LINE_BYTES} bytes",
+                self.name,
+                self.line
+            );
+        }
+        if self.buf.last() == Some(&b'\r') {
+            self.buf.pop();
+        }
+        let text = std::str::from_utf8(&self.buf).map_err(|_| {
+            anyhow::anyhow!(
+                "{} line {}: not UTF-8 text (binary input?)",
+                self.name,
+                self.line
+            )
+        })?;
+        let text = if self.line == 1 {
+            text.strip_prefix(BOM).unwrap_or(text)
+        } else {
+            text
+        };
+        Ok(Some((self.line, text.to_owned())))
+    }
 }
 
 /// Splits text into puzzles: blank lines separate multi-line grids, and a block whose lines
@@ -123,6 +232,49 @@ fn is_one_line_puzzle(line: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    async fn lines_of(bytes: &'static [u8]) -> anyhow::Result<Vec<(usize, String)>> {
+        let mut reader = LineReader::new(Box::new(bytes), None);
+        let mut out = Vec::new();
+        while let Some(line) = reader.next().await? {
+            out.push(line);
+        }
+        Ok(out)
+    }
+
+    #[tokio::test]
+    async fn line_reader_drops_a_bom_and_line_endings() {
+        let lines = lines_of(b"\xef\xbb\xbfab\r\ncd\nef").await.unwrap();
+        assert_eq!(
+            lines,
+            [
+                (1, "ab".to_owned()),
+                (2, "cd".to_owned()),
+                (3, "ef".to_owned())
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn line_reader_refuses_long_lines_and_binary_with_the_line() {
+        let long: &'static [u8] = Box::leak(vec![b'.'; MAX_LINE_BYTES + 10].into_boxed_slice());
+        let err = lines_of(long).await.unwrap_err().to_string();
+        assert!(
+            err.contains("stdin line 1: longer than the limit of 65536 bytes"),
+            "{err}"
+        );
+        let err = lines_of(b"ok\n\xff\xfe\n").await.unwrap_err().to_string();
+        assert!(err.contains("stdin line 2: not UTF-8"), "{err}");
+    }
+
+    #[test]
+    fn solve_input_is_bounded_and_skips_a_bom() {
+        let text = read_bounded(&b"\xef\xbb\xbf1234"[..], "x").unwrap();
+        assert_eq!(text, "1234");
+        let big = vec![b'.'; MAX_SOLVE_INPUT_BYTES as usize + 1];
+        let err = read_bounded(&big[..], "big.txt").unwrap_err().to_string();
+        assert!(err.contains("big.txt is larger than 16 MiB"), "{err}");
+    }
 
     #[test]
     fn blocks_split_one_line_puzzles_and_keep_grids_whole() {

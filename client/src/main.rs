@@ -7,11 +7,13 @@ mod conn;
 mod health;
 mod input;
 mod output;
+mod request;
 mod solve;
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
+use anyhow::Context;
 use clap::{CommandFactory, Parser};
 
 use crate::cli::{Cli, Command, Format};
@@ -21,8 +23,10 @@ use crate::output::Printer;
 fn main() -> ExitCode {
     let cli = Cli::parse();
     if let Command::Completions { shell } = cli.command {
-        clap_complete::generate(shell, &mut Cli::command(), "sudoku", &mut std::io::stdout());
-        return ExitCode::SUCCESS;
+        // Into memory first: clap_complete panics on a write error, we report it.
+        let mut script = Vec::new();
+        clap_complete::generate(shell, &mut Cli::command(), "sudoku", &mut script);
+        return exit_code(write_stdout(&script).map(|()| true));
     }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -34,10 +38,27 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match runtime.block_on(run(cli)) {
+    exit_code(runtime.block_on(run(cli)))
+}
+
+/// Writes all of `bytes` to stdout and flushes, so a full disk is an error, not a panic.
+pub fn write_stdout(bytes: &[u8]) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(bytes)
+        .and_then(|()| out.flush())
+        .context("cannot write to stdout")
+}
+
+/// The one exit path: 0 all solved, 1 some not, 2 an error; a closed pipe is a normal end.
+fn exit_code(result: anyhow::Result<bool>) -> ExitCode {
+    match result {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) if err.is::<request::NoPuzzles>() => {
+            eprintln!("error: {err}");
+            ExitCode::from(1)
+        }
         Err(err) => {
             eprintln!("error: {}", one_line(&err));
             ExitCode::from(2)
@@ -83,14 +104,6 @@ fn one_line(err: &anyhow::Error) -> String {
         }
     }
     parts.join(": ")
-}
-
-/// A gRPC status as a one-line error: unreachable servers say so plainly.
-pub fn status_error(status: tonic::Status) -> anyhow::Error {
-    match status.code() {
-        tonic::Code::Unavailable => anyhow::anyhow!("server unavailable: {}", status.message()),
-        code => anyhow::anyhow!("{} ({code:?})", status.message()),
-    }
 }
 
 fn is_broken_pipe(err: &anyhow::Error) -> bool {

@@ -20,12 +20,28 @@ pub fn outcome_word(outcome: Outcome) -> &'static str {
     }
 }
 
-/// Whether the puzzle counts as solved for the exit code.
-pub fn is_solved(outcome: Outcome) -> bool {
-    matches!(
-        outcome,
-        Outcome::Unique | Outcome::Solved | Outcome::Multiple
-    )
+/// One puzzle's answer as the client saw it.
+#[derive(Debug, Clone, Copy)]
+pub enum Answer<'a> {
+    /// The server answered.
+    Response(&'a pb::SolveResponse),
+    /// No answer from a solver: the puzzle did not parse, or its call ended with a status.
+    Failed {
+        /// The outcome word to print.
+        outcome: Outcome,
+        /// Why, as already reported on stderr.
+        reason: &'a str,
+    },
+}
+
+impl<'a> Answer<'a> {
+    /// The answer for a puzzle that did not parse.
+    pub fn invalid(reason: &'a str) -> Answer<'a> {
+        Answer::Failed {
+            outcome: Outcome::Invalid,
+            reason,
+        }
+    }
 }
 
 /// Writes answers in one format.
@@ -40,7 +56,26 @@ impl Printer {
     }
 
     /// Writes one answer.
-    pub fn answer(
+    pub fn answer(&self, out: &mut impl Write, origin: &Origin, answer: Answer) -> io::Result<()> {
+        match answer {
+            Answer::Response(response) => self.response(out, origin, response),
+            Answer::Failed { outcome, reason } => match self.format {
+                Format::Line => writeln!(out, "{}", outcome_word(outcome)),
+                Format::Json => {
+                    let value = serde_json::json!({
+                        "puzzle": origin.number,
+                        "outcome": outcome_word(outcome),
+                        "error": { "message": reason },
+                    });
+                    writeln!(out, "{value}")
+                }
+                // People read the reason on stderr; stdout stays for grids.
+                Format::Pretty => Ok(()),
+            },
+        }
+    }
+
+    fn response(
         &self,
         out: &mut impl Write,
         origin: &Origin,
@@ -100,28 +135,14 @@ impl Printer {
                             .map_or("unknown error", |e| e.message.as_str())
                     ),
                 };
-                writeln!(out, "{origin}: {verdict}")?;
-                writeln!(out)
+                // The grid alone on stdout reads back in; the verdict is for people.
+                if solution.is_some() {
+                    writeln!(out)?;
+                }
+                out.flush()?;
+                eprintln!("{origin}: {verdict}");
+                Ok(())
             }
-        }
-    }
-
-    /// Writes the answer for a puzzle that could not be sent: invalid, with the reason.
-    pub fn invalid(
-        &self,
-        out: &mut impl Write,
-        origin: &Origin,
-        error: pb::SolveError,
-    ) -> io::Result<()> {
-        let response = pb::SolveResponse {
-            outcome: Outcome::Invalid.into(),
-            error: Some(error),
-            ..pb::SolveResponse::default()
-        };
-        match self.format {
-            // People read the error on stderr; stdout stays for answers.
-            Format::Pretty => Ok(()),
-            _ => self.answer(out, origin, &response),
         }
     }
 }

@@ -46,19 +46,6 @@ fn assert_solves(puzzle: &Grid, line: &str) {
     );
 }
 
-fn data_file(name: &str) -> Option<PathBuf> {
-    let dir = std::env::var_os("SUDOKU_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data"));
-    let path = dir.join(name);
-    if path.exists() {
-        Some(path)
-    } else {
-        eprintln!("skipping: {} not found (set SUDOKU_DATA)", path.display());
-        None
-    }
-}
-
 #[test]
 fn solve_one_line_prints_the_solution() {
     let out = success(sudoku().args(["solve", CLASSIC]));
@@ -145,15 +132,191 @@ fn json_output_has_every_field() {
 }
 
 #[test]
-fn pretty_output_is_a_boxed_grid_and_a_verdict() {
-    let out = stdout(sudoku().args(["solve", "--format", "pretty", CLASSIC]));
+fn pretty_output_is_a_boxed_grid_that_reads_back_in() {
+    let output = sudoku()
+        .args(["solve", "--format", "pretty", CLASSIC])
+        .output()
+        .unwrap();
+    let out = String::from_utf8(output.stdout).unwrap();
+    let err = String::from_utf8_lossy(&output.stderr);
     assert!(out.contains("------+-------+------"), "{out}");
     assert!(
-        out.contains("puzzle 1 (argument 1): unique solution"),
-        "{out}"
+        !out.contains("puzzle 1"),
+        "the verdict stays off stdout: {out}"
     );
-    let grid_text: String = out.lines().take(11).collect::<Vec<_>>().join("\n");
-    assert_solves(&grid(CLASSIC), &grid(&grid_text).to_line());
+    assert!(
+        err.contains("puzzle 1 (argument 1): unique solution"),
+        "{err}"
+    );
+    // Issue 14: the boxed form on stdout is a puzzle `solve` reads back.
+    let dir = temp_dir("pretty");
+    let file = dir.join("g.txt");
+    std::fs::write(&file, &out).unwrap();
+    let again = success(sudoku().args(["solve", "--file"]).arg(&file));
+    assert_solves(&grid(CLASSIC), &again);
+    assert_solves(&grid(&again), &again);
+}
+
+/// A fresh folder for one test's files.
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("sudoku-cli-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs `args` with stdout a pipe whose reading end is already closed.
+fn with_closed_stdout(args: &[&str]) -> std::process::Output {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_sudoku"))
+        .args(args)
+        .env_remove("SUDOKU_SERVER")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn closed_pipes_and_full_disks_are_not_crashes() {
+    let dir = temp_dir("pipes");
+    let file = dir.join("easy.txt");
+    std::fs::write(&file, format!("{CLASSIC}\n")).unwrap();
+    let file = file.to_str().unwrap();
+    for args in [
+        &["health"][..],
+        &[
+            "bench",
+            "--duration",
+            "200ms",
+            "--concurrency",
+            "2",
+            "--file",
+            file,
+        ][..],
+        &["completions", "bash"][..],
+    ] {
+        let output = with_closed_stdout(args);
+        let err = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(0), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_sudoku"))
+        .args(["completions", "bash"])
+        .stdout(full)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(err.starts_with("error: cannot write to stdout"), "{err}");
+}
+
+#[test]
+fn every_invalid_batch_item_says_why() {
+    let mut sixteen = vec!['.'; 256];
+    sixteen[0] = 'G';
+    let sixteen: String = sixteen.into_iter().collect();
+    let output = sudoku()
+        .args(["batch", "--algorithm", "fast"])
+        .write_stdin(format!("{sixteen}\n"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), "invalid");
+    let err = String::from_utf8_lossy(&output.stderr);
+    let reason = err
+        .lines()
+        .find(|l| l.starts_with("error: puzzle 1 (line 1): "))
+        .unwrap_or_else(|| panic!("no reason given: {err}"));
+    assert!(
+        reason.len() > "error: puzzle 1 (line 1): ".len() + 5,
+        "{err}"
+    );
+}
+
+#[test]
+fn empty_input_says_so_and_exits_1() {
+    for args in [&["solve"][..], &["batch"][..], &["batch", "/dev/null"][..]] {
+        let output = sudoku().args(args).write_stdin("").output().unwrap();
+        let err = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains("no puzzle in the input"), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn oversized_and_unreadable_input_is_named() {
+    let line = ".".repeat(1 << 20);
+    let output = sudoku().arg("batch").write_stdin(line).output().unwrap();
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("stdin line 1: longer than the limit of 65536 bytes"),
+        "{err}"
+    );
+    let dir = temp_dir("unreadable");
+    let output = sudoku().arg("batch").arg(&dir).output().unwrap();
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("cannot read {}", dir.display())),
+        "{err}"
+    );
+    // A byte-order mark is not a cell; `--file` names batch input as it does for solve.
+    let file = dir.join("bom.txt");
+    std::fs::write(&file, format!("\u{feff}{CLASSIC}\n")).unwrap();
+    let out = success(sudoku().args(["batch", "--file"]).arg(&file));
+    assert_solves(&grid(CLASSIC), &out);
+    let out = success(sudoku().args(["solve", "--file"]).arg(&file));
+    assert_solves(&grid(CLASSIC), &out);
+}
+
+#[test]
+fn a_ca_file_without_a_certificate_is_named() {
+    let dir = temp_dir("ca");
+    let file = dir.join("empty.pem");
+    std::fs::write(&file, "not a certificate\n").unwrap();
+    let output = sudoku()
+        .args(["--server", "https://127.0.0.1:1", "--ca-cert"])
+        .arg(&file)
+        .args(["solve", CLASSIC])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("{} holds no PEM certificate", file.display())),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_empty_server_means_the_embedded_one() {
+    let out = success(sudoku().env("SUDOKU_SERVER", "").args(["solve", CLASSIC]));
+    assert_solves(&grid(CLASSIC), &out);
+}
+
+#[test]
+fn the_embedded_server_limit_can_be_raised_and_lowered() {
+    let sixteen = ".".repeat(256);
+    let output = sudoku()
+        .args(["--max-grid-side", "9", "solve", "--count", "1", &sixteen])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let out = success(sudoku().args(["--max-grid-side", "16", "solve", "--count", "1", &sixteen]));
+    assert_solves(&grid(&sixteen), &out);
+    let output = sudoku()
+        .args(["--max-grid-side", "99", "health"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(err.contains("not a grid side from 4 to 35"), "{err}");
 }
 
 #[test]
@@ -266,15 +429,11 @@ fn batch_keeps_input_order_and_reports_bad_lines() {
 
 #[test]
 fn batch_of_ten_thousand_in_input_order() {
-    let Some(path) = data_file("puzzles5_forum_hardest_1905_11+") else {
+    let Some(path) = test_support::data_file("puzzles5_forum_hardest_1905_11+") else {
         return;
     };
     let text = std::fs::read_to_string(&path).unwrap();
-    let puzzles: Vec<&str> = text
-        .lines()
-        .filter(|l| !l.starts_with('#'))
-        .take(10_000)
-        .collect();
+    let puzzles: Vec<&str> = test_support::puzzle_lines(&text).take(10_000).collect();
     let output = sudoku()
         .args(["batch", "--format", "json"])
         .write_stdin(puzzles.join("\n"))
@@ -307,6 +466,12 @@ struct ServerProcess {
 
 impl ServerProcess {
     fn start() -> ServerProcess {
+        ServerProcess::start_with(&[], "http://127.0.0.1", &[])
+    }
+
+    /// Starts the server with `extra` flags, reached at `base:port`; `client` flags go with
+    /// the readiness check.
+    fn start_with(extra: &[&str], base: &str, client: &[&str]) -> ServerProcess {
         // `cargo test --workspace` builds the server binary next to ours.
         let binary = PathBuf::from(env!("CARGO_BIN_EXE_sudoku")).with_file_name("sudoku-server");
         assert!(
@@ -325,18 +490,20 @@ impl ServerProcess {
                 "--metrics-listen",
                 "off",
             ])
+            .args(extra)
             .stderr(std::process::Stdio::null())
             .spawn()
             .expect("sudoku-server starts");
         // Owned by the guard at once, so a failed start still stops the process.
         let server = ServerProcess {
             child,
-            url: format!("http://127.0.0.1:{port}"),
+            url: format!("{base}:{port}"),
         };
         // Ready when the health check answers.
         for _ in 0..200 {
             if sudoku()
                 .args(["health", "--server", &server.url])
+                .args(client)
                 .output()
                 .is_ok_and(|o| o.status.success())
             {
@@ -362,6 +529,10 @@ fn every_command_against_a_separate_server() {
     let server = ServerProcess::start();
     let url = server.url.clone();
     let out = stdout(sudoku().args(["--server", &url, "--compress", "zstd", "solve", CLASSIC]));
+    assert_solves(&grid(CLASSIC), &out);
+    // host:port, as grpcurl takes it.
+    let host_port = url.trim_start_matches("http://");
+    let out = stdout(sudoku().args(["--server", host_port, "solve", CLASSIC]));
     assert_solves(&grid(CLASSIC), &out);
     // Several endpoints: requests spread over a balanced channel.
     let out = stdout(sudoku().args([
@@ -424,4 +595,175 @@ fn help_documents_exit_codes_and_completions_work() {
         .assert()
         .success()
         .stdout("SERVING\n");
+}
+
+/// Every `--help` page, as a user sees it; `UPDATE_SNAPSHOTS=1` rewrites the snapshot.
+#[test]
+fn help_matches_the_snapshot() {
+    let mut pages = String::new();
+    for command in [
+        &[][..],
+        &["solve"],
+        &["batch"],
+        &["health"],
+        &["bench"],
+        &["completions"],
+    ] {
+        let help = success(
+            sudoku()
+                .env_remove("SUDOKU_CA_CERT")
+                .args(command)
+                .arg("--help"),
+        );
+        assert!(
+            help.trim_end().ends_with(EXIT_CODES_LINE),
+            "{command:?}: {help}"
+        );
+        pages.push_str(&format!("$ sudoku {} --help\n{help}\n", command.join(" ")));
+    }
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/help.txt");
+    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &pages).unwrap();
+    }
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (run with UPDATE_SNAPSHOTS=1)", path.display()));
+    assert!(
+        pages == expected,
+        "--help changed; review and run with UPDATE_SNAPSHOTS=1:\n{pages}"
+    );
+}
+
+const EXIT_CODES_LINE: &str = "2 usage or connection error.";
+
+#[test]
+fn zero_counts_and_durations_are_rejected_and_repeats_take_the_last() {
+    for args in [
+        &["solve", "--count", "0", CLASSIC][..],
+        &["--timeout", "0", "solve", CLASSIC],
+        &["bench", "--duration", "0s", "--file", "x"],
+        &["bench", "--concurrency", "0", "--file", "x"],
+    ] {
+        let output = sudoku().args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("error: invalid value"), "{args:?}: {err}");
+    }
+    // As cargo does: the last of a repeated flag wins.
+    let open = ".".repeat(81);
+    let output = sudoku()
+        .args([
+            "--format", "json", "solve", "--count", "5", "--count", "1", &open,
+        ])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&output.stdout);
+    assert!(out.contains("\"outcome\":\"solved\""), "{out}");
+}
+
+/// Runs `sh -c script` in `dir`; `false` when the shell or a command in it failed.
+fn shell(dir: &std::path::Path, script: &str) -> bool {
+    std::process::Command::new("sh")
+        .args(["-c", script])
+        .current_dir(dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Held by the TLS test and the lost-server test: run side by side, the TLS solve was seen to
+/// fail with "operation was canceled" about one run in five (cause not yet found; see the
+/// client report of issue 14).
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+#[test]
+fn tls_with_the_readme_recipe() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"))
+        .expect("README.md");
+    let section = readme
+        .split("### TLS for testing")
+        .nth(1)
+        .and_then(|s| s.split("```sh\n").nth(1))
+        .and_then(|s| s.split("\n\nsudoku-server").next())
+        .expect("the README's TLS recipe");
+    let dir = temp_dir("tls");
+    if !shell(&dir, "openssl version") {
+        if std::env::var_os("CI").is_some() {
+            panic!("openssl is needed for this test in CI");
+        }
+        eprintln!("SKIP: openssl not found; the README's TLS recipe is untested");
+        return;
+    }
+    assert!(shell(&dir, section), "the recipe runs:\n{section}");
+    let (cert, key, ca) = (
+        dir.join("server.pem"),
+        dir.join("server.key"),
+        dir.join("ca.pem"),
+    );
+    let (cert, key, ca) = (
+        cert.to_str().unwrap(),
+        key.to_str().unwrap(),
+        ca.to_str().unwrap(),
+    );
+    let server = ServerProcess::start_with(
+        &["--tls-cert", cert, "--tls-key", key],
+        "https://127.0.0.1",
+        &["--ca-cert", ca],
+    );
+    let out = success(sudoku().args(["--server", &server.url, "--ca-cert", ca, "solve", CLASSIC]));
+    assert_solves(&grid(CLASSIC), &out);
+    // Plain HTTP/2 to a TLS server is named as such.
+    let plain = server.url.replace("https://", "");
+    let output = sudoku()
+        .args(["--server", &plain, "health"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(err.contains("if it speaks TLS, use https://"), "{err}");
+}
+
+#[test]
+fn a_lost_server_is_named_and_the_summary_still_printed() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let server = ServerProcess::start_with(&["--workers", "1"], "http://127.0.0.1", &[]);
+    let puzzles = format!("{SLOW_FOR_BACKTRACKING}\n").repeat(200);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_sudoku"))
+        .args([
+            "--server",
+            &server.url,
+            "batch",
+            "--algorithm",
+            "backtracking",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write as _;
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(puzzles.as_bytes()).unwrap();
+    drop(stdin);
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let _ = std::process::Command::new("kill")
+        .args(["-KILL", &server.child.id().to_string()])
+        .status();
+    let output = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("lost the connection to {} after", server.url)),
+        "{err}"
+    );
+    assert!(err.contains(" of 200 answers"), "{err}");
+    assert!(err.contains("the connection was lost"), "{err}");
+    assert!(
+        !err.contains("TLS"),
+        "a lost connection is not a TLS mix-up: {err}"
+    );
+    assert!(err.contains("puzzles: "), "the summary: {err}");
+    drop(server);
 }

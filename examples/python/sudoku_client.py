@@ -60,6 +60,32 @@ def batch(channel, pb, pb_grpc, lines, timeout=60.0):
     return sorted(stub.BatchSolve(requests, timeout=timeout), key=lambda r: r.index)
 
 
+# Cell values 0..9 as text: a packed answer's solutions become puzzle-file lines in one call.
+VALUES_TO_TEXT = bytes.maketrans(bytes(range(10)), b".123456789")
+
+
+def batch_packed(channel, pb, pb_grpc, lines, per_message=2000, timeout=600.0):
+    """Solves one-line 9x9 puzzles through BatchSolvePacked, many puzzles per message (one
+    byte per cell, the lines sent as they are). Returns (outcome, solution line or None) per
+    puzzle, in input order; invalid puzzles come back as (OUTCOME_INVALID, reason)."""
+    stub = pb_grpc.SudokuStub(channel)
+
+    def messages():
+        for start in range(0, len(lines), per_message):
+            chunk = "".join(lines[start:start + per_message]).encode()
+            yield pb.PackedPuzzles(box_rows=3, box_cols=3, cells=chunk)
+
+    results = [None] * len(lines)
+    for answer in stub.BatchSolvePacked(messages(), timeout=timeout):
+        text = answer.solutions.translate(VALUES_TO_TEXT).decode()
+        for k, outcome in enumerate(answer.outcomes):
+            solution = text[k * 81:(k + 1) * 81]
+            results[answer.first + k] = (outcome, None if solution == "." * 81 else solution)
+        for error in answer.errors:
+            results[answer.first + error.offset] = (pb.OUTCOME_INVALID, error.error.message)
+    return results
+
+
 def health(channel):
     """The server's overall health status name."""
     stub = health_pb2_grpc.HealthStub(channel)
@@ -77,6 +103,8 @@ def main(argv):
         print(pb.Outcome.Name(answer.outcome), to_line(answer.solution))
         for response in batch(channel, pb, pb_grpc, [puzzle] * 3):
             print(response.index, pb.Outcome.Name(response.outcome))
+        for index, (outcome, solution) in enumerate(batch_packed(channel, pb, pb_grpc, [puzzle] * 3)):
+            print(index, pb.Outcome.Name(outcome), solution)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,8 @@
-"""Runs the Python client against a real sudoku-server (SUDOKU_SERVER_BIN, or target/debug)."""
+"""Runs the Python client against a real sudoku-server.
+
+The binary is SUDOKU_SERVER_BIN, else $CARGO_TARGET_DIR/debug/sudoku-server, else the
+repository's target/debug/sudoku-server; a missing binary fails with the path it tried.
+"""
 
 import os
 import pathlib
@@ -14,6 +18,15 @@ import sudoku_client
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
+def server_binary():
+    if os.environ.get("SUDOKU_SERVER_BIN"):
+        return pathlib.Path(os.environ["SUDOKU_SERVER_BIN"])
+    target = pathlib.Path(os.environ.get("CARGO_TARGET_DIR") or ROOT / "target")
+    if not target.is_absolute():
+        target = ROOT / target
+    return target / "debug" / "sudoku-server"
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -22,7 +35,8 @@ def free_port():
 
 @pytest.fixture(scope="module")
 def channel():
-    binary = os.environ.get("SUDOKU_SERVER_BIN", str(ROOT / "target" / "debug" / "sudoku-server"))
+    binary = server_binary()
+    assert binary.is_file(), f"{binary} not found: run `cargo build -p sudoku-server` or set SUDOKU_SERVER_BIN"
     port = free_port()
     server = subprocess.Popen([binary, "--listen", f"127.0.0.1:{port}", "--metrics-listen", "off"])
     try:
@@ -82,3 +96,35 @@ def test_batch_stream(channel, stubs):
         else:
             assert response.outcome == pb.OUTCOME_MULTIPLE
             assert is_solution(line, sudoku_client.to_line(response.solution))
+
+
+def relabel(line, shift):
+    """The puzzle with its digits shifted by `shift`: another puzzle with one solution."""
+    return "".join("." if c in ".0" else str((int(c) - 1 + shift) % 9 + 1) for c in line)
+
+
+def test_packed_stream(channel, stubs):
+    pb, pb_grpc = stubs
+    lines = [relabel(sudoku_client.CLASSIC, i % 9) for i in range(5000)]
+    lines[17] = "33" + lines[17][2:]
+    results = sudoku_client.batch_packed(channel, pb, pb_grpc, lines, per_message=700)
+    assert len(results) == len(lines)
+    for i, ((outcome, solution), line) in enumerate(zip(results, lines)):
+        if i == 17:
+            assert outcome == pb.OUTCOME_INVALID
+            assert "appears twice in row 1" in solution
+        else:
+            assert outcome == pb.OUTCOME_UNIQUE, i
+            assert is_solution(line, solution), i
+
+
+def test_server_binary_honours_cargo_target_dir(monkeypatch, tmp_path):
+    monkeypatch.delenv("SUDOKU_SERVER_BIN", raising=False)
+    monkeypatch.setenv("CARGO_TARGET_DIR", str(tmp_path))
+    assert server_binary() == tmp_path / "debug" / "sudoku-server"
+    monkeypatch.setenv("CARGO_TARGET_DIR", "elsewhere")
+    assert server_binary() == ROOT / "elsewhere" / "debug" / "sudoku-server"
+    monkeypatch.delenv("CARGO_TARGET_DIR")
+    assert server_binary() == ROOT / "target" / "debug" / "sudoku-server"
+    monkeypatch.setenv("SUDOKU_SERVER_BIN", "/opt/sudoku-server")
+    assert server_binary() == pathlib.Path("/opt/sudoku-server")

@@ -4,6 +4,7 @@
 pub mod codec;
 mod convert;
 mod grid;
+mod puzzles;
 
 /// Generated code for the `sudoku.v1` package.
 pub mod pb {
@@ -17,3 +18,4 @@ pub const FILE_DESCRIPTOR_SET: &[u8] =
     include_bytes!(concat!(env!("OUT_DIR"), "/sudoku_descriptor.bin"));
 
 pub use convert::{grid_from_pb, grid_to_pb};
+pub use puzzles::{entries_from_pb, rating_to_pb, verdict_of};

@@ -2,6 +2,8 @@
 //!
 //! - `bench batch`: BatchSolve over one stream on 127.0.0.1 against the same number of solver
 //!   threads solving the same puzzles in process.
+//! - `bench packed`: BatchSolvePacked (1,000 puzzles a message) over one stream, uncompressed,
+//!   gzip and zstd, each against the in-process solver threads, and compressed against plain.
 //! - `bench unary`: unary Solve of easy puzzles against the health Check RPC (the floor cost
 //!   of a call on this stack) at the same concurrency.
 //!
@@ -15,9 +17,10 @@ use rayon::prelude::*;
 use solver_core::{Grid, Options, solve};
 use sudoku_proto::grid_to_pb;
 use sudoku_proto::pb::sudoku_client::SudokuClient;
-use sudoku_proto::pb::{SolveOptions, SolveRequest};
+use sudoku_proto::pb::{PackedPuzzles, SolveOptions, SolveRequest};
 use sudoku_server::Config;
 use tokio_stream::StreamExt;
+use tonic::codec::CompressionEncoding;
 use tonic::transport::Channel;
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_client::HealthClient;
@@ -27,6 +30,8 @@ const CONCURRENCY: usize = 16;
 /// that a stream's start and drain do not dominate, as on the millions-of-puzzles streams
 /// BatchSolve is for.
 const CHUNK: usize = 10_000;
+/// Puzzles per BatchSolvePacked message.
+const PACKED: usize = 1_000;
 
 fn env_number(name: &str, default: u64) -> u64 {
     std::env::var(name)
@@ -122,6 +127,14 @@ async fn main() -> anyhow::Result<()> {
         );
     }
 
+    for name in ["puzzles5_forum_hardest_1905_11+", "puzzles2_17_clue"] {
+        let Some(puzzles) = load(name, limit) else {
+            eprintln!("skipping {name}: dataset not found (set SUDOKU_DATA)");
+            continue;
+        };
+        bench_packed(name, &puzzles, &channel, &threads).await?;
+    }
+
     let easy = load("puzzles2_17_clue", 1_000)
         .unwrap_or_else(|| vec![Grid::empty(solver_core::Shape::CLASSIC)]);
     let easy = requests(&easy);
@@ -157,6 +170,79 @@ async fn main() -> anyhow::Result<()> {
         health_run.p99_us
     );
     server.shutdown().await
+}
+
+/// BatchSolvePacked plain, gzip and zstd against the in-process threads, chunk by chunk, best
+/// of three each, so a busy neighbour slows all alike.
+async fn bench_packed(
+    name: &str,
+    puzzles: &[Grid],
+    channel: &Channel,
+    threads: &rayon::ThreadPool,
+) -> anyhow::Result<()> {
+    let encodings = [
+        None,
+        Some(CompressionEncoding::Gzip),
+        Some(CompressionEncoding::Zstd),
+    ];
+    let mut times = [Duration::ZERO; 4];
+    let options = Options::default();
+    for chunk in puzzles.chunks(CHUNK) {
+        let messages: Vec<PackedPuzzles> = chunk
+            .chunks(PACKED)
+            .map(|part| PackedPuzzles {
+                box_rows: 3,
+                box_cols: 3,
+                cells: part
+                    .iter()
+                    .flat_map(|p| p.cells().iter().copied())
+                    .collect(),
+                ..PackedPuzzles::default()
+            })
+            .collect();
+        for (slot, encoding) in encodings.iter().enumerate() {
+            let mut best = Duration::MAX;
+            for _ in 0..3 {
+                let mut client = SudokuClient::new(channel.clone());
+                if let Some(encoding) = *encoding {
+                    client = client.send_compressed(encoding).accept_compressed(encoding);
+                }
+                let outbound = tokio_stream::iter(messages.clone());
+                let start = Instant::now();
+                let mut answers = client.batch_solve_packed(outbound).await?.into_inner();
+                let mut answered = 0;
+                while let Some(answer) = answers.next().await {
+                    answered += answer?.outcomes.len();
+                }
+                best = best.min(start.elapsed());
+                assert_eq!(answered, chunk.len());
+            }
+            times[slot] += best;
+        }
+        let mut best = Duration::MAX;
+        for _ in 0..3 {
+            let start = Instant::now();
+            let solved = threads.install(|| {
+                chunk
+                    .par_iter()
+                    .filter(|p| solve(p, &options).is_ok())
+                    .count()
+            });
+            best = best.min(start.elapsed());
+            assert_eq!(solved, chunk.len());
+        }
+        times[3] += best;
+    }
+    let rate = |t: Duration| puzzles.len() as f64 / t.as_secs_f64();
+    let [plain, gzip, zstd, local] = times.map(rate);
+    println!(
+        "bench packed dataset={name} plain_per_s={plain:.0} gzip_per_s={gzip:.0} zstd_per_s={zstd:.0} \
+         inprocess_per_s={local:.0} ratio={:.2} gzip_vs_plain={:.2} zstd_vs_plain={:.2}",
+        plain / local,
+        gzip / plain,
+        zstd / plain
+    );
+    Ok(())
 }
 
 struct Run {

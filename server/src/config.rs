@@ -17,8 +17,9 @@ pub const DEFAULT_MAX_GRID_SIDE: usize = 25;
 pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 4 << 20;
 /// Default limit of RPCs (unary calls plus open streams) served at once.
 pub const DEFAULT_MAX_CONCURRENT_REQUESTS: usize = 1024;
-/// Default limit of HTTP/2 streams per connection.
-pub const DEFAULT_MAX_STREAMS_PER_CONNECTION: u32 = 256;
+/// Default limit of HTTP/2 streams per connection: one connection can hold at most this share
+/// of `--max-concurrent-requests`.
+pub const DEFAULT_MAX_STREAMS_PER_CONNECTION: u32 = 64;
 /// Default puzzles in flight per BatchSolve stream: about 1 MB of requests and answers, and
 /// groups large enough that a solver thread wakes once per hundreds of easy puzzles.
 pub const DEFAULT_BATCH_WINDOW: usize = 1024;
@@ -30,6 +31,41 @@ pub const DEFAULT_MAX_GUESSES: u64 = 100_000_000;
 pub const DEFAULT_MAX_SOLVE_MS: u64 = 10_000;
 /// Default time in-flight work gets to finish after SIGTERM, in milliseconds.
 pub const DEFAULT_GRACE_MS: u64 = 20_000;
+/// Default limit of open client connections; more are closed as soon as accepted.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 256;
+/// Default time a new connection gets to send the HTTP/2 preface (and finish TLS), in ms.
+pub const DEFAULT_HANDSHAKE_TIMEOUT_MS: u64 = 10_000;
+/// Default longest request `id`, in bytes.
+pub const DEFAULT_MAX_ID_BYTES: usize = 256;
+/// Default bytes one BatchSolve stream may hold in requests read and answers not yet sent.
+pub const DEFAULT_MAX_STREAM_BYTES: usize = 1 << 20;
+/// Default bytes all BatchSolve streams together may hold.
+pub const DEFAULT_MAX_BUFFERED_BYTES: usize = 64 << 20;
+/// Default time a BatchSolve stream may go without reading, solving or sending, in ms.
+pub const DEFAULT_STREAM_IDLE_MS: u64 = 60_000;
+/// Default age at which a connection is asked to go away (GOAWAY), in ms, so that long-lived
+/// clients reconnect and spread over new replicas; 0 never.
+pub const DEFAULT_MAX_CONNECTION_AGE_MS: u64 = 30 * 60 * 1000;
+/// Default time calls on an aged connection get to finish before it is closed, in ms.
+pub const DEFAULT_MAX_CONNECTION_AGE_GRACE_MS: u64 = 10 * 60 * 1000;
+/// The largest grid side the solver handles.
+pub const MAX_GRID_SIDE: usize = solver_core::Shape::MAX_SIDE;
+
+/// A configuration that cannot be served.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    /// The grid side limit is outside what the solver handles.
+    #[error(
+        "--max-grid-side {0} is outside 4..={MAX_GRID_SIDE}, the grid sides the solver handles"
+    )]
+    GridSide(usize),
+    /// The server-wide byte budget cannot hold even one stream's.
+    #[error("--max-buffered-bytes must be at least --max-stream-bytes")]
+    BufferedBelowStream,
+    /// A limit that must be at least 1 is 0.
+    #[error("--{0} must be at least 1")]
+    Zero(&'static str),
+}
 
 /// How logs are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
@@ -69,8 +105,13 @@ pub struct Config {
     /// Solver threads (default: one per core).
     #[arg(long, env = "SUDOKU_WORKERS")]
     pub workers: Option<usize>,
-    /// Largest grid side accepted.
-    #[arg(long, env = "SUDOKU_MAX_GRID_SIDE", default_value_t = DEFAULT_MAX_GRID_SIDE)]
+    /// Largest grid side accepted (at most 35, the solver's own limit).
+    #[arg(
+        long,
+        env = "SUDOKU_MAX_GRID_SIDE",
+        default_value_t = DEFAULT_MAX_GRID_SIDE,
+        value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(4..=MAX_GRID_SIDE as u64)
+    )]
     pub max_grid_side: usize,
     /// Largest request message, in bytes.
     #[arg(long, env = "SUDOKU_MAX_MESSAGE_BYTES", default_value_t = DEFAULT_MAX_MESSAGE_BYTES)]
@@ -98,6 +139,33 @@ pub struct Config {
     /// Time in-flight calls get to finish after SIGTERM/SIGINT, in milliseconds.
     #[arg(long, env = "SUDOKU_GRACE_MS", default_value_t = DEFAULT_GRACE_MS)]
     pub grace_ms: u64,
+    /// Open client connections; more are closed as soon as accepted.
+    #[arg(long, env = "SUDOKU_MAX_CONNECTIONS", default_value_t = DEFAULT_MAX_CONNECTIONS)]
+    pub max_connections: usize,
+    /// Time a new connection gets to send the HTTP/2 preface (and finish TLS), in milliseconds.
+    #[arg(long, env = "SUDOKU_HANDSHAKE_TIMEOUT_MS", default_value_t = DEFAULT_HANDSHAKE_TIMEOUT_MS)]
+    pub handshake_timeout_ms: u64,
+    /// Longest request `id`, in bytes; longer ones are INVALID_ARGUMENT.
+    #[arg(long, env = "SUDOKU_MAX_ID_BYTES", default_value_t = DEFAULT_MAX_ID_BYTES)]
+    pub max_id_bytes: usize,
+    /// Bytes one BatchSolve stream may hold in requests read and answers not yet sent; the
+    /// stream stops reading beyond it.
+    #[arg(long, env = "SUDOKU_MAX_STREAM_BYTES", default_value_t = DEFAULT_MAX_STREAM_BYTES)]
+    pub max_stream_bytes: usize,
+    /// Bytes all BatchSolve streams together may hold; streams stop reading beyond it.
+    #[arg(long, env = "SUDOKU_MAX_BUFFERED_BYTES", default_value_t = DEFAULT_MAX_BUFFERED_BYTES)]
+    pub max_buffered_bytes: usize,
+    /// A BatchSolve stream that reads, solves and sends nothing for this long (ms) ends with
+    /// UNAVAILABLE, freeing its slot; 0 turns this off. At least --max-solve-ms plus a second.
+    #[arg(long, env = "SUDOKU_STREAM_IDLE_MS", default_value_t = DEFAULT_STREAM_IDLE_MS)]
+    pub stream_idle_ms: u64,
+    /// Age (ms) at which a connection gets GOAWAY, so clients reconnect and spread over new
+    /// replicas without a mesh; calls in flight go on. 0 never.
+    #[arg(long, env = "SUDOKU_MAX_CONNECTION_AGE_MS", default_value_t = DEFAULT_MAX_CONNECTION_AGE_MS)]
+    pub max_connection_age_ms: u64,
+    /// Time (ms) calls on an aged connection get to finish before it is closed.
+    #[arg(long, env = "SUDOKU_MAX_CONNECTION_AGE_GRACE_MS", default_value_t = DEFAULT_MAX_CONNECTION_AGE_GRACE_MS)]
+    pub max_connection_age_grace_ms: u64,
     /// Log format; the level comes from RUST_LOG (default info).
     #[arg(long, env = "SUDOKU_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
@@ -115,6 +183,9 @@ impl Config {
         Config {
             listen: SocketAddr::from(([127, 0, 0, 1], 0)),
             metrics_listen: OptionalAddr(None),
+            // Its one client is in the same process: nothing to rebalance, and a long batch
+            // must not be cut at the age limit.
+            max_connection_age_ms: 0,
             ..Config::default()
         }
     }
@@ -134,6 +205,54 @@ impl Config {
     /// The drain period after a shutdown signal.
     pub fn grace(&self) -> Duration {
         Duration::from_millis(self.grace_ms)
+    }
+
+    /// How long a batch stream may stand still before it is closed (`None`: for ever); never
+    /// less than a solve may take, so a stream waiting on its slowest puzzle is not idle.
+    pub fn stream_idle(&self) -> Option<Duration> {
+        (self.stream_idle_ms != 0).then(|| {
+            Duration::from_millis(
+                self.stream_idle_ms
+                    .max(self.max_solve_ms.saturating_add(1000)),
+            )
+        })
+    }
+
+    /// When a connection is asked to go away, and how long its calls then get (`None`: never).
+    pub fn max_connection_age(&self) -> Option<(Duration, Duration)> {
+        (self.max_connection_age_ms != 0).then(|| {
+            (
+                Duration::from_millis(self.max_connection_age_ms),
+                Duration::from_millis(self.max_connection_age_grace_ms),
+            )
+        })
+    }
+
+    /// The time a new connection gets to complete its handshake.
+    pub fn handshake_timeout(&self) -> Duration {
+        Duration::from_millis(self.handshake_timeout_ms)
+    }
+
+    /// Checks what clap cannot see when the configuration is built in code (the CLI's
+    /// embedded server): a grid side beyond the solver's is refused here, at start-up.
+    pub fn check(&self) -> Result<(), ConfigError> {
+        if !(4..=MAX_GRID_SIDE).contains(&self.max_grid_side) {
+            return Err(ConfigError::GridSide(self.max_grid_side));
+        }
+        if self.max_connections == 0 {
+            return Err(ConfigError::Zero("max-connections"));
+        }
+        if self.max_concurrent_requests == 0 {
+            return Err(ConfigError::Zero("max-concurrent-requests"));
+        }
+        if self.max_stream_bytes == 0 {
+            return Err(ConfigError::Zero("max-stream-bytes"));
+        }
+        if self.max_buffered_bytes < self.max_stream_bytes {
+            return Err(ConfigError::BufferedBelowStream);
+        }
+
+        Ok(())
     }
 }
 
@@ -155,6 +274,14 @@ impl Default for Config {
             max_guesses: DEFAULT_MAX_GUESSES,
             max_solve_ms: DEFAULT_MAX_SOLVE_MS,
             grace_ms: DEFAULT_GRACE_MS,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            handshake_timeout_ms: DEFAULT_HANDSHAKE_TIMEOUT_MS,
+            max_id_bytes: DEFAULT_MAX_ID_BYTES,
+            max_stream_bytes: DEFAULT_MAX_STREAM_BYTES,
+            max_buffered_bytes: DEFAULT_MAX_BUFFERED_BYTES,
+            stream_idle_ms: DEFAULT_STREAM_IDLE_MS,
+            max_connection_age_ms: DEFAULT_MAX_CONNECTION_AGE_MS,
+            max_connection_age_grace_ms: DEFAULT_MAX_CONNECTION_AGE_GRACE_MS,
             log_format: LogFormat::Text,
             tls_cert: None,
             tls_key: None,
@@ -174,6 +301,11 @@ mod tests {
         assert_eq!(parsed.metrics_listen, default.metrics_listen);
         assert_eq!(parsed.max_grid_side, default.max_grid_side);
         assert_eq!(parsed.grace_ms, default.grace_ms);
+        assert_eq!(parsed.max_connection_age(), default.max_connection_age());
+        assert_eq!(
+            default.max_connection_age(),
+            Some((Duration::from_secs(1800), Duration::from_secs(600)))
+        );
     }
 
     #[test]
@@ -181,6 +313,27 @@ mod tests {
         let parsed = Config::try_parse_from(["sudoku-server", "--metrics-listen", "off"]).unwrap();
         assert_eq!(parsed.metrics_listen, OptionalAddr(None));
         assert!(Config::try_parse_from(["sudoku-server", "--tls-cert", "x.pem"]).is_err());
+    }
+
+    #[test]
+    fn grid_sides_beyond_the_solver_are_refused() {
+        let err = Config::try_parse_from(["sudoku-server", "--max-grid-side", "36"])
+            .expect_err("beyond the solver");
+        assert!(err.to_string().contains("--max-grid-side"), "{err}");
+        assert!(err.to_string().contains("4..=35"), "{err}");
+        let parsed = Config::try_parse_from(["sudoku-server", "--max-grid-side", "35"])
+            .expect("the solver's own limit parses");
+        assert_eq!(parsed.check(), Ok(()));
+        // The CLI builds its Config in code, past clap: start-up checks it again.
+        let built = Config {
+            max_grid_side: 100,
+            ..Config::embedded()
+        };
+        assert_eq!(built.check(), Err(ConfigError::GridSide(100)));
+        assert_eq!(
+            built.check().unwrap_err().to_string(),
+            "--max-grid-side 100 is outside 4..=35, the grid sides the solver handles"
+        );
     }
 
     #[test]

@@ -1,15 +1,22 @@
 //! The Sudoku gRPC server as a library, so the binary, the CLI and tests start the same thing.
 //!
-//! [`start`] binds, serves `sudoku.v1.Sudoku`, `grpc.health.v1.Health` and server reflection
+//! [`start`] binds, serves `sudoku.v1.Sudoku`, `sudoku.v1.Puzzles`, `grpc.health.v1.Health` and server reflection
 //! (v1 and v1alpha), and optionally Prometheus metrics; [`Server::shutdown`] drains it.
 #![deny(missing_docs)]
 
 mod batch;
 mod config;
+mod counted;
+mod generate;
+mod health;
+mod incoming;
+mod lanes;
 mod metrics;
 mod pool;
+mod puzzles;
 mod respond;
 mod service;
+mod shared;
 mod shutdown;
 mod status;
 
@@ -18,30 +25,37 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
+use sudoku_proto::pb::puzzles_server::PuzzlesServer;
 use sudoku_proto::pb::sudoku_server::SudokuServer;
 use tokio::net::TcpListener;
-use tokio::sync::{Notify, Semaphore, oneshot};
+use tokio::sync::{Notify, oneshot};
 use tokio::task::JoinHandle;
 use tonic::codec::CompressionEncoding;
-use tonic::transport::server::TcpIncoming;
+use tonic::transport::server::Router;
 use tonic::transport::{Identity, ServerTlsConfig};
 
-pub use config::{Config, LogFormat, OptionalAddr};
+pub use config::{Config, ConfigError, LogFormat, OptionalAddr};
 pub use metrics::Metrics;
-pub use shutdown::signal;
+pub use shutdown::{Signal, signal};
 
-use crate::pool::Pool;
-use crate::respond::Limits;
-use crate::service::{Shared, SudokuService};
+use crate::counted::CountCalls;
+use crate::health::Health;
+use crate::incoming::Incoming;
+use crate::puzzles::PuzzlesService;
+use crate::service::SudokuService;
+use crate::shared::Shared;
 
 /// Time between NOT_SERVING and closing the listener, for watchers to hear it.
 const NOT_SERVING_NOTICE: Duration = Duration::from_millis(100);
-/// TCP keepalive probe interval on accepted connections.
-const TCP_KEEPALIVE: Duration = Duration::from_secs(60);
-/// HTTP/2 flow-control window per stream.
-const STREAM_WINDOW: u32 = 1 << 20;
-/// HTTP/2 flow-control window per connection.
-const CONNECTION_WINDOW: u32 = 4 << 20;
+/// HTTP/2 flow-control window per stream: what a client may send beyond what the server has
+/// read. A stream that stops reading (its batch window is full because its client reads
+/// slowly) leaves up to this much in h2's buffers as small DATA frames, and h2 sends GOAWAY
+/// ENHANCE_YOUR_CALM ("too_many_data_frames") once their framing overhead passes half the
+/// connection window. 64 KiB per stream, with 64 streams per connection, keeps ~100-byte
+/// request frames under that line with every stream stalled.
+const STREAM_WINDOW: u32 = 64 << 10;
+/// HTTP/2 flow-control window per connection; h2 allows half of it in framing overhead.
+const CONNECTION_WINDOW: u32 = 8 << 20;
 
 /// A running server.
 pub struct Server {
@@ -88,33 +102,74 @@ pub async fn start(config: Config) -> anyhow::Result<Server> {
 
 /// Starts serving on a listener the caller bound.
 pub async fn start_on(listener: TcpListener, config: Config) -> anyhow::Result<Server> {
+    config.check()?;
     let addr = listener.local_addr()?;
     let metrics = Arc::new(Metrics::new());
-    let workers = config.worker_count();
-    let shared = Arc::new(Shared {
-        pool: Pool::new(workers, metrics.clone())?,
-        limits: Limits {
-            max_grid_side: config.max_grid_side,
-            max_guesses: config.max_guesses,
-            max_solve_time: config.max_solve_time(),
-        },
-        metrics: metrics.clone(),
-        requests: Arc::new(Semaphore::new(config.max_concurrent_requests)),
-        max_requests: config.max_concurrent_requests,
-        batch_window: config.batch_window.clamp(1, config::MAX_BATCH_WINDOW),
+    let shared = Arc::new(Shared::new(&config, metrics.clone())?);
+    let health = Health::new().await;
+    let router = services(transport(&config)?, &config, shared, &health, &metrics)?;
+    let metrics_stop = Arc::new(Notify::new());
+    let metrics_addr = serve_metrics(&config, metrics.clone(), metrics_stop.clone()).await?;
+    tracing::info!(
+        %addr,
+        metrics = %metrics::describe(metrics_addr),
+        workers = config.worker_count(),
+        "serving"
+    );
+    let incoming = Incoming::new(listener, &config, metrics.clone());
+    let (stop_tx, stop_rx) = oneshot::channel::<()>();
+    let task = tokio::spawn(async move {
+        let result = serve(router, incoming, health, config.grace(), stop_rx).await;
+        metrics_stop.notify_one();
+        tracing::info!("stopped");
+        result
     });
+    Ok(Server {
+        addr,
+        metrics_addr,
+        metrics,
+        stop: Some(stop_tx),
+        task,
+    })
+}
 
-    let (health, health_service) = tonic_health::server::health_reporter();
-    health.set_serving::<SudokuServer<SudokuService>>().await;
-    let reflection = || {
-        tonic_reflection::server::Builder::configure()
-            .register_encoded_file_descriptor_set(sudoku_proto::FILE_DESCRIPTOR_SET)
-            .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
-    };
-    let reflection_v1 = reflection().build_v1()?;
-    let reflection_v1alpha = reflection().build_v1alpha()?;
+/// The HTTP/2 side: stream limits, keepalive, flow-control windows and TLS.
+fn transport(config: &Config) -> anyhow::Result<tonic::transport::Server> {
+    let mut builder = tonic::transport::Server::builder()
+        .max_concurrent_streams(Some(config.max_streams_per_connection))
+        .http2_keepalive_interval(Some(Duration::from_secs(30)))
+        .http2_keepalive_timeout(Some(Duration::from_secs(10)))
+        .initial_stream_window_size(Some(STREAM_WINDOW))
+        .initial_connection_window_size(Some(CONNECTION_WINDOW));
+    if let Some((age, grace)) = config.max_connection_age() {
+        builder = builder
+            .max_connection_age(age)
+            .max_connection_age_grace(grace);
+    }
+    if let (Some(cert), Some(key)) = (&config.tls_cert, &config.tls_key) {
+        let cert =
+            std::fs::read(cert).with_context(|| format!("cannot read {}", cert.display()))?;
+        let key = std::fs::read(key).with_context(|| format!("cannot read {}", key.display()))?;
+        let tls = ServerTlsConfig::new()
+            .identity(Identity::from_pem(cert, key))
+            .timeout(config.handshake_timeout());
+        builder = builder.tls_config(tls)?;
+    }
+    Ok(builder)
+}
 
-    // Every service accepts and answers gzip and zstd, health and reflection included.
+/// The layers around every service: the metrics layer alone.
+type Layers = tower::layer::util::Stack<CountCalls, tower::layer::util::Identity>;
+
+/// Every service the server answers, each accepting and answering gzip and zstd, with every
+/// call counted by the metrics layer.
+fn services(
+    transport: tonic::transport::Server,
+    config: &Config,
+    shared: Arc<Shared>,
+    health: &Health,
+    metrics: &Arc<Metrics>,
+) -> anyhow::Result<Router<Layers>> {
     macro_rules! compressed {
         ($service:expr) => {
             $service
@@ -124,100 +179,81 @@ pub async fn start_on(listener: TcpListener, config: Config) -> anyhow::Result<S
                 .send_compressed(CompressionEncoding::Zstd)
         };
     }
+    let reflection = || {
+        tonic_reflection::server::Builder::configure()
+            .register_encoded_file_descriptor_set(sudoku_proto::FILE_DESCRIPTOR_SET)
+            .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+    };
     let sudoku = compressed!(
-        SudokuServer::new(SudokuService::new(shared))
+        SudokuServer::new(SudokuService::new(shared.clone()))
             .max_decoding_message_size(config.max_message_bytes)
     );
-
-    let mut builder = tonic::transport::Server::builder()
-        .max_concurrent_streams(Some(config.max_streams_per_connection))
-        .http2_keepalive_interval(Some(Duration::from_secs(30)))
-        .http2_keepalive_timeout(Some(Duration::from_secs(10)))
-        // Batch streams carry thousands of small messages: wide flow-control windows keep
-        // them from waiting on WINDOW_UPDATE round trips.
-        .initial_stream_window_size(Some(STREAM_WINDOW))
-        .initial_connection_window_size(Some(CONNECTION_WINDOW));
-    if let (Some(cert), Some(key)) = (&config.tls_cert, &config.tls_key) {
-        let cert =
-            std::fs::read(cert).with_context(|| format!("cannot read {}", cert.display()))?;
-        let key = std::fs::read(key).with_context(|| format!("cannot read {}", key.display()))?;
-        builder =
-            builder.tls_config(ServerTlsConfig::new().identity(Identity::from_pem(cert, key)))?;
-    }
-    let router = builder
+    let puzzles = compressed!(
+        PuzzlesServer::new(PuzzlesService::new(shared))
+            .max_decoding_message_size(config.max_message_bytes)
+    );
+    let mut transport = transport.layer(CountCalls::new(metrics.clone()));
+    Ok(transport
         .add_service(sudoku)
-        .add_service(compressed!(health_service))
-        .add_service(compressed!(reflection_v1))
-        .add_service(compressed!(reflection_v1alpha));
+        .add_service(puzzles)
+        .add_service(compressed!(health.service()))
+        .add_service(compressed!(reflection().build_v1()?))
+        .add_service(compressed!(reflection().build_v1alpha()?)))
+}
 
-    let (stop_tx, stop_rx) = oneshot::channel::<()>();
-    let draining = Arc::new(Notify::new());
-    let metrics_stop = Arc::new(Notify::new());
-
-    let metrics_addr = match config.metrics_listen.0 {
-        Some(metrics_listen) => {
-            let listener = TcpListener::bind(metrics_listen)
-                .await
-                .with_context(|| format!("cannot listen on {metrics_listen} for metrics"))?;
-            let bound = listener.local_addr()?;
-            let stop = metrics_stop.clone();
-            let metrics = metrics.clone();
-            tokio::spawn(async move {
-                if let Err(err) =
-                    metrics::serve(listener, metrics, async move { stop.notified().await }).await
-                {
-                    tracing::error!(%err, "metrics server failed");
-                }
-            });
-            Some(bound)
-        }
-        None => None,
+/// Serves `/metrics` when configured; `stop` ends it.
+async fn serve_metrics(
+    config: &Config,
+    metrics: Arc<Metrics>,
+    stop: Arc<Notify>,
+) -> anyhow::Result<Option<SocketAddr>> {
+    let Some(metrics_listen) = config.metrics_listen.0 else {
+        return Ok(None);
     };
-    tracing::info!(%addr, metrics = %metrics::describe(metrics_addr), workers, "serving");
-
-    let grace = config.grace();
-    let signal_drain = draining.clone();
-    let task = tokio::spawn(async move {
-        let on_stop = async move {
-            let _ = stop_rx.await;
-            tracing::info!(grace_ms = grace.as_millis() as u64, "draining");
-            health
-                .set_not_serving::<SudokuServer<SudokuService>>()
-                .await;
-            // "" is the whole server, what probes and meshes ask about by default.
-            health
-                .set_service_status("", tonic_health::ServingStatus::NotServing)
-                .await;
-            // Let health watchers hear NOT_SERVING before connections get GOAWAY.
-            tokio::time::sleep(NOT_SERVING_NOTICE).await;
-            signal_drain.notify_one();
-        };
-        // serve_with_incoming ignores the builder's TCP settings: set them on the incoming side,
-        // or Nagle's algorithm adds 40 ms stalls to small messages.
-        let incoming = TcpIncoming::from(listener)
-            .with_nodelay(Some(true))
-            .with_keepalive(Some(TCP_KEEPALIVE));
-        let serve = router.serve_with_incoming_shutdown(incoming, on_stop);
-        tokio::pin!(serve);
-        let result = tokio::select! {
-            result = &mut serve => result,
-            () = draining.notified() => match tokio::time::timeout(grace, &mut serve).await {
-                Ok(result) => result,
-                Err(_) => {
-                    tracing::warn!("grace period over; closing the calls still open");
-                    Ok(())
-                }
-            },
-        };
-        metrics_stop.notify_one();
-        tracing::info!("stopped");
-        result.context("gRPC server failed")
+    let listener = TcpListener::bind(metrics_listen)
+        .await
+        .with_context(|| format!("cannot listen on {metrics_listen} for metrics"))?;
+    let bound = listener.local_addr()?;
+    tokio::spawn(async move {
+        if let Err(err) =
+            metrics::serve(listener, metrics, async move { stop.notified().await }).await
+        {
+            tracing::error!(%err, "metrics server failed");
+        }
     });
-    Ok(Server {
-        addr,
-        metrics_addr,
-        metrics,
-        stop: Some(stop_tx),
-        task,
-    })
+    Ok(Some(bound))
+}
+
+/// Serves until `stop`, then drains: NOT_SERVING first (health watchers hear it and their
+/// streams end), the listener closes, and calls in flight get `grace` to finish.
+async fn serve(
+    router: Router<Layers>,
+    incoming: Incoming,
+    health: Health,
+    grace: Duration,
+    stop: oneshot::Receiver<()>,
+) -> anyhow::Result<()> {
+    let draining = Arc::new(Notify::new());
+    let signal_drain = draining.clone();
+    let on_stop = async move {
+        let _ = stop.await;
+        tracing::info!(grace_ms = grace.as_millis() as u64, "draining");
+        health.drain().await;
+        // Let health watchers hear NOT_SERVING before connections get GOAWAY.
+        tokio::time::sleep(NOT_SERVING_NOTICE).await;
+        signal_drain.notify_one();
+    };
+    let serve = router.serve_with_incoming_shutdown(incoming, on_stop);
+    tokio::pin!(serve);
+    let result = tokio::select! {
+        result = &mut serve => result,
+        () = draining.notified() => match tokio::time::timeout(grace, &mut serve).await {
+            Ok(result) => result,
+            Err(_) => {
+                tracing::warn!("grace period over; closing the calls still open");
+                Ok(())
+            }
+        },
+    };
+    result.context("gRPC server failed")
 }

@@ -1,5 +1,6 @@
 //! Prometheus metrics: requests by method and status, solves by outcome, solve latency,
-//! puzzles in flight, and puzzles dropped because their caller left.
+//! puzzles in flight, puzzles dropped because their caller left, solver panics, and client
+//! connections open and closed by the server.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -27,6 +28,11 @@ struct RequestLabels {
 const SOLVED_OUTCOME: i32 = sudoku_proto::pb::Outcome::Solved as i32;
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ReasonLabels {
+    reason: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct OutcomeLabels {
     outcome: &'static str,
 }
@@ -41,6 +47,9 @@ pub struct Metrics {
     solve_seconds: Histogram,
     in_flight: Gauge,
     abandoned: Counter,
+    panics: Counter,
+    connections: Gauge,
+    connections_closed: Family<ReasonLabels, Counter>,
 }
 
 impl Metrics {
@@ -73,6 +82,24 @@ impl Metrics {
             "Puzzles stopped or skipped because the caller cancelled or left",
             abandoned.clone(),
         );
+        let panics = Counter::default();
+        registry.register(
+            "solver_panics",
+            "Solves that panicked; each answered INTERNAL (or an error item in a batch)",
+            panics.clone(),
+        );
+        let connections = Gauge::default();
+        registry.register(
+            "connections_open",
+            "Client connections open",
+            connections.clone(),
+        );
+        let connections_closed = Family::<ReasonLabels, Counter>::default();
+        registry.register(
+            "connections_closed_by_server",
+            "Connections the server closed, by reason (limit, handshake_timeout)",
+            connections_closed.clone(),
+        );
         // Every outcome a solve ends with gets its series from the start, at 0; the others
         // (unspecified, invalid) are never counted here.
         use sudoku_proto::pb::Outcome;
@@ -93,6 +120,9 @@ impl Metrics {
             solve_seconds,
             in_flight,
             abandoned,
+            panics,
+            connections,
+            connections_closed,
         }
     }
 
@@ -124,6 +154,30 @@ impl Metrics {
     /// Counts a puzzle stopped or skipped because its caller left.
     pub fn abandoned(&self) -> &Counter {
         &self.abandoned
+    }
+
+    /// Counts a solve that panicked.
+    pub fn panics(&self) -> &Counter {
+        &self.panics
+    }
+
+    /// Client connections open.
+    pub fn connections(&self) -> &Gauge {
+        &self.connections
+    }
+
+    /// Counts a connection the server closed, and why.
+    pub fn connection_closed(&self, reason: &'static str) {
+        self.connections_closed
+            .get_or_create(&ReasonLabels { reason })
+            .inc();
+    }
+
+    /// Connections closed so far for a reason.
+    pub fn connections_closed_for(&self, reason: &'static str) -> u64 {
+        self.connections_closed
+            .get_or_create(&ReasonLabels { reason })
+            .get()
     }
 
     /// Requests counted so far for a method and code.

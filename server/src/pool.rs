@@ -1,11 +1,15 @@
 //! The solver threads: puzzles are solved here, never on the async executor.
 
-use std::sync::Arc;
+use std::collections::VecDeque;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use solver_core::{Grid, Options, Outcome, Solution, SolveError, StopReason};
 use tokio::sync::oneshot;
 
+use crate::lanes::{Lanes, Tenant};
 use crate::metrics::Metrics;
 use crate::respond::Job;
 
@@ -13,10 +17,32 @@ use crate::respond::Job;
 const INLINE_MAX_SIDE: usize = 9;
 /// Guesses allowed on the calling task: a few microseconds of work on a 9×9 grid.
 const INLINE_GUESSES: u64 = 32;
+/// How long a short-lane task runs before other clients get their turn; a puzzle still
+/// unsolved after this long starts again in the long lane. Hard 9×9 puzzles take well under
+/// a millisecond, so only the truly slow move, and the work thrown away is at most this.
+const SLICE: Duration = Duration::from_millis(5);
 
-/// A fixed set of solver threads shared by every call.
+/// Where a pool's results go: each as it comes, then a flush whenever a solver thread stops
+/// working for the caller for a while (end of a slice, a long solve done).
+pub trait Deliver<J>: Send + 'static {
+    /// Takes one result.
+    fn deliver(&mut self, job: J, result: Result<Solution, PoolError>);
+    /// Sends on whatever was held back to go out together.
+    fn flush(&mut self) {}
+}
+
+impl<J, F> Deliver<J> for F
+where
+    F: FnMut(J, Result<Solution, PoolError>) + Send + 'static,
+{
+    fn deliver(&mut self, job: J, result: Result<Solution, PoolError>) {
+        self(job, result);
+    }
+}
+
+/// The solver threads shared by every call.
 pub struct Pool {
-    threads: rayon::ThreadPool,
+    lanes: Arc<Lanes>,
     metrics: Arc<Metrics>,
 }
 
@@ -27,32 +53,35 @@ pub enum PoolError {
     Solve(SolveError),
     /// The caller left before the puzzle started, so it was skipped.
     Abandoned,
+    /// The solver panicked on this puzzle (a bug); the message says where.
+    Panicked(String),
 }
 
 impl Pool {
-    /// Starts `workers` solver threads.
+    /// Starts `workers` solver threads per lane.
     pub fn new(workers: usize, metrics: Arc<Metrics>) -> anyhow::Result<Pool> {
-        let threads = rayon::ThreadPoolBuilder::new()
-            .num_threads(workers)
-            .thread_name(|i| format!("sudoku-solver-{i}"))
-            .build()?;
-        Ok(Pool { threads, metrics })
+        Ok(Pool {
+            lanes: Arc::new(Lanes::new(workers)?),
+            metrics,
+        })
     }
 
-    /// Solver threads.
+    /// Solver threads per lane.
     pub fn workers(&self) -> usize {
-        self.threads.current_num_threads()
+        self.lanes.workers()
     }
 
-    /// Solves `grid`, on a solver thread unless it is small and settles within a few
-    /// guesses; `options.cancel` skips or stops it.
-    pub async fn solve(&self, grid: Grid, options: Options) -> Result<Solution, PoolError> {
-        if let Some(solution) = self.try_inline(&grid, &options) {
+    /// Solves `job` for `tenant`, on a solver thread unless it is small and settles within
+    /// a few guesses; `options.cancel` skips or stops it.
+    pub async fn solve(&self, tenant: Tenant, job: Job) -> Result<Solution, PoolError> {
+        if !job.fault_panic()
+            && let Some(solution) = self.try_inline(&job.grid, &job.options)
+        {
             return solution;
         }
         let (tx, rx) = oneshot::channel();
         let mut tx = Some(tx);
-        self.submit(vec![Job { grid, options }], move |_, result| {
+        self.submit(tenant, vec![job], move |_, result| {
             if let Some(tx) = tx.take() {
                 let _ = tx.send(result);
             }
@@ -73,9 +102,9 @@ impl Pool {
             budget: Some(budget.min(INLINE_GUESSES)),
             ..options.clone()
         };
-        let solution = match solver_core::solve(grid, &capped) {
+        let solution = match guarded(&self.metrics, || solver_core::solve(grid, &capped)) {
             Ok(solution) => solution,
-            Err(err) => return Some(Err(PoolError::Solve(err))),
+            Err(err) => return Some(Err(err)),
         };
         let hit_our_cap = matches!(
             solution.outcome,
@@ -91,28 +120,144 @@ impl Pool {
         Some(Ok(solution))
     }
 
-    /// Solves `jobs` one after another on one solver thread, calling `each` with every
-    /// result as it comes, in order. Grouping small puzzles saves a thread wake-up per puzzle.
-    pub fn submit<J>(
-        &self,
-        jobs: Vec<J>,
-        mut each: impl FnMut(J, Result<Solution, PoolError>) + Send + 'static,
-    ) where
+    /// Solves `jobs` for `tenant`, calling `each` with every result as it comes. They run
+    /// one after another on a short-lane thread, which hands the rest back to the queue after
+    /// each time slice; a puzzle that outlasts a slice starts again in the long lane, so its
+    /// result may come after later ones. Grouping small puzzles saves a thread wake-up each.
+    pub fn submit<J>(&self, tenant: Tenant, jobs: Vec<J>, each: impl Deliver<J>)
+    where
         J: AsRef<Job> + Send + 'static,
     {
-        let metrics = self.metrics.clone();
-        metrics.in_flight().inc_by(jobs.len() as i64);
-        self.threads.spawn(move || {
-            for job in jobs {
-                let result = run(job.as_ref(), &metrics);
-                metrics.in_flight().dec();
-                each(job, result);
-            }
-        });
+        self.metrics.in_flight().inc_by(jobs.len() as i64);
+        let chunk = Chunk {
+            jobs: jobs.into(),
+            each: Arc::new(Mutex::new(each)),
+            tenant,
+            lanes: self.lanes.clone(),
+            metrics: self.metrics.clone(),
+        };
+        self.lanes.short(tenant, Box::new(move || chunk.run()));
     }
 }
 
-fn run(job: &Job, metrics: &Metrics) -> Result<Solution, PoolError> {
+impl Pool {
+    /// Runs other work for `tenant` (rating, hints, generation: milliseconds to seconds) in
+    /// the long lane, so it never holds up the short lane's quick solves; a panic becomes
+    /// [`PoolError::Panicked`] for this call alone.
+    pub async fn run<T: Send + 'static>(
+        &self,
+        tenant: Tenant,
+        work: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T, PoolError> {
+        let (tx, rx) = oneshot::channel();
+        self.spawn(tenant, work, move |result| {
+            let _ = tx.send(result);
+        });
+        rx.await.unwrap_or(Err(PoolError::Abandoned))
+    }
+
+    /// As [`Pool::run`], handing the result to `then` on the solver thread.
+    pub fn spawn<T: Send + 'static>(
+        &self,
+        tenant: Tenant,
+        work: impl FnOnce() -> T + Send + 'static,
+        then: impl FnOnce(Result<T, PoolError>) + Send + 'static,
+    ) {
+        let metrics = self.metrics.clone();
+        self.lanes.long(
+            tenant,
+            Box::new(move || {
+                let result = catch_unwind(AssertUnwindSafe(work)).map_err(|payload| {
+                    let message = panic_message(payload.as_ref());
+                    metrics.panics().inc();
+                    tracing::error!(panic = %message, "a logic task panicked; answering INTERNAL");
+                    PoolError::Panicked(message)
+                });
+                then(result);
+            }),
+        );
+    }
+}
+
+/// Puzzles of one call waiting for, or running on, a short-lane thread.
+struct Chunk<J, F> {
+    jobs: VecDeque<J>,
+    each: Arc<Mutex<F>>,
+    tenant: Tenant,
+    lanes: Arc<Lanes>,
+    metrics: Arc<Metrics>,
+}
+
+impl<J, F> Chunk<J, F>
+where
+    J: AsRef<Job> + Send + 'static,
+    F: Deliver<J>,
+{
+    /// Solves puzzles for one time slice, then queues the rest behind other tenants' work.
+    fn run(mut self) {
+        let start = Instant::now();
+        while let Some(job) = self.jobs.pop_front() {
+            // Each puzzle gets a whole slice: one started late in the task is not cut short.
+            match run(job.as_ref(), &self.metrics, Some(Instant::now() + SLICE)) {
+                Ran::Done(result) => self.answer(job, result),
+                Ran::Overran => self.to_long_lane(job),
+            }
+            if start.elapsed() >= SLICE && !self.jobs.is_empty() {
+                self.flush();
+                let lanes = self.lanes.clone();
+                lanes.short(self.tenant, Box::new(move || self.run()));
+                return;
+            }
+        }
+        self.flush();
+    }
+
+    fn flush(&self) {
+        self.each
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .flush();
+    }
+
+    fn answer(&self, job: J, result: Result<Solution, PoolError>) {
+        self.metrics.in_flight().dec();
+        let mut each = self.each.lock().unwrap_or_else(PoisonError::into_inner);
+        each.deliver(job, result);
+    }
+
+    fn to_long_lane(&self, job: J) {
+        let (each, metrics) = (self.each.clone(), self.metrics.clone());
+        self.lanes.long(
+            self.tenant,
+            Box::new(move || {
+                let result = run_to_end(job.as_ref(), &metrics);
+                metrics.in_flight().dec();
+                let mut each = each.lock().unwrap_or_else(PoisonError::into_inner);
+                each.deliver(job, result);
+                each.flush();
+            }),
+        );
+    }
+}
+
+/// Solves with no time slice, to the puzzle's own deadline or budget.
+fn run_to_end(job: &Job, metrics: &Metrics) -> Result<Solution, PoolError> {
+    match run(job, metrics, None) {
+        Ran::Done(result) => result,
+        // `run` reports an overrun only for a sliced solve.
+        Ran::Overran => Err(PoolError::Abandoned),
+    }
+}
+
+/// How a solve on a solver thread went.
+enum Ran {
+    /// Finished, failed, or was skipped: the answer.
+    Done(Result<Solution, PoolError>),
+    /// Stopped at the end of its time slice, before its own deadline: it needs the long lane.
+    Overran,
+}
+
+fn run(job: &Job, metrics: &Metrics, slice_end: Option<Instant>) -> Ran {
     let (grid, options) = (&job.grid, &job.options);
     let cancelled = || {
         options
@@ -122,14 +267,74 @@ fn run(job: &Job, metrics: &Metrics) -> Result<Solution, PoolError> {
     };
     if cancelled() {
         metrics.abandoned().inc();
-        return Err(PoolError::Abandoned);
+        return Ran::Done(Err(PoolError::Abandoned));
     }
-    let solution = solver_core::solve(grid, options).map_err(PoolError::Solve)?;
+    // The slice applies only when it ends before the puzzle's own deadline.
+    let sliced = slice_end.filter(|&end| options.deadline.is_none_or(|d| end < d));
+    let sliced_options;
+    let options = match sliced {
+        Some(end) => {
+            sliced_options = Options {
+                deadline: Some(end),
+                ..options.clone()
+            };
+            &sliced_options
+        }
+        None => options,
+    };
+    let solution = guarded(metrics, || {
+        #[cfg(feature = "fault-injection")]
+        if job.fault_panic() {
+            panic!("fault injected by a test");
+        }
+        solver_core::solve(grid, options)
+    });
+    let solution = match solution {
+        Ok(solution) => solution,
+        Err(err) => return Ran::Done(Err(err)),
+    };
+    let overran = sliced.is_some()
+        && matches!(
+            solution.outcome,
+            Outcome::Stopped {
+                reason: StopReason::Deadline,
+                ..
+            }
+        );
+    if overran && !cancelled() {
+        return Ran::Overran;
+    }
     if cancelled() {
         metrics.abandoned().inc();
     }
     metrics.solved(&solution);
-    Ok(solution)
+    Ran::Done(Ok(solution))
+}
+
+/// Runs a solve, turning a panic into [`PoolError::Panicked`] for this puzzle alone: logged,
+/// counted, and the thread goes on with the next puzzle.
+fn guarded(
+    metrics: &Metrics,
+    solve: impl FnOnce() -> Result<Solution, SolveError>,
+) -> Result<Solution, PoolError> {
+    match catch_unwind(AssertUnwindSafe(solve)) {
+        Ok(result) => result.map_err(PoolError::Solve),
+        Err(payload) => {
+            let message = panic_message(payload.as_ref());
+            metrics.panics().inc();
+            tracing::error!(panic = %message, "the solver panicked; answering INTERNAL for this puzzle");
+            Err(PoolError::Panicked(message))
+        }
+    }
+}
+
+/// A panic's message, where it has one.
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic with no message".to_owned())
 }
 
 /// Raises a cancel flag when dropped: a dropped RPC future stops its solve.
@@ -223,16 +428,41 @@ mod tests {
         );
     }
 
+    #[test]
+    fn a_panicking_solve_is_an_error_for_that_puzzle_only() {
+        let metrics = Metrics::new();
+        let err = guarded(&metrics, || panic!("boom at row 3")).unwrap_err();
+        assert!(
+            matches!(&err, PoolError::Panicked(m) if m == "boom at row 3"),
+            "{err:?}"
+        );
+        assert_eq!(metrics.panics().get(), 1);
+        let puzzle = grid(EASY);
+        let solved = guarded(&metrics, || {
+            solver_core::solve(&puzzle, &Options::default())
+        })
+        .expect("the next solve runs");
+        assert!(
+            solved
+                .outcome
+                .solution()
+                .is_some_and(|s| s.is_solution_of(&puzzle))
+        );
+    }
+
     #[tokio::test]
     async fn pooled_solves_answer_too() {
         let empty = grid(&".".repeat(81));
         let solution = pool()
             .solve(
-                empty.clone(),
-                Options {
-                    algorithm: solver_core::Algorithm::Backtracking,
-                    ..Options::default()
-                },
+                Tenant::of(None),
+                Job::new(
+                    empty.clone(),
+                    Options {
+                        algorithm: solver_core::Algorithm::Backtracking,
+                        ..Options::default()
+                    },
+                ),
             )
             .await
             .expect("solved");

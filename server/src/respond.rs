@@ -16,7 +16,89 @@ pub struct Limits {
     pub max_guesses: u64,
     /// Cap on solve time per puzzle.
     pub max_solve_time: std::time::Duration,
+    /// Longest request `id`, in bytes.
+    pub max_id_bytes: usize,
 }
+
+impl From<&crate::Config> for Limits {
+    fn from(config: &crate::Config) -> Self {
+        Limits {
+            max_grid_side: config.max_grid_side,
+            max_guesses: config.max_guesses,
+            max_solve_time: config.max_solve_time(),
+            max_id_bytes: config.max_id_bytes,
+        }
+    }
+}
+
+impl Limits {
+    /// Refuses a wire grid larger than this server accepts, before anything is allocated.
+    pub fn check_side(&self, grid: &pb::Grid) -> Result<(), RequestError> {
+        let side = (grid.box_rows as usize).saturating_mul(grid.box_cols as usize);
+        if side > self.max_grid_side {
+            return Err(RequestError::TooLarge {
+                side,
+                max: self.max_grid_side,
+            });
+        }
+        Ok(())
+    }
+
+    /// The solver options a request asks for, with the server's caps and the caller's
+    /// deadline applied; `now` starts the solve-time cap.
+    pub fn options(
+        &self,
+        wire: Option<pb::SolveOptions>,
+        deadline: Option<Instant>,
+        now: Instant,
+    ) -> Result<Options, RequestError> {
+        let wire = wire.unwrap_or_default();
+        // prost reads an unknown enum number as the default; refuse it instead of guessing.
+        let algorithm = pb::Algorithm::try_from(wire.algorithm)
+            .map_err(|_| RequestError::UnknownAlgorithm(wire.algorithm))?;
+        let cap = now + self.max_solve_time;
+        Ok(Options {
+            max_solutions: match wire.max_solutions {
+                0 => 2,
+                n => n as usize,
+            },
+            algorithm: algorithm.into(),
+            budget: Some(match wire.max_guesses {
+                0 => self.max_guesses,
+                n => n.min(self.max_guesses),
+            }),
+            deadline: Some(deadline.map_or(cap, |d| d.min(cap))),
+            cancel: None,
+        })
+    }
+
+    /// Refuses an `id` longer than this server accepts.
+    pub fn check_id(&self, id: &str) -> Result<(), RequestError> {
+        if id.len() > self.max_id_bytes {
+            return Err(RequestError::IdTooLong {
+                len: id.len(),
+                max: self.max_id_bytes,
+            });
+        }
+        Ok(())
+    }
+
+    /// Options that prove uniqueness within the server's caps and the caller's deadline.
+    pub fn uniqueness(&self, deadline: Option<Instant>, now: Instant) -> Options {
+        let cap = now + self.max_solve_time;
+        Options {
+            max_solutions: 2,
+            budget: Some(self.max_guesses),
+            deadline: Some(deadline.map_or(cap, |d| d.min(cap))),
+            ..Options::default()
+        }
+    }
+}
+
+#[cfg(feature = "fault-injection")]
+/// A request `id` that makes the solve panic, in builds with the `fault-injection` feature
+/// (the tests' only); other builds treat it as any other id.
+pub const FAULT_PANIC_ID: &str = "fault-injection: panic";
 
 /// A checked request, ready for a solver thread.
 pub struct Job {
@@ -24,6 +106,29 @@ pub struct Job {
     pub grid: Grid,
     /// Solver options with the server's caps applied.
     pub options: Options,
+    /// Panic instead of solving (tests only).
+    #[cfg(feature = "fault-injection")]
+    pub panic: bool,
+}
+
+impl Job {
+    /// A job solving `grid` with `options`.
+    pub fn new(grid: Grid, options: Options) -> Job {
+        Job {
+            grid,
+            options,
+            #[cfg(feature = "fault-injection")]
+            panic: false,
+        }
+    }
+
+    /// Whether a test asked this job to panic.
+    pub fn fault_panic(&self) -> bool {
+        #[cfg(feature = "fault-injection")]
+        return self.panic;
+        #[cfg(not(feature = "fault-injection"))]
+        false
+    }
 }
 
 impl AsRef<Job> for Job {
@@ -40,31 +145,18 @@ pub fn prepare(
     deadline: Option<Instant>,
     now: Instant,
 ) -> Result<Job, RequestError> {
+    limits.check_id(&request.id)?;
     let puzzle = request.puzzle.as_ref().ok_or(RequestError::MissingPuzzle)?;
-    let side = (puzzle.box_rows as usize).saturating_mul(puzzle.box_cols as usize);
-    if side > limits.max_grid_side {
-        return Err(RequestError::TooLarge {
-            side,
-            max: limits.max_grid_side,
-        });
-    }
+    limits.check_side(puzzle)?;
     let grid = grid_from_pb(puzzle)?;
-    let opts = request.options.unwrap_or_default();
-    let cap = now + limits.max_solve_time;
-    let options = Options {
-        max_solutions: match opts.max_solutions {
-            0 => 2,
-            n => n as usize,
-        },
-        algorithm: opts.algorithm().into(),
-        budget: Some(match opts.max_guesses {
-            0 => limits.max_guesses,
-            n => n.min(limits.max_guesses),
-        }),
-        deadline: Some(deadline.map_or(cap, |d| d.min(cap))),
-        cancel: None,
-    };
-    Ok(Job { grid, options })
+    let options = limits.options(request.options, deadline, now)?;
+    #[cfg_attr(not(feature = "fault-injection"), allow(unused_mut))]
+    let mut job = Job::new(grid, options);
+    #[cfg(feature = "fault-injection")]
+    {
+        job.panic = request.id == FAULT_PANIC_ID;
+    }
+    Ok(job)
 }
 
 /// The wire outcome of a solver outcome.
@@ -108,8 +200,13 @@ pub fn response(id: String, index: u64, solution: &Solution) -> pb::SolveRespons
     }
 }
 
-/// The INVALID item a batch sends for a bad request.
+/// The INVALID item a batch sends for a bad request; an over-long id is not echoed, so a
+/// client cannot make the server hold it in answers.
 pub fn invalid(id: String, index: u64, err: &RequestError) -> pb::SolveResponse {
+    let id = match err {
+        RequestError::IdTooLong { .. } => String::new(),
+        _ => id,
+    };
     pb::SolveResponse {
         id,
         index,

@@ -5,36 +5,15 @@ use std::time::{Duration, Instant};
 
 use solver_core::{Outcome, Shape, StopReason};
 use sudoku_proto::pb;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tonic::metadata::MetadataMap;
-use tonic::{Code, Request, Response, Status, Streaming};
+use tonic::{Request, Response, Status, Streaming};
 
-use crate::metrics::Metrics;
-use crate::pool::{CancelOnDrop, Pool, PoolError};
-use crate::respond::{Limits, prepare, response};
+use crate::batch::Caller;
+use crate::lanes::Tenant;
+use crate::pool::{CancelOnDrop, PoolError};
+use crate::respond::{prepare, response};
+use crate::shared::Shared;
 use crate::status::RequestError;
-
-/// State shared by every call.
-pub(crate) struct Shared {
-    pub(crate) pool: Pool,
-    pub(crate) limits: Limits,
-    pub(crate) metrics: Arc<Metrics>,
-    pub(crate) requests: Arc<Semaphore>,
-    pub(crate) max_requests: usize,
-    pub(crate) batch_window: usize,
-}
-
-impl Shared {
-    /// A slot among the concurrent RPCs, or RESOURCE_EXHAUSTED: shed load, never queue it.
-    fn admit(&self) -> Result<OwnedSemaphorePermit, Status> {
-        self.requests.clone().try_acquire_owned().map_err(|_| {
-            Status::resource_exhausted(format!(
-                "server busy: {} requests already in progress; retry with backoff",
-                self.max_requests
-            ))
-        })
-    }
-}
 
 /// The Sudoku service; cheap to clone.
 #[derive(Clone)]
@@ -53,6 +32,7 @@ impl SudokuService {
     ) -> Result<pb::SolveResponse, Status> {
         let _slot = self.shared.admit()?;
         let deadline = client_deadline(request.metadata());
+        let tenant = Tenant::of(request.remote_addr());
         let request = request.into_inner();
         let shape = request
             .puzzle
@@ -63,9 +43,12 @@ impl SudokuService {
         // Dropping this future (client cancel, disconnect) raises the flag and frees the core.
         let cancel = CancelOnDrop::new();
         job.options.cancel = Some(cancel.0.clone());
-        let solution = match self.shared.pool.solve(job.grid, job.options).await {
+        let solution = match self.shared.pool.solve(tenant, job).await {
             Ok(solution) => solution,
             Err(PoolError::Solve(err)) => return Err(RequestError::from(err).to_status(shape)),
+            Err(PoolError::Panicked(panic)) => {
+                return Err(RequestError::Internal(panic).to_status(shape));
+            }
             Err(PoolError::Abandoned) => return Err(Status::cancelled("the call was cancelled")),
         };
         let stopped_by_caller = matches!(
@@ -92,27 +75,43 @@ impl pb::sudoku_server::Sudoku for SudokuService {
         &self,
         request: Request<pb::SolveRequest>,
     ) -> Result<Response<pb::SolveResponse>, Status> {
-        let result = self.solve_one(request).await;
-        let code = result.as_ref().map_or_else(Status::code, |_| Code::Ok);
-        self.shared.metrics.request("Solve", code);
-        result.map(Response::new)
+        self.solve_one(request).await.map(Response::new)
     }
 
-    type BatchSolveStream = crate::batch::Answers;
+    type BatchSolveStream = crate::batch::Answers<pb::SolveResponse>;
 
     async fn batch_solve(
         &self,
         request: Request<Streaming<pb::SolveRequest>>,
     ) -> Result<Response<Self::BatchSolveStream>, Status> {
-        let slot = match self.shared.admit() {
-            Ok(slot) => slot,
-            Err(status) => {
-                self.shared.metrics.request("BatchSolve", status.code());
-                return Err(status);
-            }
-        };
+        self.batch(request)
+    }
+
+    type BatchSolvePackedStream = crate::batch::Answers<pb::PackedAnswers>;
+
+    async fn batch_solve_packed(
+        &self,
+        request: Request<Streaming<pb::PackedPuzzles>>,
+    ) -> Result<Response<Self::BatchSolvePackedStream>, Status> {
+        self.batch(request)
+    }
+}
+
+impl SudokuService {
+    /// Starts a batch stream of either kind.
+    fn batch<M: crate::batch::Batched>(
+        &self,
+        request: Request<Streaming<M>>,
+    ) -> Result<Response<crate::batch::Answers<M::Answer>>, Status> {
+        let slot = self.shared.admit()?;
         let deadline = client_deadline(request.metadata());
-        let stream = crate::batch::spawn(self.shared.clone(), request.into_inner(), deadline, slot);
+        let tenant = Tenant::of(request.remote_addr());
+        let stream = crate::batch::spawn(
+            self.shared.clone(),
+            request.into_inner(),
+            Caller { deadline, tenant },
+            slot,
+        );
         Ok(Response::new(stream))
     }
 }

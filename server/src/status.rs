@@ -9,9 +9,26 @@ use tonic_types::{ErrorDetails, StatusExt};
 /// Why a request cannot be solved.
 #[derive(Debug, Error)]
 pub enum RequestError {
+    /// The request's `id` is longer than this server accepts.
+    #[error("the id is {len} bytes, more than this server's limit of {max}")]
+    IdTooLong {
+        /// The id's length in bytes.
+        len: usize,
+        /// The server's limit.
+        max: usize,
+    },
+    /// `options.algorithm` is a number `sudoku.v1.Algorithm` does not define.
+    #[error("unknown algorithm {0}: use 0 (automatic), 1 (fast), 2 (general) or 3 (backtracking)")]
+    UnknownAlgorithm(i32),
+    /// The solver failed on this puzzle (a bug, logged); other puzzles are unaffected.
+    #[error("internal error: the solver failed on this puzzle ({0}); it has been logged")]
+    Internal(String),
     /// No puzzle in the request.
     #[error("the request has no puzzle")]
     MissingPuzzle,
+    /// No grid in a request that checks one.
+    #[error("the request has no grid")]
+    MissingGrid,
     /// The puzzle is not a valid grid.
     #[error("{0}")]
     Grid(#[from] GridError),
@@ -26,30 +43,71 @@ pub enum RequestError {
     /// The algorithm cannot solve this grid.
     #[error("{0}")]
     Unsupported(#[from] SolveError),
+    /// A packed message's cells are not a whole number of puzzles.
+    #[error(
+        "cells holds {len} bytes, not a whole number of puzzles of {per_puzzle} bytes \
+         (one byte per cell)"
+    )]
+    PackedLength {
+        /// Bytes sent.
+        len: usize,
+        /// Cells per puzzle.
+        per_puzzle: usize,
+    },
+    /// A puzzle given to check a grid against has another box shape.
+    #[error("the puzzle has {puzzle} boxes but the grid has {grid} boxes")]
+    ShapeMismatch {
+        /// The grid's box shape.
+        grid: Shape,
+        /// The puzzle's box shape.
+        puzzle: Shape,
+    },
 }
 
 impl RequestError {
-    /// The request field at fault, in `google.rpc.BadRequest` notation.
-    fn field(&self, shape: Option<Shape>) -> String {
+    /// The request field at fault, in `google.rpc.BadRequest` notation; `grid` names the
+    /// request's grid field (`puzzle` in most requests).
+    fn field(&self, grid: &str, shape: Option<Shape>) -> String {
         match self {
+            RequestError::IdTooLong { .. } => "id".to_owned(),
+            RequestError::UnknownAlgorithm(_) => "options.algorithm".to_owned(),
+            RequestError::Internal(_) => String::new(),
             RequestError::MissingPuzzle => "puzzle".to_owned(),
+            RequestError::MissingGrid => "grid".to_owned(),
+            RequestError::Grid(GridError::Shape { .. }) | RequestError::TooLarge { .. }
+                if grid.is_empty() =>
+            {
+                "box_rows".to_owned()
+            }
             RequestError::Grid(GridError::Shape { .. }) | RequestError::TooLarge { .. } => {
-                "puzzle.box_rows".to_owned()
+                format!("{grid}.box_rows")
             }
             RequestError::Grid(err) => match (err.position(), shape) {
                 (Some((row, col)), Some(shape)) => {
-                    format!("puzzle.cells[{}]", (row - 1) * shape.side() + col - 1)
+                    format!("{grid}.cells[{}]", (row - 1) * shape.side() + col - 1)
                 }
-                _ => "puzzle.cells".to_owned(),
+                _ => format!("{grid}.cells"),
             },
+            RequestError::ShapeMismatch { .. } => "puzzle.box_rows".to_owned(),
+            RequestError::PackedLength { .. } => "cells".to_owned(),
             RequestError::Unsupported(_) => "options.algorithm".to_owned(),
         }
     }
 
-    /// `INVALID_ARGUMENT` with the message and a `BadRequest` field violation.
+    /// `INVALID_ARGUMENT` with the message and a `BadRequest` field violation; INTERNAL for a
+    /// solver failure.
     pub fn to_status(&self, shape: Option<Shape>) -> Status {
+        self.to_status_in("puzzle", shape)
+    }
+
+    /// As [`RequestError::to_status`], for a request whose grid field is named `grid`.
+    pub fn to_status_in(&self, grid: &str, shape: Option<Shape>) -> Status {
         let message = self.to_string();
-        let details = ErrorDetails::with_bad_request_violation(self.field(shape), message.clone());
+        if let RequestError::Internal(_) = self {
+            return Status::internal(message);
+        }
+        let details =
+            ErrorDetails::with_bad_request_violation(self.field(grid, shape), message.clone());
         Status::with_error_details(Code::InvalidArgument, message, details)
     }
 

@@ -4,7 +4,7 @@
 //! Each dataset is cut into chunks; each chunk is solved by both solvers in turn for a few
 //! rounds, and each solver's fastest round per chunk counts, so a noisy neighbour slows
 //! both alike and the printed ratio holds.
-//! `SUDOKU_DATA` moves the dataset folder; `SUDOKU_BENCH_LIMIT` caps puzzles per dataset;
+//! `SUDOKU_DATA` moves the dataset folder (missing data: SKIP, or a failure in CI); `SUDOKU_BENCH_LIMIT` caps puzzles per dataset;
 //! `cargo bench -p solver-core -- WORD` runs only the datasets whose name contains WORD.
 
 #[path = "../tests/support/mod.rs"]

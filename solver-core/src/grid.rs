@@ -83,29 +83,7 @@ pub struct Grid {
 impl Grid {
     /// A grid from row-major cell values (0 = empty), checked for size, range and repeats.
     pub fn new(shape: Shape, cells: &[u32]) -> Result<Grid, GridError> {
-        if cells.len() != shape.cells() {
-            return Err(GridError::CellCountForShape {
-                found: cells.len(),
-                expected: shape.cells(),
-                shape,
-            });
-        }
-        let side = shape.side();
-        // A max over all values vectorizes; the position is only looked for on bad input.
-        let largest = cells.iter().fold(0, |acc, &v| acc.max(v));
-        if largest as usize > side
-            && let Some(i) = cells.iter().position(|&v| v as usize > side)
-        {
-            return Err(GridError::OutOfRange {
-                row: i / side + 1,
-                col: i % side + 1,
-                value: cells[i].into(),
-                side,
-            });
-        }
-        // In range, so every value fits a byte.
-        let values = cells.iter().map(|&v| v as u8).collect();
-        Self::from_values(shape, values)
+        Self::from_values(shape, in_range(shape, cells)?)
     }
 
     /// A grid from values already known to be in range; checks only for repeats.
@@ -275,6 +253,32 @@ fn has_repeat(cells: &[u8], box_rows: usize, box_cols: usize) -> bool {
         }
     }
     repeated != 0
+}
+
+/// Row-major cell values as bytes, checked for count and range (repeats are allowed here).
+pub(crate) fn in_range(shape: Shape, cells: &[u32]) -> Result<Box<[u8]>, GridError> {
+    if cells.len() != shape.cells() {
+        return Err(GridError::CellCountForShape {
+            found: cells.len(),
+            expected: shape.cells(),
+            shape,
+        });
+    }
+    let side = shape.side();
+    // A max over all values vectorizes; the position is only looked for on bad input.
+    let largest = cells.iter().fold(0, |acc, &v| acc.max(v));
+    if largest as usize > side
+        && let Some(i) = cells.iter().position(|&v| v as usize > side)
+    {
+        return Err(GridError::OutOfRange {
+            row: i / side + 1,
+            col: i % side + 1,
+            value: cells[i].into(),
+            side,
+        });
+    }
+    // In range, so every value fits a byte.
+    Ok(cells.iter().map(|&v| v as u8).collect())
 }
 
 impl fmt::Debug for Grid {

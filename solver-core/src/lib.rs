@@ -12,13 +12,21 @@
 //! ```
 #![deny(missing_docs)]
 
+mod check;
 mod error;
 mod format;
+mod generate;
 mod grid;
+pub mod logic;
 mod parse;
 mod solve;
 
+pub use check::{Check, Conflict, Entries, Entry};
 pub use error::{GridError, House, SolveError};
+pub use generate::{
+    DEFAULT_ATTEMPTS, GenerateError, GenerateOptions, Generated, Generator, LARGE_GRID_FLOOR,
+    Rater, SeRater, Symmetry, UnknownSymmetry, level_band, next_seed,
+};
 pub use grid::{Grid, Shape};
-pub use parse::parse;
+pub use parse::{parse, parse_entries};
 pub use solve::{Algorithm, Options, Outcome, Solution, Stats, StopReason, solve};

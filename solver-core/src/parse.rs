@@ -10,6 +10,7 @@
 
 use std::str::FromStr;
 
+use crate::check::Entries;
 use crate::error::GridError;
 use crate::grid::{Grid, Shape};
 
@@ -21,6 +22,19 @@ enum Raw<'a> {
 
 /// Parses a grid in any accepted form; `shape` fixes the box shape, otherwise it is inferred.
 pub fn parse(text: &str, shape: Option<Shape>) -> Result<Grid, GridError> {
+    let (shape, values) = parse_values(text, shape)?;
+    Grid::from_values(shape, values)
+}
+
+/// Parses a player's grid as [`parse`] does, but keeps repeated digits: checking them is
+/// [`Entries::check`]'s job.
+pub fn parse_entries(text: &str, shape: Option<Shape>) -> Result<Entries, GridError> {
+    let (shape, values) = parse_values(text, shape)?;
+    Ok(Entries::from_values(shape, values))
+}
+
+/// The shape and the cell values, each in range; repeats are not looked for.
+fn parse_values(text: &str, shape: Option<Shape>) -> Result<(Shape, Box<[u8]>), GridError> {
     let raw = split_cells(text);
     let shape = match shape {
         Some(shape) if shape.cells() == raw.len() => shape,
@@ -39,7 +53,7 @@ pub fn parse(text: &str, shape: Option<Shape>) -> Result<Grid, GridError> {
         .enumerate()
         .map(|(i, cell)| decode(cell, side).map_err(|e| e.at(i / side + 1, i % side + 1, side)))
         .collect::<Result<Box<[u8]>, _>>()?;
-    Grid::from_values(shape, values)
+    Ok((shape, values))
 }
 
 impl FromStr for Grid {
@@ -223,6 +237,17 @@ mod tests {
                 shape: Shape::CLASSIC
             })
         );
+    }
+
+    #[test]
+    fn players_grids_keep_their_repeats() {
+        let text = format!("33{}", ".".repeat(79));
+        assert!(parse(&text, None).is_err());
+        let entries = parse_entries(&text, None).expect("repeats are allowed");
+        assert_eq!(&entries.cells()[..3], &[3, 3, 0]);
+        assert_eq!(entries.check(None).conflicts.len(), 1);
+        let err = parse_entries("3#", None).unwrap_err();
+        assert!(matches!(err, GridError::CellCount { found: 2 }), "{err}");
     }
 
     #[test]

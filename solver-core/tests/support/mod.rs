@@ -1,58 +1,26 @@
 //! Test and benchmark support: datasets, a small PRNG, grid symmetries and a puzzle generator.
 #![allow(dead_code)]
 
-use std::path::PathBuf;
-
 use solver_core::{Algorithm, Grid, Options, Outcome, Shape, solve};
+#[allow(unused_imports)] // not every test binary reads a file by name
+pub use test_support::data_dir;
 
-/// The dataset folder: `SUDOKU_DATA` or the workplace's `../shared/data`.
-pub fn data_dir() -> PathBuf {
-    std::env::var_os("SUDOKU_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data"))
-}
-
-/// Every dataset file (name, puzzles), or `None` with a message when the folder is absent.
+/// Every dataset file (name, puzzles), or `None` when the folder is absent; the shared loader
+/// prints SKIP, or panics in CI or when `SUDOKU_DATA` was set.
 pub fn datasets() -> Option<Vec<(String, Vec<Grid>)>> {
-    let dir = data_dir();
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        eprintln!(
-            "skipping: dataset folder {} not found (set SUDOKU_DATA)",
-            dir.display()
-        );
-        return None;
-    };
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("puzzles"))
-        })
-        .collect();
-    files.sort();
+    let sets = test_support::datasets()?;
     Some(
-        files
-            .into_iter()
-            .map(|path| {
-                let text = std::fs::read_to_string(&path).expect("dataset is readable text");
-                let puzzles = text
-                    .lines()
-                    .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-                    .map(|l| {
-                        l.split_whitespace()
-                            .next()
-                            .unwrap_or("")
-                            .parse()
-                            .expect("dataset puzzle parses")
+        sets.into_iter()
+            .map(|set| {
+                let puzzles = set
+                    .puzzles
+                    .iter()
+                    .map(|line| {
+                        line.parse()
+                            .unwrap_or_else(|e| panic!("{}: {line}: {e}", set.name))
                     })
                     .collect();
-                (
-                    path.file_name()
-                        .unwrap_or_default()
-                        .to_string_lossy()
-                        .into_owned(),
-                    puzzles,
-                )
+                (set.name, puzzles)
             })
             .collect(),
     )

@@ -1,0 +1,169 @@
+//! `sudoku rate`: each puzzle's SE rating, level, hardest step and techniques, over one
+//! BatchRate stream, printed in input order.
+
+use std::collections::HashMap;
+use std::io::Write;
+
+use sudoku_proto::pb::{self, Verdict};
+
+use crate::cli::{Format, RateArgs};
+use crate::conn::Connection;
+use crate::input::{Origin, puzzle_field, solve_inputs};
+use crate::request::{NoPuzzles, parse, report};
+
+/// Rates every puzzle; true when every one was rated (a unique solution, rated to the end).
+pub async fn run(conn: &Connection, args: &RateArgs, format: Format) -> anyhow::Result<bool> {
+    let inputs = solve_inputs(&args.puzzles, args.file.as_deref())?;
+    if inputs.is_empty() {
+        return Err(NoPuzzles.into());
+    }
+    let mut ok = true;
+    let mut requests = Vec::new();
+    let mut asked: Vec<(Origin, Option<String>)> = Vec::new();
+    for (origin, text) in inputs {
+        // A rating file's lines are `<puzzle> <anything>`: the rest is ignored.
+        let text = if text.contains('\n') { text.as_str() } else { puzzle_field(&text) };
+        match parse(text, args.shape) {
+            Ok(grid) => {
+                asked.push((origin, Some(text.to_owned())));
+                requests.push(pb::RateRequest {
+                    id: String::new(),
+                    puzzle: Some(grid),
+                    options: Some(pb::LogicOptions {
+                        no_uniqueness_techniques: args.no_uniqueness,
+                    }),
+                });
+            }
+            Err(err) => {
+                report(&origin, &err.message);
+                ok = false;
+                asked.push((origin, None));
+            }
+        }
+    }
+    let mut answers: HashMap<u64, pb::RateResponse> = HashMap::new();
+    if !requests.is_empty() {
+        let mut stream = conn
+            .puzzles()
+            .batch_rate(conn.request(tokio_stream::iter(requests)))
+            .await
+            .map_err(|s| conn.status_error(s))?
+            .into_inner();
+        while let Some(answer) = stream.message().await.map_err(|s| conn.status_error(s))? {
+            answers.insert(answer.index, answer);
+        }
+    }
+    let mut out = std::io::stdout().lock();
+    let mut index = 0u64;
+    for (origin, text) in &asked {
+        let Some(text) = text else { continue };
+        let Some(answer) = answers.remove(&index) else {
+            report(origin, "the server sent no rating for this puzzle");
+            ok = false;
+            index += 1;
+            continue;
+        };
+        index += 1;
+        ok &= answer.verdict() == Verdict::Unique && !answer.lower_bound;
+        if answer.verdict() != Verdict::Unique {
+            report(origin, &verdict_reason(&answer));
+        }
+        print(&mut out, format, origin, text, &answer)?;
+    }
+    out.flush()?;
+    Ok(ok)
+}
+
+/// Why a puzzle has no rating.
+fn verdict_reason(answer: &pb::RateResponse) -> String {
+    match answer.verdict() {
+        Verdict::NoSolution => "no solution, so no rating".to_owned(),
+        Verdict::Multiple => "more than one solution, so no rating".to_owned(),
+        Verdict::Stopped => "stopped before the end: the rating is a lower bound".to_owned(),
+        Verdict::Invalid => answer
+            .error
+            .as_ref()
+            .map_or("invalid".to_owned(), |e| e.message.clone()),
+        _ => "no rating".to_owned(),
+    }
+}
+
+/// The rating as printed: `7.2`, or `7.2+` when the puzzle is at least that hard.
+fn rating_text(answer: &pb::RateResponse) -> String {
+    let plus = if answer.lower_bound { "+" } else { "" };
+    format!("{:.1}{plus}", answer.rating)
+}
+
+/// The level's lowercase name.
+pub fn level_name(level: pb::Level) -> &'static str {
+    match level {
+        pb::Level::Unspecified => "unrated",
+        pb::Level::Easy => "easy",
+        pb::Level::Medium => "medium",
+        pb::Level::Hard => "hard",
+        pb::Level::Diabolical => "diabolical",
+        pb::Level::Extreme => "extreme",
+        pb::Level::Hardest => "hardest",
+    }
+}
+
+fn print(
+    out: &mut impl Write,
+    format: Format,
+    origin: &Origin,
+    puzzle: &str,
+    answer: &pb::RateResponse,
+) -> std::io::Result<()> {
+    let rated = answer.verdict() == Verdict::Unique || answer.verdict() == Verdict::Stopped;
+    let hardest = answer.hardest.as_ref().map_or("", |s| s.technique.as_str());
+    match format {
+        Format::Line if rated => writeln!(out, "{puzzle} {}", rating_text(answer)),
+        Format::Line => writeln!(out, "{puzzle} {}", verdict_word(answer.verdict())),
+        Format::Json => {
+            let techniques: serde_json::Map<String, serde_json::Value> = answer
+                .techniques
+                .iter()
+                .map(|t| (t.technique.clone(), t.count.into()))
+                .collect();
+            let value = serde_json::json!({
+                "puzzle": puzzle,
+                "verdict": verdict_word(answer.verdict()),
+                "rating": if rated { serde_json::json!(answer.rating) } else { serde_json::Value::Null },
+                "level": level_name(answer.level()),
+                "hardest": hardest,
+                "steps": answer.steps,
+                "techniques": techniques,
+                "lower_bound": answer.lower_bound,
+            });
+            writeln!(out, "{value}")
+        }
+        Format::Pretty if rated => {
+            let used: Vec<String> = answer
+                .techniques
+                .iter()
+                .map(|t| format!("{} ×{}", t.technique, t.count))
+                .collect();
+            writeln!(
+                out,
+                "{origin}: {} ({}), hardest step {hardest}; {} steps: {}",
+                rating_text(answer),
+                level_name(answer.level()),
+                answer.steps,
+                used.join(", ")
+            )
+        }
+        Format::Pretty => writeln!(out, "{origin}: {}", verdict_reason(answer)),
+    }
+}
+
+/// One word per verdict, for scripts.
+pub fn verdict_word(verdict: Verdict) -> &'static str {
+    match verdict {
+        Verdict::Unique => "unique",
+        Verdict::NoSolution => "no-solution",
+        Verdict::Multiple => "multiple",
+        Verdict::Stopped => "stopped",
+        Verdict::Invalid => "invalid",
+        Verdict::Unspecified => "unknown",
+    }
+}

@@ -1,0 +1,429 @@
+//! Batch streams (BatchSolve, BatchSolvePacked): one task per stream reads messages and hands
+//! their puzzles to the solver threads with at most `batch_window` puzzles unanswered and at
+//! most the stream's byte budget held; the solver threads put answers straight on the
+//! response stream, in completion order. A message that cannot be read ends the stream with
+//! its error, but only after every puzzle read before it has been answered. What differs
+//! between the two RPCs (how a message becomes puzzles, how answers are made) is [`Batched`].
+
+mod packed;
+mod rate;
+mod single;
+
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use futures::FutureExt;
+use prost::Message;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, oneshot};
+use tokio_stream::Stream;
+use tonic::{Status, Streaming};
+
+use crate::lanes::Tenant;
+use crate::respond::Limits;
+use crate::shared::Shared;
+
+/// A message type a batch stream reads: how many puzzles it carries and how they are solved.
+pub(crate) trait Batched: Message + Default + Send + 'static {
+    /// The message the stream answers with.
+    type Answer: Send + 'static;
+    /// Puzzles in this message, each taking a slot of the window; an error (a message that
+    /// cannot be split into puzzles) ends the stream once what came before is answered.
+    fn puzzles(&self, limits: &Limits) -> Result<usize, Status>;
+    /// Checks a group of messages read together and hands their puzzles to the solver threads.
+    fn submit(group: Vec<Read<Self>>, to: &Submit<'_, Self::Answer>);
+    /// Why the stream ends when message `messages` (0-based), holding puzzle `puzzles` on,
+    /// cannot be read.
+    fn broken(messages: u64, puzzles: u64, why: &str) -> String;
+}
+
+/// A message read from a stream, with the stream index of its first puzzle and what it holds.
+pub(crate) struct Read<M> {
+    pub(crate) message: M,
+    pub(crate) first: u64,
+    pub(crate) hold: Hold,
+}
+
+/// Where a group's answers go, and the stream state its puzzles need.
+pub(crate) struct Submit<'a, A> {
+    pub(crate) shared: &'a Shared,
+    pub(crate) caller: &'a Caller,
+    /// Raised when the client leaves: queued puzzles are skipped, running ones stop.
+    pub(crate) cancel: &'a Arc<AtomicBool>,
+    pub(crate) out: &'a mpsc::Sender<Vec<(A, Hold)>>,
+    pub(crate) progress: &'a Arc<AtomicU64>,
+}
+
+impl<A> Submit<'_, A> {
+    /// Sends answers that need no solving (invalid items) straight out.
+    pub(crate) fn send_now(&self, answers: Vec<(A, Hold)>) {
+        if !answers.is_empty() {
+            self.progress
+                .fetch_add(answers.len() as u64, Ordering::Relaxed);
+            // A full channel cannot happen (see `Answers`); a closed one means nobody listens.
+            let _ = self.out.try_send(answers);
+        }
+    }
+}
+
+/// What a puzzle holds from when it is read until tonic takes its answer: its window slot
+/// and its share of the stream's and the server's byte budgets.
+pub(crate) struct Hold {
+    _slot: OwnedSemaphorePermit,
+    _stream_bytes: OwnedSemaphorePermit,
+    _server_bytes: OwnedSemaphorePermit,
+}
+
+/// Groups of answers on their way to the response side, each with what its puzzles hold.
+type Inbox<T> = Mutex<mpsc::Receiver<Vec<(T, Hold)>>>;
+
+/// Bytes counted for a puzzle beyond twice its request's encoded size (its answer is about
+/// as large as the request): the job, the response's fixed fields and allocator slack.
+const HOLD_OVERHEAD: usize = 256;
+
+/// The response side of a stream. Taking an answer frees what its puzzle holds, so puzzles
+/// read plus answers not yet sent never exceed the window or the byte budgets: memory stays
+/// flat however fast the client writes or slowly it reads, and the channel (as large as the
+/// window, each message at least one answer) never turns a solver thread away.
+pub struct Answers<T> {
+    /// Shared with the reading task, which empties it when the client stalls.
+    rx: Arc<Inbox<T>>,
+    ready: std::vec::IntoIter<(T, Hold)>,
+    /// How the stream ends once every answer is out: with this status, or OK if none comes.
+    end: Option<oneshot::Receiver<Status>>,
+    progress: Arc<AtomicU64>,
+}
+
+impl<T> Stream for Answers<T> {
+    type Item = Result<T, Status>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        loop {
+            if let Some((answer, _hold)) = self.ready.next() {
+                self.progress.fetch_add(1, Ordering::Relaxed);
+                return Poll::Ready(Some(Ok(answer)));
+            }
+            // Uncontended but for a stall; taken once per group of answers.
+            let next = match self.rx.lock() {
+                Ok(mut rx) => rx.poll_recv(cx),
+                Err(_) => Poll::Ready(None),
+            };
+            match next {
+                Poll::Ready(Some(answers)) => self.ready = answers.into_iter(),
+                Poll::Ready(None) => return self.poll_end(cx),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+    }
+}
+
+impl<T> Unpin for Answers<T> {}
+
+impl<T> Answers<T> {
+    /// After the last answer: the stream's status, if it has one.
+    fn poll_end(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<T, Status>>> {
+        let Some(end) = self.end.as_mut() else {
+            return Poll::Ready(None);
+        };
+        let status = std::task::ready!(Pin::new(end).poll(cx));
+        self.end = None;
+        Poll::Ready(status.ok().map(Err))
+    }
+}
+
+/// Who is calling: the stream's deadline and whose turn its puzzles take on the solver threads.
+pub(crate) struct Caller {
+    pub(crate) deadline: Option<Instant>,
+    pub(crate) tenant: Tenant,
+}
+
+/// Starts serving one stream and returns its response side.
+pub(crate) fn spawn<M: Batched>(
+    shared: Arc<Shared>,
+    inbound: Streaming<M>,
+    caller: Caller,
+    rpc_slot: OwnedSemaphorePermit,
+) -> Answers<M::Answer> {
+    let (out_tx, out_rx) = mpsc::channel(shared.batch_window);
+    let (end_tx, end_rx) = oneshot::channel();
+    let rx = Arc::new(Mutex::new(out_rx));
+    let progress = Arc::new(AtomicU64::new(0));
+    let reader = Reader {
+        window: Arc::new(Semaphore::new(shared.batch_window)),
+        stream_bytes: Arc::new(Semaphore::new(shared.stream_bytes)),
+        cancel: Arc::new(AtomicBool::new(false)),
+        progress: progress.clone(),
+        out: out_tx,
+        answers: Arc::downgrade(&rx),
+        index: 0,
+        messages: 0,
+        caller,
+        shared,
+    };
+    tokio::spawn(async move {
+        if let Some(status) = reader.run(inbound).await {
+            let _ = end_tx.send(status);
+        }
+        drop(rpc_slot);
+    });
+    Answers {
+        rx,
+        ready: Vec::new().into_iter(),
+        end: Some(end_rx),
+        progress,
+    }
+}
+
+/// Why a stream stopped reading.
+enum End {
+    /// The client half-closed: every request is in.
+    Done,
+    /// The client reset the stream or closed the connection.
+    ClientLeft,
+    /// A message could not be read; the stream ends with this status once the requests
+    /// before it are answered.
+    Broken(Status),
+    /// Nothing read, solved or taken for the idle period.
+    Stalled(Status),
+}
+
+/// The reading side of one stream.
+struct Reader<M: Batched> {
+    shared: Arc<Shared>,
+    window: Arc<Semaphore>,
+    stream_bytes: Arc<Semaphore>,
+    /// Raised when the client leaves: queued puzzles are skipped, running ones stop.
+    cancel: Arc<AtomicBool>,
+    /// Bumped for every request read, answer made and answer taken: a stream that does not
+    /// move for the idle period is closed.
+    progress: Arc<AtomicU64>,
+    out: mpsc::Sender<Vec<(M::Answer, Hold)>>,
+    /// Weak, so that the client dropping its side still closes the channel.
+    answers: Weak<Inbox<M::Answer>>,
+    /// Stream index of the next puzzle.
+    index: u64,
+    /// Messages read.
+    messages: u64,
+    caller: Caller,
+}
+
+impl<M: Batched> Reader<M> {
+    /// Reads the stream to its end, then waits until every answer has gone out; the status
+    /// the stream ends with, if not OK.
+    async fn run(mut self, mut inbound: Streaming<M>) -> Option<Status> {
+        let end = self.read_all(&mut inbound).await;
+        // A broken or finished stream still owes the answers of what it read.
+        let end = match end {
+            End::Done | End::Broken(_) => {
+                let window = self.window.clone();
+                let all = window.acquire_many(self.shared.batch_window as u32);
+                match self.watch(all).await {
+                    Ok(_) => end,
+                    Err(stopped) => stopped,
+                }
+            }
+            stopped => stopped,
+        };
+        match end {
+            End::Done => None,
+            End::Broken(status) => Some(status),
+            End::ClientLeft => {
+                self.cancel.store(true, Ordering::Relaxed);
+                None
+            }
+            End::Stalled(status) => {
+                self.cancel.store(true, Ordering::Relaxed);
+                self.discard_answers();
+                Some(status)
+            }
+        }
+    }
+
+    async fn read_all(&mut self, inbound: &mut Streaming<M>) -> End {
+        let mut waiting: Option<(M, usize)> = None;
+        loop {
+            let (first, puzzles) = match waiting.take() {
+                Some(read) => read,
+                None => match self.watch(inbound.message()).await {
+                    Ok(Ok(Some(message))) => match self.count(message) {
+                        Ok(read) => read,
+                        Err(end) => return end,
+                    },
+                    Ok(Ok(None)) => return End::Done,
+                    Ok(Err(status)) => return self.broken(status),
+                    Err(stopped) => return stopped,
+                },
+            };
+            let hold = match self.watch(self.hold(&first, puzzles)).await {
+                Ok(Some(hold)) => hold,
+                Ok(None) => return End::ClientLeft,
+                Err(stopped) => return stopped,
+            };
+            let mut group = vec![self.read(first, puzzles, hold)];
+            // Take every message already received, as far as the window and budgets allow.
+            let end = loop {
+                let Some(message) = inbound.message().now_or_never() else {
+                    break None;
+                };
+                let (message, puzzles) = match message.map(|m| m.map(|m| self.count(m))) {
+                    Ok(Some(Ok(read))) => read,
+                    Ok(Some(Err(end))) => break Some(end),
+                    Ok(None) => break Some(End::Done),
+                    Err(status) => break Some(self.broken(status)),
+                };
+                match self.try_hold(&message, puzzles) {
+                    Some(hold) => group.push(self.read(message, puzzles, hold)),
+                    None => {
+                        waiting = Some((message, puzzles));
+                        break None;
+                    }
+                }
+            };
+            self.progress
+                .fetch_add(group.len() as u64, Ordering::Relaxed);
+            M::submit(
+                group,
+                &Submit {
+                    shared: &self.shared,
+                    caller: &self.caller,
+                    cancel: &self.cancel,
+                    out: &self.out,
+                    progress: &self.progress,
+                },
+            );
+            if let Some(end) = end {
+                return end;
+            }
+        }
+    }
+
+    /// A message with its puzzle count, or the end of a stream it breaks.
+    fn count(&self, message: M) -> Result<(M, usize), End> {
+        match message.puzzles(&self.shared.limits) {
+            Ok(puzzles) => Ok((message, puzzles)),
+            Err(status) => Err(self.broken(status)),
+        }
+    }
+
+    /// Numbers a message's puzzles in the stream.
+    fn read(&mut self, message: M, puzzles: usize, hold: Hold) -> Read<M> {
+        let first = self.index;
+        self.index += puzzles as u64;
+        self.messages += 1;
+        Read {
+            message,
+            first,
+            hold,
+        }
+    }
+
+    /// Window slots a message takes: one per puzzle, and a message larger than the window
+    /// takes all of it, so it still goes (alone).
+    fn slots(&self, puzzles: usize) -> u32 {
+        u32::try_from(puzzles.clamp(1, self.shared.batch_window)).unwrap_or(u32::MAX)
+    }
+
+    /// What a request costs the byte budgets: about its size twice (request and answer). A
+    /// request larger than the stream's whole budget takes all of it, so it still goes alone.
+    fn cost(&self, request: &M) -> u32 {
+        let bytes = (2 * request.encoded_len() + HOLD_OVERHEAD).min(self.shared.stream_bytes);
+        u32::try_from(bytes).unwrap_or(u32::MAX)
+    }
+
+    /// Waits for a window slot and the request's bytes (`None` only if a budget were closed,
+    /// which never happens).
+    async fn hold(&self, request: &M, puzzles: usize) -> Option<Hold> {
+        let cost = self.cost(request);
+        Some(Hold {
+            _slot: self
+                .window
+                .clone()
+                .acquire_many_owned(self.slots(puzzles))
+                .await
+                .ok()?,
+            _stream_bytes: self
+                .stream_bytes
+                .clone()
+                .acquire_many_owned(cost)
+                .await
+                .ok()?,
+            _server_bytes: self
+                .shared
+                .bytes
+                .clone()
+                .acquire_many_owned(cost)
+                .await
+                .ok()?,
+        })
+    }
+
+    /// A hold if one is free now.
+    fn try_hold(&self, request: &M, puzzles: usize) -> Option<Hold> {
+        let cost = self.cost(request);
+        Some(Hold {
+            _slot: self
+                .window
+                .clone()
+                .try_acquire_many_owned(self.slots(puzzles))
+                .ok()?,
+            _stream_bytes: self
+                .stream_bytes
+                .clone()
+                .try_acquire_many_owned(cost)
+                .ok()?,
+            _server_bytes: self
+                .shared
+                .bytes
+                .clone()
+                .try_acquire_many_owned(cost)
+                .ok()?,
+        })
+    }
+
+    /// Runs `work` until it ends, the client leaves, or the stream stalls.
+    async fn watch<T>(&self, work: impl Future<Output = T>) -> Result<T, End> {
+        tokio::pin!(work);
+        let idle = self.shared.stream_idle.unwrap_or(Duration::MAX);
+        let mut seen = self.progress.load(Ordering::Relaxed);
+        loop {
+            tokio::select! {
+                biased;
+                () = self.out.closed() => return Err(End::ClientLeft),
+                value = &mut work => return Ok(value),
+                () = tokio::time::sleep(idle), if idle != Duration::MAX => {
+                    let now = self.progress.load(Ordering::Relaxed);
+                    if now == seen {
+                        return Err(End::Stalled(Status::unavailable(format!(
+                            "stream closed: nothing read, solved or taken for {} ms \
+                             (--stream-idle-ms); open a new stream",
+                            idle.as_millis()
+                        ))));
+                    }
+                    seen = now;
+                }
+            }
+        }
+    }
+
+    /// The status a stream ends with when its next message cannot be read.
+    fn broken(&self, status: Status) -> End {
+        tracing::debug!(%status, index = self.index, "batch stream broken by the client");
+        End::Broken(Status::new(
+            status.code(),
+            M::broken(self.messages, self.index, status.message()),
+        ))
+    }
+
+    /// Drops the answers nobody is taking, freeing what their puzzles hold.
+    fn discard_answers(&self) {
+        let Some(answers) = self.answers.upgrade() else {
+            return;
+        };
+        if let Ok(mut rx) = answers.lock() {
+            rx.close();
+            while rx.try_recv().is_ok() {}
+        }
+    }
+}

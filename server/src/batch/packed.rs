@@ -1,0 +1,271 @@
+//! BatchSolvePacked: many puzzles of one shape per message, one byte per cell, answered a
+//! message at a time. One message costs the gRPC and HTTP/2 layers what one puzzle costs in
+//! BatchSolve, so clients where messages are dear (Python, Node, compression) go at solver speed.
+
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use solver_core::{Grid, GridError, Shape, Solution};
+use sudoku_proto::pb;
+use tonic::Status;
+
+use super::{Batched, Hold, Read, Submit};
+use crate::pool::{Deliver, PoolError};
+use crate::respond::{Job, Limits, wire_outcome};
+use crate::status::RequestError;
+
+impl Batched for pb::PackedPuzzles {
+    type Answer = pb::PackedAnswers;
+
+    fn puzzles(&self, limits: &Limits) -> Result<usize, Status> {
+        let shape = self.shape();
+        let checked = limits
+            .check_id(&self.id)
+            .and_then(|()| shape.clone().map_err(RequestError::from))
+            .and_then(|shape| {
+                let side = shape.side();
+                if side > limits.max_grid_side {
+                    return Err(RequestError::TooLarge {
+                        side,
+                        max: limits.max_grid_side,
+                    });
+                }
+                if !self.cells.len().is_multiple_of(shape.cells()) {
+                    return Err(RequestError::PackedLength {
+                        len: self.cells.len(),
+                        per_puzzle: shape.cells(),
+                    });
+                }
+                let options = self.options.unwrap_or_default();
+                pb::Algorithm::try_from(options.algorithm)
+                    .map_err(|_| RequestError::UnknownAlgorithm(options.algorithm))?;
+                Ok(self.cells.len() / shape.cells())
+            });
+        checked.map_err(|err| err.to_status_in("", shape.ok()))
+    }
+
+    fn submit(group: Vec<Read<Self>>, to: &Submit<'_, Self::Answer>) {
+        let now = Instant::now();
+        let mut items = Vec::new();
+        for read in group {
+            let Ok(shape) = read.message.shape() else {
+                continue; // checked when read
+            };
+            let options = to
+                .shared
+                .limits
+                .options(read.message.options, to.caller.deadline, now)
+                .map(|mut options| {
+                    options.cancel = Some(to.cancel.clone());
+                    options
+                })
+                .map_err(|e| e.to_pb());
+            let Read {
+                message,
+                first,
+                hold,
+            } = read;
+            let count = message.cells.len() / shape.cells();
+            let pack = Arc::new(Pack::new(message.id, first, hold, count, shape.cells()));
+            for (offset, cells) in message.cells.chunks_exact(shape.cells()).enumerate() {
+                let job = options.clone().and_then(|options| {
+                    let grid = unpack(shape, cells).map_err(|e| pb::SolveError::from(&e))?;
+                    Ok(Job::new(grid, options))
+                });
+                match job {
+                    Ok(job) => items.push(Item {
+                        job,
+                        pack: pack.clone(),
+                        offset,
+                    }),
+                    Err(error) => {
+                        if let Some(answer) = pack.failed(offset, error) {
+                            to.send_now(vec![answer]);
+                        }
+                    }
+                }
+            }
+            if count == 0
+                && let Some(answer) = pack.take()
+            {
+                to.send_now(vec![answer]);
+            }
+        }
+        // One job per solver thread keeps every core busy with one wake-up per thread.
+        let per_thread = items.len().div_ceil(to.shared.pool.workers()).max(1);
+        while !items.is_empty() {
+            let rest = items.split_off(per_thread.min(items.len()));
+            let chunk = std::mem::replace(&mut items, rest);
+            let packer = Packer {
+                out: to.out.clone(),
+                progress: to.progress.clone(),
+            };
+            to.shared.pool.submit(to.caller.tenant, chunk, packer);
+        }
+    }
+
+    fn broken(messages: u64, puzzles: u64, why: &str) -> String {
+        format!(
+            "message {messages} of the stream could not be read: {why}; the {puzzles} puzzles \
+             of the {messages} messages before it were answered"
+        )
+    }
+}
+
+/// The message's box shape; both sides 0 mean the classic 3x3 boxes.
+trait PackedShape {
+    fn shape(&self) -> Result<Shape, GridError>;
+}
+
+impl PackedShape for pb::PackedPuzzles {
+    fn shape(&self) -> Result<Shape, GridError> {
+        match (self.box_rows, self.box_cols) {
+            (0, 0) => Ok(Shape::CLASSIC),
+            (rows, cols) => Shape::new(rows as usize, cols as usize),
+        }
+    }
+}
+
+/// A grid from one byte per cell: a value (0 empty, 1..=side) or, above the side, its text
+/// form ('.' or '0' empty, '1'-'9', then 'A'-'Z' or 'a'-'z' for 10 on).
+fn unpack(shape: Shape, bytes: &[u8]) -> Result<Grid, GridError> {
+    let side = shape.side();
+    let mut cells = Vec::with_capacity(bytes.len());
+    for (i, &b) in bytes.iter().enumerate() {
+        let value = match b {
+            _ if usize::from(b) <= side => u32::from(b),
+            b'.' => 0,
+            b'0'..=b'9' => u32::from(b - b'0'),
+            b'A'..=b'Z' => u32::from(b - b'A') + 10,
+            b'a'..=b'z' => u32::from(b - b'a') + 10,
+            _ => {
+                return Err(GridError::NotADigit {
+                    row: i / side + 1,
+                    col: i % side + 1,
+                    text: char::from(b).escape_default().to_string(),
+                });
+            }
+        };
+        cells.push(value);
+    }
+    Grid::new(shape, &cells)
+}
+
+/// One message's answers as they come in from the solver threads.
+struct Pack {
+    state: Mutex<PackState>,
+    cells: usize,
+}
+
+struct PackState {
+    answer: pb::PackedAnswers,
+    remaining: usize,
+    /// What the message holds, freed when tonic takes the answer.
+    hold: Option<Hold>,
+}
+
+impl Pack {
+    fn new(id: String, first: u64, hold: Hold, count: usize, cells: usize) -> Pack {
+        let answer = pb::PackedAnswers {
+            id,
+            first,
+            outcomes: vec![pb::Outcome::Unspecified as u8; count],
+            solutions: vec![0; count * cells],
+            errors: Vec::new(),
+            guesses: vec![0; count],
+        };
+        Pack {
+            state: Mutex::new(PackState {
+                answer,
+                remaining: count,
+                hold: Some(hold),
+            }),
+            cells,
+        }
+    }
+
+    /// Records a solve; the message's answer, once every puzzle has one.
+    fn solved(&self, offset: usize, solution: &Solution) -> Option<(pb::PackedAnswers, Hold)> {
+        let mut state = self.state.lock().ok()?;
+        state.answer.outcomes[offset] = wire_outcome(&solution.outcome) as u8;
+        state.answer.guesses[offset] = solution.stats.guesses;
+        if let Some(grid) = solution.outcome.solution() {
+            let at = offset * self.cells;
+            state.answer.solutions[at..at + self.cells].copy_from_slice(grid.cells());
+        }
+        state.done_one()
+    }
+
+    /// Records an invalid puzzle; the message's answer, once every puzzle has one.
+    fn failed(&self, offset: usize, error: pb::SolveError) -> Option<(pb::PackedAnswers, Hold)> {
+        let mut state = self.state.lock().ok()?;
+        state.answer.outcomes[offset] = pb::Outcome::Invalid as u8;
+        state.answer.errors.push(pb::PackedError {
+            offset: offset as u32,
+            error: Some(error),
+        });
+        state.done_one()
+    }
+
+    /// The answer of a message with no puzzles.
+    fn take(&self) -> Option<(pb::PackedAnswers, Hold)> {
+        self.state.lock().ok()?.take()
+    }
+}
+
+impl PackState {
+    fn done_one(&mut self) -> Option<(pb::PackedAnswers, Hold)> {
+        self.remaining = self.remaining.saturating_sub(1);
+        if self.remaining == 0 {
+            self.take()
+        } else {
+            None
+        }
+    }
+
+    fn take(&mut self) -> Option<(pb::PackedAnswers, Hold)> {
+        let hold = self.hold.take()?;
+        Some((std::mem::take(&mut self.answer), hold))
+    }
+}
+
+/// A puzzle of a packed message on its way through a solver thread.
+struct Item {
+    job: Job,
+    pack: Arc<Pack>,
+    offset: usize,
+}
+
+impl AsRef<Job> for Item {
+    fn as_ref(&self) -> &Job {
+        &self.job
+    }
+}
+
+/// Fills packs from one solver thread and sends each message's answer when it is complete.
+struct Packer {
+    out: tokio::sync::mpsc::Sender<Vec<(pb::PackedAnswers, Hold)>>,
+    progress: Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl Deliver<Item> for Packer {
+    fn deliver(&mut self, item: Item, result: Result<Solution, PoolError>) {
+        self.progress.fetch_add(1, Ordering::Relaxed);
+        let done = match result {
+            Ok(solution) => item.pack.solved(item.offset, &solution),
+            Err(PoolError::Solve(err)) => item
+                .pack
+                .failed(item.offset, RequestError::from(err).to_pb()),
+            Err(PoolError::Panicked(panic)) => item
+                .pack
+                .failed(item.offset, RequestError::Internal(panic).to_pb()),
+            // The stream is gone; nobody waits for this answer.
+            Err(PoolError::Abandoned) => None,
+        };
+        if let Some(answer) = done {
+            // A full channel cannot happen (see `Answers`); closed means nobody listens.
+            let _ = self.out.try_send(vec![answer]);
+        }
+    }
+}

@@ -1,0 +1,110 @@
+//! BatchRate: one puzzle per message, rated by the logic engine in the long lane.
+
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use solver_core::logic::{self, RateOptions};
+use sudoku_proto::{grid_from_pb, pb, rating_to_pb, verdict_of};
+use tonic::Status;
+
+use super::{Batched, Read, Submit};
+use crate::pool::PoolError;
+use crate::respond::Limits;
+use crate::status::RequestError;
+
+impl Batched for pb::RateRequest {
+    type Answer = pb::RateResponse;
+
+    fn puzzles(&self, _limits: &Limits) -> Result<usize, Status> {
+        Ok(1)
+    }
+
+    fn submit(group: Vec<Read<Self>>, to: &Submit<'_, Self::Answer>) {
+        let limits = &to.shared.limits;
+        let cap = Instant::now() + limits.max_solve_time;
+        for Read {
+            message,
+            first,
+            hold,
+        } in group
+        {
+            let grid = limits
+                .check_id(&message.id)
+                .and_then(|()| message.puzzle.as_ref().ok_or(RequestError::MissingPuzzle))
+                .and_then(|wire| {
+                    limits.check_side(wire)?;
+                    grid_from_pb(wire).map_err(RequestError::from)
+                });
+            let grid = match grid {
+                Ok(grid) => grid,
+                Err(err) => {
+                    to.send_now(vec![(invalid(message.id, first, &err), hold)]);
+                    continue;
+                }
+            };
+            let options = RateOptions {
+                uniqueness: !message.options.unwrap_or_default().no_uniqueness_techniques,
+                deadline: Some(to.caller.deadline.map_or(cap, |d| d.min(cap))),
+                cancel: Some(to.cancel.clone()),
+                ..RateOptions::default()
+            };
+            let (out, progress, id) = (to.out.clone(), to.progress.clone(), message.id);
+            to.shared.pool.spawn(
+                to.caller.tenant,
+                move || logic::rate(&grid, &options),
+                move |result| {
+                    let answer = match result {
+                        Ok(Ok(rating)) => rating_to_pb(&rating),
+                        Ok(Err(err)) => match verdict_of(&err) {
+                            Some(verdict) => pb::RateResponse {
+                                verdict: verdict.into(),
+                                ..pb::RateResponse::default()
+                            },
+                            None => invalid(
+                                String::new(),
+                                first,
+                                &RequestError::Internal(err.to_string()),
+                            ),
+                        },
+                        Err(PoolError::Panicked(panic)) => {
+                            invalid(String::new(), first, &RequestError::Internal(panic))
+                        }
+                        Err(PoolError::Solve(err)) => invalid(String::new(), first, &err.into()),
+                        // The stream is gone; nobody waits for this answer.
+                        Err(PoolError::Abandoned) => return,
+                    };
+                    progress.fetch_add(1, Ordering::Relaxed);
+                    let answer = pb::RateResponse {
+                        id,
+                        index: first,
+                        ..answer
+                    };
+                    // A full channel cannot happen (see `Answers`); closed: nobody listens.
+                    let _ = out.try_send(vec![(answer, hold)]);
+                },
+            );
+        }
+    }
+
+    fn broken(messages: u64, _puzzles: u64, why: &str) -> String {
+        format!(
+            "request {messages} of the stream could not be read: {why}; the {messages} \
+             requests before it were answered"
+        )
+    }
+}
+
+/// The VERDICT_INVALID item for a bad request; an over-long id is not echoed.
+fn invalid(id: String, index: u64, err: &RequestError) -> pb::RateResponse {
+    let id = match err {
+        RequestError::IdTooLong { .. } => String::new(),
+        _ => id,
+    };
+    pb::RateResponse {
+        id,
+        index,
+        verdict: pb::Verdict::Invalid.into(),
+        error: Some(err.to_pb()),
+        ..pb::RateResponse::default()
+    }
+}

@@ -1,0 +1,159 @@
+//! BatchSolve: one puzzle per message, one answer per puzzle.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use sudoku_proto::pb;
+use tokio::sync::mpsc;
+use tonic::Status;
+
+use super::{Batched, Hold, Read, Submit};
+use crate::pool::{Deliver, PoolError};
+use crate::respond::{Job, Limits, invalid, prepare, response};
+use crate::status::RequestError;
+
+/// An answer and what its puzzle holds.
+type Answer = (pb::SolveResponse, Hold);
+
+/// Answers a solver thread gathers before sending them on together: one wake-up of the
+/// response side, and one socket write, for many answers. Measured on easy puzzles: 16 gave
+/// 0.45 of in-process throughput, 256 gives 0.51.
+const GATHER: usize = 256;
+/// The longest a gathered answer waits for others: hard puzzles take milliseconds each.
+const GATHER_WAIT: Duration = Duration::from_millis(1);
+
+impl Batched for pb::SolveRequest {
+    type Answer = pb::SolveResponse;
+
+    fn puzzles(&self, _limits: &Limits) -> Result<usize, Status> {
+        Ok(1)
+    }
+
+    fn submit(group: Vec<Read<Self>>, to: &Submit<'_, Self::Answer>) {
+        let now = Instant::now();
+        let mut items = Vec::with_capacity(group.len());
+        let mut invalid_answers = Vec::new();
+        for read in group {
+            let (request, index, hold) = (read.message, read.first, read.hold);
+            match prepare(&request, &to.shared.limits, to.caller.deadline, now) {
+                Ok(mut job) => {
+                    job.options.cancel = Some(to.cancel.clone());
+                    items.push(Item {
+                        job,
+                        id: request.id,
+                        index,
+                        hold,
+                    });
+                }
+                Err(err) => invalid_answers.push((invalid(request.id, index, &err), hold)),
+            }
+        }
+        to.send_now(invalid_answers);
+        // One job per solver thread keeps every core busy with one wake-up per thread.
+        let per_thread = items.len().div_ceil(to.shared.pool.workers()).max(1);
+        while !items.is_empty() {
+            let rest = items.split_off(per_thread.min(items.len()));
+            let chunk = std::mem::replace(&mut items, rest);
+            let gathered = Gathered {
+                out: to.out.clone(),
+                progress: to.progress.clone(),
+                answers: Vec::with_capacity(GATHER.min(chunk.len())),
+                waited: Duration::ZERO,
+            };
+            to.shared.pool.submit(to.caller.tenant, chunk, gathered);
+        }
+    }
+
+    fn broken(messages: u64, _puzzles: u64, why: &str) -> String {
+        format!(
+            "request {messages} of the stream could not be read: {why}; the {messages} \
+             requests before it were answered"
+        )
+    }
+}
+
+/// Answers from one solver thread, sent on in groups of [`GATHER`], once they have waited
+/// [`GATHER_WAIT`] of solving, and when dropped at the end of the thread's share of puzzles.
+struct Gathered {
+    out: mpsc::Sender<Vec<Answer>>,
+    progress: Arc<AtomicU64>,
+    answers: Vec<Answer>,
+    /// Solver time since the first gathered answer: the solver's own clock, no extra reads.
+    waited: Duration,
+}
+
+impl Gathered {
+    fn push(&mut self, answer: Answer, solving: Duration) {
+        if !self.answers.is_empty() {
+            self.waited += solving;
+        }
+        self.answers.push(answer);
+        if self.answers.len() >= GATHER || self.waited >= GATHER_WAIT {
+            self.flush();
+        }
+    }
+
+    fn flush(&mut self) {
+        self.waited = Duration::ZERO;
+        // The next group gets the same room, so it grows without reallocating.
+        let next = Vec::with_capacity(self.answers.capacity());
+        self.send(next);
+    }
+
+    fn send(&mut self, next: Vec<Answer>) {
+        let full = std::mem::replace(&mut self.answers, next);
+        if !full.is_empty() {
+            self.progress
+                .fetch_add(full.len() as u64, Ordering::Relaxed);
+            // A full channel cannot happen (see `Answers`); a closed one means nobody listens.
+            let _ = self.out.try_send(full);
+        }
+    }
+}
+
+impl Deliver<Item> for Gathered {
+    fn deliver(&mut self, item: Item, result: Result<solver_core::Solution, PoolError>) {
+        let (answer, solving) = match result {
+            Ok(solution) => (
+                response(item.id, item.index, &solution),
+                solution.stats.elapsed,
+            ),
+            Err(PoolError::Solve(err)) => (
+                invalid(item.id, item.index, &RequestError::from(err)),
+                Duration::ZERO,
+            ),
+            Err(PoolError::Panicked(panic)) => (
+                invalid(item.id, item.index, &RequestError::Internal(panic)),
+                Duration::ZERO,
+            ),
+            // The stream is gone; nobody waits for this answer.
+            Err(PoolError::Abandoned) => return,
+        };
+        self.push((answer, item.hold), solving);
+    }
+
+    fn flush(&mut self) {
+        Gathered::flush(self);
+    }
+}
+
+impl Drop for Gathered {
+    fn drop(&mut self) {
+        self.send(Vec::new());
+    }
+}
+
+/// A puzzle of the stream on its way through a solver thread.
+struct Item {
+    job: Job,
+    id: String,
+    index: u64,
+    hold: Hold,
+}
+
+impl AsRef<Job> for Item {
+    fn as_ref(&self) -> &Job {
+        &self.job
+    }
+}

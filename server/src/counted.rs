@@ -1,0 +1,194 @@
+//! A tower layer that counts every call once, under the code it really ended with: the
+//! `grpc-status` of its trailers (or trailers-only headers), or CANCELLED when the client
+//! left first and the call was dropped unfinished.
+
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use http_body::{Body, Frame, SizeHint};
+use tonic::Code;
+use tonic::codegen::http::{self, HeaderMap};
+use tower::{Layer, Service};
+
+use crate::metrics::Metrics;
+
+/// Wraps services so each call is counted in `sudoku_requests_total`.
+#[derive(Clone)]
+pub(crate) struct CountCalls {
+    metrics: Arc<Metrics>,
+}
+
+impl CountCalls {
+    /// Counts into `metrics`.
+    pub(crate) fn new(metrics: Arc<Metrics>) -> CountCalls {
+        CountCalls { metrics }
+    }
+}
+
+impl<S> Layer<S> for CountCalls {
+    type Service = Counted<S>;
+
+    fn layer(&self, inner: S) -> Counted<S> {
+        Counted {
+            inner,
+            metrics: self.metrics.clone(),
+        }
+    }
+}
+
+/// A service whose calls are counted.
+#[derive(Clone)]
+pub(crate) struct Counted<S> {
+    inner: S,
+    metrics: Arc<Metrics>,
+}
+
+type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
+
+impl<S, B, R> Service<http::Request<B>> for Counted<S>
+where
+    S: Service<http::Request<B>, Response = http::Response<R>>,
+    S::Future: Send + 'static,
+    S::Error: Send + 'static,
+    R: Body + Unpin + Send + 'static,
+{
+    type Response = http::Response<CountedBody<R>>;
+    type Error = S::Error;
+    type Future = BoxFuture<Result<Self::Response, S::Error>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: http::Request<B>) -> Self::Future {
+        // Made before the call starts: if the future is dropped unfinished, it counts CANCELLED.
+        let mut tally = Tally {
+            metrics: Some(self.metrics.clone()),
+            method: method_name(request.uri().path()),
+        };
+        let call = self.inner.call(request);
+        Box::pin(async move {
+            let response = match call.await {
+                Ok(response) => response,
+                Err(err) => {
+                    tally.finish(Code::Unknown);
+                    return Err(err);
+                }
+            };
+            if let Some(code) = grpc_status(response.headers()) {
+                tally.finish(code);
+            }
+            Ok(response.map(|body| CountedBody { body, tally }))
+        })
+    }
+}
+
+/// A response body that counts its call when the trailers go out, or CANCELLED if dropped
+/// before.
+pub(crate) struct CountedBody<B> {
+    body: B,
+    tally: Tally,
+}
+
+impl<B: Body + Unpin> Body for CountedBody<B> {
+    type Data = B::Data;
+    type Error = B::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<B::Data>, B::Error>>> {
+        let this = &mut *self;
+        let frame = Pin::new(&mut this.body).poll_frame(cx);
+        match &frame {
+            Poll::Ready(Some(Ok(frame))) => {
+                if let Some(code) = frame.trailers_ref().and_then(grpc_status) {
+                    this.tally.finish(code);
+                }
+            }
+            // A body error is a broken call; a body ending without a status is not gRPC.
+            Poll::Ready(Some(Err(_)) | None) => this.tally.finish(Code::Unknown),
+            Poll::Pending => {}
+        }
+        frame
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
+}
+
+/// One call's count, taken exactly once.
+struct Tally {
+    metrics: Option<Arc<Metrics>>,
+    method: &'static str,
+}
+
+impl Tally {
+    fn finish(&mut self, code: Code) {
+        if let Some(metrics) = self.metrics.take() {
+            metrics.request(self.method, code);
+        }
+    }
+}
+
+impl Drop for Tally {
+    fn drop(&mut self) {
+        self.finish(Code::Cancelled);
+    }
+}
+
+fn grpc_status(headers: &HeaderMap) -> Option<Code> {
+    headers
+        .get("grpc-status")
+        .map(|value| Code::from_bytes(value.as_bytes()))
+}
+
+/// The method label: the known methods by name, anything else as one label so that a client
+/// cannot grow the metric without bound.
+fn method_name(path: &str) -> &'static str {
+    match path.rsplit('/').next() {
+        Some("Solve") => "Solve",
+        Some("BatchSolve") => "BatchSolve",
+        Some("Check") => "Check",
+        Some("Watch") => "Watch",
+        Some("ServerReflectionInfo") => "ServerReflectionInfo",
+        _ => "other",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_dropped_call_counts_as_cancelled_once() {
+        let metrics = Arc::new(Metrics::new());
+        let mut tally = Tally {
+            metrics: Some(metrics.clone()),
+            method: "Solve",
+        };
+        drop(Tally {
+            metrics: Some(metrics.clone()),
+            method: "Solve",
+        });
+        tally.finish(Code::Ok);
+        tally.finish(Code::Internal);
+        drop(tally);
+        assert_eq!(metrics.requests_for("Solve", Code::Cancelled), 1);
+        assert_eq!(metrics.requests_for("Solve", Code::Ok), 1);
+        assert_eq!(metrics.requests_for("Solve", Code::Internal), 0);
+    }
+
+    #[test]
+    fn methods_are_labelled_from_a_closed_set() {
+        assert_eq!(method_name("/sudoku.v1.Sudoku/BatchSolve"), "BatchSolve");
+        assert_eq!(method_name("/grpc.health.v1.Health/Watch"), "Watch");
+        assert_eq!(method_name("/x.Y/anything-at-all"), "other");
+    }
+}

@@ -1,0 +1,195 @@
+//! The solver threads: two lanes, each a fair queue. Every puzzle starts in the short lane
+//! with a time slice; one that needs more moves to the long lane and starts again there, so
+//! slow puzzles never hold the threads that answer quick ones. Each queue serves its clients
+//! (connections) in turn, a task at a time, so no client's backlog delays another's for more
+//! than one task.
+
+use std::collections::{HashMap, VecDeque};
+use std::hash::{Hash, Hasher};
+use std::net::SocketAddr;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+
+/// Whose work a task is: one per client connection, so each connection gets its turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Tenant(u64);
+
+impl Tenant {
+    /// The tenant of a call from `remote`; a call with no known peer is a tenant of its own.
+    pub fn of(remote: Option<SocketAddr>) -> Tenant {
+        static UNKNOWN: AtomicU64 = AtomicU64::new(0);
+        match remote {
+            Some(addr) => {
+                let mut hasher = std::collections::hash_map::DefaultHasher::new();
+                addr.hash(&mut hasher);
+                Tenant(hasher.finish() | 1)
+            }
+            // Even numbers never collide with the odd hashes above.
+            None => Tenant(UNKNOWN.fetch_add(1, Ordering::Relaxed) << 1),
+        }
+    }
+}
+
+/// A unit of work on a solver thread.
+pub type Task = Box<dyn FnOnce() + Send>;
+
+/// Tasks by tenant, served round-robin.
+#[derive(Default)]
+struct Queue {
+    state: Mutex<State>,
+    ready: Condvar,
+}
+
+#[derive(Default)]
+struct State {
+    /// Tenants with work, in serving order.
+    turns: VecDeque<Tenant>,
+    tasks: HashMap<Tenant, VecDeque<Task>>,
+    closed: bool,
+}
+
+impl Queue {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // Tasks run outside the lock, so a poisoned lock holds consistent state.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn push(&self, tenant: Tenant, task: Task) {
+        let mut state = self.lock();
+        let tasks = state.tasks.entry(tenant).or_default();
+        tasks.push_back(task);
+        if tasks.len() == 1 {
+            state.turns.push_back(tenant);
+        }
+        drop(state);
+        self.ready.notify_one();
+    }
+
+    /// The next tenant's next task; `None` once closed.
+    fn pop(&self) -> Option<Task> {
+        let mut state = self.lock();
+        loop {
+            if let Some(tenant) = state.turns.pop_front() {
+                let tasks = state.tasks.get_mut(&tenant)?;
+                let task = tasks.pop_front();
+                if tasks.is_empty() {
+                    state.tasks.remove(&tenant);
+                } else {
+                    state.turns.push_back(tenant);
+                }
+                return task;
+            }
+            if state.closed {
+                return None;
+            }
+            state = self
+                .ready
+                .wait(state)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+
+    fn close(&self) {
+        self.lock().closed = true;
+        self.ready.notify_all();
+    }
+}
+
+/// The two lanes and their threads; the threads end when this is dropped.
+pub struct Lanes {
+    short: Arc<Queue>,
+    long: Arc<Queue>,
+    workers: usize,
+}
+
+impl Lanes {
+    /// `workers` threads for each lane.
+    pub fn new(workers: usize) -> std::io::Result<Lanes> {
+        let lanes = Lanes {
+            short: Arc::default(),
+            long: Arc::default(),
+            workers,
+        };
+        for i in 0..workers {
+            spawn(format!("sudoku-solver-{i}"), lanes.short.clone())?;
+            spawn(format!("sudoku-long-{i}"), lanes.long.clone())?;
+        }
+        Ok(lanes)
+    }
+
+    /// Threads per lane.
+    pub fn workers(&self) -> usize {
+        self.workers
+    }
+
+    /// Queues work that runs at most a time slice before yielding.
+    pub fn short(&self, tenant: Tenant, task: Task) {
+        self.short.push(tenant, task);
+    }
+
+    /// Queues work that may run long.
+    pub fn long(&self, tenant: Tenant, task: Task) {
+        self.long.push(tenant, task);
+    }
+}
+
+impl Drop for Lanes {
+    fn drop(&mut self) {
+        self.short.close();
+        self.long.close();
+    }
+}
+
+fn spawn(name: String, queue: Arc<Queue>) -> std::io::Result<()> {
+    std::thread::Builder::new().name(name).spawn(move || {
+        while let Some(task) = queue.pop() {
+            // Solves catch their own panics; this keeps the thread alive for anything else.
+            if catch_unwind(AssertUnwindSafe(task)).is_err() {
+                tracing::error!("a task on a solver thread panicked");
+            }
+        }
+    })?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tenants_take_turns() {
+        let queue = Queue::default();
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let (a, b) = (Tenant(1), Tenant(3));
+        for (tenant, name) in [(a, "a1"), (a, "a2"), (a, "a3"), (b, "b1"), (b, "b2")] {
+            let log = log.clone();
+            queue.push(tenant, Box::new(move || log.lock().unwrap().push(name)));
+        }
+        queue.close();
+        while let Some(task) = queue.pop() {
+            task();
+        }
+        assert_eq!(*log.lock().unwrap(), ["a1", "b1", "a2", "b2", "a3"]);
+    }
+
+    #[test]
+    fn peers_are_tenants_and_unknown_peers_are_each_their_own() {
+        let addr: SocketAddr = "127.0.0.1:4000".parse().unwrap();
+        assert_eq!(Tenant::of(Some(addr)), Tenant::of(Some(addr)));
+        assert_ne!(Tenant::of(None), Tenant::of(None));
+        assert_ne!(
+            Tenant::of(Some(addr)),
+            Tenant::of(Some("127.0.0.1:4001".parse().unwrap()))
+        );
+    }
+
+    #[test]
+    fn a_panicking_task_does_not_end_its_thread() {
+        let lanes = Lanes::new(1).expect("threads start");
+        let (tx, rx) = std::sync::mpsc::channel();
+        lanes.short(Tenant(1), Box::new(|| panic!("boom")));
+        lanes.short(Tenant(1), Box::new(move || tx.send(7).unwrap()));
+        assert_eq!(rx.recv_timeout(std::time::Duration::from_secs(5)), Ok(7));
+    }
+}

@@ -1,0 +1,1014 @@
+//! The abuse suite: what an attacker or a careless client does to the server, on loopback,
+//! each case bounded in count and time. One test per defect of issue 10, then regression
+//! tests for what already held (deadlines, cancellation, long mixed streams, rapid reset,
+//! header floods, malformed messages).
+
+mod support;
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use sudoku_proto::pb::{Algorithm, Outcome, SolveOptions, SolveRequest};
+use sudoku_server::Config;
+use support::raw;
+use support::*;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio_stream::StreamExt;
+use tonic::Code;
+
+/// The HTTP/2 client preface.
+const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+// Item 1: a stream whose Nth message cannot be read answers the N before it, then fails.
+#[tokio::test]
+async fn a_broken_stream_answers_what_came_before_then_fails() {
+    let (server, _) = server(Config::embedded()).await;
+    let puzzle = grid(CLASSIC);
+    let hard = grid(HARD);
+    let connection = raw::connect(server.addr(), 1 << 20).await;
+    let mut send = connection.send.clone();
+    let (response, mut stream) = send
+        .send_request(raw::grpc_head(server.addr(), "BatchSolve"), false)
+        .expect("a stream opens");
+    // Easy and hard puzzles alternate so that answers are still being solved when the bad
+    // message arrives.
+    let total = 200usize;
+    for i in 0..total {
+        let p = if i.is_multiple_of(2) { &puzzle } else { &hard };
+        let message = raw::frame(&request(&i.to_string(), p, Algorithm::Unspecified, 2));
+        assert!(raw::send_paced(&mut stream, message).await);
+    }
+    // A key with field number 0 is never valid protobuf.
+    assert!(raw::send_paced(&mut stream, raw::frame_bytes(&[0x00, 0x01])).await);
+    stream
+        .send_data(bytes::Bytes::new(), true)
+        .expect("half-close");
+    let response = response.await.expect("response headers");
+    let mut reader = raw::Reader::new(response.into_body(), Duration::ZERO);
+    let mut seen = vec![false; total];
+    while let Some(answer) = reader.next().await.expect("the body reads") {
+        let index = answer.index as usize;
+        assert!(!seen[index], "answer {index} twice");
+        seen[index] = true;
+        assert_eq!(answer.id, index.to_string());
+        assert_solved(
+            if index.is_multiple_of(2) {
+                &puzzle
+            } else {
+                &hard
+            },
+            &answer,
+        );
+    }
+    let answered = seen.iter().filter(|&&s| s).count();
+    assert_eq!(answered, total, "every request before the bad one answered");
+    let (code, message) = reader.status().await.expect("trailers");
+    assert_eq!(code, Code::Internal as i32, "{message}");
+    assert!(
+        message.starts_with("request 200 of the stream could not be read: failed to decode"),
+        "{message}"
+    );
+    assert!(
+        message.ends_with("the 200 requests before it were answered"),
+        "{message}"
+    );
+    connection.driver.abort();
+    server.shutdown().await.unwrap();
+}
+
+// Item 1, the other way to break a stream: a message over --max-message-bytes.
+#[tokio::test]
+async fn an_oversized_message_fails_the_stream_after_the_answers_owed() {
+    let (server, mut client) = server(Config {
+        max_message_bytes: 4096,
+        ..Config::embedded()
+    })
+    .await;
+    let puzzle = grid(CLASSIC);
+    let mut requests: Vec<SolveRequest> = (0..100)
+        .map(|i| request(&i.to_string(), &puzzle, Algorithm::Unspecified, 2))
+        .collect();
+    requests.push(SolveRequest {
+        id: "x".repeat(5000),
+        ..request("big", &puzzle, Algorithm::Unspecified, 2)
+    });
+    let mut answers = client
+        .batch_solve(tokio_stream::iter(requests))
+        .await
+        .expect("the stream opens")
+        .into_inner();
+    let mut count = 0;
+    let status = loop {
+        match answers.next().await {
+            Some(Ok(answer)) => {
+                assert_solved(&puzzle, &answer);
+                count += 1;
+            }
+            Some(Err(status)) => break status,
+            None => panic!("the stream ended OK after {count} answers"),
+        }
+    };
+    assert_eq!(count, 100);
+    assert_eq!(status.code(), Code::OutOfRange, "{status:?}");
+    assert!(
+        status
+            .message()
+            .starts_with("request 100 of the stream could not be read")
+            && status.message().contains("4096"),
+        "{status:?}"
+    );
+    server.shutdown().await.unwrap();
+}
+
+// Item 3: the `id` is capped, with a clear error naming the field; a batch gets an INVALID
+// item without the id echoed, and the stream goes on.
+#[tokio::test]
+async fn an_over_long_id_is_refused_by_name() {
+    let (server, mut client) = server(Config::embedded()).await;
+    let puzzle = grid(CLASSIC);
+    let long = SolveRequest {
+        id: "i".repeat(257),
+        ..request("", &puzzle, Algorithm::Unspecified, 2)
+    };
+    let status = client.solve(long.clone()).await.unwrap_err();
+    assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
+    assert_eq!(
+        status.message(),
+        "the id is 257 bytes, more than this server's limit of 256"
+    );
+    assert_eq!(bad_field(&status).as_deref(), Some("id"));
+    let at_limit = SolveRequest {
+        id: "i".repeat(256),
+        ..long.clone()
+    };
+    let answer = client
+        .solve(at_limit)
+        .await
+        .expect("256 bytes is fine")
+        .into_inner();
+    assert_solved(&puzzle, &answer);
+
+    let requests = vec![
+        request("a", &puzzle, Algorithm::Unspecified, 2),
+        long,
+        request("c", &puzzle, Algorithm::Unspecified, 2),
+    ];
+    let mut answers: Vec<_> = client
+        .batch_solve(tokio_stream::iter(requests))
+        .await
+        .unwrap()
+        .into_inner()
+        .collect::<Result<Vec<_>, _>>()
+        .await
+        .expect("the stream ends OK");
+    answers.sort_by_key(|a| a.index);
+    assert_eq!(answers.len(), 3);
+    assert_solved(&puzzle, &answers[0]);
+    assert_solved(&puzzle, &answers[2]);
+    assert_eq!(answers[1].outcome(), Outcome::Invalid);
+    assert_eq!(answers[1].id, "", "an over-long id is not echoed");
+    let error = answers[1].error.as_ref().expect("an error");
+    assert!(error.message.contains("the id is 257 bytes"), "{error:?}");
+    server.shutdown().await.unwrap();
+}
+
+// Item 3: what a stream that never reads its answers can make the server hold is bounded
+// in bytes, not only in count: the stream stops being read at its byte budget, and HTTP/2
+// flow control holds the client back.
+#[tokio::test]
+async fn a_stream_that_never_reads_holds_at_most_its_byte_budget() {
+    let (server, _) = server(Config {
+        max_stream_bytes: 64 << 10,
+        ..Config::embedded()
+    })
+    .await;
+    let metrics = server.metrics().clone();
+    let puzzle = grid(CLASSIC);
+    // The client's window of 64 KiB takes about 180 answers, then the server's sending stops.
+    let connection = raw::connect(server.addr(), 64 << 10).await;
+    let mut send = connection.send.clone();
+    let (response, mut stream) = send
+        .send_request(raw::grpc_head(server.addr(), "BatchSolve"), false)
+        .expect("a stream opens");
+    // Each request near the id cap: about 1 KB held with its answer, so 64 KiB holds ~70.
+    let mut sent = 0usize;
+    let start = Instant::now();
+    while sent < 5_000 && start.elapsed() < Duration::from_secs(2) {
+        let message = raw::frame(&SolveRequest {
+            id: format!("{sent:0>250}"),
+            ..request("", &puzzle, Algorithm::Unspecified, 2)
+        });
+        match tokio::time::timeout(
+            Duration::from_millis(300),
+            raw::send_paced(&mut stream, message),
+        )
+        .await
+        {
+            Ok(true) => sent += 1,
+            Ok(false) => panic!("the stream broke"),
+            // Flow control holds the client back: the server stopped reading.
+            Err(_) => break,
+        }
+    }
+    // The count window alone (1024) would have let about 1,400 through (180 answers in the
+    // client's window, the batch window, 64 KiB of HTTP/2 buffer); the byte budget stops at
+    // about 70 instead of 1024.
+    assert!(
+        sent < 600,
+        "the server read {sent} requests from a stream that takes no answers"
+    );
+    assert_eq!(metrics.in_flight().get(), 0, "everything read was answered");
+    let response = response.await.expect("response headers");
+    let mut reader = raw::Reader::new(response.into_body(), Duration::ZERO);
+    let first = reader.next().await.expect("reads").expect("an answer");
+    assert_solved(&puzzle, &first);
+    connection.driver.abort();
+    server.shutdown().await.unwrap();
+}
+
+// Item 4: connections that never complete the HTTP/2 handshake are closed, logged and
+// counted; past --max-connections new ones are closed at once; the server keeps serving.
+#[tokio::test]
+async fn silent_and_surplus_connections_are_closed() {
+    let (server, _) = server(Config {
+        handshake_timeout_ms: 300,
+        max_connections: 8,
+        ..Config::embedded()
+    })
+    .await;
+    let metrics = server.metrics().clone();
+    let mut silent = Vec::new();
+    for i in 0..8 {
+        let mut tcp = tokio::net::TcpStream::connect(server.addr()).await.unwrap();
+        if i % 2 == 1 {
+            // Half the preface, then nothing.
+            tcp.write_all(&PREFACE[..12]).await.unwrap();
+        }
+        silent.push(tcp);
+    }
+    assert!(eventually(Duration::from_secs(2), || metrics.connections().get() == 8).await);
+    // The ninth is over the cap: closed as soon as accepted.
+    let mut surplus = tokio::net::TcpStream::connect(server.addr()).await.unwrap();
+    let mut byte = [0u8; 1];
+    let closed = tokio::time::timeout(Duration::from_secs(2), surplus.read(&mut byte)).await;
+    assert!(
+        matches!(closed, Ok(Ok(0) | Err(_))),
+        "surplus connection closed: {closed:?}"
+    );
+    assert_eq!(metrics.connections_closed_for("limit"), 1);
+    // The silent ones are closed once the handshake time is up.
+    let start = Instant::now();
+    for tcp in &mut silent {
+        let mut sink = Vec::new();
+        let read = tokio::time::timeout(Duration::from_secs(3), tcp.read_to_end(&mut sink)).await;
+        assert!(read.is_ok(), "a silent connection is still open after 3 s");
+    }
+    assert!(
+        start.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        start.elapsed()
+    );
+    assert!(
+        eventually(Duration::from_secs(2), || metrics
+            .connections_closed_for("handshake_timeout")
+            == 8)
+        .await
+    );
+    assert!(eventually(Duration::from_secs(2), || metrics.connections().get() == 0).await);
+    // A real client is served again.
+    let mut client = connect(&server).await;
+    let puzzle = grid(CLASSIC);
+    let answer = client
+        .solve(request("after", &puzzle, Algorithm::Unspecified, 2))
+        .await
+        .expect("served")
+        .into_inner();
+    assert_solved(&puzzle, &answer);
+    // A connection that completes the handshake in time is not closed later.
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let answer = client
+        .solve(request("later", &puzzle, Algorithm::Unspecified, 2))
+        .await
+        .expect("still served on the same connection")
+        .into_inner();
+    assert_solved(&puzzle, &answer);
+    server.shutdown().await.unwrap();
+}
+
+// Item 6: an open Health.Watch hears NOT_SERVING, then ends, and does not hold shutdown.
+#[tokio::test]
+async fn health_watch_does_not_hold_shutdown() {
+    use tonic_health::pb::health_check_response::ServingStatus;
+    use tonic_health::pb::{HealthCheckRequest, health_client::HealthClient};
+    let (server, _) = server(Config {
+        grace_ms: 20_000,
+        ..Config::embedded()
+    })
+    .await;
+    let channel = tonic::transport::Channel::from_shared(format!("http://{}", server.addr()))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let mut watch = HealthClient::new(channel)
+        .watch(HealthCheckRequest {
+            service: String::new(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let first = watch.next().await.expect("a status").expect("ok");
+    assert_eq!(first.status(), ServingStatus::Serving);
+    let start = Instant::now();
+    let watcher = tokio::spawn(async move {
+        let mut statuses = Vec::new();
+        while let Some(Ok(status)) = watch.next().await {
+            statuses.push(status.status());
+        }
+        statuses
+    });
+    server.shutdown().await.unwrap();
+    let took = start.elapsed();
+    assert!(took < Duration::from_secs(2), "shutdown took {took:?}");
+    let heard = tokio::time::timeout(Duration::from_secs(2), watcher)
+        .await
+        .expect("the watch ended")
+        .unwrap();
+    assert_eq!(heard, vec![ServingStatus::NotServing]);
+}
+
+// Item 7: an algorithm number the proto does not define is refused, by field.
+#[tokio::test]
+async fn unknown_algorithms_are_invalid_argument() {
+    let (server, mut client) = server(Config::embedded()).await;
+    let puzzle = grid(CLASSIC);
+    let unknown = SolveRequest {
+        options: Some(SolveOptions {
+            algorithm: 99,
+            max_solutions: 2,
+            max_guesses: 0,
+        }),
+        ..request("alg", &puzzle, Algorithm::Unspecified, 2)
+    };
+    let status = client.solve(unknown.clone()).await.unwrap_err();
+    assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
+    assert!(
+        status.message().starts_with("unknown algorithm 99"),
+        "{status:?}"
+    );
+    assert_eq!(bad_field(&status).as_deref(), Some("options.algorithm"));
+    let answers: Vec<_> = client
+        .batch_solve(tokio_stream::iter(vec![unknown]))
+        .await
+        .unwrap()
+        .into_inner()
+        .collect::<Result<Vec<_>, _>>()
+        .await
+        .unwrap();
+    assert_eq!(answers.len(), 1);
+    assert_eq!(answers[0].outcome(), Outcome::Invalid);
+    let error = answers[0].error.as_ref().expect("an error");
+    assert!(
+        error.message.starts_with("unknown algorithm 99"),
+        "{error:?}"
+    );
+    server.shutdown().await.unwrap();
+}
+
+// Item 8: a unary call cancelled by its client is counted, under CANCELLED, once.
+#[tokio::test]
+async fn cancelled_calls_are_counted() {
+    let (server, client) = server(Config {
+        max_solve_ms: 60_000,
+        ..Config::embedded()
+    })
+    .await;
+    let metrics = server.metrics().clone();
+    let mut caller = client.clone();
+    let call = tokio::spawn(async move { caller.solve(endless("gone")).await });
+    assert!(eventually(Duration::from_secs(10), || metrics.in_flight().get() == 1).await);
+    call.abort();
+    assert!(
+        eventually(Duration::from_secs(5), || metrics
+            .requests_for("Solve", Code::Cancelled)
+            == 1)
+        .await,
+        "{}",
+        metrics.render()
+    );
+    // Refusals and other endings are counted by the same layer.
+    let mut caller = client.clone();
+    let _ = caller
+        .solve(SolveRequest {
+            puzzle: None,
+            ..endless("none")
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(metrics.requests_for("Solve", Code::InvalidArgument), 1);
+    assert_eq!(metrics.requests_for("Solve", Code::Ok), 0);
+    server.shutdown().await.unwrap();
+}
+
+// Item 9: a panic in a solve is INTERNAL for that call alone (an INVALID item with the
+// error in a batch), logged and counted; the server goes on.
+#[tokio::test]
+async fn a_solver_panic_fails_only_its_own_call() {
+    const FAULT: &str = "fault-injection: panic";
+    let (server, mut client) = server(Config::embedded()).await;
+    let metrics = server.metrics().clone();
+    let puzzle = grid(CLASSIC);
+    let status = client
+        .solve(request(FAULT, &puzzle, Algorithm::Unspecified, 2))
+        .await
+        .unwrap_err();
+    assert_eq!(status.code(), Code::Internal, "{status:?}");
+    assert!(
+        status.message().contains("fault injected by a test"),
+        "{status:?}"
+    );
+    let requests: Vec<_> = (0..50)
+        .map(|i| {
+            let id = if i == 25 {
+                FAULT.to_owned()
+            } else {
+                i.to_string()
+            };
+            request(&id, &puzzle, Algorithm::Unspecified, 2)
+        })
+        .collect();
+    let answers: Vec<_> = client
+        .batch_solve(tokio_stream::iter(requests))
+        .await
+        .unwrap()
+        .into_inner()
+        .collect::<Result<Vec<_>, _>>()
+        .await
+        .expect("the batch ends OK");
+    assert_eq!(answers.len(), 50);
+    for answer in &answers {
+        if answer.index == 25 {
+            assert_eq!(answer.outcome(), Outcome::Invalid);
+            let error = answer.error.as_ref().expect("an error");
+            assert!(error.message.starts_with("internal error"), "{error:?}");
+        } else {
+            assert_solved(&puzzle, answer);
+        }
+    }
+    assert_eq!(metrics.panics().get(), 2);
+    let answer = client
+        .solve(request("after", &puzzle, Algorithm::Unspecified, 2))
+        .await
+        .expect("still serving")
+        .into_inner();
+    assert_solved(&puzzle, &answer);
+    server.shutdown().await.unwrap();
+}
+
+/// Runs `streams` BatchSolve streams on one connection for `duration`, each sending as fast
+/// as flow control allows, one small DATA frame per request, and reading one answer every
+/// `pause`; then half-closes and reads the rest. Panics unless every request is answered
+/// exactly once and the connection survives. Returns the answers per stream.
+async fn slow_readers(
+    config: Config,
+    streams: usize,
+    duration: Duration,
+    pause: Duration,
+) -> Vec<usize> {
+    let (server, _) = server(config).await;
+    let connection = raw::connect(server.addr(), 64 << 10).await;
+    let puzzle = grid(CLASSIC);
+    let deadline = Instant::now() + duration;
+    let mut tasks = Vec::new();
+    for s in 0..streams {
+        let mut send = connection.send.clone();
+        let addr = server.addr();
+        let puzzle = puzzle.clone();
+        tasks.push(tokio::spawn(async move {
+            let (response, mut stream) = send
+                .send_request(raw::grpc_head(addr, "BatchSolve"), false)
+                .expect("a stream opens");
+            let writer = tokio::spawn(async move {
+                let mut sent = 0usize;
+                while Instant::now() < deadline {
+                    let message = raw::frame(&request(
+                        &format!("{s}-{sent}"),
+                        &puzzle,
+                        Algorithm::Fast,
+                        2,
+                    ));
+                    let paced = tokio::time::timeout_at(
+                        deadline.into(),
+                        raw::send_paced(&mut stream, message),
+                    );
+                    match paced.await {
+                        Ok(true) => sent += 1,
+                        Ok(false) => panic!("stream {s} broke after {sent} requests"),
+                        Err(_) => break,
+                    }
+                }
+                stream
+                    .send_data(bytes::Bytes::new(), true)
+                    .expect("half-close");
+                sent
+            });
+            let response = response.await.expect("response headers");
+            let mut reader = raw::Reader::new(response.into_body(), pause);
+            let mut seen = std::collections::HashSet::new();
+            loop {
+                if Instant::now() >= deadline {
+                    reader.set_pause(Duration::ZERO);
+                }
+                match reader.next().await {
+                    Ok(Some(answer)) => {
+                        assert!(seen.insert(answer.index), "stream {s}: answer twice");
+                        assert_eq!(answer.outcome(), Outcome::Unique);
+                    }
+                    Ok(None) => break,
+                    Err(err) => panic!("stream {s} died after {} answers: {err}", seen.len()),
+                }
+            }
+            let (code, message) = reader.status().await.expect("trailers");
+            assert_eq!(code, 0, "stream {s}: {message}");
+            let sent = writer.await.expect("the writer finishes");
+            assert_eq!(seen.len(), sent, "stream {s}: every request answered");
+            sent
+        }));
+    }
+    let mut answered = Vec::new();
+    for task in tasks {
+        answered.push(task.await.expect("a stream task"));
+    }
+    assert!(
+        !connection.driver.is_finished(),
+        "the connection ended: {:?}",
+        connection.driver.await
+    );
+    server.shutdown().await.unwrap();
+    answered
+}
+
+// Item 2: slow readers get backpressure through HTTP/2 flow control and keep their
+// connection (no GOAWAY "too_many_data_frames").
+#[tokio::test]
+async fn slow_readers_keep_their_connection() {
+    let answered = slow_readers(
+        Config::embedded(),
+        16,
+        Duration::from_secs(4),
+        Duration::from_millis(10),
+    )
+    .await;
+    eprintln!("16 slow streams for 4 s on one connection, answers per stream: {answered:?}");
+    assert!(answered.iter().all(|&n| n > 300), "{answered:?}");
+    // One stream with a window of one puzzle died the same way.
+    let config = Config {
+        batch_window: 1,
+        ..Config::embedded()
+    };
+    let answered = slow_readers(config, 1, Duration::from_secs(2), Duration::from_millis(10)).await;
+    assert!(answered[0] > 100, "{answered:?}");
+}
+
+// Item 2 at the issue's full size: 16 streams for 60 s (run with --ignored).
+#[tokio::test]
+#[ignore = "runs for a minute; the CI version above runs 4 s"]
+async fn slow_readers_keep_their_connection_for_a_minute() {
+    let answered = slow_readers(
+        Config::embedded(),
+        16,
+        Duration::from_secs(60),
+        Duration::from_millis(10),
+    )
+    .await;
+    eprintln!("16 slow streams for 60 s on one connection, answers per stream: {answered:?}");
+}
+
+// Item 5: while one client floods slow puzzles, another client's hard 9x9 puzzles are
+// answered promptly: slow work moves to the long lane after a 5 ms slice, and the queues
+// serve connections in turn.
+#[tokio::test]
+async fn a_flood_of_slow_puzzles_does_not_starve_another_client() {
+    let (server, flooder) = server(Config {
+        workers: Some(2),
+        max_solve_ms: 2_000,
+        ..Config::embedded()
+    })
+    .await;
+    let slow = grid(SLOW_FOR_BACKTRACKING);
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    // Eight callers keep a slow puzzle each in flight for as long as the test measures.
+    let mut flood = Vec::new();
+    for i in 0..8 {
+        let mut client = flooder.clone();
+        let request = request(&format!("slow-{i}"), &slow, Algorithm::Backtracking, 2);
+        let stop = stop.clone();
+        flood.push(tokio::spawn(async move {
+            while !stop.load(Ordering::Relaxed) {
+                let _ = client.solve(request.clone()).await;
+            }
+        }));
+    }
+    assert!(
+        eventually(Duration::from_secs(5), || server
+            .metrics()
+            .in_flight()
+            .get()
+            >= 8)
+        .await,
+        "the flood is running"
+    );
+    let mut other = connect(&server).await;
+    let hard = grid(HARD);
+    let mut latencies = Vec::new();
+    for i in 0..100 {
+        let start = Instant::now();
+        let answer = other
+            .solve(request(&i.to_string(), &hard, Algorithm::Unspecified, 2))
+            .await
+            .expect("answered")
+            .into_inner();
+        latencies.push(start.elapsed());
+        assert_solved(&hard, &answer);
+        // More guesses than the server tries inline: each of these went to a solver thread.
+        assert!(
+            answer.stats.as_ref().is_some_and(|s| s.guesses > 32),
+            "{answer:?}"
+        );
+    }
+    latencies.sort();
+    let p50 = latencies[49];
+    let p99 = latencies[98];
+    eprintln!("other client's hard 9x9 Solve under a slow flood: p50 {p50:?}, p99 {p99:?}");
+    // The target is 50 ms on a release build; a loaded 2-core CI machine running a debug
+    // build gets slack. Before the lanes, these waited for the flood: seconds.
+    assert!(p99 < Duration::from_millis(500), "p99 {p99:?}");
+    stop.store(true, Ordering::Relaxed);
+    for call in flood {
+        call.abort();
+    }
+    server.shutdown().await.unwrap();
+}
+
+// Item 5: streams that do nothing are closed after the idle period, freeing their slots.
+#[tokio::test]
+async fn idle_streams_give_their_slots_back() {
+    let (server, client) = server(Config {
+        max_concurrent_requests: 8,
+        max_solve_ms: 200,
+        // Raised to max_solve_ms + 1 s = 1.2 s.
+        stream_idle_ms: 300,
+        ..Config::embedded()
+    })
+    .await;
+    let mut idle = Vec::new();
+    let mut senders = Vec::new();
+    for _ in 0..8 {
+        let (tx, rx) = tokio::sync::mpsc::channel::<SolveRequest>(1);
+        senders.push(tx);
+        let stream = client
+            .clone()
+            .batch_solve(tokio_stream::wrappers::ReceiverStream::new(rx))
+            .await
+            .expect("a slot")
+            .into_inner();
+        idle.push(stream);
+    }
+    let puzzle = grid(CLASSIC);
+    let status = client
+        .clone()
+        .solve(request("x", &puzzle, Algorithm::Unspecified, 2))
+        .await
+        .unwrap_err();
+    assert_eq!(status.code(), Code::ResourceExhausted);
+    let start = Instant::now();
+    for mut stream in idle {
+        let status = tokio::time::timeout(Duration::from_secs(5), stream.next())
+            .await
+            .expect("closed within 5 s")
+            .expect("an item")
+            .expect_err("an error");
+        assert_eq!(status.code(), Code::Unavailable, "{status:?}");
+        assert!(status.message().contains("--stream-idle-ms"), "{status:?}");
+    }
+    let took = start.elapsed();
+    assert!(took >= Duration::from_millis(1000), "closed after {took:?}");
+    let answer = client
+        .clone()
+        .solve(request("y", &puzzle, Algorithm::Unspecified, 2))
+        .await
+        .expect("a slot is free again")
+        .into_inner();
+    assert_solved(&puzzle, &answer);
+    drop(senders);
+    server.shutdown().await.unwrap();
+}
+
+// Item 5: one connection holds at most --max-streams-per-connection of the slots.
+#[tokio::test]
+async fn one_connection_cannot_take_every_slot() {
+    let (server, hog) = server(Config {
+        max_concurrent_requests: 8,
+        max_streams_per_connection: 4,
+        max_solve_ms: 60_000,
+        ..Config::embedded()
+    })
+    .await;
+    let metrics = server.metrics().clone();
+    let mut calls = Vec::new();
+    for i in 0..12 {
+        let mut client = hog.clone();
+        calls.push(tokio::spawn(async move {
+            client.solve(endless(&i.to_string())).await
+        }));
+    }
+    assert!(eventually(Duration::from_secs(5), || metrics.in_flight().get() == 4).await);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(metrics.in_flight().get(), 4, "HTTP/2 held the rest back");
+    let mut other = connect(&server).await;
+    let puzzle = grid(CLASSIC);
+    let answer = other
+        .solve(request("other", &puzzle, Algorithm::Unspecified, 2))
+        .await
+        .expect("another connection still gets a slot")
+        .into_inner();
+    assert_solved(&puzzle, &answer);
+    for call in calls {
+        call.abort();
+    }
+    server.shutdown().await.unwrap();
+}
+
+// Regression: a deadline is answered DEADLINE_EXCEEDED close to the deadline, and the solver
+// thread is free right after.
+#[tokio::test]
+async fn deadlines_are_kept_and_free_the_core() {
+    let (server, mut client) = server(Config {
+        workers: Some(1),
+        ..Config::embedded()
+    })
+    .await;
+    let metrics = server.metrics().clone();
+    for timeout_ms in [50u64, 200] {
+        let mut call = tonic::Request::new(endless("deadline"));
+        call.set_timeout(Duration::from_millis(timeout_ms));
+        let start = Instant::now();
+        let status = client.solve(call).await.unwrap_err();
+        let took = start.elapsed();
+        assert_eq!(status.code(), Code::DeadlineExceeded, "{status:?}");
+        // Well inside the 10 s solve cap it would otherwise run to; the slack is for a
+        // loaded 2-core CI machine running the other abuse tests at the same time.
+        assert!(took < Duration::from_millis(timeout_ms + 2_000), "{took:?}");
+        assert!(
+            eventually(Duration::from_secs(2), || metrics.in_flight().get() == 0).await,
+            "the solver thread is still busy after the deadline"
+        );
+    }
+    server.shutdown().await.unwrap();
+}
+
+// Regression: a client that leaves mid-batch frees the cores at once.
+#[tokio::test]
+async fn leaving_mid_stream_frees_the_cores() {
+    let (server, mut client) = server(Config {
+        workers: Some(2),
+        max_solve_ms: 600_000,
+        ..Config::embedded()
+    })
+    .await;
+    let metrics = server.metrics().clone();
+    let requests: Vec<_> = (0..6).map(|i| endless(&i.to_string())).collect();
+    let (tx, rx) = tokio::sync::mpsc::channel(8);
+    for r in requests {
+        tx.send(r).await.unwrap();
+    }
+    let answers = client
+        .batch_solve(tokio_stream::wrappers::ReceiverStream::new(rx))
+        .await
+        .unwrap();
+    assert!(eventually(Duration::from_secs(5), || metrics.in_flight().get() == 6).await);
+    let start = Instant::now();
+    drop(answers);
+    drop(tx);
+    assert!(eventually(Duration::from_secs(5), || metrics.in_flight().get() == 0).await);
+    assert!(
+        start.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        start.elapsed()
+    );
+    assert!(
+        eventually(Duration::from_secs(2), || metrics
+            .requests_for("BatchSolve", Code::Cancelled)
+            == 1)
+        .await
+    );
+    server.shutdown().await.unwrap();
+}
+
+// Regression: a long stream of mixed valid, invalid and differently sized puzzles gets
+// exactly one right answer for each request.
+#[tokio::test]
+async fn a_long_mixed_stream_is_answered_exactly_once_each() {
+    let (server, mut client) = server(Config {
+        batch_window: 64,
+        ..Config::embedded()
+    })
+    .await;
+    let classic = grid(CLASSIC);
+    let hard = grid(HARD);
+    let small = grid("1...2...3...4...");
+    let total = 20_000usize;
+    let make = move |i: usize| -> SolveRequest {
+        match i % 5 {
+            0 => request(&i.to_string(), &classic, Algorithm::Unspecified, 2),
+            1 => request(&i.to_string(), &hard, Algorithm::Fast, 2),
+            2 => request(&i.to_string(), &small, Algorithm::General, 2),
+            3 => SolveRequest {
+                puzzle: None,
+                ..request(&i.to_string(), &classic, Algorithm::Fast, 2)
+            },
+            _ => request(&i.to_string(), &small, Algorithm::Fast, 2),
+        }
+    };
+    let mut answers = client
+        .batch_solve(tokio_stream::iter((0..total).map(make.clone())))
+        .await
+        .unwrap()
+        .into_inner();
+    let mut seen = vec![false; total];
+    while let Some(answer) = answers.next().await {
+        let answer = answer.expect("an answer");
+        let i = answer.index as usize;
+        assert!(!seen[i], "answer {i} twice");
+        seen[i] = true;
+        assert_eq!(answer.id, i.to_string());
+        let asked = make(i);
+        match i % 5 {
+            3 | 4 => {
+                assert_eq!(answer.outcome(), Outcome::Invalid, "{answer:?}");
+                assert!(answer.error.is_some());
+            }
+            _ => {
+                let puzzle = sudoku_proto::grid_from_pb(asked.puzzle.as_ref().unwrap()).unwrap();
+                assert_solved(&puzzle, &answer);
+            }
+        }
+    }
+    assert!(seen.iter().all(|&s| s), "every request answered");
+    server.shutdown().await.unwrap();
+}
+
+// Regression: opening and resetting streams at once, over and over (the HTTP/2 rapid-reset
+// attack), costs the attacker its connection at most; the server keeps serving others.
+#[tokio::test]
+async fn rapid_reset_does_not_hurt_other_clients() {
+    let (server, mut client) = server(Config::embedded()).await;
+    let connection = raw::connect(server.addr(), 64 << 10).await;
+    let mut send = connection.send.clone();
+    let puzzle = grid(CLASSIC);
+    let message = raw::frame(&endless("reset"));
+    let mut opened = 0;
+    for _ in 0..2_000 {
+        let Ok(ready) = tokio::time::timeout(Duration::from_secs(1), send.clone().ready()).await
+        else {
+            break;
+        };
+        let Ok(ready) = ready else { break };
+        send = ready;
+        let Ok((_, mut stream)) = send.send_request(raw::grpc_head(server.addr(), "Solve"), false)
+        else {
+            break;
+        };
+        let _ = stream.send_data(message.clone(), true);
+        stream.send_reset(h2::Reason::CANCEL);
+        opened += 1;
+    }
+    assert!(opened > 0);
+    // Whatever became of the attacker's connection, the server answers others promptly.
+    let start = Instant::now();
+    let answer = client
+        .solve(request("after", &puzzle, Algorithm::Unspecified, 2))
+        .await
+        .expect("still serving")
+        .into_inner();
+    assert_solved(&puzzle, &answer);
+    assert!(start.elapsed() < Duration::from_secs(3));
+    assert!(
+        eventually(Duration::from_secs(5), || server
+            .metrics()
+            .in_flight()
+            .get()
+            == 0)
+        .await,
+        "the reset calls' work is stopped"
+    );
+    connection.driver.abort();
+    server.shutdown().await.unwrap();
+}
+
+// Regression: oversized and endless headers end the offender's stream or connection, not
+// the server.
+#[tokio::test]
+async fn header_floods_are_refused() {
+    let (server, mut client) = server(Config::embedded()).await;
+    let connection = raw::connect(server.addr(), 64 << 10).await;
+    let mut head = raw::grpc_head(server.addr(), "Solve");
+    for i in 0..2_000 {
+        head.headers_mut().insert(
+            http::HeaderName::from_bytes(format!("x-flood-{i}").as_bytes()).unwrap(),
+            http::HeaderValue::from_static("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"),
+        );
+    }
+    let mut send = connection.send.clone();
+    let outcome = match send.send_request(head, true) {
+        Ok((response, _)) => tokio::time::timeout(Duration::from_secs(5), response)
+            .await
+            .expect("the server answers the flood at once")
+            .map(|r| r.status()),
+        Err(err) => Err(err),
+    };
+    assert!(
+        !matches!(outcome, Ok(status) if status == http::StatusCode::OK),
+        "an 80 KB header block is refused: {outcome:?}"
+    );
+    let puzzle = grid(CLASSIC);
+    let answer = client
+        .solve(request("after", &puzzle, Algorithm::Unspecified, 2))
+        .await
+        .expect("still serving")
+        .into_inner();
+    assert_solved(&puzzle, &answer);
+    connection.driver.abort();
+    server.shutdown().await.unwrap();
+}
+
+// Regression: malformed messages and raw bytes get a status, never a dropped server.
+#[tokio::test]
+async fn malformed_messages_are_refused_with_a_status() {
+    let (server, mut client) = server(Config::embedded()).await;
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("field number 0", vec![0x00, 0x01]),
+        ("truncated puzzle", vec![0x12, 0x40, 0x08, 0x03]),
+        (
+            "bad varint",
+            vec![
+                0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+            ],
+        ),
+        ("wrong wire type for id", vec![0x08, 0x01]),
+        ("invalid utf-8 id", vec![0x0a, 0x02, 0xff, 0xfe]),
+        ("group wire type", vec![0x13, 0x14]),
+    ];
+    for (what, bytes) in cases {
+        let connection = raw::connect(server.addr(), 64 << 10).await;
+        let mut send = connection.send.clone();
+        let (response, mut stream) = send
+            .send_request(raw::grpc_head(server.addr(), "Solve"), false)
+            .unwrap();
+        stream.send_data(raw::frame_bytes(&bytes), true).unwrap();
+        let response = tokio::time::timeout(Duration::from_secs(5), response)
+            .await
+            .expect("answered")
+            .expect("a response");
+        let code = response
+            .headers()
+            .get("grpc-status")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let code = match code {
+            Some(code) => code,
+            None => {
+                let mut reader = raw::Reader::new(response.into_body(), Duration::ZERO);
+                reader.status().await.expect("trailers").0.to_string()
+            }
+        };
+        assert!(
+            code == (Code::Internal as i32).to_string()
+                || code == (Code::InvalidArgument as i32).to_string(),
+            "{what}: grpc-status {code}"
+        );
+        connection.driver.abort();
+    }
+    // A gRPC frame that announces more than it carries, then the stream ends.
+    let connection = raw::connect(server.addr(), 64 << 10).await;
+    let mut send = connection.send.clone();
+    let (response, mut stream) = send
+        .send_request(raw::grpc_head(server.addr(), "Solve"), false)
+        .unwrap();
+    stream
+        .send_data(bytes::Bytes::from_static(&[0, 0, 0, 1, 0, 1, 2]), true)
+        .unwrap();
+    let response = tokio::time::timeout(Duration::from_secs(5), response)
+        .await
+        .expect("answered");
+    assert!(response.is_ok(), "{response:?}");
+    let puzzle = grid(CLASSIC);
+    let answer = client
+        .solve(request("after", &puzzle, Algorithm::Unspecified, 2))
+        .await
+        .expect("still serving")
+        .into_inner();
+    assert_solved(&puzzle, &answer);
+    server.shutdown().await.unwrap();
+}

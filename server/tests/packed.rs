@@ -1,0 +1,224 @@
+//! BatchSolvePacked end to end: many puzzles per message, one byte per cell, answers packed
+//! the same way, with BatchSolve's per-item error rules.
+
+mod support;
+
+use solver_core::{Grid, Shape};
+use sudoku_proto::pb::{self, Algorithm, Outcome, PackedAnswers, PackedPuzzles, SolveOptions};
+use sudoku_server::Config;
+use support::*;
+use tonic::Code;
+
+/// The puzzle with its digits relabelled by `shift` (1..=8): a different puzzle, same difficulty.
+fn relabel(text: &str, shift: u8) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'1'..=b'9' => char::from(b'1' + (b - b'1' + shift) % 9),
+            _ => '.',
+        })
+        .collect()
+}
+
+fn packed(id: &str, puzzles: &[String]) -> PackedPuzzles {
+    PackedPuzzles {
+        box_rows: 3,
+        box_cols: 3,
+        cells: puzzles.concat().into_bytes(),
+        options: None,
+        id: id.to_owned(),
+    }
+}
+
+/// Every answer of `message` checked against its puzzles: outcome, solution and givens.
+fn assert_answers(answer: &PackedAnswers, puzzles: &[String]) {
+    assert_eq!(answer.outcomes.len(), puzzles.len());
+    assert_eq!(answer.solutions.len(), puzzles.len() * 81);
+    for (i, text) in puzzles.iter().enumerate() {
+        let puzzle = grid(text);
+        assert_eq!(answer.outcomes[i], Outcome::Unique as u8, "puzzle {i}");
+        let cells: Vec<u32> = answer.solutions[i * 81..(i + 1) * 81]
+            .iter()
+            .map(|&b| u32::from(b))
+            .collect();
+        let solution = Grid::new(Shape::CLASSIC, &cells).expect("a valid grid");
+        assert!(solution.is_solution_of(&puzzle), "puzzle {i}");
+    }
+}
+
+#[tokio::test]
+async fn packed_messages_are_answered_whole_and_checked() {
+    let (server, mut client) = server(Config::embedded()).await;
+    let texts: Vec<String> = (0..900)
+        .map(|i| relabel(if i % 2 == 0 { CLASSIC } else { HARD }, (i % 9) as u8))
+        .collect();
+    let messages: Vec<PackedPuzzles> = texts
+        .chunks(300)
+        .enumerate()
+        .map(|(m, chunk)| packed(&format!("m{m}"), chunk))
+        .collect();
+    let mut answers: Vec<PackedAnswers> = Vec::new();
+    let mut stream = client
+        .batch_solve_packed(tokio_stream::iter(messages))
+        .await
+        .expect("the stream opens")
+        .into_inner();
+    while let Some(answer) = stream.message().await.expect("no error") {
+        answers.push(answer);
+    }
+    answers.sort_by_key(|a| a.first);
+    let firsts: Vec<_> = answers.iter().map(|a| (a.id.as_str(), a.first)).collect();
+    assert_eq!(firsts, vec![("m0", 0), ("m1", 300), ("m2", 600)]);
+    for answer in &answers {
+        let start = answer.first as usize;
+        assert_answers(answer, &texts[start..start + 300]);
+        assert!(answer.errors.is_empty());
+        assert_eq!(answer.guesses.len(), 300);
+    }
+    server.shutdown().await.expect("clean shutdown");
+}
+
+#[tokio::test]
+async fn bad_puzzles_are_invalid_entries_and_the_stream_goes_on() {
+    let (server, mut client) = server(Config::embedded()).await;
+    let mut repeat = CLASSIC.to_owned().into_bytes();
+    repeat[1] = b'3'; // a second 3 in row 1
+    let mut symbol = CLASSIC.to_owned().into_bytes();
+    symbol[12] = b'#';
+    // Values instead of text for the last puzzle: 0 empty, 1..=9.
+    let values: Vec<u8> = CLASSIC
+        .bytes()
+        .map(|b| if b == b'.' { 0 } else { b - b'0' })
+        .collect();
+    let mut cells = repeat;
+    cells.extend_from_slice(&symbol);
+    cells.extend_from_slice(&values);
+    cells.extend_from_slice(&[0; 81]); // an empty grid: many solutions
+    let message = PackedPuzzles {
+        cells,
+        ..packed("mixed", &[])
+    };
+    let answer = client
+        .batch_solve_packed(tokio_stream::iter([message]))
+        .await
+        .expect("the stream opens")
+        .into_inner()
+        .message()
+        .await
+        .expect("no error")
+        .expect("one answer");
+    let outcomes: Vec<u8> = answer.outcomes.clone();
+    assert_eq!(
+        outcomes,
+        vec![
+            Outcome::Invalid as u8,
+            Outcome::Invalid as u8,
+            Outcome::Unique as u8,
+            Outcome::Multiple as u8
+        ]
+    );
+    let mut errors: Vec<(u32, String, u32, u32)> = answer
+        .errors
+        .iter()
+        .map(|e| {
+            let err = e.error.clone().expect("an error");
+            (e.offset, err.message, err.row, err.col)
+        })
+        .collect();
+    errors.sort();
+    assert_eq!(
+        errors,
+        vec![
+            (
+                0,
+                "digit 3 appears twice in row 1: at row 1, column 1 and row 1, column 2".into(),
+                1,
+                2
+            ),
+            (1, "row 2, column 4: '#' is not a digit".into(), 2, 4),
+        ]
+    );
+    assert_answers(
+        &PackedAnswers {
+            outcomes: answer.outcomes[2..3].to_vec(),
+            solutions: answer.solutions[162..243].to_vec(),
+            ..PackedAnswers::default()
+        },
+        &[CLASSIC.to_owned()],
+    );
+    server.shutdown().await.expect("clean shutdown");
+}
+
+#[tokio::test]
+async fn a_message_that_is_not_whole_puzzles_ends_the_stream_after_the_earlier_ones() {
+    let (server, mut client) = server(Config::embedded()).await;
+    let good = packed("good", &[CLASSIC.to_owned(), HARD.to_owned()]);
+    let bad = PackedPuzzles {
+        cells: vec![b'.'; 100],
+        ..packed("bad", &[])
+    };
+    let mut stream = client
+        .batch_solve_packed(tokio_stream::iter([good, bad]))
+        .await
+        .expect("the stream opens")
+        .into_inner();
+    let first = stream
+        .message()
+        .await
+        .expect("the earlier message is answered")
+        .expect("an answer");
+    assert_answers(&first, &[CLASSIC.to_owned(), HARD.to_owned()]);
+    let status = stream.message().await.expect_err("then the stream fails");
+    assert_eq!(status.code(), Code::InvalidArgument);
+    assert_eq!(
+        status.message(),
+        "message 1 of the stream could not be read: cells holds 100 bytes, not a whole number \
+         of puzzles of 81 bytes (one byte per cell); the 2 puzzles of the 1 messages before it \
+         were answered"
+    );
+    server.shutdown().await.expect("clean shutdown");
+}
+
+#[tokio::test]
+async fn other_shapes_and_the_fast_solvers_limit() {
+    let (server, mut client) = server(Config::embedded()).await;
+    // A 4x4 puzzle and a 16x16 one with letters, each in its own message.
+    let small = PackedPuzzles {
+        box_rows: 2,
+        box_cols: 2,
+        cells: b"1...2...3...4...".to_vec(),
+        ..packed("4x4", &[])
+    };
+    let sixteen = PackedPuzzles {
+        box_rows: 4,
+        box_cols: 4,
+        cells: vec![b'.'; 256],
+        options: Some(SolveOptions {
+            max_solutions: 1,
+            algorithm: Algorithm::Fast.into(),
+            max_guesses: 0,
+        }),
+        ..packed("16x16", &[])
+    };
+    let mut answers: Vec<pb::PackedAnswers> = Vec::new();
+    let mut stream = client
+        .batch_solve_packed(tokio_stream::iter([small, sixteen]))
+        .await
+        .expect("the stream opens")
+        .into_inner();
+    while let Some(answer) = stream.message().await.expect("no error") {
+        answers.push(answer);
+    }
+    answers.sort_by_key(|a| a.first);
+    assert_eq!(answers.len(), 2);
+    assert_eq!(answers[0].outcomes, vec![Outcome::Multiple as u8]);
+    let cells: Vec<u32> = answers[0].solutions.iter().map(|&b| u32::from(b)).collect();
+    let solution = Grid::new(Shape::new(2, 2).expect("2x2"), &cells).expect("valid");
+    assert!(solution.is_solution_of(&grid("1...2...3...4...")));
+    assert_eq!(answers[1].outcomes, vec![Outcome::Invalid as u8]);
+    let error = answers[1].errors[0].error.clone().expect("a reason");
+    assert!(
+        error.message.contains("fast algorithm solves only 9x9"),
+        "{error:?}"
+    );
+    server.shutdown().await.expect("clean shutdown");
+}

@@ -1,0 +1,201 @@
+//! `cargo bench -p solver-core --bench rate`: our SE ratings against Sukaku Explainer's on
+//! every puzzle of `se_rated_public.txt` (agreement, rank correlation, speed, where we differ),
+//! then the slowest rating on `puzzles6_forum_hardest_1106`.
+//!
+//! Each puzzle is randomly transformed first (ratings must not change under symmetries).
+//! `SUDOKU_DATA` moves the dataset folder; `SUDOKU_BENCH_LIMIT` caps the puzzles of each file.
+
+#[path = "../tests/support/mod.rs"]
+mod support;
+
+use std::collections::BTreeMap;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use solver_core::Grid;
+use solver_core::logic::{RateOptions, Rating, rate};
+use support::{Rng, Symmetry, data_dir};
+
+fn limit() -> usize {
+    std::env::var("SUDOKU_BENCH_LIMIT")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(usize::MAX)
+}
+
+/// `(puzzle, SE rating in tenths)` from the rated file.
+fn rated_puzzles() -> Vec<(Grid, u16)> {
+    let path = data_dir().join("se_rated_public.txt");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (set SUDOKU_DATA)", path.display()));
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .filter_map(|l| {
+            let mut parts = l.split_whitespace();
+            let grid: Grid = parts.next()?.parse().ok()?;
+            let se: f64 = parts.next()?.parse().ok()?;
+            Some((grid, (se * 10.0).round() as u16))
+        })
+        .take(limit())
+        .collect()
+}
+
+/// Average ranks (ties share the mean rank), for Spearman's correlation.
+fn ranks(values: &[f64]) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..values.len()).collect();
+    order.sort_by(|&a, &b| values[a].total_cmp(&values[b]));
+    let mut out = vec![0.0; values.len()];
+    let mut i = 0;
+    while i < order.len() {
+        let mut j = i;
+        while j + 1 < order.len() && values[order[j + 1]] == values[order[i]] {
+            j += 1;
+        }
+        let mean = (i + j) as f64 / 2.0 + 1.0;
+        for &k in &order[i..=j] {
+            out[k] = mean;
+        }
+        i = j + 1;
+    }
+    out
+}
+
+fn spearman(a: &[f64], b: &[f64]) -> f64 {
+    let (ra, rb) = (ranks(a), ranks(b));
+    let n = a.len() as f64;
+    let (ma, mb) = (ra.iter().sum::<f64>() / n, rb.iter().sum::<f64>() / n);
+    let cov: f64 = ra.iter().zip(&rb).map(|(x, y)| (x - ma) * (y - mb)).sum();
+    let va: f64 = ra.iter().map(|x| (x - ma).powi(2)).sum();
+    let vb: f64 = rb.iter().map(|y| (y - mb).powi(2)).sum();
+    cov / (va * vb).sqrt()
+}
+
+fn agreement(label: &str, pairs: &[(u16, &Rating)]) {
+    let n = pairs.len().max(1) as f64;
+    let exact = pairs.iter().filter(|(se, r)| r.tenths == *se).count() as f64;
+    let close = pairs
+        .iter()
+        .filter(|(se, r)| r.tenths.abs_diff(*se) <= 5)
+        .count() as f64;
+    let se: Vec<f64> = pairs.iter().map(|(s, _)| f64::from(*s)).collect();
+    let ours: Vec<f64> = pairs.iter().map(|(_, r)| f64::from(r.tenths)).collect();
+    println!(
+        "{label}: {} puzzles, exact {:.1}%, within 0.5 {:.1}%, Spearman {:.3}",
+        pairs.len(),
+        100.0 * exact / n,
+        100.0 * close / n,
+        spearman(&se, &ours)
+    );
+}
+
+fn main() {
+    let puzzles = rated_puzzles();
+    let mut rng = Rng::new(0x5e_2a7e);
+    let transformed: Vec<Grid> = puzzles
+        .iter()
+        .map(|(g, _)| Symmetry::random(g.shape(), &mut rng).apply(g))
+        .collect();
+    let options = RateOptions::default();
+    let start = Instant::now();
+    let ratings: Vec<Rating> = transformed
+        .iter()
+        .map(|g| rate(black_box(g), &options).expect("every rated puzzle is unique"))
+        .collect();
+    let elapsed = start.elapsed();
+    let pairs: Vec<(u16, &Rating)> = puzzles.iter().map(|(_, se)| *se).zip(&ratings).collect();
+    println!(
+        "se_rated_public.txt: {} puzzles rated in {:.3} s, {:.0} puzzles/s on one core",
+        ratings.len(),
+        elapsed.as_secs_f64(),
+        ratings.len() as f64 / elapsed.as_secs_f64()
+    );
+    agreement("all", &pairs);
+    let basic: Vec<(u16, &Rating)> = pairs.iter().copied().filter(|(se, _)| *se <= 62).collect();
+    agreement("SE <= 6.2 (basic techniques)", &basic);
+    let unfinished = ratings.iter().filter(|r| r.lower_bound).count();
+    println!("unfinished (rating is a lower bound): {unfinished}");
+    // The same puzzles untransformed: a rating must not depend on how the grid is drawn.
+    let moved = puzzles
+        .iter()
+        .zip(&ratings)
+        .filter(|((g, se), r)| {
+            let again = rate(g, &options).expect("unique");
+            let changed = again.tenths != r.tenths;
+            if changed {
+                println!(
+                    "  symmetry changes {g:?} (SE {se}): {} vs {}{}",
+                    again.tenths,
+                    r.tenths,
+                    if again.lower_bound || r.lower_bound {
+                        ", unfinished"
+                    } else {
+                        ""
+                    }
+                );
+            }
+            changed
+        })
+        .count();
+    println!("ratings changed by the random symmetry: {moved}");
+
+    println!("\nper SE rating: count, our mean, exact, unfinished, our hardest techniques");
+    let mut buckets: BTreeMap<u16, Vec<&Rating>> = BTreeMap::new();
+    for (se, r) in &pairs {
+        buckets.entry(*se).or_default().push(r);
+    }
+    for (se, rs) in &buckets {
+        let mean = rs.iter().map(|r| f64::from(r.tenths)).sum::<f64>() / rs.len() as f64 / 10.0;
+        let exact = rs.iter().filter(|r| r.tenths == *se).count();
+        let stuck = rs.iter().filter(|r| r.lower_bound).count();
+        let mut hardest: BTreeMap<String, usize> = BTreeMap::new();
+        for r in rs {
+            let name = r.hardest.as_ref().map_or("none".into(), |s| {
+                format!("{} {:.1}", s.technique, s.rating())
+            });
+            *hardest.entry(name).or_default() += 1;
+        }
+        let mut top: Vec<(String, usize)> = hardest.into_iter().collect();
+        top.sort_by_key(|t| std::cmp::Reverse(t.1));
+        let top: Vec<String> = top
+            .iter()
+            .take(3)
+            .map(|(n, c)| format!("{n} x{c}"))
+            .collect();
+        println!(
+            "  {:>4.1}: {:>3}, mean {:>4.2}, exact {:>3}, unfinished {:>3}, {}",
+            f64::from(*se) / 10.0,
+            rs.len(),
+            mean,
+            exact,
+            stuck,
+            top.join(", ")
+        );
+    }
+
+    let hardest_path = data_dir().join("puzzles6_forum_hardest_1106");
+    if let Ok(text) = std::fs::read_to_string(&hardest_path) {
+        let grids: Vec<Grid> = text
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+            .filter_map(|l| l.split_whitespace().next()?.parse().ok())
+            .take(limit())
+            .collect();
+        let mut slowest = Duration::ZERO;
+        let mut unfinished = 0;
+        let start = Instant::now();
+        for g in &grids {
+            let t = Instant::now();
+            let r = rate(black_box(g), &options).expect("unique");
+            slowest = slowest.max(t.elapsed());
+            unfinished += usize::from(r.lower_bound);
+        }
+        println!(
+            "\npuzzles6_forum_hardest_1106: {} puzzles in {:.3} s, slowest {:.1} ms, unfinished {unfinished}",
+            grids.len(),
+            start.elapsed().as_secs_f64(),
+            slowest.as_secs_f64() * 1e3
+        );
+    } else {
+        println!("SKIP: {} not found", hardest_path.display());
+    }
+}

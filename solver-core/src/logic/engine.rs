@@ -1,0 +1,153 @@
+//! The solving loop: try techniques simplest first, apply the first that makes progress.
+
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use super::board::Candidates;
+use super::step::Found;
+use super::{
+    RateOptions, fish, grouped, locked, loops, singles, strong, subsets, turbot, unique, wings,
+    wxyz,
+};
+use crate::StopReason;
+
+/// A technique finder: the first step of its kind on the board, in SE's search order.
+type Finder = fn(&Candidates) -> Option<Found>;
+
+/// SE's order of difficulty (Sudoku Explainer's `Solver`), singles and direct forms first.
+const BASIC: &[(Finder, bool)] = &[
+    (singles::full_house, false),
+    (singles::hidden_single, false),
+    (locked::direct_locked, false),
+    (|b| subsets::hidden_set(b, 2, true), false),
+    (singles::naked_single, false),
+    (|b| subsets::hidden_set(b, 3, true), false),
+    (locked::locked_candidates, false),
+    (|b| subsets::naked_set(b, 2), false),
+    (|b| fish::fish(b, 2), false),
+    (|b| subsets::hidden_set(b, 2, false), false),
+    (|b| subsets::naked_set(b, 3), false),
+    (|b| fish::fish(b, 3), false),
+    (|b| subsets::hidden_set(b, 3, false), false),
+    (
+        |b| turbot::turbot_fish(b).or_else(|| grouped::grouped_turbot(b)),
+        false,
+    ),
+    (|b| wings::wing(b, false), false),
+    (|b| wings::wing(b, true), false),
+    (loops::unique_loop, true),
+    (|b| subsets::naked_set(b, 4), false),
+    (|b| fish::fish(b, 4), false),
+    (|b| subsets::hidden_set(b, 4, false), false),
+    (three_links, false),
+    (wxyz::wxyz_wing, false),
+    (unique::bug, true),
+    // SE's four-link chains (5.7-5.9) come here; on the calibration file they never decide a
+    // rating and cost a fifth of the rating time, so they wait for the chain module.
+];
+
+/// SE's three-link chains, plain or grouped, whichever rates lower (then removes more).
+fn three_links(board: &Candidates) -> Option<Found> {
+    let plain = strong::strong_links(board, 3);
+    if plain.as_ref().is_some_and(|f| f.tenths <= 54) {
+        return plain;
+    }
+    let grouped = grouped::grouped_three(board);
+    match (plain, grouped) {
+        (Some(p), Some(g)) => Some(
+            if (g.tenths, std::cmp::Reverse(g.eliminations.len()))
+                < (p.tenths, std::cmp::Reverse(p.eliminations.len()))
+            {
+                g
+            } else {
+                p
+            },
+        ),
+        (p, g) => p.or(g),
+    }
+}
+
+/// How a run of the engine ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum End {
+    /// Every cell is filled.
+    Solved,
+    /// No technique the engine knows makes progress.
+    Stuck,
+    /// A deadline, budget or cancel flag stopped the run.
+    Stopped(StopReason),
+}
+
+/// The chain family (aligned exclusion, forcing chains; 9x9 only), tried when no basic
+/// technique applies. The chain module plugs its adapter in here, turning its `ChainStep`
+/// into a [`Found`] with `Technique::Chain(name)`; see notes/logic-design.md.
+const CHAINS: Option<Finder> = None;
+
+/// The simplest step available on `board`, if any.
+pub(crate) fn next_step(board: &Candidates, options: &RateOptions) -> Option<Found> {
+    BASIC
+        .iter()
+        .filter(|(_, unique)| options.uniqueness || !unique)
+        .find_map(|(find, _)| find(board))
+        .or_else(|| {
+            let chains = CHAINS.filter(|_| board.shape() == crate::Shape::CLASSIC)?;
+            chains(board)
+        })
+}
+
+/// Runs the engine to the end, calling `on_step` with each step before it is applied.
+pub(crate) fn run(
+    board: &mut Candidates,
+    options: &RateOptions,
+    solution: Option<&[u8]>,
+    mut on_step: impl FnMut(&Found, &Candidates),
+) -> End {
+    let mut steps = 0u64;
+    let budget = options.budget.unwrap_or(u64::MAX);
+    loop {
+        if board.is_solved() {
+            return End::Solved;
+        }
+        if steps >= budget {
+            return End::Stopped(StopReason::Budget);
+        }
+        if options
+            .cancel
+            .as_deref()
+            .is_some_and(|flag| flag.load(Ordering::Relaxed))
+        {
+            return End::Stopped(StopReason::Cancelled);
+        }
+        if options.deadline.is_some_and(|d| Instant::now() >= d) {
+            return End::Stopped(StopReason::Deadline);
+        }
+        let Some(found) = next_step(board, options) else {
+            return End::Stuck;
+        };
+        if let Some(solution) = solution {
+            debug_assert!(
+                agrees(&found, solution),
+                "unsound step {found:?}\nvalues {:?}\nmasks {:?}\nsolution {:?}",
+                board.values,
+                board.masks,
+                solution
+            );
+        }
+        on_step(&found, board);
+        found.apply(board);
+        steps += 1;
+    }
+}
+
+/// Whether a step agrees with the solution: it places solution digits and removes others.
+pub(crate) fn agrees(found: &Found, solution: &[u8]) -> bool {
+    found
+        .placements
+        .iter()
+        .all(|&(c, d)| solution[c as usize] == d)
+        && found
+            .eliminations
+            .iter()
+            .all(|&(c, d)| solution[c as usize] != d)
+}

@@ -1,0 +1,369 @@
+//! Unique rectangles and loops (types 1-4), found and ranked as Sudoku Explainer does: every
+//! loop of cells sharing two digits is gathered, the lowest rating (then type) wins.
+
+use super::board::{Candidates, bits, digit_char, digit_names};
+use super::step::{Found, Technique, candidates_of};
+use super::subsets::combos;
+
+/// SE's region types in order: box, row, column, as slots of `cell_houses`.
+const REGION_SLOTS: [usize; 3] = [2, 0, 1];
+
+/// One deadly pattern: the loop's cells in order and its two digits (as a mask).
+struct Loop {
+    cells: Vec<usize>,
+    pair: u64,
+}
+
+impl Loop {
+    /// 4.5, plus 0.1 for six cells, 0.2 for eight, 0.5 for ten or more.
+    fn tenths(&self) -> u16 {
+        match self.cells.len() {
+            0..6 => 45,
+            6..8 => 46,
+            8..10 => 47,
+            _ => 50,
+        }
+    }
+}
+
+/// The best unique-loop step on the board: lowest rating, then lowest type, first found.
+pub(crate) fn unique_loop(board: &Candidates) -> Option<Found> {
+    let mut best: Option<(u16, u8, Found)> = None;
+    let mut consider = |found: Found, kind: u8| {
+        if best
+            .as_ref()
+            .is_none_or(|(t, k, _)| (found.tenths, kind) < (*t, *k))
+        {
+            best = Some((found.tenths, kind, found));
+        }
+    };
+    let mut path = Vec::new();
+    let mut loops = Vec::new();
+    for start in 0..board.masks.len() {
+        let m = board.masks[start];
+        if m.count_ones() != 2 {
+            continue;
+        }
+        loops.clear();
+        extend(board, start, m, &mut path, 2, 0, None, &mut loops);
+        for cells in loops.drain(..) {
+            let pattern = Loop { cells, pair: m };
+            if valid(board, &pattern.cells) {
+                loop_steps(board, &pattern, &mut consider);
+            }
+        }
+    }
+    best.map(|(_, _, found)| found)
+}
+
+/// SE's depth-first search for closed loops through cells holding both digits.
+#[allow(clippy::too_many_arguments)]
+fn extend(
+    board: &Candidates,
+    cell: usize,
+    pair: u64,
+    path: &mut Vec<usize>,
+    allowed_extra: u8,
+    extra: u64,
+    last_slot: Option<usize>,
+    out: &mut Vec<Vec<usize>>,
+) {
+    path.push(cell);
+    for slot in REGION_SLOTS {
+        if Some(slot) == last_slot {
+            continue;
+        }
+        let house = board.layout.cell_houses[cell][slot] as usize;
+        for &next in &board.layout.houses[house] {
+            let next = next as usize;
+            if next == path[0] && path.len() >= 4 {
+                out.push(path.clone());
+            } else if !path.contains(&next) {
+                let m = board.masks[next];
+                if m & pair != pair {
+                    continue;
+                }
+                // SE lets extra digits leak between sibling branches; here each branch keeps
+                // its own, so that no loop depends on the order cells are visited in.
+                let extra = extra | m & !pair;
+                let wide = m.count_ones() > 2;
+                if !wide || extra.count_ones() == 1 || allowed_extra > 0 {
+                    let left = allowed_extra.saturating_sub(u8::from(wide));
+                    extend(board, next, pair, path, left, extra, Some(slot), out);
+                }
+            }
+        }
+    }
+    path.pop();
+}
+
+/// Every house the loop visits is visited once by an odd and once by an even position.
+fn valid(board: &Candidates, cells: &[usize]) -> bool {
+    let mut odd = Vec::new();
+    let mut even = Vec::new();
+    for (i, &c) in cells.iter().enumerate() {
+        let seen = if i % 2 == 1 { &mut odd } else { &mut even };
+        for h in board.layout.cell_houses[c] {
+            if seen.contains(&h) {
+                return false;
+            }
+            seen.push(h);
+        }
+    }
+    odd.sort_unstable();
+    even.sort_unstable();
+    odd == even
+}
+
+fn loop_steps(board: &Candidates, pattern: &Loop, consider: &mut impl FnMut(Found, u8)) {
+    let extra_cells: Vec<usize> = pattern
+        .cells
+        .iter()
+        .copied()
+        .filter(|&c| board.masks[c].count_ones() > 2)
+        .collect();
+    let base = pattern.tenths();
+    let names = board.cell_names(pattern.cells.iter().copied());
+    let pair = digit_names(pattern.pair);
+    let support = candidates_of(board, pattern.cells.iter().copied(), pattern.pair);
+    match extra_cells.len() {
+        1 => {
+            let cell = extra_cells[0];
+            let elims = candidates_of(board, [cell], pattern.pair);
+            let text = format!(
+                "{names} would hold only {pair} (two solutions), so {} cannot be {pair}",
+                board.cell_name(cell)
+            );
+            let found = Found::removing(Technique::UniqueRectangle1, base, elims)
+                .resting_on(support)
+                .saying(text);
+            consider(found, 1);
+        }
+        0 => {}
+        n => {
+            let extras = extra_cells
+                .iter()
+                .fold(0u64, |acc, &c| acc | board.masks[c])
+                & !pattern.pair;
+            if n > 2 || extras.count_ones() == 1 {
+                if let Some(found) = type2(board, pattern, &extra_cells, base) {
+                    consider(found.resting_on(support.clone()), 2);
+                }
+            } else {
+                type3(
+                    board,
+                    pattern,
+                    extra_cells[0],
+                    extra_cells[1],
+                    extras,
+                    &mut *consider,
+                );
+            }
+            if n == 2
+                && let Some(found) = type4(board, pattern, extra_cells[0], extra_cells[1], base)
+            {
+                consider(found.resting_on(support), 4);
+            }
+        }
+    }
+}
+
+fn type2(board: &Candidates, pattern: &Loop, extra_cells: &[usize], tenths: u16) -> Option<Found> {
+    let value = (board.masks[extra_cells[0]] & !pattern.pair).trailing_zeros() as u8 + 1;
+    let bit = 1u64 << (value - 1);
+    let elims: Vec<(u16, u8)> = (0..board.masks.len())
+        .filter(|&c| {
+            board.masks[c] & bit != 0
+                && !extra_cells.contains(&c)
+                && extra_cells.iter().all(|&e| board.layout.sees(c, e))
+        })
+        .map(|c| (c as u16, value))
+        .collect();
+    if elims.is_empty() {
+        return None;
+    }
+    let text = format!(
+        "{} on {}: one of {} must be {}, so it leaves the cells that see them all",
+        board.cell_names(pattern.cells.iter().copied()),
+        digit_names(pattern.pair),
+        board.cell_names(extra_cells.iter().copied()),
+        digit_char(value)
+    );
+    Some(Found::removing(Technique::UniqueRectangle2, tenths, elims).saying(text))
+}
+
+fn shared(board: &Candidates, a: usize, b: usize) -> impl Iterator<Item = usize> + '_ {
+    REGION_SLOTS
+        .into_iter()
+        .filter(move |&k| board.layout.cell_houses[a][k] == board.layout.cell_houses[b][k])
+        .map(move |k| board.layout.cell_houses[a][k] as usize)
+}
+
+fn type4(board: &Candidates, pattern: &Loop, c1: usize, c2: usize, tenths: u16) -> Option<Found> {
+    let digits: Vec<u64> = bits(pattern.pair).map(|d| 1u64 << d).collect();
+    let (mut lock1, mut lock2) = (None, None);
+    for house in shared(board, c1, c2) {
+        let elsewhere = |bit: u64| {
+            board.layout.houses[house].iter().any(|&c| {
+                c as usize != c1 && c as usize != c2 && board.masks[c as usize] & bit != 0
+            })
+        };
+        if !elsewhere(digits[0]) {
+            lock1 = Some(house);
+        }
+        if !elsewhere(digits[1]) {
+            lock2 = Some(house);
+        }
+    }
+    let (house, lock, gone) = match (lock1, lock2) {
+        (Some(h), _) => (h, digits[0], digits[1]),
+        (None, Some(h)) => (h, digits[1], digits[0]),
+        _ => return None,
+    };
+    let elims = candidates_of(board, [c1, c2], gone);
+    let text = format!(
+        "{} on {}: in {}, {} must go in {} or {}, so {} leaves them",
+        board.cell_names(pattern.cells.iter().copied()),
+        digit_names(pattern.pair),
+        board.house_name(house),
+        digit_names(lock),
+        board.cell_name(c1),
+        board.cell_name(c2),
+        digit_names(gone)
+    );
+    Some(Found::removing(Technique::UniqueRectangle4, tenths, elims).saying(text))
+}
+
+/// Type 3: the extra digits of the two extra cells, as one pseudo-cell, form a naked set with
+/// other cells of a shared house, or the pair digits a hidden set; rated the loop's rating
+/// plus 0.1 per set digit beyond one.
+fn type3(
+    board: &Candidates,
+    pattern: &Loop,
+    c1: usize,
+    c2: usize,
+    extras: u64,
+    consider: &mut impl FnMut(Found, u8),
+) {
+    let base = pattern.tenths();
+    let side = board.side();
+    for degree in extras.count_ones() as usize..=side.saturating_sub(2) {
+        for house in shared(board, c1, c2) {
+            let cells = &board.layout.houses[house];
+            let empty = cells
+                .iter()
+                .filter(|&&c| board.values[c as usize] == 0)
+                .count();
+            let tenths = base + degree as u16 - 1;
+            if degree * 2 <= empty {
+                let others: Vec<(usize, u64)> = cells
+                    .iter()
+                    .map(|&c| (c as usize, board.masks[c as usize]))
+                    .filter(|&(c, m)| c != c1 && c != c2 && m != 0)
+                    .collect();
+                let common_extra = extras & board.masks[c1] & board.masks[c2];
+                combos(&others, degree - 1, &mut |chosen, union| -> Option<()> {
+                    let set = union | extras;
+                    if (union | common_extra).count_ones() as usize != degree
+                        || set.count_ones() as usize != degree
+                    {
+                        return None;
+                    }
+                    let members: Vec<usize> = bits(chosen).map(|i| others[i].0).collect();
+                    let rest = others
+                        .iter()
+                        .map(|&(c, _)| c)
+                        .filter(|c| !members.contains(c));
+                    let elims = candidates_of(board, rest, set);
+                    if !elims.is_empty() {
+                        let text = format!(
+                            "{} on {}: {} or {} holds one of {}, which with {} forms a naked set in {}, so {} leaves its other cells",
+                            board.cell_names(pattern.cells.iter().copied()),
+                            digit_names(pattern.pair),
+                            board.cell_name(c1),
+                            board.cell_name(c2),
+                            digit_names(extras),
+                            board.cell_names(members.iter().copied()),
+                            board.house_name(house),
+                            digit_names(set)
+                        );
+                        consider(
+                            Found::removing(Technique::UniqueRectangle3, tenths, elims)
+                                .saying(text),
+                            3,
+                        );
+                    }
+                    None
+                });
+            }
+            if degree * 2 < empty && degree >= 2 {
+                hidden_type3(
+                    board, pattern, c1, c2, extras, house, degree, tenths, consider,
+                );
+            }
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn hidden_type3(
+    board: &Candidates,
+    pattern: &Loop,
+    c1: usize,
+    c2: usize,
+    extras: u64,
+    house: usize,
+    degree: usize,
+    tenths: u16,
+    consider: &mut impl FnMut(Found, u8),
+) {
+    let side = board.side();
+    let cells = &board.layout.houses[house];
+    let index2 = cells
+        .iter()
+        .position(|&c| c as usize == c2)
+        .unwrap_or(usize::MAX);
+    let positions = |bit: u64| -> u64 {
+        cells
+            .iter()
+            .enumerate()
+            .filter(|&(i, &c)| i != index2 && board.masks[c as usize] & bit != 0)
+            .fold(0, |acc, (i, _)| acc | 1 << i)
+    };
+    // Only digits still open in the house can be part of a hidden set.
+    let rem: Vec<(usize, u64)> = bits(((1u64 << side) - 1) & !pattern.pair & !extras)
+        .filter(|&d| positions(1 << d) != 0)
+        .map(|d| (d, 1u64 << d))
+        .collect();
+    let pair_pos = bits(pattern.pair).fold(0, |acc, d| acc | positions(1 << d));
+    combos(&rem, degree - 2, &mut |_, digits| -> Option<()> {
+        let union = bits(digits).fold(pair_pos, |acc, d| acc | positions(1 << d));
+        if union.count_ones() as usize != degree {
+            return None;
+        }
+        let hidden = digits | pattern.pair;
+        let members: Vec<usize> = bits(union)
+            .map(|i| cells[i] as usize)
+            .filter(|&c| c != c1 && c != c2)
+            .collect();
+        let elims = candidates_of(board, members.iter().copied(), !hidden);
+        if !elims.is_empty() {
+            let text = format!(
+                "{} on {}: {} or {} holds one of {}, so in {} the digits {} fill {} with one of them, and other digits leave those cells",
+                board.cell_names(pattern.cells.iter().copied()),
+                digit_names(pattern.pair),
+                board.cell_name(c1),
+                board.cell_name(c2),
+                digit_names(extras),
+                board.house_name(house),
+                digit_names(hidden),
+                board.cell_names(members.iter().copied())
+            );
+            consider(
+                Found::removing(Technique::UniqueRectangle3, tenths, elims).saying(text),
+                3,
+            );
+        }
+        None
+    });
+}

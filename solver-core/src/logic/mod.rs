@@ -1,0 +1,220 @@
+//! Human-style solving: rate a puzzle on the Sudoku Explainer (SE) scale, give the next hint,
+//! explain a whole solve. (Checking a player's grid is [`crate::Entries::check`].)
+//!
+//! The engine works on a [`Candidates`] grid and always applies the simplest technique that
+//! makes progress, in SE's order of difficulty; a puzzle's rating is its hardest step's.
+//! The order and ratings follow Sukaku Explainer (which rated the calibration file):
+//!
+//! | technique | SE rating |
+//! | --- | --- |
+//! | full house, hidden single in a box, in a line | 1.0, 1.2, 1.5 |
+//! | direct pointing, direct claiming, direct hidden pair | 1.7, 1.9, 2.0 |
+//! | naked single, direct hidden triple | 2.3, 2.5 |
+//! | pointing, claiming | 2.6, 2.8 |
+//! | naked pair, X-Wing, hidden pair, naked triple, Swordfish, hidden triple | 3.0 - 4.0 |
+//! | Skyscraper, 2-String Kite, Turbot Fish, Empty Rectangle | 4.0, 4.1, 4.2, 4.3 |
+//! | the same with a grouped link (line over two boxes, box on a row and a column) | + 0.1 |
+//! | XY-Wing, XYZ-Wing | 4.2, 4.4 |
+//! | unique rectangles and loops, types 1-4 (uniqueness) | 4.5 + loop length + set size |
+//! | naked quad, Jellyfish, hidden quad | 5.0, 5.2, 5.4 |
+//! | three strong links (Skyscraper, Turbot, Kite), grouped + 0.1 | 5.4, 5.5, 5.6 |
+//! | WXYZ-Wing | 5.5, 5.6 |
+//! | BUG types 1, 2, 4, 3 (uniqueness) | 5.6, 5.7, 5.7, 5.8+ |
+//!
+//! Singles, locked candidates, subsets, fish and the other single-digit and wing patterns work
+//! on every box shape.
+//!
+//! ```
+//! use solver_core::Grid;
+//! use solver_core::logic::{rate, Level, RateOptions};
+//!
+//! let puzzle: Grid = "3.65.84..52........87....31..3.1..8.9..863..5.5..9.6..13....25........74..52.63.."
+//!     .parse()
+//!     .expect("a valid puzzle");
+//! let rating = rate(&puzzle, &RateOptions::default()).expect("a unique solution");
+//! assert!(!rating.lower_bound);
+//! assert_eq!(rating.level, Level::from_tenths(rating.tenths));
+//! ```
+
+mod board;
+mod engine;
+mod fish;
+mod grouped;
+mod locked;
+mod loops;
+mod rating;
+mod singles;
+mod step;
+mod strong;
+mod subsets;
+mod turbot;
+mod unique;
+mod wings;
+mod wxyz;
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+use thiserror::Error;
+
+pub use board::Candidates;
+pub use engine::End;
+pub use rating::{Level, Rating, rate};
+pub use step::{Mark, Step, Technique};
+
+use crate::{Grid, Options, Outcome, StopReason, solve};
+
+/// Options shared by [`rate`], [`hint`] and [`explain`].
+#[derive(Debug, Clone)]
+pub struct RateOptions {
+    /// Whether techniques that assume a unique solution (unique rectangles, BUG) may be used.
+    pub uniqueness: bool,
+    /// The most steps the engine may take before it stops.
+    pub budget: Option<u64>,
+    /// A time after which the engine stops (the rating is then a lower bound).
+    pub deadline: Option<Instant>,
+    /// A flag another thread may raise to stop the engine.
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
+impl Default for RateOptions {
+    fn default() -> Self {
+        RateOptions {
+            uniqueness: true,
+            budget: None,
+            deadline: None,
+            cancel: None,
+        }
+    }
+}
+
+/// Why the logic engine cannot work on a grid.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum LogicError {
+    /// The grid has no solution.
+    #[error("the grid has no solution")]
+    NoSolution,
+    /// The grid has more than one solution.
+    #[error("the grid has more than one solution")]
+    MultipleSolutions,
+    /// Checking the solution stopped early.
+    #[error("checking the grid's solution stopped early: {0:?}")]
+    Stopped(StopReason),
+    /// The pencil marks do not cover the grid.
+    #[error("wrong number of pencil-mark cells: found {found}, expected {expected}")]
+    MarksCount {
+        /// Cells of marks given.
+        found: usize,
+        /// Cells in the grid.
+        expected: usize,
+    },
+    /// The grid's cells are not a grid of the shape (count or range).
+    #[error(transparent)]
+    Grid(#[from] crate::GridError),
+}
+
+/// The unique solution of `grid`, or why there is none.
+pub(crate) fn unique_solution(grid: &Grid, options: &RateOptions) -> Result<Grid, LogicError> {
+    let solve_options = Options {
+        deadline: options.deadline,
+        cancel: options.cancel.clone(),
+        ..Options::default()
+    };
+    // Every shape is supported by the automatic choice of algorithm.
+    let solution = solve(grid, &solve_options).map_err(|_| LogicError::NoSolution)?;
+    match solution.outcome {
+        Outcome::Unique(g) | Outcome::Solved(g) => Ok(g),
+        Outcome::Multiple { .. } => Err(LogicError::MultipleSolutions),
+        Outcome::NoSolution => Err(LogicError::NoSolution),
+        Outcome::Stopped { reason, .. } => Err(LogicError::Stopped(reason)),
+    }
+}
+
+/// The next step from a grid, and the player's wrong pencil marks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hint {
+    /// The simplest step, or `None` when the grid is solved or no known technique applies.
+    pub step: Option<Step>,
+    /// Cells whose pencil marks lack the solution's digit (that digit is in the mark).
+    pub wrong_marks: Vec<Mark>,
+    /// Whether the grid is already complete.
+    pub solved: bool,
+}
+
+/// Every step from a grid to the end of the logical solve.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Explanation {
+    /// The steps in order.
+    pub steps: Vec<Step>,
+    /// How the solve ended.
+    pub end: End,
+    /// Cells whose pencil marks lack the solution's digit; restored before solving.
+    pub wrong_marks: Vec<Mark>,
+}
+
+/// The board a hint or explanation starts from: the grid's candidates, narrowed by the
+/// player's marks where given, with wrong marks (the solution's digit removed) reported and
+/// put back so that every step stays sound.
+fn starting_board(
+    grid: &Grid,
+    marks: Option<&[u64]>,
+    solution: &Grid,
+) -> Result<(Candidates, Vec<Mark>), LogicError> {
+    let mut board = match marks {
+        Some(marks) => Candidates::with_marks(grid, marks)?,
+        None => Candidates::from_grid(grid),
+    };
+    let side = grid.side();
+    let mut wrong = Vec::new();
+    for (cell, &digit) in solution.cells().iter().enumerate() {
+        if board.values[cell] == 0 && board.masks[cell] & 1 << (digit - 1) == 0 {
+            wrong.push(Mark {
+                row: cell / side,
+                col: cell % side,
+                digit,
+            });
+            board.restore(cell, digit);
+        }
+    }
+    Ok((board, wrong))
+}
+
+/// The next step from `grid` (optionally from the player's pencil marks, bit `d - 1` of
+/// `marks[cell]` for digit `d`), in SE's order of simplicity.
+pub fn hint(grid: &Grid, marks: Option<&[u64]>, options: &RateOptions) -> Result<Hint, LogicError> {
+    let solution = unique_solution(grid, options)?;
+    let (board, wrong_marks) = starting_board(grid, marks, &solution)?;
+    let step = engine::next_step(&board, options).map(|found| {
+        debug_assert!(engine::agrees(&found, solution.cells()));
+        found.to_step(&board)
+    });
+    Ok(Hint {
+        step,
+        wrong_marks,
+        solved: grid.is_complete(),
+    })
+}
+
+/// Every step from `grid` (optionally from pencil marks, as in [`hint`]) to the end.
+pub fn explain(
+    grid: &Grid,
+    marks: Option<&[u64]>,
+    options: &RateOptions,
+) -> Result<Explanation, LogicError> {
+    let solution = unique_solution(grid, options)?;
+    let (mut board, wrong_marks) = starting_board(grid, marks, &solution)?;
+    let mut steps = Vec::new();
+    let end = engine::run(
+        &mut board,
+        options,
+        Some(solution.cells()),
+        |found, board| steps.push(found.to_step(board)),
+    );
+    Ok(Explanation {
+        steps,
+        end,
+        wrong_marks,
+    })
+}

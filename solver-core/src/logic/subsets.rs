@@ -1,0 +1,241 @@
+//! Naked and hidden subsets (pairs, triples, quads), and SE's direct hidden pair and triple.
+
+use super::board::{Candidates, bits, digit_char, digit_names};
+use super::singles::house_order;
+use super::step::{Found, Technique, candidates_of};
+
+/// Calls `visit` with every `k`-subset of `items` (as a bitmask of positions in `items`, and
+/// the OR of their `masks`) until it returns a step.
+pub(crate) fn combos<T>(
+    items: &[(usize, u64)],
+    k: usize,
+    visit: &mut impl FnMut(u64, u64) -> Option<T>,
+) -> Option<T> {
+    fn go<T>(
+        items: &[(usize, u64)],
+        start: usize,
+        left: usize,
+        chosen: u64,
+        union: u64,
+        visit: &mut impl FnMut(u64, u64) -> Option<T>,
+    ) -> Option<T> {
+        if left == 0 {
+            return visit(chosen, union);
+        }
+        for i in start..=items.len().saturating_sub(left) {
+            if let Some(t) = go(
+                items,
+                i + 1,
+                left - 1,
+                chosen | 1 << i,
+                union | items[i].1,
+                visit,
+            ) {
+                return Some(t);
+            }
+        }
+        None
+    }
+    if items.len() < k {
+        return None;
+    }
+    go(items, 0, k, 0, 0, visit)
+}
+
+fn naked_technique(k: usize) -> (Technique, u16) {
+    match k {
+        2 => (Technique::NakedPair, 30),
+        3 => (Technique::NakedTriple, 36),
+        _ => (Technique::NakedQuad, 50),
+    }
+}
+
+fn hidden_technique(k: usize, direct: bool) -> (Technique, u16) {
+    match (k, direct) {
+        (2, true) => (Technique::DirectHiddenPair, 20),
+        (3, true) => (Technique::DirectHiddenTriple, 25),
+        (2, false) => (Technique::HiddenPair, 34),
+        (3, false) => (Technique::HiddenTriple, 40),
+        _ => (Technique::HiddenQuad, 54),
+    }
+}
+
+/// `k` cells of a house whose candidates together are `k` digits: those digits leave the
+/// house's other cells.
+pub(crate) fn naked_set(board: &Candidates, k: usize) -> Option<Found> {
+    let (technique, tenths) = naked_technique(k);
+    let mut items = Vec::with_capacity(board.side());
+    for house in house_order(board.side()) {
+        let cells = &board.layout.houses[house];
+        items.clear();
+        items.extend(
+            cells
+                .iter()
+                .map(|&c| (c as usize, board.masks[c as usize]))
+                .filter(|(_, m)| (2..=k as u32).contains(&m.count_ones())),
+        );
+        let found = combos(&items, k, &mut |chosen, union| {
+            if union.count_ones() as usize != k {
+                return None;
+            }
+            let set: Vec<usize> = bits(chosen).map(|i| items[i].0).collect();
+            let others = cells
+                .iter()
+                .map(|&c| c as usize)
+                .filter(|c| !set.contains(c));
+            let elims = candidates_of(board, others, union);
+            if elims.is_empty() {
+                return None;
+            }
+            let text = format!(
+                "in {}, {} hold only {}, so those digits leave the other cells",
+                board.house_name(house),
+                board.cell_names(set.iter().copied()),
+                digit_names(union)
+            );
+            let support = candidates_of(board, set.iter().copied(), union);
+            Some(
+                Found::removing(technique, tenths, elims)
+                    .resting_on(support)
+                    .saying(text),
+            )
+        });
+        if found.is_some() {
+            return found;
+        }
+    }
+    None
+}
+
+/// `k` digits of a house confined to `k` cells: other digits leave those cells. In the direct
+/// form (pairs and triples) the step is the hidden single that this leaves in the house.
+pub(crate) fn hidden_set(board: &Candidates, k: usize, direct: bool) -> Option<Found> {
+    let (technique, tenths) = hidden_technique(k, direct);
+    let side = board.side();
+    let mut items = Vec::with_capacity(side);
+    for house in house_order(side) {
+        let cells = &board.layout.houses[house];
+        let empty = cells
+            .iter()
+            .filter(|&&c| board.values[c as usize] == 0)
+            .count();
+        // A hidden set in a house of at most 2k empty cells is also a naked set of the rest,
+        // which SE finds first.
+        if !(empty > 2 * k || direct && empty > k) {
+            continue;
+        }
+        let open = ((1u64 << side) - 1) & !board.placed_in(house);
+        items.clear();
+        for d in bits(open) {
+            let pos = board.positions(house, d as u8 + 1);
+            if (1..=k as u32).contains(&pos.count_ones()) {
+                items.push((d, pos));
+            }
+        }
+        let found = combos(&items, k, &mut |chosen, union| {
+            if union.count_ones() as usize != k {
+                return None;
+            }
+            let digits = bits(chosen).fold(0u64, |acc, i| acc | 1 << items[i].0);
+            let set: Vec<usize> = bits(union).map(|i| cells[i] as usize).collect();
+            let support = candidates_of(board, set.iter().copied(), digits);
+            let text = format!(
+                "in {}, {} can only go in {}",
+                board.house_name(house),
+                digit_names(digits),
+                board.cell_names(set.iter().copied())
+            );
+            if direct {
+                return direct_single(board, house, union, open & !digits).map(|(cell, digit)| {
+                    let text = format!(
+                        "{text}; then only {} can hold {}",
+                        board.cell_name(cell),
+                        digit_char(digit)
+                    );
+                    Found::placing(technique, tenths, cell, digit)
+                        .resting_on(support.clone())
+                        .saying(text)
+                });
+            }
+            let elims = candidates_of(board, set.iter().copied(), !digits);
+            if elims.is_empty() {
+                return None;
+            }
+            let text = format!("{text}, so other digits leave those cells");
+            Some(
+                Found::removing(technique, tenths, elims)
+                    .resting_on(support)
+                    .saying(text),
+            )
+        });
+        if found.is_some() {
+            return found;
+        }
+    }
+    None
+}
+
+/// A digit of `others` with several places in `house` but one outside the set's positions.
+fn direct_single(board: &Candidates, house: usize, set: u64, others: u64) -> Option<(usize, u8)> {
+    for d in bits(others) {
+        let pos = board.positions(house, d as u8 + 1);
+        if pos.count_ones() > 1 && (pos & !set).count_ones() == 1 {
+            let cell = board.layout.houses[house][(pos & !set).trailing_zeros() as usize];
+            return Some((cell as usize, d as u8 + 1));
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::board::testing::{empty, remove, removed};
+    use super::*;
+
+    #[test]
+    fn naked_pair_on_a_16x16_board() {
+        let mut board = empty(4, 4);
+        for d in 3..=16 {
+            remove(&mut board, d, &[(0, 0), (0, 1)]);
+        }
+        let found = naked_set(&board, 2).expect("naked pair");
+        assert_eq!(found.technique, Technique::NakedPair);
+        // Box 1 comes first in SE's order of houses.
+        let expected: Vec<(usize, usize, u8)> = (0..4)
+            .flat_map(|r| (0..4).map(move |c| (r, c)))
+            .filter(|&(r, c)| r > 0 || c > 1)
+            .flat_map(|(r, c)| [(r, c, 1), (r, c, 2)])
+            .collect();
+        assert_eq!(removed(&board, &found.eliminations), expected);
+    }
+
+    #[test]
+    fn hidden_pair_and_triple_on_a_6x6_board() {
+        let mut board = empty(2, 3);
+        // In box 1 (rows 1-2, columns 1-3), digits 1 and 2 only in r1c1 and r1c2.
+        for d in [1, 2] {
+            remove(&mut board, d, &[(0, 2), (1, 0), (1, 1), (1, 2)]);
+        }
+        let found = hidden_set(&board, 2, false).expect("hidden pair");
+        assert_eq!(found.technique, Technique::HiddenPair);
+        let expected: Vec<(usize, usize, u8)> = [(0, 0), (0, 1)]
+            .iter()
+            .flat_map(|&(r, c)| (3..=6).map(move |d| (r, c, d)))
+            .collect();
+        assert_eq!(removed(&board, &found.eliminations), expected);
+        assert!(hidden_set(&board, 3, false).is_none());
+    }
+
+    #[test]
+    fn combos_visit_every_subset_once() {
+        let items: Vec<(usize, u64)> = (0..6).map(|i| (i, 1 << i)).collect();
+        let mut count = 0;
+        let none: Option<()> = combos(&items, 3, &mut |chosen, union| {
+            assert_eq!(chosen, union);
+            count += 1;
+            None
+        });
+        assert!(none.is_none());
+        assert_eq!(count, 20);
+    }
+}

@@ -1,0 +1,200 @@
+//! Turbot fish, as Sukaku Explainer rates them: Skyscraper (4.0), 2-String Kite (4.1), and
+//! Turbot Fish / Empty Rectangle (4.2); two strong links of one digit joined by a weak link.
+
+use super::board::{Candidates, bits, digit_char};
+use super::step::{Found, Technique};
+
+/// Region kinds in SE's numbering: 0 box, 1 row, 2 column.
+fn first_house(side: usize, kind: usize) -> usize {
+    match kind {
+        0 => 2 * side,
+        1 => 0,
+        _ => side,
+    }
+}
+
+/// A candidate step with SE's sort keys (rating, then more eliminations first).
+struct Candidate {
+    found: Found,
+    removed: usize,
+}
+
+/// The turbot-fish step SE would pick: all are gathered, the lowest rating with the most
+/// eliminations wins, ties in search order.
+pub(crate) fn turbot_fish(board: &Candidates) -> Option<Found> {
+    let mut best: Option<Candidate> = None;
+    for (base, cover) in [(1, 1), (2, 2), (2, 1), (1, 0), (2, 0)] {
+        search(board, base, cover, &mut |c| {
+            let better = best.as_ref().is_none_or(|b| {
+                (c.found.tenths, std::cmp::Reverse(c.removed))
+                    < (b.found.tenths, std::cmp::Reverse(b.removed))
+            });
+            if better {
+                best = Some(c);
+            }
+        });
+    }
+    best.map(|b| b.found)
+}
+
+fn positions_list(board: &Candidates, house: usize, bit: u64) -> Vec<usize> {
+    let digit = bit.trailing_zeros() as u8 + 1;
+    bits(board.positions(house, digit))
+        .map(|i| board.layout.houses[house][i] as usize)
+        .collect()
+}
+
+/// The house two cells share, looked for as column, row, then box (SE's order).
+fn shared_house(board: &Candidates, a: usize, b: usize) -> Option<usize> {
+    let (ha, hb) = (board.layout.cell_houses[a], board.layout.cell_houses[b]);
+    [1, 0, 2]
+        .into_iter()
+        .find(|&k| ha[k] == hb[k])
+        .map(|k| ha[k] as usize)
+}
+
+/// The heart of an empty rectangle: a box cell whose row and column hold all the box's
+/// places for the digit.
+fn heart(board: &Candidates, block: usize, places: &[usize]) -> Option<usize> {
+    let layout = &board.layout;
+    layout.houses[block].iter().map(|&c| c as usize).find(|&e| {
+        places
+            .iter()
+            .all(|&p| layout.row(p) == layout.row(e) || layout.col(p) == layout.col(e))
+    })
+}
+
+fn search(board: &Candidates, base: usize, cover: usize, emit: &mut impl FnMut(Candidate)) {
+    let side = board.side();
+    let layout = &board.layout;
+    let (base0, cover0) = (first_house(side, base), first_house(side, cover));
+    for d in 0..side {
+        let bit = 1u64 << d;
+        for i1 in 0..side {
+            let base_house = base0 + i1;
+            if board.positions(base_house, d as u8 + 1).count_ones() != 2 {
+                continue;
+            }
+            let bp = positions_list(board, base_house, bit);
+            let start2 = if base == cover { i1 + 1 } else { 0 };
+            for i2 in start2..side {
+                let cover_house = cover0 + i2;
+                let count = board.positions(cover_house, d as u8 + 1).count_ones();
+                if count != 2 && !(cover == 0 && (3..6).contains(&count)) {
+                    continue;
+                }
+                let cp = positions_list(board, cover_house, bit);
+                let empty_rect = cover == 0 && (3..6).contains(&cp.len());
+                let ends: [usize; 2] = if cp.len() == 2 {
+                    [cp[0], cp[1]]
+                } else if empty_rect {
+                    match heart(board, cover_house, &cp) {
+                        Some(e) => [e, e],
+                        None => continue,
+                    }
+                } else {
+                    continue;
+                };
+                let cells = [bp[0], bp[1], ends[0], ends[1]];
+                let distinct = if empty_rect {
+                    cells[0] != cells[2] && cells[1] != cells[2]
+                } else {
+                    (0..4).all(|i| (i + 1..4).all(|j| cells[i] != cells[j]))
+                };
+                if !distinct {
+                    continue;
+                }
+                if empty_rect
+                    && (layout.cell_houses[cells[0]][2] == layout.cell_houses[cells[2]][2]
+                        || layout.cell_houses[cells[1]][2] == layout.cell_houses[cells[2]][2])
+                {
+                    continue;
+                }
+                let pattern = Pattern {
+                    digit: d as u8 + 1,
+                    kinds: (base, cover),
+                    houses: (base_house, cover_house),
+                    empty_rect,
+                    cells,
+                };
+                pattern.steps(board, emit);
+            }
+        }
+    }
+}
+
+/// Two strong links of one digit (or one and an empty rectangle) found by [`search`].
+struct Pattern {
+    digit: u8,
+    /// SE's region kinds of the base and cover houses.
+    kinds: (usize, usize),
+    houses: (usize, usize),
+    empty_rect: bool,
+    /// Base link cells, then cover link cells (the heart twice for an empty rectangle).
+    cells: [usize; 4],
+}
+
+impl Pattern {
+    /// Every orientation of the two links joined by a weak link in a third house.
+    fn steps(&self, board: &Candidates, emit: &mut impl FnMut(Candidate)) {
+        let layout = &board.layout;
+        let bit = 1u64 << (self.digit - 1);
+        let (base_house, cover_house) = self.houses;
+        let cells = self.cells;
+        for i in 0..2 {
+            let last = if self.empty_rect { 3 } else { 4 };
+            for j in 2..last {
+                let (start, bridge1, bridge2, end) =
+                    (cells[i], cells[1 - i], cells[j], cells[5 - j]);
+                let Some(share) = shared_house(board, bridge1, bridge2) else {
+                    continue;
+                };
+                if share == base_house || share == cover_house {
+                    continue;
+                }
+                let in_pattern = |c: usize| {
+                    self.empty_rect
+                        && (layout.cell_houses[c].contains(&(cover_house as u16))
+                            || layout.cell_houses[c].contains(&(base_house as u16)))
+                };
+                let elims: Vec<(u16, u8)> = (0..board.masks.len())
+                    .filter(|&c| {
+                        board.masks[c] & bit != 0
+                            && c != start
+                            && c != end
+                            && layout.sees(c, start)
+                            && layout.sees(c, end)
+                            && !in_pattern(c)
+                    })
+                    .map(|c| (c as u16, self.digit))
+                    .collect();
+                if elims.is_empty() {
+                    continue;
+                }
+                let (name, tenths) = match (self.kinds, self.empty_rect) {
+                    (_, true) => ("Empty rectangle", 43),
+                    ((1, 1), _) | ((2, 2), _) => ("Skyscraper", 40),
+                    ((2, 1), _) | ((1, 2), _) => ("2-String Kite", 41),
+                    _ => ("Turbot fish", 42),
+                };
+                let removed = elims.len();
+                let support = [start, bridge1, bridge2, end]
+                    .map(|c| (c as u16, self.digit))
+                    .to_vec();
+                let text = format!(
+                    "{} is in {} or {} ({} and {}, linked through {}), so it leaves the cells that see both",
+                    digit_char(self.digit),
+                    board.cell_name(start),
+                    board.cell_name(end),
+                    board.house_name(base_house),
+                    board.house_name(cover_house),
+                    board.house_name(share)
+                );
+                let found = Found::removing(Technique::TurbotFish(name), tenths, elims)
+                    .resting_on(support)
+                    .saying(text);
+                emit(Candidate { found, removed });
+            }
+        }
+    }
+}

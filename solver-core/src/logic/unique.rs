@@ -1,0 +1,211 @@
+//! Techniques that assume a unique solution: bivalue universal graves (BUG types 1-4).
+
+use super::board::{Candidates, bits, digit_names};
+use super::step::{Found, Technique, candidates_of};
+use super::subsets::combos;
+
+/// The cells and digits that break a bivalue universal grave, found as SE does: a digit with
+/// other than 0 or 2 places in a house must owe it to exactly one cell of 3+ candidates.
+struct Bug {
+    cells: Vec<usize>,
+    extra: Vec<u64>,
+    all_extra: u64,
+    /// Empty cells that see every bug cell.
+    common: Vec<usize>,
+}
+
+/// Houses in SE's order of region types: boxes, rows, columns.
+fn se_houses(side: usize) -> impl Iterator<Item = usize> {
+    (2 * side..3 * side).chain(0..2 * side)
+}
+
+fn find_bug(board: &Candidates) -> Option<Bug> {
+    let side = board.side();
+    let layout = &board.layout;
+    let mut rest = board.masks.clone();
+    let mut bug = Bug {
+        cells: Vec::new(),
+        extra: Vec::new(),
+        all_extra: 0,
+        common: Vec::new(),
+    };
+    let mut common: Option<Vec<bool>> = None;
+    for house in se_houses(side) {
+        for d in 0..side {
+            let bit = 1u64 << d;
+            let holders: Vec<usize> = layout.houses[house]
+                .iter()
+                .map(|&c| c as usize)
+                .filter(|&c| board.masks[c] & bit != 0)
+                .collect();
+            if holders.is_empty() || holders.len() == 2 {
+                continue;
+            }
+            let mut wide = holders
+                .iter()
+                .copied()
+                .filter(|&c| board.masks[c].count_ones() >= 3);
+            match (wide.next(), wide.next()) {
+                (None, _) => return None,
+                (Some(cell), None) => {
+                    let k = match bug.cells.iter().position(|&c| c == cell) {
+                        Some(k) => k,
+                        None => {
+                            bug.cells.push(cell);
+                            bug.extra.push(0);
+                            bug.cells.len() - 1
+                        }
+                    };
+                    bug.extra[k] |= bit;
+                    bug.all_extra |= bit;
+                    rest[cell] &= !bit;
+                    let seen = common.get_or_insert_with(|| vec![true; board.masks.len()]);
+                    for (c, keep) in seen.iter_mut().enumerate() {
+                        *keep &= layout.sees(c, cell) && !bug.cells.contains(&c);
+                    }
+                    if bug.cells.len() > 1
+                        && bug.all_extra.count_ones() > 1
+                        && !seen.iter().any(|&k| k)
+                    {
+                        return None;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    if bug.cells.is_empty()
+        || rest
+            .iter()
+            .zip(&board.values)
+            .any(|(&m, &v)| v == 0 && m.count_ones() != 2)
+    {
+        return None;
+    }
+    for house in 0..3 * side {
+        for d in 0..side {
+            let n = layout.houses[house]
+                .iter()
+                .filter(|&&c| rest[c as usize] & 1 << d != 0)
+                .count();
+            if n != 0 && n != 2 {
+                return None;
+            }
+        }
+    }
+    let common = common.unwrap_or_default();
+    bug.common = (0..board.masks.len())
+        .filter(|&c| common[c] && board.values[c] == 0)
+        .collect();
+    Some(bug)
+}
+
+/// Bivalue universal grave, SE's types 1 (5.6), 2 (5.7), 4 (5.7) and 3 (5.7 + 0.1 per naked
+/// digit beyond one): without the extra digits every empty cell would have two candidates and
+/// every digit two places per house, a pattern with two solutions, so an extra digit is true.
+pub(crate) fn bug(board: &Candidates) -> Option<Found> {
+    let bug = find_bug(board)?;
+    let cells = board.cell_names(bug.cells.iter().copied());
+    let extras = digit_names(bug.all_extra);
+    if bug.cells.len() == 1 {
+        let cell = bug.cells[0];
+        let elims = candidates_of(board, [cell], !bug.all_extra);
+        let text = format!(
+            "all other empty cells have two candidates; {cell_name} must be {extras}, or the grid would have two solutions",
+            cell_name = board.cell_name(cell)
+        );
+        return Some(Found::removing(Technique::BugPlusOne, 56, elims).saying(text));
+    }
+    if bug.all_extra.count_ones() == 1 {
+        let elims = candidates_of(board, bug.common.iter().copied(), bug.all_extra);
+        if !elims.is_empty() {
+            let text = format!(
+                "one of {cells} is {extras}, so {extras} leaves the cells that see them all"
+            );
+            return Some(Found::removing(Technique::Bug2, 57, elims).saying(text));
+        }
+        if bug.cells.len() == 2 {
+            return bug_type4(board, &bug);
+        }
+        return None;
+    }
+    if bug.common.is_empty() {
+        return None;
+    }
+    if bug.cells.len() == 2
+        && let Some(found) = bug_type4(board, &bug)
+    {
+        return Some(found);
+    }
+    bug_type3(board, &bug)
+}
+
+/// The house of one kind (box, row, column in SE's order) that every bug cell shares.
+fn shared_houses(board: &Candidates, cells: &[usize]) -> Vec<usize> {
+    [2, 0, 1]
+        .into_iter()
+        .filter(|&k| {
+            cells
+                .iter()
+                .all(|&c| board.layout.cell_houses[c][k] == board.layout.cell_houses[cells[0]][k])
+        })
+        .map(|k| board.layout.cell_houses[cells[0]][k] as usize)
+        .collect()
+}
+
+fn bug_type4(board: &Candidates, bug: &Bug) -> Option<Found> {
+    let (c1, c2) = (bug.cells[0], bug.cells[1]);
+    let common = board.masks[c1] & board.masks[c2] & !bug.all_extra;
+    if common.count_ones() != 1 {
+        return None;
+    }
+    let house = *shared_houses(board, &bug.cells).first()?;
+    let mut elims = candidates_of(board, [c1], !(bug.extra[0] | common));
+    elims.extend(candidates_of(board, [c2], !(bug.extra[1] | common)));
+    let text = format!(
+        "one of {} holds its extra digit and, in {}, the other then holds {}, so their other digits go",
+        board.cell_names([c1, c2]),
+        board.house_name(house),
+        digit_names(common)
+    );
+    Some(Found::removing(Technique::Bug4, 57, elims).saying(text))
+}
+
+fn bug_type3(board: &Candidates, bug: &Bug) -> Option<Found> {
+    for house in shared_houses(board, &bug.cells) {
+        let region: Vec<(usize, u64)> = bug
+            .common
+            .iter()
+            .copied()
+            .filter(|&c| board.layout.cell_houses[c].contains(&(house as u16)))
+            .map(|c| (c, board.masks[c]))
+            .collect();
+        for degree in 2..=6usize {
+            let found = combos(&region, degree - 1, &mut |chosen, union| {
+                if union.count_ones() as usize != degree || bug.all_extra & !union != 0 {
+                    return None;
+                }
+                let set: Vec<usize> = bits(chosen).map(|i| region[i].0).collect();
+                let others = region.iter().map(|&(c, _)| c).filter(|c| !set.contains(c));
+                let elims = candidates_of(board, others, union);
+                if elims.is_empty() {
+                    return None;
+                }
+                let text = format!(
+                    "one of {} holds {}, which with {} forms a naked set in {}, so {} leaves its other cells",
+                    board.cell_names(bug.cells.iter().copied()),
+                    digit_names(bug.all_extra),
+                    board.cell_names(set.iter().copied()),
+                    board.house_name(house),
+                    digit_names(union)
+                );
+                let tenths = 57 + degree as u16 - 1;
+                Some(Found::removing(Technique::Bug3, tenths, elims).saying(text))
+            });
+            if found.is_some() {
+                return found;
+            }
+        }
+    }
+    None
+}
