@@ -132,10 +132,13 @@ impl Connection {
             {
                 anyhow::anyhow!("the connection was lost ({message})")
             }
-            tonic::Code::Unknown | tonic::Code::Internal
+            // A TLS server drops a plain HTTP/2 connection during its handshake; depending on
+            // timing hyper reports that as a protocol error or as a cancelled request.
+            tonic::Code::Unknown | tonic::Code::Internal | tonic::Code::Cancelled
                 if target.starts_with("http://")
                     && (message.contains("transport error")
-                        || message.contains("h2 protocol error")) =>
+                        || message.contains("h2 protocol error")
+                        || message.contains("operation was canceled")) =>
             {
                 anyhow::anyhow!(
                     "{target} did not answer in plain HTTP/2; if it speaks TLS, use https:// ({message})"

