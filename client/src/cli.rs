@@ -10,6 +10,10 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 pub const EXIT_CODES: &str = "Exit codes: 0 every puzzle solved; 1 some puzzle had no solution, was invalid or was \
 stopped; 2 usage or connection error.";
 
+/// Exit codes of `validate`.
+pub const VALIDATE_EXIT_CODES: &str = "Exit codes: 0 the grid breaks no rule (and, with --against, holds no \
+wrong entry); 1 it does; 2 usage or connection error.";
+
 /// Solve Sudoku grids over gRPC, against a server or an embedded one.
 #[derive(Debug, Parser)]
 #[command(name = "sudoku", version, after_help = EXIT_CODES, args_override_self = true)]
@@ -64,6 +68,21 @@ pub enum Command {
     /// Stream a file of puzzles (one per line) through BatchSolve; answers in input order.
     #[command(after_help = EXIT_CODES)]
     Batch(BatchArgs),
+    /// Rate puzzles on the Sudoku Explainer scale: rating, level, hardest step, techniques.
+    #[command(after_help = EXIT_CODES)]
+    Rate(RateArgs),
+    /// The next logical step from a grid, with the cells it rests on.
+    #[command(after_help = EXIT_CODES)]
+    Hint(HintArgs),
+    /// Every logical step from a grid to its solution.
+    #[command(after_help = EXIT_CODES)]
+    Explain(HintArgs),
+    /// Check a player's grid: repeated digits, and with --against, entries that are wrong.
+    #[command(after_help = VALIDATE_EXIT_CODES)]
+    Validate(ValidateArgs),
+    /// Generate puzzles with one solution, at a level or rating, one per line.
+    #[command(after_help = EXIT_CODES)]
+    Generate(GenerateArgs),
     /// Check the server's health; exit 0 when SERVING.
     #[command(after_help = EXIT_CODES)]
     Health,
@@ -116,6 +135,115 @@ pub struct BatchArgs {
     /// How to solve.
     #[command(flatten)]
     pub options: SolveOptions,
+}
+
+/// `sudoku rate`.
+#[derive(Debug, Args)]
+pub struct RateArgs {
+    /// Puzzles as in `solve`; a line may go on after the puzzle (`<puzzle> <anything>`).
+    pub puzzles: Vec<String>,
+    /// Read puzzles from a file, one per line or blank-line separated grids.
+    #[arg(long)]
+    pub file: Option<PathBuf>,
+    /// Box shape ROWSxCOLS where a side has several (e.g. 3x2 for 6x6 grids).
+    #[arg(long = "box", value_parser = parse_shape)]
+    pub shape: Option<solver_core::Shape>,
+    /// Do not use techniques that assume a unique solution (unique rectangles, BUG).
+    #[arg(long)]
+    pub no_uniqueness: bool,
+}
+
+/// `sudoku hint` and `sudoku explain`.
+#[derive(Debug, Args)]
+pub struct HintArgs {
+    /// The grid, in any format `solve` reads; `-` reads stdin.
+    pub grid: String,
+    /// Box shape ROWSxCOLS where a side has several (e.g. 3x2 for 6x6 grids).
+    #[arg(long = "box", value_parser = parse_shape)]
+    pub shape: Option<solver_core::Shape>,
+    /// Do not use techniques that assume a unique solution (unique rectangles, BUG).
+    #[arg(long)]
+    pub no_uniqueness: bool,
+}
+
+/// `sudoku validate`.
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    /// The player's grid, in any format `solve` reads (repeated digits allowed); `-` reads stdin.
+    pub grid: String,
+    /// The puzzle the grid grew from: entries that differ from its unique solution are wrong.
+    #[arg(long)]
+    pub against: Option<String>,
+    /// Box shape ROWSxCOLS where a side has several (e.g. 3x2 for 6x6 grids).
+    #[arg(long = "box", value_parser = parse_shape)]
+    pub shape: Option<solver_core::Shape>,
+}
+
+/// `sudoku generate`.
+#[derive(Debug, Args)]
+pub struct GenerateArgs {
+    /// Difficulty level (SE bands: easy < 1.5 <= medium < 2.5 <= hard < 5.0 <= diabolical
+    /// < 7.0 <= extreme < 9.0 <= hardest).
+    #[arg(long, value_enum, conflicts_with = "rating")]
+    pub level: Option<LevelArg>,
+    /// SE rating range MIN..MAX (e.g. 3.0..4.5), or one rating.
+    #[arg(long, value_parser = parse_rating_range)]
+    pub rating: Option<(f64, f64)>,
+    /// Symmetry of the givens.
+    #[arg(long, value_enum, default_value_t = SymmetryArg::None)]
+    pub symmetry: SymmetryArg,
+    /// Box shape ROWSxCOLS (default 3x3; e.g. 2x2 for 4x4, 4x4 for 16x16).
+    #[arg(long = "box", value_parser = parse_shape)]
+    pub shape: Option<solver_core::Shape>,
+    /// How many puzzles.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub count: u32,
+    /// Seed that reproduces the same puzzles (default: random, printed with --format json).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub seed: Option<u64>,
+    /// No given can be removed without losing the unique solution.
+    #[arg(long)]
+    pub minimal: bool,
+    /// Number of givens MIN..MAX (e.g. 24..30), or one number.
+    #[arg(long, value_parser = parse_count_range)]
+    pub givens: Option<(u32, u32)>,
+}
+
+/// Difficulty levels on the command line.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum LevelArg {
+    /// SE below 1.5.
+    Easy,
+    /// SE 1.5 to 2.4.
+    Medium,
+    /// SE 2.5 to 4.9.
+    Hard,
+    /// SE 5.0 to 6.9.
+    Diabolical,
+    /// SE 7.0 to 8.9.
+    Extreme,
+    /// SE 9.0 and above.
+    Hardest,
+}
+
+/// Symmetries of the givens on the command line.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum SymmetryArg {
+    /// None.
+    None,
+    /// Unchanged by a half turn (180°).
+    #[value(alias = "rotate-180")]
+    Rotational,
+    /// Unchanged by a quarter turn (90°).
+    Rotate90,
+    /// Mirror across the vertical axis (left-right).
+    Mirror,
+    /// Mirror across the horizontal axis (top-bottom).
+    MirrorVertical,
+    /// Mirror across the main diagonal.
+    Diagonal,
+    /// Mirror across the anti-diagonal.
+    AntiDiagonal,
 }
 
 /// `sudoku bench`.
@@ -218,6 +346,41 @@ pub fn parse_shape(text: &str) -> Result<solver_core::Shape, String> {
     solver_core::Shape::new(number(rows)?, number(cols)?).map_err(|e| e.to_string())
 }
 
+/// Parses `MIN..MAX` (or one value) with `number`, refusing an empty range.
+fn parse_range<T: PartialOrd + Copy>(
+    text: &str,
+    what: &str,
+    number: impl Fn(&str) -> Option<T>,
+) -> Result<(T, T), String> {
+    let bad = || format!("'{text}' is not {what} or a range like MIN..MAX");
+    let (low, high) = match text.split_once("..") {
+        Some((low, high)) => (number(low).ok_or_else(bad)?, number(high).ok_or_else(bad)?),
+        None => {
+            let value = number(text).ok_or_else(bad)?;
+            (value, value)
+        }
+    };
+    if low > high {
+        return Err(format!("'{text}': the range is empty (MIN is above MAX)"));
+    }
+    Ok((low, high))
+}
+
+/// Parses an SE rating range such as `3.0..4.5` (ratings 1.0 to 20.0).
+pub fn parse_rating_range(text: &str) -> Result<(f64, f64), String> {
+    parse_range(text, "an SE rating (1.0 to 20.0)", |s| {
+        s.trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|r| (1.0..=20.0).contains(r))
+    })
+}
+
+/// Parses a range of counts such as `24..30`.
+pub fn parse_count_range(text: &str) -> Result<(u32, u32), String> {
+    parse_range(text, "a number of givens", |s| s.trim().parse::<u32>().ok())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -240,6 +403,23 @@ mod tests {
         );
         assert!(parse_shape("3").is_err());
         assert!(parse_shape("1x9").is_err());
+    }
+
+    #[test]
+    fn ranges() {
+        assert_eq!(parse_rating_range("3.0..4.5"), Ok((3.0, 4.5)));
+        assert_eq!(parse_rating_range("7.2"), Ok((7.2, 7.2)));
+        assert!(
+            parse_rating_range("4.5..3.0")
+                .unwrap_err()
+                .contains("empty")
+        );
+        assert!(parse_rating_range("0.5..3").is_err());
+        assert!(parse_rating_range("hard").is_err());
+        assert_eq!(parse_count_range("24..30"), Ok((24, 30)));
+        assert_eq!(parse_count_range("25"), Ok((25, 25)));
+        assert!(parse_count_range("30..24").is_err());
+        assert!(parse_count_range("-1..3").is_err());
     }
 
     #[test]

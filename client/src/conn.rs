@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use anyhow::{Context, bail};
+use sudoku_proto::pb::puzzles_client::PuzzlesClient;
 use sudoku_proto::pb::sudoku_client::SudokuClient;
 use tonic::codec::CompressionEncoding;
 use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
@@ -89,6 +90,15 @@ impl Connection {
     /// A Sudoku client with the chosen compression.
     pub fn sudoku(&self) -> SudokuClient<Channel> {
         let client = SudokuClient::new(self.channel.clone()).max_decoding_message_size(64 << 20);
+        match self.compression {
+            Some(c) => client.send_compressed(c).accept_compressed(c),
+            None => client,
+        }
+    }
+
+    /// A Puzzles client (rate, hint, explain, validate, generate) with the chosen compression.
+    pub fn puzzles(&self) -> PuzzlesClient<Channel> {
+        let client = PuzzlesClient::new(self.channel.clone()).max_decoding_message_size(64 << 20);
         match self.compression {
             Some(c) => client.send_compressed(c).accept_compressed(c),
             None => client,

@@ -7,7 +7,7 @@ use sudoku_proto::pb::{self, Verdict};
 
 use crate::cli::{Format, HintArgs};
 use crate::conn::Connection;
-use crate::request::parse;
+use crate::request::{grid_text, parse};
 
 /// Prints the next step; true when there was one (or the grid is solved).
 pub async fn hint(conn: &Connection, args: &HintArgs, format: Format) -> anyhow::Result<bool> {
@@ -69,7 +69,7 @@ pub async fn explain(conn: &Connection, args: &HintArgs, format: Format) -> anyh
 }
 
 fn request(args: &HintArgs) -> anyhow::Result<pb::HintRequest> {
-    let grid = parse(&args.grid, args.shape)
+    let grid = parse(&grid_text(&args.grid)?, args.shape)
         .map_err(|e| anyhow::anyhow!("the grid: {}", e.message))?;
     Ok(pb::HintRequest {
         grid: Some(grid),

@@ -4,11 +4,15 @@ mod batch;
 mod bench;
 mod cli;
 mod conn;
+mod generate;
 mod health;
+mod hint;
 mod input;
 mod output;
+mod rate;
 mod request;
 mod solve;
+mod validate;
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
@@ -85,6 +89,11 @@ async fn run(cli: Cli) -> anyhow::Result<bool> {
         Command::Batch(args) => batch::run(&conn, args, &printer)
             .await
             .map(|t| t.failed == 0),
+        Command::Rate(args) => rate::run(&conn, args, format).await,
+        Command::Hint(args) => hint::hint(&conn, args, format).await,
+        Command::Explain(args) => hint::explain(&conn, args, format).await,
+        Command::Validate(args) => validate::run(&conn, args, format).await,
+        Command::Generate(args) => generate::run(&conn, args, format).await,
         Command::Health => health::run(&conn).await,
         Command::Bench(args) => bench::run(&conn, args).await,
         Command::Completions { .. } => Ok(true),

@@ -22,7 +22,11 @@ pub async fn run(conn: &Connection, args: &RateArgs, format: Format) -> anyhow::
     let mut asked: Vec<(Origin, Option<String>)> = Vec::new();
     for (origin, text) in inputs {
         // A rating file's lines are `<puzzle> <anything>`: the rest is ignored.
-        let text = if text.contains('\n') { text.as_str() } else { puzzle_field(&text) };
+        let text = if text.contains('\n') {
+            text.as_str()
+        } else {
+            puzzle_field(&text)
+        };
         match parse(text, args.shape) {
             Ok(grid) => {
                 asked.push((origin, Some(text.to_owned())));

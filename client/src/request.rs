@@ -99,6 +99,21 @@ pub fn check(tally: &mut Tally, origin: &Origin, puzzle: &pb::Grid, response: &p
     }
 }
 
+/// A grid argument's text: the argument itself, or stdin for `-`.
+pub fn grid_text(arg: &str) -> anyhow::Result<String> {
+    use std::io::Read;
+    if arg != "-" {
+        return Ok(arg.to_owned());
+    }
+    let mut text = String::new();
+    // A grid is a few hundred bytes; a megabyte leaves room for comments and 25x25 grids.
+    std::io::stdin()
+        .take(1 << 20)
+        .read_to_string(&mut text)
+        .map_err(|e| anyhow::anyhow!("cannot read the grid from stdin: {e}"))?;
+    Ok(text)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,325 @@
+//! End-to-end: `rate`, `hint`, `explain`, `validate` and `generate` through the real binary
+//! and its embedded server, each answer checked against solver-core's own solver and rater.
+
+use assert_cmd::Command;
+use serde_json::Value;
+use solver_core::logic::{RateOptions, rate};
+use solver_core::{Grid, Options, Outcome, solve};
+
+const CLASSIC: &str =
+    "3.65.84..52........87....31..3.1..8.9..863..5.5..9.6..13....25........74..52.63..";
+/// Needs locked candidates (SE 2.6).
+const POINTING: &str =
+    "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......";
+/// CLASSIC's solution without r1c3, r1c8, r2c3, r2c8: 6 and 9 can swap (a deadly pattern).
+const TWO_SOLUTIONS: &str =
+    "31.5784.252.1347.8487629531263415987974863125851792643138947256692351874745286319";
+
+/// Exit code, stdout and stderr of `sudoku ARGS` against the embedded server.
+fn run(args: &[&str]) -> (i32, String, String) {
+    let output = Command::cargo_bin("sudoku")
+        .expect("the sudoku binary")
+        .env_remove("SUDOKU_SERVER")
+        .args(args)
+        .output()
+        .expect("runs");
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8(output.stdout).expect("utf-8 stdout"),
+        String::from_utf8(output.stderr).expect("utf-8 stderr"),
+    )
+}
+
+/// Stdout of a run that must exit 0.
+fn ok(args: &[&str]) -> String {
+    let (code, out, err) = run(args);
+    assert_eq!(code, 0, "sudoku {args:?}: {err}");
+    out
+}
+
+fn json_lines(out: &str) -> Vec<Value> {
+    out.lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect()
+}
+
+fn grid(text: &str) -> Grid {
+    text.parse().expect("test grid parses")
+}
+
+/// The unique solution, by the solver.
+fn unique_solution(puzzle: &Grid) -> Grid {
+    match solve(puzzle, &Options::default()).expect("solves").outcome {
+        Outcome::Unique(g) => g,
+        other => panic!("not unique: {other:?}"),
+    }
+}
+
+/// (cell index, digit) for each `{"row","col","digit"}` of a JSON array.
+fn cells(value: &Value, side: usize) -> Vec<(usize, u8)> {
+    value
+        .as_array()
+        .expect("an array of cells")
+        .iter()
+        .map(|c| {
+            let n = |k: &str| c[k].as_u64().expect("a number") as usize;
+            assert!((1..=side).contains(&n("row")) && (1..=side).contains(&n("col")));
+            ((n("row") - 1) * side + n("col") - 1, n("digit") as u8)
+        })
+        .collect()
+}
+
+/// Every placement is the solution's digit, every elimination is not.
+fn assert_sound(step: &Value, solution: &Grid) {
+    let s = solution.cells();
+    for (cell, digit) in cells(&step["placements"], 9) {
+        assert_eq!(s[cell], digit, "placement in {step}");
+    }
+    for (cell, digit) in cells(&step["eliminations"], 9) {
+        assert_ne!(s[cell], digit, "elimination in {step}");
+    }
+}
+
+#[test]
+fn rate_prints_the_library_rating_and_ignores_the_rest_of_a_line() {
+    let line = format!("{POINTING} 2.6 whatever the file says");
+    let out = ok(&["rate", CLASSIC, &line]);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    for (text, puzzle) in lines.iter().zip([CLASSIC, POINTING]) {
+        let expected = rate(&grid(puzzle), &RateOptions::default()).expect("rated");
+        let want = format!("{puzzle} {}.{}", expected.tenths / 10, expected.tenths % 10);
+        assert_eq!(*text, want);
+    }
+    // POINTING needs more than singles: its rating is above a hidden single's.
+    assert!(lines[1].ends_with(" 2.6"), "{out}");
+}
+
+#[test]
+fn rate_json_has_every_field_and_counts_agree() {
+    let out = ok(&["rate", "--format", "json", POINTING]);
+    let value = &json_lines(&out)[0];
+    let expected = rate(&grid(POINTING), &RateOptions::default()).expect("rated");
+    assert_eq!(value["puzzle"], POINTING);
+    assert_eq!(
+        value["rating"].as_f64(),
+        Some(f64::from(expected.tenths) / 10.0)
+    );
+    assert_eq!(value["level"], "hard");
+    assert_eq!(value["lower_bound"], false);
+    assert!(
+        value["hardest"]
+            .as_str()
+            .is_some_and(|h| h.contains("Pointing") || h.contains("Claiming")),
+        "{value}"
+    );
+    let counted: u64 = value["techniques"]
+        .as_object()
+        .expect("techniques by name")
+        .values()
+        .map(|v| v.as_u64().expect("a count"))
+        .sum();
+    assert_eq!(Some(counted), value["steps"].as_u64(), "{value}");
+}
+
+#[test]
+fn rate_says_why_a_puzzle_has_no_rating() {
+    let (code, out, err) = run(&["rate", TWO_SOLUTIONS]);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(out.trim(), format!("{TWO_SOLUTIONS} multiple"));
+    assert!(err.contains("more than one solution"), "{err}");
+    let (code, _, err) = run(&["rate", "1234"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("puzzle 1"), "{err}");
+}
+
+#[test]
+fn hint_gives_a_sound_step_in_every_format() {
+    let solution = unique_solution(&grid(CLASSIC));
+    let value = &json_lines(&ok(&["hint", "--format", "json", CLASSIC]))[0];
+    assert_sound(value, &solution);
+    let placed = cells(&value["placements"], 9);
+    assert!(!placed.is_empty() || !cells(&value["eliminations"], 9).is_empty());
+    let text = value["text"].as_str().expect("a sentence");
+    assert!(text.starts_with(value["technique"].as_str().expect("a name")));
+    // The line format is the sentence; pretty marks the placed cell with brackets.
+    assert_eq!(ok(&["hint", CLASSIC]).trim(), text);
+    let pretty = ok(&["hint", "--format", "pretty", CLASSIC]);
+    let (cell, digit) = placed[0];
+    let row = pretty
+        .lines()
+        .skip(1)
+        .filter(|l| !l.starts_with('-'))
+        .nth(cell / 9)
+        .expect("the placement's row");
+    assert!(row.contains(&format!("[{digit}]")), "{pretty}");
+}
+
+#[test]
+fn explain_steps_agree_with_the_solution_and_reach_it() {
+    let puzzle = grid(POINTING);
+    let solution = unique_solution(&puzzle);
+    let out = ok(&["explain", "--format", "json", POINTING]);
+    let mut cells_now: Vec<u8> = puzzle.cells().to_vec();
+    let steps = json_lines(&out);
+    for (n, step) in steps.iter().enumerate() {
+        assert_eq!(step["step"].as_u64(), Some(n as u64 + 1));
+        assert_sound(step, &solution);
+        for (cell, digit) in cells(&step["placements"], 9) {
+            assert_eq!(cells_now[cell], 0, "step {n} places in a filled cell");
+            cells_now[cell] = digit;
+        }
+    }
+    assert_eq!(cells_now, solution.cells(), "the steps fill the grid");
+    // One sentence per step in the line format.
+    assert_eq!(ok(&["explain", POINTING]).lines().count(), steps.len());
+}
+
+#[test]
+fn hint_and_explain_refuse_what_logic_cannot_finish() {
+    let (code, _, err) = run(&["hint", TWO_SOLUTIONS]);
+    assert_eq!(code, 1);
+    assert!(err.contains("more than one solution"), "{err}");
+    let (code, _, err) = run(&["hint", "12"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("the grid"), "{err}");
+}
+
+#[test]
+fn validate_names_conflicts_and_wrong_entries() {
+    let solution = unique_solution(&grid(CLASSIC)).to_line();
+    // A repeated 3 in row 1 (c1 is a given 3; c2 gets another).
+    let mut repeated = CLASSIC.to_owned();
+    repeated.replace_range(1..2, "3");
+    let (code, out, _) = run(&["validate", "--format", "json", &repeated]);
+    assert_eq!(code, 1);
+    let value = &json_lines(&out)[0];
+    assert_eq!(value["valid"], false);
+    let conflicts = value["conflicts"].as_array().expect("conflicts");
+    assert!(
+        conflicts.iter().any(|c| c["first"]["row"] == 1
+            && c["first"]["col"] == 1
+            && c["second"]["col"] == 2
+            && c["first"]["digit"] == 3),
+        "{value}"
+    );
+    // An entry that breaks no rule but is not the solution's digit.
+    let empty = CLASSIC.find('.').expect("an empty cell");
+    let right = solution.as_bytes()[empty] - b'0';
+    let wrong_digit = (1..=9)
+        .find(|&d| d != right && !CLASSIC[..9].contains(char::from(b'0' + d)))
+        .expect("a digit row 1 lacks");
+    assert!(empty < 9, "the first empty cell is in row 1");
+    let mut wrong = CLASSIC.to_owned();
+    wrong.replace_range(empty..empty + 1, &wrong_digit.to_string());
+    let (code, out, err) = run(&["validate", "--against", CLASSIC, &wrong]);
+    assert_eq!((code, out.trim()), (1, "invalid"), "{err}");
+    assert!(
+        err.contains(&format!("wrong: r1c{} holds {wrong_digit}", empty + 1)),
+        "{err}"
+    );
+    // The solution itself is solved; an unfinished right grid is valid.
+    assert_eq!(
+        ok(&["validate", "--against", CLASSIC, &solution]).trim(),
+        "solved"
+    );
+    assert_eq!(ok(&["validate", CLASSIC]).trim(), "valid");
+}
+
+/// The puzzles printed by `generate ARGS` (line format).
+fn generated(args: &[&str]) -> Vec<Grid> {
+    let mut all = vec!["generate"];
+    all.extend_from_slice(args);
+    ok(&all).lines().map(grid).collect()
+}
+
+#[test]
+fn generate_gives_unique_reproducible_puzzles_with_what_was_asked() {
+    let puzzles = generated(&[
+        "--count",
+        "3",
+        "--seed",
+        "11",
+        "--symmetry",
+        "rotational",
+        "--givens",
+        "24..32",
+    ]);
+    assert_eq!(puzzles.len(), 3);
+    for p in &puzzles {
+        unique_solution(p);
+        let c = p.cells();
+        assert!((0..81).all(|i| (c[i] == 0) == (c[80 - i] == 0)), "{p}");
+        let givens = c.iter().filter(|&&v| v != 0).count();
+        assert!((24..=32).contains(&givens), "{givens} givens");
+    }
+    let again = generated(&[
+        "--count",
+        "3",
+        "--seed",
+        "11",
+        "--symmetry",
+        "rotational",
+        "--givens",
+        "24..32",
+    ]);
+    assert_eq!(puzzles, again, "the same seed gives the same puzzles");
+}
+
+#[test]
+fn generate_levels_ratings_and_json() {
+    let out = ok(&[
+        "generate", "--format", "json", "--level", "hard", "--count", "2", "--seed", "5",
+    ]);
+    for value in json_lines(&out) {
+        let puzzle = grid(value["puzzle"].as_str().expect("puzzle"));
+        let solution = unique_solution(&puzzle);
+        assert_eq!(
+            value["solution"].as_str(),
+            Some(solution.to_line().as_str())
+        );
+        let rating = rate(&puzzle, &RateOptions::default()).expect("rated");
+        assert!((25..50).contains(&rating.tenths), "hard is 2.5 to 4.9");
+        assert_eq!(
+            value["rating"].as_f64(),
+            Some(f64::from(rating.tenths) / 10.0)
+        );
+        assert_eq!(value["level"], "hard");
+        let givens = puzzle.cells().iter().filter(|&&v| v != 0).count();
+        assert_eq!(value["givens"].as_u64(), Some(givens as u64));
+        assert!(value["seed"].as_u64().is_some());
+    }
+    for p in generated(&["--rating", "3.0..4.5", "--seed", "9"]) {
+        let tenths = rate(&p, &RateOptions::default()).expect("rated").tenths;
+        assert!((30..=45).contains(&tenths), "{tenths}");
+    }
+}
+
+#[test]
+fn generate_other_shapes_and_minimal() {
+    for p in generated(&["--box", "2x3", "--minimal", "--count", "2", "--seed", "3"]) {
+        assert_eq!(p.side(), 6);
+        unique_solution(&p);
+        // Minimal: removing any given loses uniqueness.
+        for cell in (0..36).filter(|&i| p.cells()[i] != 0) {
+            let mut cells: Vec<u32> = p.cells().iter().map(|&v| u32::from(v)).collect();
+            cells[cell] = 0;
+            let fewer = Grid::new(p.shape(), &cells).expect("a grid");
+            let outcome = solve(&fewer, &Options::default()).expect("solves").outcome;
+            assert!(matches!(outcome, Outcome::Multiple { .. }), "given {cell}");
+        }
+    }
+}
+
+#[test]
+fn generate_refuses_bad_requests_clearly() {
+    let (code, _, err) = run(&["generate", "--rating", "5..3"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("empty"), "{err}");
+    let (code, _, err) = run(&["generate", "--givens", "5..8"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("givens"), "{err}");
+    let (code, _, err) = run(&["generate", "--level", "hard", "--rating", "3"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("cannot be used with"), "{err}");
+}
