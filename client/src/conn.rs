@@ -18,9 +18,32 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// What starts each certificate in a PEM file.
 const CERT_MARKER: &str = "-----BEGIN CERTIFICATE-----";
 
+/// One server to call: its URL and how to connect to it.
+#[derive(Clone)]
+pub struct Server {
+    /// The URL as the user gave it (normalised), for messages.
+    pub url: String,
+    endpoint: Endpoint,
+}
+
+impl Server {
+    /// A new connection to this server; a host name is resolved again, so a job that
+    /// reconnects follows pods behind a headless Service as they come and go.
+    pub async fn connect(&self) -> Result<Channel, tonic::transport::Error> {
+        self.endpoint.connect().await
+    }
+
+    /// A channel that connects on first use (and reconnects after a loss).
+    pub fn lazy(&self) -> Channel {
+        self.endpoint.connect_lazy()
+    }
+}
+
 /// A ready connection, with the embedded server kept alive while it is used.
 pub struct Connection {
     channel: Channel,
+    /// Each server on its own, for commands that spread work and fail over themselves.
+    servers: Vec<Server>,
     /// Who answers, for messages: the URL(s), or "the embedded server".
     target: String,
     embedded: Option<sudoku_server::Server>,
@@ -42,7 +65,7 @@ impl Connection {
             .filter(|s| !s.is_empty())
             .map(server_url)
             .collect();
-        let (channel, embedded, target) = if servers.is_empty() {
+        let (channel, servers, embedded, target) = if servers.is_empty() {
             let mut config = sudoku_server::Config::embedded();
             if let Some(side) = global.max_grid_side {
                 config.max_grid_side = side;
@@ -54,16 +77,31 @@ impl Connection {
             if global.verbose {
                 eprintln!("sudoku: using an embedded server at {url}");
             }
-            let channel = endpoint(&url, global)?
+            let endpoint = endpoint(&url, global)?;
+            let channel = endpoint
                 .connect()
                 .await
                 .context("cannot reach the embedded server")?;
-            (channel, Some(server), "the embedded server".to_owned())
+            let local = vec![Server { url, endpoint }];
+            (
+                channel,
+                local,
+                Some(server),
+                "the embedded server".to_owned(),
+            )
         } else {
             let endpoints = servers
                 .iter()
                 .map(|url| endpoint(url, global))
                 .collect::<anyhow::Result<Vec<_>>>()?;
+            let remote = servers
+                .iter()
+                .zip(&endpoints)
+                .map(|(url, endpoint)| Server {
+                    url: url.clone(),
+                    endpoint: endpoint.clone(),
+                })
+                .collect();
             if global.verbose {
                 eprintln!("sudoku: using {}", servers.join(", "));
             }
@@ -76,10 +114,11 @@ impl Connection {
             } else {
                 Channel::balance_list(endpoints.into_iter())
             };
-            (channel, None, servers.join(", "))
+            (channel, remote, None, servers.join(", "))
         };
         Ok(Connection {
             channel,
+            servers,
             target,
             embedded,
             timeout: global.timeout,
@@ -87,9 +126,19 @@ impl Connection {
         })
     }
 
+    /// Each server on its own.
+    pub fn servers(&self) -> &[Server] {
+        &self.servers
+    }
+
     /// A Sudoku client with the chosen compression.
     pub fn sudoku(&self) -> SudokuClient<Channel> {
-        let client = SudokuClient::new(self.channel.clone()).max_decoding_message_size(64 << 20);
+        self.sudoku_on(self.channel.clone())
+    }
+
+    /// A Sudoku client on `channel` with the chosen compression.
+    pub fn sudoku_on(&self, channel: Channel) -> SudokuClient<Channel> {
+        let client = SudokuClient::new(channel).max_decoding_message_size(64 << 20);
         match self.compression {
             Some(c) => client.send_compressed(c).accept_compressed(c),
             None => client,
@@ -130,32 +179,7 @@ impl Connection {
 
     /// A failed call as a one-line error in plain words.
     pub fn status_error(&self, status: tonic::Status) -> anyhow::Error {
-        let target = &self.target;
-        let message = status.message();
-        match status.code() {
-            tonic::Code::Unavailable => anyhow::anyhow!("{target} is unavailable: {message}"),
-            // hyper's words for a peer that went away mid-call.
-            tonic::Code::Unknown | tonic::Code::Internal
-                if message.contains("error reading a body")
-                    || message.contains("connection reset")
-                    || message.contains("broken pipe") =>
-            {
-                anyhow::anyhow!("the connection was lost ({message})")
-            }
-            // A TLS server drops a plain HTTP/2 connection during its handshake; depending on
-            // timing hyper reports that as a protocol error or as a cancelled request.
-            tonic::Code::Unknown | tonic::Code::Internal | tonic::Code::Cancelled
-                if target.starts_with("http://")
-                    && (message.contains("transport error")
-                        || message.contains("h2 protocol error")
-                        || message.contains("operation was canceled")) =>
-            {
-                anyhow::anyhow!(
-                    "{target} did not answer in plain HTTP/2; if it speaks TLS, use https:// ({message})"
-                )
-            }
-            code => anyhow::anyhow!("{message} ({code:?})"),
-        }
+        status_error(&self.target, status)
     }
 
     /// Stops the embedded server, if any.
@@ -165,6 +189,55 @@ impl Connection {
             server.shutdown().await?;
         }
         Ok(())
+    }
+}
+
+/// A failed call to `target` as a one-line error in plain words.
+pub fn status_error(target: &str, status: tonic::Status) -> anyhow::Error {
+    let message = status.message();
+    match status.code() {
+        tonic::Code::Unavailable => anyhow::anyhow!("{target} is unavailable: {message}"),
+        // hyper's words for a peer that went away mid-call.
+        tonic::Code::Unknown | tonic::Code::Internal
+            if message.contains("error reading a body")
+                || message.contains("connection reset")
+                || message.contains("broken pipe") =>
+        {
+            anyhow::anyhow!("the connection was lost ({message})")
+        }
+        // A TLS server drops a plain HTTP/2 connection during its handshake; depending on
+        // timing hyper reports that as a protocol error or as a cancelled request.
+        tonic::Code::Unknown | tonic::Code::Internal | tonic::Code::Cancelled
+            if target.starts_with("http://")
+                && (message.contains("transport error")
+                    || message.contains("h2 protocol error")
+                    || message.contains("operation was canceled")) =>
+        {
+            anyhow::anyhow!(
+                "{target} did not answer in plain HTTP/2; if it speaks TLS, use https:// ({message})"
+            )
+        }
+        code => anyhow::anyhow!("{message} ({code:?})"),
+    }
+}
+
+/// Whether a status means the server (or the way to it) is gone rather than the request is
+/// wrong: the work can go to another server.
+pub fn is_server_lost(status: &tonic::Status) -> bool {
+    let message = status.message();
+    match status.code() {
+        tonic::Code::Unavailable | tonic::Code::Cancelled | tonic::Code::ResourceExhausted => true,
+        tonic::Code::Unknown | tonic::Code::Internal => [
+            "transport error",
+            "error reading a body",
+            "connection reset",
+            "broken pipe",
+            "h2 protocol error",
+            "connection closed",
+        ]
+        .iter()
+        .any(|m| message.contains(m)),
+        _ => false,
     }
 }
 
@@ -203,6 +276,20 @@ fn endpoint(url: &str, global: &Global) -> anyhow::Result<Endpoint> {
             .tls_config(ClientTlsConfig::new().ca_certificate(Certificate::from_pem(pem)))?;
     }
     Ok(endpoint)
+}
+
+/// An error and its sources on one line, a source that repeats the one before dropped.
+pub fn error_chain(err: &dyn std::error::Error) -> String {
+    let mut parts: Vec<String> = vec![err.to_string()];
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if parts.last() != Some(&text) {
+            parts.push(text);
+        }
+        source = cause.source();
+    }
+    parts.join(": ")
 }
 
 #[cfg(test)]

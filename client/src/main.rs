@@ -72,7 +72,7 @@ fn exit_code(result: anyhow::Result<bool>) -> ExitCode {
 
 /// Runs the command; `Ok(false)` when some puzzle was not solved.
 async fn run(cli: Cli) -> anyhow::Result<bool> {
-    let conn = Connection::open(&cli.global).await?;
+    let conn = std::sync::Arc::new(Connection::open(&cli.global).await?);
     let format = cli
         .global
         .format
@@ -86,7 +86,7 @@ async fn run(cli: Cli) -> anyhow::Result<bool> {
         Command::Solve(args) => solve::run(&conn, args, &printer)
             .await
             .map(|t| t.failed == 0),
-        Command::Batch(args) => batch::run(&conn, args, &printer)
+        Command::Batch(args) => batch::run(conn.clone(), args, &printer)
             .await
             .map(|t| t.failed == 0),
         Command::Rate(args) => rate::run(&conn, args, format).await,
@@ -98,7 +98,10 @@ async fn run(cli: Cli) -> anyhow::Result<bool> {
         Command::Bench(args) => bench::run(&conn, args).await,
         Command::Completions { .. } => Ok(true),
     };
-    conn.close().await?;
+    // Every task that shared the connection has ended by now.
+    if let Ok(conn) = std::sync::Arc::try_unwrap(conn) {
+        conn.close().await?;
+    }
     result
 }
 

@@ -5,9 +5,10 @@ use std::io::Write;
 use anyhow::Context;
 use sudoku_proto::pb::{self, Outcome, SolveRequest};
 use tonic::Code;
+use tonic::transport::Channel;
 
 use crate::cli::SolveArgs;
-use crate::conn::Connection;
+use crate::conn::{Connection, Server, is_server_lost, status_error};
 use crate::input::solve_inputs;
 use crate::output::{Answer, Printer};
 use crate::request::{NoPuzzles, Tally, check, failed, parse};
@@ -20,6 +21,7 @@ pub async fn run(conn: &Connection, args: &SolveArgs, printer: &Printer) -> anyh
     }
     let options = pb::SolveOptions::from(&args.options);
     let mut tally = Tally::default();
+    let mut spread = Spread::new(conn);
     let stdout = std::io::stdout();
     for (origin, text) in puzzles {
         let mut out = stdout.lock();
@@ -36,7 +38,7 @@ pub async fn run(conn: &Connection, args: &SolveArgs, printer: &Printer) -> anyh
             puzzle: Some(grid.clone()),
             options: Some(options),
         };
-        match conn.sudoku().solve(conn.request(request)).await {
+        match spread.solve(conn, request).await {
             Ok(response) => {
                 let response = response.into_inner();
                 check(&mut tally, &origin, &grid, &response);
@@ -56,6 +58,60 @@ pub async fn run(conn: &Connection, args: &SolveArgs, printer: &Printer) -> anyh
         out.flush()?;
     }
     Ok(tally)
+}
+
+/// Calls spread over the servers in turn; a server that is lost is left out and the call
+/// goes to the next, so one dead server among several fails nothing.
+struct Spread {
+    /// Each server with its channel, or one balanced channel for one server or the embedded one.
+    servers: Vec<(Server, Channel)>,
+    next: usize,
+}
+
+impl Spread {
+    fn new(conn: &Connection) -> Spread {
+        let servers = match conn.servers() {
+            [_, _, ..] => conn
+                .servers()
+                .iter()
+                .map(|s| (s.clone(), s.lazy()))
+                .collect(),
+            _ => Vec::new(),
+        };
+        Spread { servers, next: 0 }
+    }
+
+    async fn solve(
+        &mut self,
+        conn: &Connection,
+        request: SolveRequest,
+    ) -> Result<tonic::Response<pb::SolveResponse>, tonic::Status> {
+        if self.servers.is_empty() {
+            return conn.sudoku().solve(conn.request(request)).await;
+        }
+        loop {
+            self.next %= self.servers.len();
+            let (server, channel) = &self.servers[self.next];
+            let answer = conn
+                .sudoku_on(channel.clone())
+                .solve(conn.request(request.clone()))
+                .await;
+            match answer {
+                Err(status) if is_server_lost(&status) && self.servers.len() > 1 => {
+                    eprintln!(
+                        "sudoku: lost {} ({}); leaving it out",
+                        server.url,
+                        status_error(&server.url, status)
+                    );
+                    self.servers.remove(self.next);
+                }
+                answer => {
+                    self.next += 1;
+                    return answer;
+                }
+            }
+        }
+    }
 }
 
 /// The outcome of a status that concerns one puzzle only; `None` ends the run.

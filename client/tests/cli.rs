@@ -7,6 +7,8 @@ use solver_core::Grid;
 
 const CLASSIC: &str =
     "3.65.84..52........87....31..3.1..8.9..863..5.5..9.6..13....25........74..52.63..";
+/// A 6x6 puzzle among 9x9 ones: chunks are of one shape.
+const EASY_6X6: &str = "..63...5.......5.1..2........3.2...4";
 const SLOW_FOR_BACKTRACKING: &str =
     "..............3.85..1.2.......5.7.....4...1...9.......5......73..2.1........4...9";
 
@@ -765,4 +767,77 @@ fn a_lost_server_is_named_and_the_summary_still_printed() {
     );
     assert!(err.contains("puzzles: "), "the summary: {err}");
     drop(server);
+}
+
+#[test]
+fn a_batch_over_three_servers_survives_losing_one() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let servers: Vec<ServerProcess> = (0..3)
+        .map(|_| {
+            let flags = ["--workers", "1", "--max-solve-ms", "60000"];
+            ServerProcess::start_with(&flags, "http://127.0.0.1", &[])
+        })
+        .collect();
+    let urls: Vec<&str> = servers.iter().map(|s| s.url.as_str()).collect();
+    // Two puzzles in turn, so an answer out of place shows; the slow one keeps every server
+    // busy long enough to lose one mid-batch.
+    let inputs: Vec<&str> = (0..900)
+        .map(|i| {
+            if i % 100 == 0 {
+                SLOW_FOR_BACKTRACKING
+            } else if i % 2 == 0 {
+                EASY_6X6
+            } else {
+                CLASSIC
+            }
+        })
+        .collect();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_sudoku"))
+        .args([
+            "--server",
+            &urls.join(","),
+            "batch",
+            "--algorithm",
+            "backtracking",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write as _;
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(inputs.join("\n").as_bytes()).unwrap();
+    drop(stdin);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let _ = std::process::Command::new("kill")
+        .args(["-KILL", &servers[1].child.id().to_string()])
+        .status();
+    let output = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains(&format!("lost {}", servers[1].url)) && err.contains("re-sending its"),
+        "a line says what happened: {err}"
+    );
+    let out = String::from_utf8_lossy(&output.stdout);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), inputs.len(), "every answer exactly once");
+    for (line, puzzle) in lines.iter().zip(&inputs) {
+        assert_solves(&grid(puzzle), line);
+    }
+    // A dead server among several does not fail `solve` either.
+    let out = success(sudoku().args([
+        "--server",
+        &format!("{},{}", servers[0].url, servers[1].url),
+        "solve",
+        CLASSIC,
+        CLASSIC,
+        CLASSIC,
+        CLASSIC,
+    ]));
+    assert_eq!(out.lines().count(), 4);
+    for line in out.lines() {
+        assert_solves(&grid(CLASSIC), line);
+    }
 }

@@ -759,7 +759,7 @@ async fn deadlines_are_kept_and_free_the_core() {
         assert_eq!(status.code(), Code::DeadlineExceeded, "{status:?}");
         // Well inside the 10 s solve cap it would otherwise run to; the slack is for a
         // loaded 2-core CI machine running the other abuse tests at the same time.
-        assert!(took < Duration::from_millis(timeout_ms + 2_000), "{took:?}");
+        assert!(took < Duration::from_millis(timeout_ms + 5_000), "{took:?}");
         assert!(
             eventually(Duration::from_secs(2), || metrics.in_flight().get() == 0).await,
             "the solver thread is still busy after the deadline"

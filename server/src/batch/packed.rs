@@ -174,6 +174,7 @@ impl Pack {
             solutions: vec![0; count * cells],
             errors: Vec::new(),
             guesses: vec![0; count],
+            solutions_found: vec![0; count],
         };
         Pack {
             state: Mutex::new(PackState {
@@ -190,6 +191,7 @@ impl Pack {
         let mut state = self.state.lock().ok()?;
         state.answer.outcomes[offset] = wire_outcome(&solution.outcome) as u8;
         state.answer.guesses[offset] = solution.stats.guesses;
+        state.answer.solutions_found[offset] = solution.outcome.found() as u64;
         if let Some(grid) = solution.outcome.solution() {
             let at = offset * self.cells;
             state.answer.solutions[at..at + self.cells].copy_from_slice(grid.cells());

@@ -1,0 +1,127 @@
+//! `sudoku batch`: every puzzle through BatchSolvePacked streams, on one server or spread
+//! over several, answers back in input order.
+//!
+//! [`read`] turns files into puzzles and packs them into chunks, [`send`] runs one worker
+//! per server taking chunks from one queue (a lost server's chunks go to the others),
+//! [`reorder`] holds early answers until their turn and counts them.
+
+mod read;
+mod reorder;
+mod send;
+
+use std::sync::Arc;
+
+use sudoku_proto::pb;
+use tokio::sync::mpsc;
+
+use crate::cli::BatchArgs;
+use crate::conn::Connection;
+use crate::input::Origin;
+use crate::output::Printer;
+use crate::request::{NoPuzzles, Tally};
+
+/// Puzzles read ahead of the streams; the servers' windows bound the rest.
+const READ_AHEAD: usize = 4 * read::CHUNK;
+
+/// What the reader tells the printer, in input order.
+pub enum Item {
+    /// A puzzle sent to be solved.
+    Puzzle(Origin, pb::Grid),
+    /// A line that did not parse: answered here, never sent.
+    Invalid(Origin, String),
+    /// Every line has been read.
+    Done,
+}
+
+/// Runs `sudoku batch`.
+pub async fn run(
+    conn: Arc<Connection>,
+    args: &BatchArgs,
+    printer: &Printer,
+) -> anyhow::Result<Tally> {
+    let (puzzle_tx, puzzle_rx) = mpsc::channel(READ_AHEAD);
+    let (chunk_tx, chunk_rx) = mpsc::channel(2);
+    let (item_tx, mut item_rx) = mpsc::unbounded_channel::<Item>();
+    let (answer_tx, mut answer_rx) = mpsc::unbounded_channel();
+    let reader = tokio::spawn(read::read(args.clone(), puzzle_tx, item_tx));
+    let chunker = tokio::spawn(read::chunk(puzzle_rx, chunk_tx));
+    let queue = Arc::new(send::Queue::new(chunk_rx, conn.servers().len()));
+    let options = pb::SolveOptions::from(&args.options);
+    let workers: Vec<_> = conn
+        .servers()
+        .iter()
+        .map(|server| {
+            tokio::spawn(send::worker(
+                conn.clone(),
+                server.clone(),
+                options,
+                queue.clone(),
+                answer_tx.clone(),
+            ))
+        })
+        .collect();
+    drop(answer_tx);
+
+    let mut reorder = reorder::Reorder::default();
+    let mut summary = reorder::Summary::new();
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut reading = true;
+    let mut failure = None;
+    while reading || reorder.outstanding() > 0 {
+        tokio::select! {
+            // Items first, so a puzzle's origin is known by the time its answer is handled.
+            biased;
+            item = item_rx.recv(), if reading => match item {
+                Some(Item::Done) | None => reading = false,
+                Some(item) => reorder.push(item),
+            },
+            answer = answer_rx.recv() => match answer {
+                Some(Ok((chunk, reply))) => {
+                    if let Err(err) = reorder.answer(&chunk, &reply) {
+                        failure = Some(err);
+                    }
+                }
+                Some(Err(err)) => failure = Some(err),
+                None => failure = Some(anyhow::anyhow!("every sender stopped")),
+            },
+        }
+        reorder.drain(|origin, ready| summary.print(printer, &mut out, origin, ready))?;
+        if failure.is_some() {
+            break;
+        }
+    }
+    std::io::Write::flush(&mut out)?;
+    drop(out);
+    summary.finish();
+    queue.finish();
+    reader.abort();
+    chunker.abort();
+    for worker in workers {
+        if failure.is_some() {
+            worker.abort();
+        }
+        let _ = worker.await;
+    }
+    if let Some(err) = failure {
+        let what = if err.is::<send::ServersLost>() {
+            "lost the connection to"
+        } else {
+            "the batch failed on"
+        };
+        return Err(err.context(format!(
+            "{what} {} after {} of {} answers",
+            conn.target(),
+            summary.tally.total,
+            reorder.pushed
+        )));
+    }
+    match reader.await {
+        Ok(result) => result?,
+        Err(err) if err.is_cancelled() => {}
+        Err(err) => return Err(anyhow::Error::new(err).context("the input reader failed")),
+    }
+    if summary.tally.total == 0 {
+        return Err(NoPuzzles.into());
+    }
+    Ok(summary.tally)
+}

@@ -1,0 +1,239 @@
+//! Sending chunks to servers: one worker per server, each with its own BatchSolvePacked
+//! stream, all taking chunks from one queue. A worker whose server is lost puts its
+//! unanswered chunks back at the head of the queue for the others, then tries to reconnect.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use sudoku_proto::pb;
+use tokio::sync::{Notify, mpsc};
+use tokio_stream::wrappers::ReceiverStream;
+
+use super::read::Chunk;
+use crate::conn::{Connection, Server, is_server_lost, status_error};
+
+/// Chunks one stream has in flight: enough to keep a server's solver threads busy while
+/// answers travel back, few enough that a lost server leaves little to re-send.
+const IN_FLIGHT: usize = 8;
+
+/// Attempts to reconnect to a lost server before leaving the job to the others.
+const RECONNECTS: u32 = 3;
+
+/// Where workers take chunks from: re-sent chunks first, then fresh ones.
+pub struct Queue {
+    retry: Mutex<VecDeque<Arc<Chunk>>>,
+    fresh: tokio::sync::Mutex<mpsc::Receiver<Arc<Chunk>>>,
+    /// Raised when a chunk is put back or the job is over.
+    wake: Notify,
+    done: AtomicBool,
+    /// Workers still running.
+    workers: AtomicUsize,
+}
+
+impl Queue {
+    /// A queue over the chunker's output.
+    pub fn new(fresh: mpsc::Receiver<Arc<Chunk>>, workers: usize) -> Queue {
+        Queue {
+            retry: Mutex::new(VecDeque::new()),
+            fresh: tokio::sync::Mutex::new(fresh),
+            wake: Notify::new(),
+            done: AtomicBool::new(false),
+            workers: AtomicUsize::new(workers),
+        }
+    }
+
+    /// Ends the job: every waiting worker closes its stream.
+    pub fn finish(&self) {
+        self.done.store(true, Ordering::Release);
+        self.wake.notify_waiters();
+    }
+
+    /// Workers still running; when none is left, the job cannot finish.
+    pub fn workers(&self) -> usize {
+        self.workers.load(Ordering::Acquire)
+    }
+
+    fn put_back(&self, chunks: impl IntoIterator<Item = Arc<Chunk>>) {
+        let mut retry = self.retry.lock().unwrap_or_else(|e| e.into_inner());
+        for chunk in chunks {
+            retry.push_front(chunk);
+        }
+        drop(retry);
+        self.wake.notify_waiters();
+    }
+
+    /// The next chunk to send, or `None` when the job is over.
+    async fn next(&self) -> Option<Arc<Chunk>> {
+        loop {
+            // Registered before looking, so a wake between the look and the wait is not lost.
+            let woken = self.wake.notified();
+            tokio::pin!(woken);
+            woken.as_mut().enable();
+            if self.done.load(Ordering::Acquire) {
+                return None;
+            }
+            if let Some(chunk) = self
+                .retry
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .pop_front()
+            {
+                return Some(chunk);
+            }
+            let mut fresh = self.fresh.lock().await;
+            tokio::select! {
+                chunk = fresh.recv() => match chunk {
+                    Some(chunk) => return Some(chunk),
+                    // Input done: wait for re-sent chunks or the end.
+                    None => { drop(fresh); woken.await; }
+                },
+                () = &mut woken => {}
+            }
+        }
+    }
+}
+
+/// Every server of the job was lost (the reason is the last one's).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct ServersLost(pub String);
+
+/// A chunk and the server's answer to it.
+pub type Answered = (Arc<Chunk>, pb::PackedAnswers);
+
+/// Sends chunks to `server` until the job is over; when the server is lost, its unanswered
+/// chunks go back to the queue and the worker reconnects, or gives up after a few tries.
+pub async fn worker(
+    conn: Arc<Connection>,
+    server: Server,
+    options: pb::SolveOptions,
+    queue: Arc<Queue>,
+    answers: mpsc::UnboundedSender<anyhow::Result<Answered>>,
+) {
+    let several = conn.servers().len() > 1;
+    let mut failures = 0;
+    loop {
+        let lost = match stream(&conn, &server, options, &queue, &answers).await {
+            Ok(()) => break,
+            Err(Lost::Fatal(err)) => {
+                let _ = answers.send(Err(err));
+                break;
+            }
+            Err(Lost::Server { reason, unanswered }) => (reason, unanswered),
+        };
+        let (reason, unanswered) = lost;
+        let puzzles: usize = unanswered.iter().map(|c| c.numbers.len()).sum();
+        failures += 1;
+        if several && queue.workers() > 1 && puzzles > 0 {
+            eprintln!(
+                "sudoku: lost {} ({reason}); re-sending its {puzzles} unanswered puzzles to the others",
+                server.url
+            );
+        }
+        queue.put_back(unanswered);
+        if failures > RECONNECTS || !several {
+            if queue.workers.fetch_sub(1, Ordering::AcqRel) == 1 {
+                let _ = answers.send(Err(ServersLost(reason).into()));
+            } else {
+                eprintln!(
+                    "sudoku: leaving {} out of this batch ({reason})",
+                    server.url
+                );
+            }
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100 << failures)).await;
+    }
+    queue.workers.fetch_sub(1, Ordering::AcqRel);
+}
+
+/// Why a stream ended before the job did.
+enum Lost {
+    /// The server or the way to it is gone: the chunks can go elsewhere.
+    Server {
+        reason: String,
+        unanswered: Vec<Arc<Chunk>>,
+    },
+    /// The request itself was refused: no server will take it.
+    Fatal(anyhow::Error),
+}
+
+/// One stream to `server`, fed from the queue until the job is over.
+async fn stream(
+    conn: &Connection,
+    server: &Server,
+    options: pb::SolveOptions,
+    queue: &Queue,
+    answers: &mpsc::UnboundedSender<anyhow::Result<Answered>>,
+) -> Result<(), Lost> {
+    let channel = server.connect().await.map_err(|e| Lost::Server {
+        reason: format!("cannot connect: {}", crate::conn::error_chain(&e)),
+        unanswered: Vec::new(),
+    })?;
+    let (tx, rx) = mpsc::channel::<pb::PackedPuzzles>(IN_FLIGHT);
+    let mut client = conn.sudoku_on(channel);
+    let mut in_flight: HashMap<String, Arc<Chunk>> = HashMap::new();
+    let lost = |status: tonic::Status, in_flight: &mut HashMap<String, Arc<Chunk>>| {
+        if is_server_lost(&status) {
+            Lost::Server {
+                reason: status_error(&server.url, status).to_string(),
+                unanswered: in_flight.drain().map(|(_, c)| c).collect(),
+            }
+        } else {
+            Lost::Fatal(status_error(&server.url, status))
+        }
+    };
+    let mut replies = match client
+        .batch_solve_packed(conn.request(ReceiverStream::new(rx)))
+        .await
+    {
+        Ok(response) => response.into_inner(),
+        Err(status) => return Err(lost(status, &mut in_flight)),
+    };
+    let mut tx = Some(tx);
+    loop {
+        tokio::select! {
+            chunk = queue.next(), if tx.is_some() && in_flight.len() < IN_FLIGHT => match chunk {
+                Some(chunk) => {
+                    let message = pb::PackedPuzzles {
+                        box_rows: chunk.box_rows,
+                        box_cols: chunk.box_cols,
+                        cells: chunk.cells.clone(),
+                        options: Some(options),
+                        id: chunk.id.to_string(),
+                    };
+                    in_flight.insert(message.id.clone(), chunk.clone());
+                    let sent = match &tx { Some(tx) => tx.send(message).await.is_ok(), None => false };
+                    if !sent {
+                        // The stream is over; its status comes from the replies.
+                        tx = None;
+                    }
+                }
+                // Job over: closing our side lets the server end the stream.
+                None => tx = None,
+            },
+            reply = replies.message() => match reply {
+                Ok(Some(reply)) => {
+                    let Some(chunk) = in_flight.remove(&reply.id) else {
+                        let _ = answers.send(Err(anyhow::anyhow!(
+                            "{} answered message '{}', which was not sent or was answered twice",
+                            server.url, reply.id
+                        )));
+                        continue;
+                    };
+                    let _ = answers.send(Ok((chunk, reply)));
+                }
+                Ok(None) if in_flight.is_empty() && tx.is_none() => return Ok(()),
+                Ok(None) => {
+                    return Err(Lost::Server {
+                        reason: "the server ended the stream early".to_owned(),
+                        unanswered: in_flight.drain().map(|(_, c)| c).collect(),
+                    })
+                }
+                Err(status) => return Err(lost(status, &mut in_flight)),
+            },
+        }
+    }
+}
