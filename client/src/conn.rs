@@ -226,7 +226,7 @@ pub fn status_error(target: &str, status: tonic::Status) -> anyhow::Error {
 pub fn is_server_lost(status: &tonic::Status) -> bool {
     let message = status.message();
     match status.code() {
-        tonic::Code::Unavailable | tonic::Code::Cancelled | tonic::Code::ResourceExhausted => true,
+        tonic::Code::Unavailable | tonic::Code::Cancelled => true,
         tonic::Code::Unknown | tonic::Code::Internal => [
             "transport error",
             "error reading a body",

@@ -8,6 +8,7 @@ use sudoku_proto::pb::{self, Verdict};
 use crate::cli::{Format, HintArgs};
 use crate::conn::Connection;
 use crate::request::{grid_text, parse};
+use crate::style::{Tone, out as out_style};
 
 /// Prints the next step; true when there was one (or the grid is solved).
 pub async fn hint(conn: &Connection, args: &HintArgs, format: Format) -> anyhow::Result<bool> {
@@ -166,13 +167,13 @@ fn write_marked(out: &mut impl Write, grid: &pb::Grid, step: &pb::Step) -> std::
             }
             let value = grid.cells.get(r * side + c).copied().unwrap_or(0);
             let cell = if let Some(d) = at(&step.placements, r, c) {
-                format!("[{}]", symbol(d))
+                out_style(Tone::Good, format!("[{}]", symbol(d))).to_string()
             } else if value != 0 && at(&step.support, r, c).is_some() {
-                format!("({})", symbol(value))
+                out_style(Tone::Doubtful, format!("({})", symbol(value))).to_string()
             } else if value != 0 {
                 format!(" {} ", symbol(value))
             } else if at(&step.eliminations, r, c).is_some() {
-                " - ".to_owned()
+                out_style(Tone::Bad, " - ").to_string()
             } else {
                 " . ".to_owned()
             };

@@ -12,6 +12,7 @@ mod output;
 mod rate;
 mod request;
 mod solve;
+mod style;
 mod validate;
 
 use std::io::{IsTerminal, Write};
@@ -25,6 +26,7 @@ use crate::conn::Connection;
 use crate::output::Printer;
 
 fn main() -> ExitCode {
+    style::init();
     let cli = Cli::parse();
     if let Command::Completions { shell } = cli.command {
         // Into memory first: clap_complete panics on a write error, we report it.
@@ -60,11 +62,11 @@ fn exit_code(result: anyhow::Result<bool>) -> ExitCode {
         Ok(false) => ExitCode::from(1),
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) if err.is::<request::NoPuzzles>() => {
-            eprintln!("error: {err}");
+            eprintln!("{} {err}", error_word());
             ExitCode::from(1)
         }
         Err(err) => {
-            eprintln!("error: {}", one_line(&err));
+            eprintln!("{} {}", error_word(), one_line(&err));
             ExitCode::from(2)
         }
     }
@@ -103,6 +105,11 @@ async fn run(cli: Cli) -> anyhow::Result<bool> {
         conn.close().await?;
     }
     result
+}
+
+/// `error:`, in red where colour is on.
+pub fn error_word() -> console::StyledObject<&'static str> {
+    style::err(style::Tone::Bad, "error:")
 }
 
 /// The error and its causes on one line. The transport stack wraps one I/O error in several

@@ -7,6 +7,7 @@ use sudoku_proto::pb::{self, Outcome};
 
 use crate::cli::Format;
 use crate::input::Origin;
+use crate::style::{self, Tone};
 
 /// The word for an outcome, as printed in `line` format and in JSON.
 pub fn outcome_word(outcome: Outcome) -> &'static str {
@@ -140,7 +141,14 @@ impl Printer {
                     writeln!(out)?;
                 }
                 out.flush()?;
-                eprintln!("{origin}: {verdict}");
+                let tone = match outcome {
+                    Outcome::Unique | Outcome::Solved => Tone::Good,
+                    Outcome::Multiple | Outcome::BudgetExhausted | Outcome::DeadlineExceeded => {
+                        Tone::Doubtful
+                    }
+                    _ => Tone::Bad,
+                };
+                eprintln!("{origin}: {}", style::err(tone, verdict));
                 Ok(())
             }
         }

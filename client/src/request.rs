@@ -69,7 +69,7 @@ pub fn bad_solution(puzzle: &pb::Grid, response: &pb::SolveResponse) -> Option<S
 
 /// Reports a per-puzzle problem on stderr without stopping.
 pub fn report(origin: &Origin, message: &str) {
-    eprintln!("error: {origin}: {message}");
+    eprintln!("{} {origin}: {message}", crate::error_word());
 }
 
 /// Counts and reports a puzzle that got no solver answer.

@@ -1,6 +1,7 @@
 //! `sudoku solve`: one unary Solve per puzzle, answers in input order.
 
 use std::io::Write;
+use std::time::Duration;
 
 use anyhow::Context;
 use sudoku_proto::pb::{self, Outcome, SolveRequest};
@@ -18,6 +19,12 @@ pub async fn run(conn: &Connection, args: &SolveArgs, printer: &Printer) -> anyh
     let puzzles = solve_inputs(&args.puzzles, args.file.as_deref())?;
     if puzzles.is_empty() {
         return Err(NoPuzzles.into());
+    }
+    if puzzles.len() >= SUGGEST_BATCH {
+        eprintln!(
+            "sudoku: {} puzzles, one call each; `sudoku batch` streams them much faster",
+            puzzles.len()
+        );
     }
     let options = pb::SolveOptions::from(&args.options);
     let mut tally = Tally::default();
@@ -60,6 +67,12 @@ pub async fn run(conn: &Connection, args: &SolveArgs, printer: &Printer) -> anyh
     Ok(tally)
 }
 
+/// From this many puzzles on, `solve` suggests `batch`.
+const SUGGEST_BATCH: usize = 1000;
+
+/// Tries after RESOURCE_EXHAUSTED before giving up: 0.1 s, then doubling, 3.1 s in all.
+const BUSY_RETRIES: u32 = 5;
+
 /// Calls spread over the servers in turn; a server that is lost is left out and the call
 /// goes to the next, so one dead server among several fails nothing.
 struct Spread {
@@ -82,6 +95,31 @@ impl Spread {
     }
 
     async fn solve(
+        &mut self,
+        conn: &Connection,
+        request: SolveRequest,
+    ) -> Result<tonic::Response<pb::SolveResponse>, tonic::Status> {
+        let mut busy = 0;
+        loop {
+            let answer = self.try_once(conn, request.clone()).await;
+            match answer {
+                // The server sheds load: wait and try again (another server, if several),
+                // a bounded number of times.
+                Err(status) if status.code() == Code::ResourceExhausted && busy < BUSY_RETRIES => {
+                    busy += 1;
+                    let wait = Duration::from_millis(50 << busy);
+                    eprintln!(
+                        "sudoku: the server is busy ({}); trying again in {wait:?}",
+                        status.message()
+                    );
+                    tokio::time::sleep(wait).await;
+                }
+                answer => return answer,
+            }
+        }
+    }
+
+    async fn try_once(
         &mut self,
         conn: &Connection,
         request: SolveRequest,

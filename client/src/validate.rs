@@ -8,6 +8,7 @@ use sudoku_proto::pb::{self, Verdict};
 use crate::cli::{Format, ValidateArgs};
 use crate::conn::Connection;
 use crate::request::{grid_text, parse};
+use crate::style::{self, Tone};
 
 /// Prints the verdict; true when the grid breaks no rule and holds no wrong entry.
 pub async fn run(conn: &Connection, args: &ValidateArgs, format: Format) -> anyhow::Result<bool> {
@@ -118,12 +119,18 @@ fn print(
             writeln!(out, "{value}")
         }
         Format::Pretty => {
-            let summary = match word(answer) {
-                "solved" => "solved: the grid is complete and breaks no rule",
-                "valid" => "valid so far: no repeated digit and no wrong entry found",
-                _ => "invalid:",
+            let (tone, summary) = match word(answer) {
+                "solved" => (
+                    Tone::Good,
+                    "solved: the grid is complete and breaks no rule",
+                ),
+                "valid" => (
+                    Tone::Good,
+                    "valid so far: no repeated digit and no wrong entry found",
+                ),
+                _ => (Tone::Bad, "invalid:"),
             };
-            writeln!(out, "{summary}")?;
+            writeln!(out, "{}", style::out(tone, summary))?;
             for line in faults(answer) {
                 writeln!(out, "  {line}")?;
             }

@@ -841,3 +841,69 @@ fn a_batch_over_three_servers_survives_losing_one() {
         assert_solves(&grid(CLASSIC), line);
     }
 }
+
+#[test]
+fn a_busy_server_is_tried_again_and_a_big_solve_suggests_batch() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let flags = ["--workers", "1", "--max-concurrent-requests", "1"];
+    let server = ServerProcess::start_with(&flags, "http://127.0.0.1", &[]);
+    // A batch stream waiting for its input holds the only slot until the input ends.
+    let mut hold = std::process::Command::new(env!("CARGO_BIN_EXE_sudoku"))
+        .args(["--server", &server.url, "batch"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let solve = std::process::Command::new(env!("CARGO_BIN_EXE_sudoku"))
+        .args(["--server", &server.url, "solve", CLASSIC])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    drop(hold.stdin.take());
+    let _ = hold.wait();
+    let output = solve.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("the server is busy"),
+        "the retry is said: {err}"
+    );
+    assert_solves(
+        &grid(CLASSIC),
+        String::from_utf8_lossy(&output.stdout).trim(),
+    );
+    // Many puzzles, one call each: `batch` is suggested.
+    let dir = temp_dir("suggest");
+    let file = dir.join("many.txt");
+    std::fs::write(&file, format!("{CLASSIC}\n").repeat(1000)).unwrap();
+    let output = sudoku()
+        .args(["solve", "--file"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("`sudoku batch`"));
+}
+
+#[test]
+fn colour_only_when_asked_and_never_with_no_color() {
+    let run = |env: &[(&str, &str)]| {
+        let mut cmd = sudoku();
+        cmd.env_remove("NO_COLOR").env_remove("CLICOLOR_FORCE");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let output = cmd
+            .args(["--format", "pretty", "solve", CLASSIC])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    assert!(!run(&[]).contains('\x1b'), "no colour into a pipe");
+    assert!(run(&[("CLICOLOR_FORCE", "1")]).contains("\x1b[32m"));
+    assert!(!run(&[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")]).contains('\x1b'));
+}

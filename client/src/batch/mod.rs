@@ -9,6 +9,7 @@ mod read;
 mod reorder;
 mod send;
 
+use std::io::IsTerminal;
 use std::sync::Arc;
 
 use sudoku_proto::pb;
@@ -63,7 +64,12 @@ pub async fn run(
     drop(answer_tx);
 
     let mut reorder = reorder::Reorder::default();
-    let mut summary = reorder::Summary::new();
+    let total = if std::io::stderr().is_terminal() {
+        read::count(args).await
+    } else {
+        None
+    };
+    let mut summary = reorder::Summary::new(total);
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let mut reading = true;
     let mut failure = None;

@@ -76,6 +76,29 @@ pub async fn read(
     Ok(())
 }
 
+/// How many puzzles the input files hold, for a progress bar; `None` for stdin or when a file
+/// cannot be read (reading it for real then reports why).
+pub async fn count(args: &BatchArgs) -> Option<u64> {
+    let files: Vec<PathBuf> = args.files.iter().chain(&args.file).cloned().collect();
+    if files.is_empty() || files.iter().any(|f| f.as_os_str() == "-") {
+        return None;
+    }
+    let counted = tokio::task::spawn_blocking(move || {
+        use std::io::BufRead;
+        let mut total = 0u64;
+        for file in files {
+            let reader = std::io::BufReader::new(std::fs::File::open(file).ok()?);
+            for line in reader.split(b'\n') {
+                let line = line.ok()?;
+                let text = line.trim_ascii_start();
+                total += u64::from(!text.is_empty() && text[0] != b'#');
+            }
+        }
+        Some(total)
+    });
+    counted.await.ok().flatten()
+}
+
 /// Packs puzzles into chunks of one shape, as many as are ready (up to [`CHUNK`]), so a fast
 /// file fills whole chunks and a slow pipe is not held back waiting for more.
 pub async fn chunk(

@@ -6,7 +6,7 @@ use std::io::{IsTerminal, Write};
 use std::time::Instant;
 
 use anyhow::Context;
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 use sudoku_proto::pb::{self, Outcome};
 
 use super::Item;
@@ -163,14 +163,29 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// Starts counting (and a spinner on a terminal).
-    pub fn new() -> Summary {
+    /// Starts counting, with a progress display on a terminal: a bar with the ETA when the
+    /// number of puzzles is known (`total`), a spinner otherwise.
+    pub fn new(total: Option<u64>) -> Summary {
         let progress = std::io::stderr().is_terminal().then(|| {
-            let bar = ProgressBar::new_spinner();
-            bar.set_style(
-                ProgressStyle::with_template("{spinner} {human_pos} puzzles  {per_sec}  {elapsed}")
-                    .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-            );
+            let (bar, template) = match total {
+                Some(total) => (
+                    ProgressBar::new(total),
+                    "{wide_bar} {human_pos}/{human_len} puzzles  {rate}  ETA {eta}",
+                ),
+                None => (
+                    ProgressBar::new_spinner(),
+                    "{spinner} {human_pos} puzzles  {rate}  {elapsed}",
+                ),
+            };
+            let style = ProgressStyle::with_template(template)
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .with_key(
+                    "rate",
+                    |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+                        let _ = write!(w, "{}/s", round_rate(state.per_sec()));
+                    },
+                );
+            bar.set_style(style);
             bar
         });
         Summary {
@@ -230,5 +245,39 @@ impl Summary {
             seconds,
             self.tally.total as f64 / seconds.max(1e-9)
         );
+    }
+}
+
+/// A rate as people read it: three significant digits, thousands separated (12,300/s).
+fn round_rate(per_sec: f64) -> String {
+    if !per_sec.is_finite() || per_sec < 1.0 {
+        return format!("{:.1}", per_sec.max(0.0));
+    }
+    let digits = per_sec.log10().floor() as i32;
+    let scale = 10f64.powi((digits - 2).max(0));
+    let rounded = ((per_sec / scale).round() * scale) as u64;
+    let text = rounded.to_string();
+    let mut grouped = String::new();
+    for (i, c) in text.chars().enumerate() {
+        if i > 0 && (text.len() - i).is_multiple_of(3) {
+            grouped.push(',');
+        }
+        grouped.push(c);
+    }
+    grouped
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rates_are_rounded_to_three_digits() {
+        assert_eq!(round_rate(0.25), "0.2");
+        assert_eq!(round_rate(7.4), "7");
+        assert_eq!(round_rate(123.4), "123");
+        assert_eq!(round_rate(12_345.6), "12,300");
+        assert_eq!(round_rate(1_234_567.0), "1,230,000");
+        assert_eq!(round_rate(f64::NAN), "0.0");
     }
 }

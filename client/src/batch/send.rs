@@ -174,9 +174,13 @@ async fn stream(
     })?;
     let (tx, rx) = mpsc::channel::<pb::PackedPuzzles>(IN_FLIGHT);
     let mut client = conn.sudoku_on(channel);
-    let mut in_flight: HashMap<String, Arc<Chunk>> = HashMap::new();
-    let lost = |status: tonic::Status, in_flight: &mut HashMap<String, Arc<Chunk>>| {
-        if is_server_lost(&status) {
+    // Chunks sent and not yet answered, by the stream index of their first puzzle, which
+    // the server's answer names.
+    let mut in_flight: HashMap<u64, Arc<Chunk>> = HashMap::new();
+    let mut sent = 0u64;
+    let lost = |status: tonic::Status, in_flight: &mut HashMap<u64, Arc<Chunk>>| {
+        // A busy server (RESOURCE_EXHAUSTED) is left to cool down like a lost one.
+        if is_server_lost(&status) || status.code() == tonic::Code::ResourceExhausted {
             Lost::Server {
                 reason: status_error(&server.url, status).to_string(),
                 unanswered: in_flight.drain().map(|(_, c)| c).collect(),
@@ -204,7 +208,8 @@ async fn stream(
                         options: Some(options),
                         id: chunk.id.to_string(),
                     };
-                    in_flight.insert(message.id.clone(), chunk.clone());
+                    in_flight.insert(sent, chunk.clone());
+                    sent += chunk.numbers.len() as u64;
                     let sent = match &tx { Some(tx) => tx.send(message).await.is_ok(), None => false };
                     if !sent {
                         // The stream is over; its status comes from the replies.
@@ -216,10 +221,10 @@ async fn stream(
             },
             reply = replies.message() => match reply {
                 Ok(Some(reply)) => {
-                    let Some(chunk) = in_flight.remove(&reply.id) else {
+                    let Some(chunk) = in_flight.remove(&reply.first) else {
                         let _ = answers.send(Err(anyhow::anyhow!(
-                            "{} answered message '{}', which was not sent or was answered twice",
-                            server.url, reply.id
+                            "{} answered puzzles from index {}, which were not sent or were answered twice",
+                            server.url, reply.first
                         )));
                         continue;
                     };
