@@ -138,11 +138,17 @@ impl LineReader {
     /// Reads `input`, called `path` (or stdin) in messages.
     pub fn new(input: Box<dyn AsyncRead + Unpin + Send>, path: Option<&Path>) -> LineReader {
         LineReader {
-            input: BufReader::new(input),
+            // Large enough that a fast file fills whole batch chunks between reads.
+            input: BufReader::with_capacity(1 << 16, input),
             name: path.map_or("stdin".to_owned(), |p| p.display().to_string()),
             line: 0,
             buf: Vec::new(),
         }
+    }
+
+    /// Whether more input is already in memory: the next line costs no read.
+    pub fn buffered(&self) -> bool {
+        !self.input.buffer().is_empty()
     }
 
     /// The next line and its 1-based number, without the line ending.

@@ -21,13 +21,13 @@ use crate::input::Origin;
 use crate::output::Printer;
 use crate::request::{NoPuzzles, Tally};
 
-/// Puzzles read ahead of the streams; the servers' windows bound the rest.
-const READ_AHEAD: usize = 4 * read::CHUNK;
+/// Chunks read ahead of the streams; the servers' windows bound the rest.
+const READ_AHEAD: usize = 4;
 
 /// What the reader tells the printer, in input order.
 pub enum Item {
-    /// A puzzle sent to be solved.
-    Puzzle(Origin, pb::Grid),
+    /// Puzzles sent to be solved, as one chunk.
+    Puzzles(Vec<(Origin, pb::Grid)>),
     /// A line that did not parse: answered here, never sent.
     Invalid(Origin, String),
     /// Every line has been read.
@@ -40,12 +40,10 @@ pub async fn run(
     args: &BatchArgs,
     printer: &Printer,
 ) -> anyhow::Result<Tally> {
-    let (puzzle_tx, puzzle_rx) = mpsc::channel(READ_AHEAD);
-    let (chunk_tx, chunk_rx) = mpsc::channel(2);
+    let (chunk_tx, chunk_rx) = mpsc::channel(READ_AHEAD);
     let (item_tx, mut item_rx) = mpsc::unbounded_channel::<Item>();
     let (answer_tx, mut answer_rx) = mpsc::unbounded_channel();
-    let reader = tokio::spawn(read::read(args.clone(), puzzle_tx, item_tx));
-    let chunker = tokio::spawn(read::chunk(puzzle_rx, chunk_tx));
+    let reader = tokio::spawn(read::read(args.clone(), chunk_tx, item_tx));
     let queue = Arc::new(send::Queue::new(chunk_rx, conn.servers().len()));
     let options = pb::SolveOptions::from(&args.options);
     let workers: Vec<_> = conn
@@ -101,7 +99,6 @@ pub async fn run(
     summary.finish();
     queue.finish();
     reader.abort();
-    chunker.abort();
     for worker in workers {
         if failure.is_some() {
             worker.abort();

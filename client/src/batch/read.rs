@@ -30,12 +30,13 @@ pub struct Chunk {
     pub cells: Vec<u8>,
 }
 
-/// Reads every input in order: each puzzle that parses goes to `puzzles` (its item to
-/// `items` first, so the printer knows it before its answer can arrive), each line that does
-/// not is answered here.
+/// Reads every input in order and packs the puzzles that parse into chunks of one shape:
+/// a chunk goes out when full, when the shape changes, or when the input has nothing more in
+/// memory (so a slow pipe is not held back). Its puzzles go to `items` first, so the printer
+/// knows them before an answer can arrive; a line that does not parse is answered there.
 pub async fn read(
     args: BatchArgs,
-    puzzles: mpsc::Sender<(usize, pb::Grid)>,
+    chunks: mpsc::Sender<Arc<Chunk>>,
     items: mpsc::UnboundedSender<Item>,
 ) -> anyhow::Result<()> {
     let mut inputs: Vec<Option<PathBuf>> = args
@@ -47,6 +48,7 @@ pub async fn read(
     if inputs.is_empty() {
         inputs.push(None);
     }
+    let mut packer = Packer::default();
     let mut number = 0usize;
     for input in inputs {
         let mut lines = LineReader::new(open_input(input.as_deref()).await?, input.as_deref());
@@ -61,19 +63,70 @@ pub async fn read(
             };
             match parse(puzzle_field(&line), args.options.shape) {
                 Ok(grid) => {
-                    let _ = items.send(Item::Puzzle(origin, grid.clone()));
-                    if puzzles.send((number, grid)).await.is_err() {
+                    if !packer.fits(&grid) && !packer.flush(&chunks, &items).await {
                         return Ok(());
                     }
+                    packer.add(origin, grid);
                 }
                 Err(error) => {
                     let _ = items.send(Item::Invalid(origin, error.message));
                 }
             }
+            if !lines.buffered() && !packer.flush(&chunks, &items).await {
+                return Ok(());
+            }
         }
     }
+    packer.flush(&chunks, &items).await;
     let _ = items.send(Item::Done);
     Ok(())
+}
+
+/// The chunk being filled.
+#[derive(Default)]
+struct Packer {
+    next_id: u64,
+    puzzles: Vec<(Origin, pb::Grid)>,
+}
+
+impl Packer {
+    /// Whether `grid` can join the chunk: room left and the same shape.
+    fn fits(&self, grid: &pb::Grid) -> bool {
+        self.puzzles.len() < CHUNK
+            && self.puzzles.first().is_none_or(|(_, g)| {
+                (g.box_rows, g.box_cols) == (grid.box_rows, grid.box_cols)
+            })
+    }
+
+    fn add(&mut self, origin: Origin, grid: pb::Grid) {
+        self.puzzles.push((origin, grid));
+    }
+
+    /// Sends the chunk, if any; false when nobody takes chunks any more.
+    async fn flush(
+        &mut self,
+        chunks: &mpsc::Sender<Arc<Chunk>>,
+        items: &mpsc::UnboundedSender<Item>,
+    ) -> bool {
+        let Some((_, first)) = self.puzzles.first() else {
+            return true;
+        };
+        let chunk = Chunk {
+            id: self.next_id,
+            box_rows: first.box_rows,
+            box_cols: first.box_cols,
+            numbers: self.puzzles.iter().map(|(o, _)| o.number).collect(),
+            // Values are at most the side (checked when parsed), so they fit a byte.
+            cells: self
+                .puzzles
+                .iter()
+                .flat_map(|(_, g)| g.cells.iter().map(|&v| v as u8))
+                .collect(),
+        };
+        self.next_id += 1;
+        let _ = items.send(Item::Puzzles(std::mem::take(&mut self.puzzles)));
+        chunks.send(Arc::new(chunk)).await.is_ok()
+    }
 }
 
 /// How many puzzles the input files hold, for a progress bar; `None` for stdin or when a file
@@ -97,37 +150,4 @@ pub async fn count(args: &BatchArgs) -> Option<u64> {
         Some(total)
     });
     counted.await.ok().flatten()
-}
-
-/// Packs puzzles into chunks of one shape, as many as are ready (up to [`CHUNK`]), so a fast
-/// file fills whole chunks and a slow pipe is not held back waiting for more.
-pub async fn chunk(
-    mut puzzles: mpsc::Receiver<(usize, pb::Grid)>,
-    chunks: mpsc::Sender<Arc<Chunk>>,
-) {
-    let mut ready = Vec::with_capacity(CHUNK);
-    let mut id = 0;
-    while puzzles.recv_many(&mut ready, CHUNK).await > 0 {
-        for group in
-            ready.chunk_by(|(_, a), (_, b)| (a.box_rows, a.box_cols) == (b.box_rows, b.box_cols))
-        {
-            let (box_rows, box_cols) = (group[0].1.box_rows, group[0].1.box_cols);
-            let chunk = Chunk {
-                id,
-                box_rows,
-                box_cols,
-                numbers: group.iter().map(|(n, _)| *n).collect(),
-                // Values are at most the side (checked when parsed), so they fit a byte.
-                cells: group
-                    .iter()
-                    .flat_map(|(_, g)| g.cells.iter().map(|&v| v as u8))
-                    .collect(),
-            };
-            id += 1;
-            if chunks.send(Arc::new(chunk)).await.is_err() {
-                return;
-            }
-        }
-        ready.clear();
-    }
 }

@@ -42,11 +42,23 @@ pub type Ready = Result<(pb::Grid, pb::SolveResponse), String>;
 impl Reorder {
     /// Takes note of a puzzle read.
     pub fn push(&mut self, item: Item) {
-        let (origin, puzzle, answer) = match item {
-            Item::Puzzle(origin, grid) => (origin, Some(grid), None),
-            Item::Invalid(origin, reason) => (origin, None, Some(Err(reason))),
-            Item::Done => return,
-        };
+        match item {
+            Item::Puzzles(puzzles) => {
+                for (origin, grid) in puzzles {
+                    self.insert(origin, Some(grid), None);
+                }
+            }
+            Item::Invalid(origin, reason) => self.insert(origin, None, Some(Err(reason))),
+            Item::Done => {}
+        }
+    }
+
+    fn insert(
+        &mut self,
+        origin: Origin,
+        puzzle: Option<pb::Grid>,
+        answer: Option<Result<pb::SolveResponse, String>>,
+    ) {
         self.pushed += 1;
         self.slots.insert(
             origin.number,
