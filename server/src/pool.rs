@@ -258,7 +258,16 @@ enum Ran {
 }
 
 fn run(job: &Job, metrics: &Metrics, slice_end: Option<Instant>) -> Ran {
-    let (grid, options) = (&job.grid, &job.options);
+    let grid = &job.grid;
+    // The solve-time cap starts now, not when the request arrived.
+    let capped = Instant::now().checked_add(job.cap);
+    let options = &Options {
+        deadline: match (job.options.deadline, capped) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        },
+        ..job.options.clone()
+    };
     let cancelled = || {
         options
             .cancel
@@ -462,6 +471,7 @@ mod tests {
                         algorithm: solver_core::Algorithm::Backtracking,
                         ..Options::default()
                     },
+                    Duration::from_secs(10),
                 ),
             )
             .await

@@ -117,12 +117,15 @@ impl PuzzlesService {
         deadline: Option<Instant>,
     ) -> Result<(pb::Verdict, Option<Grid>), Status> {
         let cancel = CancelOnDrop::new();
-        let mut options = self.shared.limits.uniqueness(deadline, Instant::now());
+        let mut options = self.shared.limits.uniqueness(deadline);
         options.cancel = Some(cancel.0.clone());
         let solution = match self
             .shared
             .pool
-            .solve(tenant, Job::new(puzzle, options))
+            .solve(
+                tenant,
+                Job::new(puzzle, options, self.shared.limits.max_solve_time),
+            )
             .await
         {
             Ok(solution) => solution,

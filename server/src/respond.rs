@@ -1,6 +1,6 @@
 //! Turning requests into solver jobs and solutions into responses.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use solver_core::{Grid, Options, Outcome, Solution, StopReason};
 use sudoku_proto::{grid_from_pb, grid_to_pb, pb};
@@ -44,19 +44,17 @@ impl Limits {
         Ok(())
     }
 
-    /// The solver options a request asks for, with the server's caps and the caller's
-    /// deadline applied; `now` starts the solve-time cap.
+    /// The solver options a request asks for, with the server's guess cap and the caller's
+    /// deadline applied (the solve-time cap is the job's, from when a solver starts it).
     pub fn options(
         &self,
         wire: Option<pb::SolveOptions>,
         deadline: Option<Instant>,
-        now: Instant,
     ) -> Result<Options, RequestError> {
         let wire = wire.unwrap_or_default();
         // prost reads an unknown enum number as the default; refuse it instead of guessing.
         let algorithm = pb::Algorithm::try_from(wire.algorithm)
             .map_err(|_| RequestError::UnknownAlgorithm(wire.algorithm))?;
-        let cap = now + self.max_solve_time;
         Ok(Options {
             max_solutions: match wire.max_solutions {
                 0 => 2,
@@ -67,7 +65,7 @@ impl Limits {
                 0 => self.max_guesses,
                 n => n.min(self.max_guesses),
             }),
-            deadline: Some(deadline.map_or(cap, |d| d.min(cap))),
+            deadline,
             cancel: None,
         })
     }
@@ -83,13 +81,12 @@ impl Limits {
         Ok(())
     }
 
-    /// Options that prove uniqueness within the server's caps and the caller's deadline.
-    pub fn uniqueness(&self, deadline: Option<Instant>, now: Instant) -> Options {
-        let cap = now + self.max_solve_time;
+    /// Options that prove uniqueness within the server's guess cap and the caller's deadline.
+    pub fn uniqueness(&self, deadline: Option<Instant>) -> Options {
         Options {
             max_solutions: 2,
             budget: Some(self.max_guesses),
-            deadline: Some(deadline.map_or(cap, |d| d.min(cap))),
+            deadline,
             ..Options::default()
         }
     }
@@ -104,19 +101,23 @@ pub const FAULT_PANIC_ID: &str = "fault-injection: panic";
 pub struct Job {
     /// The puzzle.
     pub grid: Grid,
-    /// Solver options with the server's caps applied.
+    /// Solver options with the server's guess cap and the caller's deadline applied.
     pub options: Options,
+    /// The most time one solve may take, counted from when a solver thread starts it, so a
+    /// puzzle queued behind others in a big batch still gets its full time.
+    pub cap: Duration,
     /// Panic instead of solving (tests only).
     #[cfg(feature = "fault-injection")]
     pub panic: bool,
 }
 
 impl Job {
-    /// A job solving `grid` with `options`.
-    pub fn new(grid: Grid, options: Options) -> Job {
+    /// A job solving `grid` with `options`, each solve stopped after `cap`.
+    pub fn new(grid: Grid, options: Options, cap: Duration) -> Job {
         Job {
             grid,
             options,
+            cap,
             #[cfg(feature = "fault-injection")]
             panic: false,
         }
@@ -137,21 +138,19 @@ impl AsRef<Job> for Job {
     }
 }
 
-/// Checks a request and applies the server's caps and the caller's deadline; `now` starts the
-/// solve-time cap (one clock read serves a whole group of batch requests).
+/// Checks a request and applies the server's caps and the caller's deadline.
 pub fn prepare(
     request: &pb::SolveRequest,
     limits: &Limits,
     deadline: Option<Instant>,
-    now: Instant,
 ) -> Result<Job, RequestError> {
     limits.check_id(&request.id)?;
     let puzzle = request.puzzle.as_ref().ok_or(RequestError::MissingPuzzle)?;
     limits.check_side(puzzle)?;
     let grid = grid_from_pb(puzzle)?;
-    let options = limits.options(request.options, deadline, now)?;
+    let options = limits.options(request.options, deadline)?;
     #[cfg_attr(not(feature = "fault-injection"), allow(unused_mut))]
-    let mut job = Job::new(grid, options);
+    let mut job = Job::new(grid, options, limits.max_solve_time);
     #[cfg(feature = "fault-injection")]
     {
         job.panic = request.id == FAULT_PANIC_ID;

@@ -38,8 +38,8 @@ impl SudokuService {
             .puzzle
             .as_ref()
             .and_then(|p| Shape::new(p.box_rows as usize, p.box_cols as usize).ok());
-        let mut job = prepare(&request, &self.shared.limits, deadline, Instant::now())
-            .map_err(|e| e.to_status(shape))?;
+        let mut job =
+            prepare(&request, &self.shared.limits, deadline).map_err(|e| e.to_status(shape))?;
         // Dropping this future (client cancel, disconnect) raises the flag and frees the core.
         let cancel = CancelOnDrop::new();
         job.options.cancel = Some(cancel.0.clone());
@@ -119,10 +119,11 @@ impl SudokuService {
 /// When the solver must stop to answer within the caller's `grpc-timeout`.
 ///
 /// Tonic's own timeout answers CANCELLED when the time is up, so the solver stops a little
-/// earlier (5%, at most 20 ms) and the call ends with our DEADLINE_EXCEEDED instead.
+/// earlier (10%, at most 20 ms: room for a busy machine's scheduling delay) and the call ends
+/// with our DEADLINE_EXCEEDED instead.
 pub(crate) fn client_deadline(metadata: &MetadataMap) -> Option<Instant> {
     let timeout = parse_timeout(metadata.get("grpc-timeout")?.to_str().ok()?)?;
-    let margin = (timeout / 20).min(Duration::from_millis(20));
+    let margin = (timeout / 10).min(Duration::from_millis(20));
     Some(Instant::now() + timeout - margin)
 }
 

@@ -1012,3 +1012,31 @@ async fn malformed_messages_are_refused_with_a_status() {
     assert_solved(&puzzle, &answer);
     server.shutdown().await.unwrap();
 }
+
+// The per-puzzle time cap counts from when a solver starts the puzzle, not from when it
+// arrived: the last puzzles of a batch, queued behind others, still get their full time.
+#[tokio::test]
+async fn each_batched_puzzle_gets_its_full_solve_time() {
+    let (server, mut client) = server(Config {
+        workers: Some(1),
+        max_solve_ms: 150,
+        ..Config::embedded()
+    })
+    .await;
+    let requests: Vec<SolveRequest> = (0..4).map(|i| endless(&i.to_string())).collect();
+    let mut answers = client
+        .batch_solve(tokio_stream::iter(requests))
+        .await
+        .expect("the stream starts")
+        .into_inner();
+    let mut count = 0;
+    while let Some(answer) = answers.message().await.expect("answers") {
+        count += 1;
+        assert_eq!(answer.outcome(), Outcome::DeadlineExceeded, "{answer:?}");
+        let micros = answer.stats.expect("stats").solve_micros;
+        // Before, the queued ones stopped at once (a few µs): the cap had run out waiting.
+        assert!(micros >= 100_000, "puzzle {} ran {micros} µs", answer.id);
+    }
+    assert_eq!(count, 4);
+    server.shutdown().await.unwrap();
+}

@@ -93,9 +93,10 @@ impl Packer {
     /// Whether `grid` can join the chunk: room left and the same shape.
     fn fits(&self, grid: &pb::Grid) -> bool {
         self.puzzles.len() < CHUNK
-            && self.puzzles.first().is_none_or(|(_, g)| {
-                (g.box_rows, g.box_cols) == (grid.box_rows, grid.box_cols)
-            })
+            && self
+                .puzzles
+                .first()
+                .is_none_or(|(_, g)| (g.box_rows, g.box_cols) == (grid.box_rows, grid.box_cols))
     }
 
     fn add(&mut self, origin: Origin, grid: pb::Grid) {

@@ -4,7 +4,6 @@
 
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
 
 use solver_core::{Grid, GridError, Shape, Solution};
 use sudoku_proto::pb;
@@ -46,7 +45,6 @@ impl Batched for pb::PackedPuzzles {
     }
 
     fn submit(group: Vec<Read<Self>>, to: &Submit<'_, Self::Answer>) {
-        let now = Instant::now();
         let mut items = Vec::new();
         for read in group {
             let Ok(shape) = read.message.shape() else {
@@ -55,7 +53,7 @@ impl Batched for pb::PackedPuzzles {
             let options = to
                 .shared
                 .limits
-                .options(read.message.options, to.caller.deadline, now)
+                .options(read.message.options, to.caller.deadline)
                 .map(|mut options| {
                     options.cancel = Some(to.cancel.clone());
                     options
@@ -71,7 +69,7 @@ impl Batched for pb::PackedPuzzles {
             for (offset, cells) in message.cells.chunks_exact(shape.cells()).enumerate() {
                 let job = options.clone().and_then(|options| {
                     let grid = unpack(shape, cells).map_err(|e| pb::SolveError::from(&e))?;
-                    Ok(Job::new(grid, options))
+                    Ok(Job::new(grid, options, to.shared.limits.max_solve_time))
                 });
                 match job {
                     Ok(job) => items.push(Item {

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use sudoku_proto::pb;
 use tokio::sync::mpsc;
@@ -31,12 +31,11 @@ impl Batched for pb::SolveRequest {
     }
 
     fn submit(group: Vec<Read<Self>>, to: &Submit<'_, Self::Answer>) {
-        let now = Instant::now();
         let mut items = Vec::with_capacity(group.len());
         let mut invalid_answers = Vec::new();
         for read in group {
             let (request, index, hold) = (read.message, read.first, read.hold);
-            match prepare(&request, &to.shared.limits, to.caller.deadline, now) {
+            match prepare(&request, &to.shared.limits, to.caller.deadline) {
                 Ok(mut job) => {
                     job.options.cancel = Some(to.cancel.clone());
                     items.push(Item {
