@@ -34,17 +34,18 @@ impl From<pb::Algorithm> for Algorithm {
 impl From<Algorithm> for pb::Algorithm {
     fn from(algorithm: Algorithm) -> Self {
         match algorithm {
-            Algorithm::Auto => pb::Algorithm::Unspecified,
             Algorithm::Fast => pb::Algorithm::Fast,
             Algorithm::General => pb::Algorithm::General,
             Algorithm::Backtracking => pb::Algorithm::Backtracking,
+            // Auto, and any algorithm added later that the wire does not name yet.
+            _ => pb::Algorithm::Unspecified,
         }
     }
 }
 
 impl From<&GridError> for pb::SolveError {
     fn from(err: &GridError) -> Self {
-        let (row, col) = err.position().unwrap_or((0, 0));
+        let (row, col) = err.position().map_or((0, 0), |at| (at.row, at.col));
         pb::SolveError {
             message: err.to_string(),
             row: row as u32,

@@ -135,6 +135,6 @@ mod tests {
         assert_eq!((second.row, second.col, second.digit), (1, 2, 1));
         cells[5] = 5;
         let err = entries_from_pb(&pb::Grid { cells, ..grid }).unwrap_err();
-        assert_eq!(err.position(), Some((2, 2)));
+        assert_eq!(err.position(), Some(solver_core::Cell { row: 2, col: 2 }));
     }
 }

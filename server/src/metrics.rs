@@ -137,7 +137,7 @@ impl Metrics {
     }
 
     /// Counts one solved puzzle, by outcome and the solver's own time.
-    pub fn solved(&self, solution: &solver_core::Solution) {
+    pub fn solved(&self, solution: &solver_core::Report) {
         let outcome = crate::respond::wire_outcome(&solution.outcome) as usize;
         if let Some(counter) = self.solves_by_outcome.get(outcome) {
             counter.inc();
@@ -272,7 +272,7 @@ mod tests {
 
     #[test]
     fn solves_are_counted_under_their_outcome() {
-        use solver_core::{Algorithm, Outcome, Solution, Stats, StopReason};
+        use solver_core::{Algorithm, Outcome, Report, Stats, StopReason};
         let metrics = Metrics::new();
         let stats = Stats {
             guesses: 0,
@@ -289,7 +289,7 @@ mod tests {
             },
         ];
         for outcome in outcomes {
-            metrics.solved(&Solution { outcome, stats });
+            metrics.solved(&Report { outcome, stats });
         }
         let text = metrics.render();
         for line in [

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use solver_core::{Grid, Options, Outcome, Solution, SolveError, StopReason};
+use solver_core::{Grid, Options, Outcome, Report, SolveError, StopReason};
 use tokio::sync::oneshot;
 
 use crate::lanes::{Lanes, Tenant};
@@ -26,16 +26,16 @@ const SLICE: Duration = Duration::from_millis(5);
 /// working for the caller for a while (end of a slice, a long solve done).
 pub trait Deliver<J>: Send + 'static {
     /// Takes one result.
-    fn deliver(&mut self, job: J, result: Result<Solution, PoolError>);
+    fn deliver(&mut self, job: J, result: Result<Report, PoolError>);
     /// Sends on whatever was held back to go out together.
     fn flush(&mut self) {}
 }
 
 impl<J, F> Deliver<J> for F
 where
-    F: FnMut(J, Result<Solution, PoolError>) + Send + 'static,
+    F: FnMut(J, Result<Report, PoolError>) + Send + 'static,
 {
-    fn deliver(&mut self, job: J, result: Result<Solution, PoolError>) {
+    fn deliver(&mut self, job: J, result: Result<Report, PoolError>) {
         self(job, result);
     }
 }
@@ -73,7 +73,7 @@ impl Pool {
 
     /// Solves `job` for `tenant`, on a solver thread unless it is small and settles within
     /// a few guesses; `options.cancel` skips or stops it.
-    pub async fn solve(&self, tenant: Tenant, job: Job) -> Result<Solution, PoolError> {
+    pub async fn solve(&self, tenant: Tenant, job: Job) -> Result<Report, PoolError> {
         if !job.fault_panic()
             && let Some(solution) = self.try_inline(&job.grid, &job.options)
         {
@@ -93,7 +93,7 @@ impl Pool {
     /// thread wake-ups, which cost more than the solve. The guess cap bounds the time taken
     /// off the executor to about 10 µs, inside tokio's guidance of 10–100 µs between awaits;
     /// a puzzle that needs more starts afresh on a solver thread. `None` means "use the pool".
-    fn try_inline(&self, grid: &Grid, options: &Options) -> Option<Result<Solution, PoolError>> {
+    fn try_inline(&self, grid: &Grid, options: &Options) -> Option<Result<Report, PoolError>> {
         if grid.shape().side() > INLINE_MAX_SIDE {
             return None;
         }
@@ -219,7 +219,7 @@ where
             .flush();
     }
 
-    fn answer(&self, job: J, result: Result<Solution, PoolError>) {
+    fn answer(&self, job: J, result: Result<Report, PoolError>) {
         self.metrics.in_flight().dec();
         let mut each = self.each.lock().unwrap_or_else(PoisonError::into_inner);
         each.deliver(job, result);
@@ -241,7 +241,7 @@ where
 }
 
 /// Solves with no time slice, to the puzzle's own deadline or budget.
-fn run_to_end(job: &Job, metrics: &Metrics) -> Result<Solution, PoolError> {
+fn run_to_end(job: &Job, metrics: &Metrics) -> Result<Report, PoolError> {
     match run(job, metrics, None) {
         Ran::Done(result) => result,
         // `run` reports an overrun only for a sliced solve.
@@ -252,7 +252,7 @@ fn run_to_end(job: &Job, metrics: &Metrics) -> Result<Solution, PoolError> {
 /// How a solve on a solver thread went.
 enum Ran {
     /// Finished, failed, or was skipped: the answer.
-    Done(Result<Solution, PoolError>),
+    Done(Result<Report, PoolError>),
     /// Stopped at the end of its time slice, before its own deadline: it needs the long lane.
     Overran,
 }
@@ -324,8 +324,8 @@ fn run(job: &Job, metrics: &Metrics, slice_end: Option<Instant>) -> Ran {
 /// counted, and the thread goes on with the next puzzle.
 fn guarded(
     metrics: &Metrics,
-    solve: impl FnOnce() -> Result<Solution, SolveError>,
-) -> Result<Solution, PoolError> {
+    solve: impl FnOnce() -> Result<Report, SolveError>,
+) -> Result<Report, PoolError> {
     match catch_unwind(AssertUnwindSafe(solve)) {
         Ok(result) => result.map_err(PoolError::Solve),
         Err(payload) => {
@@ -454,7 +454,7 @@ mod tests {
         assert!(
             solved
                 .outcome
-                .solution()
+                .grid()
                 .is_some_and(|s| s.is_solution_of(&puzzle))
         );
     }

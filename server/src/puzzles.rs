@@ -139,7 +139,8 @@ impl PuzzlesService {
             Outcome::Unique(grid) => (pb::Verdict::Unique, Some(grid)),
             Outcome::NoSolution => (pb::Verdict::NoSolution, None),
             Outcome::Multiple { .. } | Outcome::Solved(_) => (pb::Verdict::Multiple, None),
-            Outcome::Stopped { .. } => (pb::Verdict::Stopped, None),
+            // Stopped, or an outcome added later: no verdict to give.
+            _ => (pb::Verdict::Stopped, None),
         })
     }
 }

@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use solver_core::{Grid, Options, Outcome, Solution, StopReason};
+use solver_core::{Grid, Options, Outcome, Report, StopReason};
 use sudoku_proto::{grid_from_pb, grid_to_pb, pb};
 
 use crate::status::RequestError;
@@ -169,21 +169,19 @@ pub fn wire_outcome(outcome: &Outcome) -> pb::Outcome {
             reason: StopReason::Budget,
             ..
         } => pb::Outcome::BudgetExhausted,
-        // A cancelled solve's caller is gone; the label only matters to metrics.
-        Outcome::Stopped {
-            reason: StopReason::Deadline | StopReason::Cancelled,
-            ..
-        } => pb::Outcome::DeadlineExceeded,
+        // A deadline; a cancelled solve, whose caller is gone (the label only matters to
+        // metrics); or a stop added later.
+        _ => pb::Outcome::DeadlineExceeded,
     }
 }
 
 /// The response for a finished solve.
-pub fn response(id: String, index: u64, solution: &Solution) -> pb::SolveResponse {
+pub fn response(id: String, index: u64, solution: &Report) -> pb::SolveResponse {
     pb::SolveResponse {
         id,
         index,
         outcome: wire_outcome(&solution.outcome).into(),
-        solution: solution.outcome.solution().map(grid_to_pb),
+        solution: solution.outcome.grid().map(grid_to_pb),
         solutions_found: solution.outcome.found() as u64,
         stats: Some(pb::SolveStats {
             guesses: solution.stats.guesses,

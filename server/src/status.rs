@@ -83,9 +83,7 @@ impl RequestError {
                 format!("{grid}.box_rows")
             }
             RequestError::Grid(err) => match (err.position(), shape) {
-                (Some((row, col)), Some(shape)) => {
-                    format!("{grid}.cells[{}]", (row - 1) * shape.side() + col - 1)
-                }
+                (Some(at), Some(shape)) => format!("{grid}.cells[{}]", at.index(shape.side())),
                 _ => format!("{grid}.cells"),
             },
             RequestError::ShapeMismatch { .. } => "puzzle.box_rows".to_owned(),

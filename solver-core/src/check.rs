@@ -4,7 +4,7 @@
 use std::fmt;
 
 use crate::error::{GridError, House};
-use crate::grid::{Grid, Shape, in_range};
+use crate::grid::{Grid, Shape, Value, in_range};
 
 /// A digit in a cell; row and column are 1-based.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -66,7 +66,7 @@ impl Check {
 
 impl Entries {
     /// A player's grid from row-major values (0 = empty), checked for size and range only.
-    pub fn new(shape: Shape, cells: &[u32]) -> Result<Entries, GridError> {
+    pub fn new<V: Value>(shape: Shape, cells: &[V]) -> Result<Entries, GridError> {
         Ok(Entries {
             shape,
             cells: in_range(shape, cells)?,
@@ -314,7 +314,7 @@ mod tests {
         let mut cells = vec![0u32; 81];
         cells[10] = 10;
         let err = Entries::new(Shape::CLASSIC, &cells).unwrap_err();
-        assert_eq!(err.position(), Some((2, 2)));
+        assert_eq!(err.position(), Some(crate::Cell { row: 2, col: 2 }));
         assert!(Entries::new(Shape::CLASSIC, &cells[..80]).is_err());
     }
 }

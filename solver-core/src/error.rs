@@ -7,8 +7,39 @@ use thiserror::Error;
 use crate::grid::Shape;
 use crate::solve::Algorithm;
 
+/// A cell of a grid by its 1-based row and column, as messages name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Cell {
+    /// 1-based row, from the top.
+    pub row: usize,
+    /// 1-based column, from the left.
+    pub col: usize,
+}
+
+impl Cell {
+    /// The cell at 0-based `index` in a row-major grid of `side` columns.
+    pub fn at_index(index: usize, side: usize) -> Cell {
+        Cell {
+            row: index / side + 1,
+            col: index % side + 1,
+        }
+    }
+
+    /// The cell's 0-based index in a row-major grid of `side` columns.
+    pub fn index(self, side: usize) -> usize {
+        (self.row - 1) * side + self.col - 1
+    }
+}
+
+impl fmt::Display for Cell {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "row {}, column {}", self.row, self.col)
+    }
+}
+
 /// A row, column or box of the grid (1-based number).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum House {
     /// A row, numbered from the top.
     Row(usize),
@@ -64,51 +95,42 @@ pub enum GridError {
         shape: Shape,
     },
     /// A cell holds something that is neither a digit nor an empty mark.
-    #[error("row {row}, column {col}: '{text}' is not a digit")]
+    #[error("{at}: '{text}' is not a digit")]
     NotADigit {
-        /// 1-based row.
-        row: usize,
-        /// 1-based column.
-        col: usize,
+        /// The cell.
+        at: Cell,
         /// What the cell held.
         text: String,
     },
     /// A cell holds a number outside 1..=side.
-    #[error("row {row}, column {col}: value {value} is out of range 1..={side}")]
+    #[error("{at}: value {value} is out of range 1..={side}")]
     OutOfRange {
-        /// 1-based row.
-        row: usize,
-        /// 1-based column.
-        col: usize,
+        /// The cell.
+        at: Cell,
         /// The value found.
         value: u64,
         /// The grid's side, the largest allowed value.
         side: usize,
     },
     /// Two givens in one row, column or box hold the same digit.
-    #[error(
-        "digit {digit} appears twice in {house}: at row {}, column {} and row {}, column {}",
-        first.0, first.1, second.0, second.1
-    )]
+    #[error("digit {digit} appears twice in {house}: at {first} and {second}")]
     Duplicate {
         /// The repeated digit.
         digit: u8,
         /// Where both are.
         house: House,
-        /// 1-based (row, column) of the first.
-        first: (usize, usize),
-        /// 1-based (row, column) of the second.
-        second: (usize, usize),
+        /// The first, in reading order.
+        first: Cell,
+        /// The second.
+        second: Cell,
     },
 }
 
 impl GridError {
-    /// The 1-based (row, column) the error points at, if it points at one cell.
-    pub fn position(&self) -> Option<(usize, usize)> {
+    /// The cell the error points at, if it points at one.
+    pub fn position(&self) -> Option<Cell> {
         match *self {
-            GridError::NotADigit { row, col, .. } | GridError::OutOfRange { row, col, .. } => {
-                Some((row, col))
-            }
+            GridError::NotADigit { at, .. } | GridError::OutOfRange { at, .. } => Some(at),
             GridError::Duplicate { second, .. } => Some(second),
             _ => None,
         }

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::error::{GridError, House};
+use crate::error::{Cell, GridError, House};
 
 /// The box shape of a grid: `box_rows × box_cols` cells per box, side `box_rows · box_cols`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -73,6 +73,24 @@ impl fmt::Display for Shape {
     }
 }
 
+/// An integer type a cell value may come in: `u8` (as [`Grid::cells`] gives them), `u16`,
+/// `u32` (as protobuf carries them) or `u64`.
+pub trait Value: Copy + Into<u64> + sealed::Sealed {}
+
+impl Value for u8 {}
+impl Value for u16 {}
+impl Value for u32 {}
+impl Value for u64 {}
+
+mod sealed {
+    /// Keeps [`super::Value`] to the integer types above.
+    pub trait Sealed {}
+    impl Sealed for u8 {}
+    impl Sealed for u16 {}
+    impl Sealed for u32 {}
+    impl Sealed for u64 {}
+}
+
 /// A Sudoku grid: cells in row-major order, 0 for empty, no digit twice in a row, column or box.
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Grid {
@@ -82,7 +100,9 @@ pub struct Grid {
 
 impl Grid {
     /// A grid from row-major cell values (0 = empty), checked for size, range and repeats.
-    pub fn new(shape: Shape, cells: &[u32]) -> Result<Grid, GridError> {
+    /// Takes the values as [`cells`](Grid::cells) gives them (`u8`), or as wider integers
+    /// (`u32` from the wire).
+    pub fn new<V: Value>(shape: Shape, cells: &[V]) -> Result<Grid, GridError> {
         Self::from_values(shape, in_range(shape, cells)?)
     }
 
@@ -194,8 +214,11 @@ impl Grid {
                     return Some(GridError::Duplicate {
                         digit: v,
                         house,
-                        first: (earlier / side + 1, earlier % side + 1),
-                        second: (row + 1, col + 1),
+                        first: Cell::at_index(earlier, side),
+                        second: Cell {
+                            row: row + 1,
+                            col: col + 1,
+                        },
                     });
                 }
                 *slot = i + 1;
@@ -256,7 +279,7 @@ fn has_repeat(cells: &[u8], box_rows: usize, box_cols: usize) -> bool {
 }
 
 /// Row-major cell values as bytes, checked for count and range (repeats are allowed here).
-pub(crate) fn in_range(shape: Shape, cells: &[u32]) -> Result<Box<[u8]>, GridError> {
+pub(crate) fn in_range<V: Value>(shape: Shape, cells: &[V]) -> Result<Box<[u8]>, GridError> {
     if cells.len() != shape.cells() {
         return Err(GridError::CellCountForShape {
             found: cells.len(),
@@ -266,19 +289,19 @@ pub(crate) fn in_range(shape: Shape, cells: &[u32]) -> Result<Box<[u8]>, GridErr
     }
     let side = shape.side();
     // A max over all values vectorizes; the position is only looked for on bad input.
-    let largest = cells.iter().fold(0, |acc, &v| acc.max(v));
-    if largest as usize > side
-        && let Some(i) = cells.iter().position(|&v| v as usize > side)
+    let side_value = side as u64;
+    let largest = cells.iter().fold(0, |acc: u64, &v| acc.max(v.into()));
+    if largest > side_value
+        && let Some(i) = cells.iter().position(|&v| v.into() > side_value)
     {
         return Err(GridError::OutOfRange {
-            row: i / side + 1,
-            col: i % side + 1,
+            at: Cell::at_index(i, side),
             value: cells[i].into(),
             side,
         });
     }
     // In range, so every value fits a byte.
-    Ok(cells.iter().map(|&v| v as u8).collect())
+    Ok(cells.iter().map(|&v| v.into() as u8).collect())
 }
 
 impl fmt::Debug for Grid {
@@ -331,8 +354,8 @@ mod tests {
             GridError::Duplicate {
                 digit: 5,
                 house: House::Row(1),
-                first: (1, 3),
-                second: (1, 8)
+                first: Cell { row: 1, col: 3 },
+                second: Cell { row: 1, col: 8 }
             }
         );
         assert_eq!(
@@ -367,13 +390,12 @@ mod tests {
         assert_eq!(
             err,
             GridError::OutOfRange {
-                row: 2,
-                col: 2,
+                at: Cell { row: 2, col: 2 },
                 value: 7,
                 side: 4
             }
         );
-        assert_eq!(err.position(), Some((2, 2)));
+        assert_eq!(err.position(), Some(Cell { row: 2, col: 2 }));
         let err = Grid::new(Shape::CLASSIC, &cells).unwrap_err();
         assert_eq!(
             err.to_string(),

@@ -9,6 +9,13 @@
 //! let solution = solve(&puzzle, &Options::default()).expect("9x9 is supported");
 //! let Outcome::Unique(grid) = solution.outcome else { panic!("expected a unique solution") };
 //! assert!(grid.is_solution_of(&puzzle));
+//!
+//! // Any one solution, within a guess budget: options read as a sentence.
+//! let quick = solve(&puzzle, &Options::default().max_solutions(1).budget(1_000))
+//!     .expect("9x9 is supported");
+//! assert!(quick.outcome.grid().is_some_and(|g| g.is_solution_of(&puzzle)));
+//! // Cells go in and come out as the same integers.
+//! assert_eq!(Grid::new(grid.shape(), grid.cells()), Ok(grid));
 //! ```
 #![deny(missing_docs)]
 
@@ -22,11 +29,11 @@ mod parse;
 mod solve;
 
 pub use check::{Check, Conflict, Entries, Entry};
-pub use error::{GridError, House, SolveError};
+pub use error::{Cell, GridError, House, SolveError};
 pub use generate::{
     DEFAULT_ATTEMPTS, GenerateError, GenerateOptions, Generated, Generator, LARGE_GRID_FLOOR,
     Rater, SeRater, Symmetry, UnknownSymmetry, level_band, next_seed,
 };
-pub use grid::{Grid, Shape};
+pub use grid::{Grid, Shape, Value};
 pub use parse::{parse, parse_entries};
-pub use solve::{Algorithm, Options, Outcome, Solution, Stats, StopReason, solve};
+pub use solve::{Algorithm, Options, Outcome, Report, Stats, StopReason, solve};

@@ -11,7 +11,7 @@
 use std::str::FromStr;
 
 use crate::check::Entries;
-use crate::error::GridError;
+use crate::error::{Cell, GridError};
 use crate::grid::{Grid, Shape};
 
 /// One cell's text before it is decoded, kept so errors can quote it.
@@ -110,10 +110,12 @@ enum CellError {
 impl CellError {
     fn at(self, row: usize, col: usize, side: usize) -> GridError {
         match self {
-            CellError::NotADigit(text) => GridError::NotADigit { row, col, text },
+            CellError::NotADigit(text) => GridError::NotADigit {
+                at: Cell { row, col },
+                text,
+            },
             CellError::OutOfRange(value) => GridError::OutOfRange {
-                row,
-                col,
+                at: Cell { row, col },
                 value,
                 side,
             },
@@ -270,8 +272,7 @@ mod tests {
         assert_eq!(
             err,
             GridError::OutOfRange {
-                row: 3,
-                col: 2,
+                at: Cell { row: 3, col: 2 },
                 value: 5,
                 side: 4
             }
@@ -301,8 +302,7 @@ mod tests {
         assert_eq!(
             "99999999999999999999999 0 0 0\n".repeat(4).parse::<Grid>(),
             Err(GridError::OutOfRange {
-                row: 1,
-                col: 1,
+                at: Cell { row: 1, col: 1 },
                 value: u64::MAX,
                 side: 4
             })

@@ -76,7 +76,7 @@ proptest! {
         if let Err(err) = text.parse::<Grid>() {
             let message = err.to_string();
             prop_assert!(!message.is_empty());
-            if let Some((row, col)) = err.position() {
+            if let Some(solver_core::Cell { row, col }) = err.position() {
                 prop_assert!(row >= 1 && col >= 1);
                 let expected = format!("row {row}");
                 prop_assert!(message.contains(&expected));

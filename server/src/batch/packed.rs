@@ -5,7 +5,7 @@
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
-use solver_core::{Grid, GridError, Shape, Solution};
+use solver_core::{Grid, GridError, Report, Shape};
 use sudoku_proto::pb;
 use tonic::Status;
 
@@ -139,8 +139,7 @@ fn unpack(shape: Shape, bytes: &[u8]) -> Result<Grid, GridError> {
             b'a'..=b'z' => u32::from(b - b'a') + 10,
             _ => {
                 return Err(GridError::NotADigit {
-                    row: i / side + 1,
-                    col: i % side + 1,
+                    at: solver_core::Cell::at_index(i, side),
                     text: char::from(b).escape_default().to_string(),
                 });
             }
@@ -185,12 +184,12 @@ impl Pack {
     }
 
     /// Records a solve; the message's answer, once every puzzle has one.
-    fn solved(&self, offset: usize, solution: &Solution) -> Option<(pb::PackedAnswers, Hold)> {
+    fn solved(&self, offset: usize, solution: &Report) -> Option<(pb::PackedAnswers, Hold)> {
         let mut state = self.state.lock().ok()?;
         state.answer.outcomes[offset] = wire_outcome(&solution.outcome) as u8;
         state.answer.guesses[offset] = solution.stats.guesses;
         state.answer.solutions_found[offset] = solution.outcome.found() as u64;
-        if let Some(grid) = solution.outcome.solution() {
+        if let Some(grid) = solution.outcome.grid() {
             let at = offset * self.cells;
             state.answer.solutions[at..at + self.cells].copy_from_slice(grid.cells());
         }
@@ -250,7 +249,7 @@ struct Packer {
 }
 
 impl Deliver<Item> for Packer {
-    fn deliver(&mut self, item: Item, result: Result<Solution, PoolError>) {
+    fn deliver(&mut self, item: Item, result: Result<Report, PoolError>) {
         self.progress.fetch_add(1, Ordering::Relaxed);
         let done = match result {
             Ok(solution) => item.pack.solved(item.offset, &solution),

@@ -112,7 +112,7 @@ impl Gathered {
 }
 
 impl Deliver<Item> for Gathered {
-    fn deliver(&mut self, item: Item, result: Result<solver_core::Solution, PoolError>) {
+    fn deliver(&mut self, item: Item, result: Result<solver_core::Report, PoolError>) {
         let (answer, solving) = match result {
             Ok(solution) => (
                 response(item.id, item.index, &solution),

@@ -3,7 +3,7 @@
 
 use super::rng::Random;
 use crate::grid::{Grid, Shape};
-use crate::solve::{Options, Outcome, Solution, solve};
+use crate::solve::{Options, Outcome, Report, solve};
 
 /// Dead ends allowed per cell before a fill starts over: large grids occasionally paint
 /// themselves into a corner that takes far longer to back out of than a fresh start.
@@ -118,7 +118,7 @@ fn classic_solution(rng: &mut Random) -> Option<Grid> {
         budget: Some(COMPLETION_GUESSES),
         ..Options::default()
     };
-    let Ok(Solution {
+    let Ok(Report {
         outcome: Outcome::Solved(done),
         ..
     }) = solve(&seeded, &options)

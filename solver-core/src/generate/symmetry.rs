@@ -5,6 +5,7 @@ use std::str::FromStr;
 
 /// A symmetry the positions of the givens must have (the digits need not follow it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
 pub enum Symmetry {
     /// Any pattern.
     #[default]

@@ -16,6 +16,7 @@ use control::Control;
 
 /// Why a search stopped before it was complete.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum StopReason {
     /// The guess budget ran out.
     Budget,
@@ -27,6 +28,7 @@ pub enum StopReason {
 
 /// What a search found.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Outcome {
     /// Exactly one solution exists (the search was complete).
     Unique(Grid),
@@ -54,8 +56,8 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    /// The first solution found, if any.
-    pub fn solution(&self) -> Option<&Grid> {
+    /// The (first) solution grid found, if any.
+    pub fn grid(&self) -> Option<&Grid> {
         match self {
             Outcome::Unique(g) | Outcome::Solved(g) | Outcome::Multiple { first: g, .. } => Some(g),
             Outcome::Stopped { first, .. } => first.as_ref(),
@@ -84,9 +86,9 @@ pub struct Stats {
     pub algorithm: Algorithm,
 }
 
-/// The result of a solve: the outcome and the statistics.
+/// What a solve reports: the outcome and the statistics.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Solution {
+pub struct Report {
     /// What was found.
     pub outcome: Outcome,
     /// How much work it took.
@@ -94,7 +96,7 @@ pub struct Solution {
 }
 
 /// Searches `grid` for up to `options.max_solutions` solutions with the chosen algorithm.
-pub fn solve(grid: &Grid, options: &Options) -> Result<Solution, SolveError> {
+pub fn solve(grid: &Grid, options: &Options) -> Result<Report, SolveError> {
     let start = Instant::now();
     let algorithm = match options.algorithm {
         Algorithm::Auto if grid.shape() == Shape::CLASSIC => Algorithm::Fast,
@@ -128,7 +130,7 @@ pub fn solve(grid: &Grid, options: &Options) -> Result<Solution, SolveError> {
         (_, Some(first)) if limit == 1 => Outcome::Solved(first),
         (_, Some(first)) => Outcome::Unique(first),
     };
-    Ok(Solution {
+    Ok(Report {
         outcome,
         stats: Stats {
             guesses,

@@ -7,6 +7,7 @@ use std::time::Instant;
 
 /// Which search to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
 pub enum Algorithm {
     /// `Fast` for 9×9 grids, `General` for every other shape.
     #[default]
@@ -51,6 +52,39 @@ pub struct Options {
     pub deadline: Option<Instant>,
     /// A flag another thread may raise to stop the search.
     pub cancel: Option<Arc<AtomicBool>>,
+}
+
+/// Builder-style setters: `Options::default().max_solutions(1).deadline(at)`.
+impl Options {
+    /// Solutions to look for (1 any, 2 prove uniqueness, N count to N).
+    pub fn max_solutions(mut self, max_solutions: usize) -> Options {
+        self.max_solutions = max_solutions;
+        self
+    }
+
+    /// The algorithm to run.
+    pub fn algorithm(mut self, algorithm: Algorithm) -> Options {
+        self.algorithm = algorithm;
+        self
+    }
+
+    /// The most guesses the search may make.
+    pub fn budget(mut self, guesses: u64) -> Options {
+        self.budget = Some(guesses);
+        self
+    }
+
+    /// When the search must stop.
+    pub fn deadline(mut self, deadline: Instant) -> Options {
+        self.deadline = Some(deadline);
+        self
+    }
+
+    /// A flag another thread may raise to stop the search.
+    pub fn cancel(mut self, flag: Arc<AtomicBool>) -> Options {
+        self.cancel = Some(flag);
+        self
+    }
 }
 
 impl Default for Options {

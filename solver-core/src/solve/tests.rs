@@ -17,7 +17,7 @@ fn grid(text: &str) -> Grid {
     text.parse().expect("test grid parses")
 }
 
-fn run(puzzle: &Grid, algorithm: Algorithm, max_solutions: usize) -> Solution {
+fn run(puzzle: &Grid, algorithm: Algorithm, max_solutions: usize) -> Report {
     let options = Options {
         algorithm,
         max_solutions,
@@ -125,7 +125,7 @@ fn no_solution_found_directly_and_after_search() {
     let direct = grid(&format!("12345678.{}9{}", ".".repeat(8), ".".repeat(63)));
     // A wrong given that breaks no rule: refuted only by propagation and search.
     let solved = run(&grid(CLASSIC), Algorithm::Fast, 1).outcome;
-    let answer = solved.solution().expect("classic puzzle solves").clone();
+    let answer = solved.grid().expect("classic puzzle solves").clone();
     let puzzle = grid(CLASSIC);
     let (cell, wrong) = (0..81)
         .filter(|&i| puzzle.cells()[i] == 0)
@@ -277,7 +277,7 @@ fn stats_count_guesses() {
     assert!(
         backtracking
             .outcome
-            .solution()
+            .grid()
             .is_some_and(|g| g.is_solution_of(&puzzle))
     );
     assert!(backtracking.stats.guesses > 1000 * fast.stats.guesses.max(1));

@@ -189,7 +189,7 @@ pub fn with(algorithm: Algorithm, max_solutions: usize) -> Options {
 /// Panics unless the outcome's grid solves `puzzle`.
 pub fn assert_solves(puzzle: &Grid, outcome: &Outcome) {
     let grid = outcome
-        .solution()
+        .grid()
         .unwrap_or_else(|| panic!("no solution in {outcome:?} for {puzzle:?}"));
     assert!(
         grid.is_solution_of(puzzle),
