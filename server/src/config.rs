@@ -139,6 +139,10 @@ pub struct Config {
     /// Time in-flight calls get to finish after SIGTERM/SIGINT, in milliseconds.
     #[arg(long, env = "SUDOKU_GRACE_MS", default_value_t = DEFAULT_GRACE_MS)]
     pub grace_ms: u64,
+    /// Time between NOT_SERVING and closing the listener on shutdown, for health watchers to
+    /// hear it; not a flag (an embedded server has no watchers and sets it to 0).
+    #[arg(skip = 100u64)]
+    pub not_serving_notice_ms: u64,
     /// Open client connections; more are closed as soon as accepted.
     #[arg(long, env = "SUDOKU_MAX_CONNECTIONS", default_value_t = DEFAULT_MAX_CONNECTIONS)]
     pub max_connections: usize,
@@ -186,6 +190,8 @@ impl Config {
             // Its one client is in the same process: nothing to rebalance, and a long batch
             // must not be cut at the age limit.
             max_connection_age_ms: 0,
+            // No health watchers: shutting down need not wait for them.
+            not_serving_notice_ms: 0,
             ..Config::default()
         }
     }
@@ -274,6 +280,7 @@ impl Default for Config {
             max_guesses: DEFAULT_MAX_GUESSES,
             max_solve_ms: DEFAULT_MAX_SOLVE_MS,
             grace_ms: DEFAULT_GRACE_MS,
+            not_serving_notice_ms: 100,
             max_connections: DEFAULT_MAX_CONNECTIONS,
             handshake_timeout_ms: DEFAULT_HANDSHAKE_TIMEOUT_MS,
             max_id_bytes: DEFAULT_MAX_ID_BYTES,

@@ -45,8 +45,6 @@ use crate::puzzles::PuzzlesService;
 use crate::service::SudokuService;
 use crate::shared::Shared;
 
-/// Time between NOT_SERVING and closing the listener, for watchers to hear it.
-const NOT_SERVING_NOTICE: Duration = Duration::from_millis(100);
 /// HTTP/2 flow-control window per stream: what a client may send beyond what the server has
 /// read. A stream that stops reading (its batch window is full because its client reads
 /// slowly) leaves up to this much in h2's buffers as small DATA frames, and h2 sends GOAWAY
@@ -119,7 +117,8 @@ pub async fn start_on(listener: TcpListener, config: Config) -> anyhow::Result<S
     let incoming = Incoming::new(listener, &config, metrics.clone());
     let (stop_tx, stop_rx) = oneshot::channel::<()>();
     let task = tokio::spawn(async move {
-        let result = serve(router, incoming, health, config.grace(), stop_rx).await;
+        let notice = Duration::from_millis(config.not_serving_notice_ms);
+        let result = serve(router, incoming, health, config.grace(), notice, stop_rx).await;
         metrics_stop.notify_one();
         tracing::info!("stopped");
         result
@@ -231,6 +230,7 @@ async fn serve(
     incoming: Incoming,
     health: Health,
     grace: Duration,
+    notice: Duration,
     stop: oneshot::Receiver<()>,
 ) -> anyhow::Result<()> {
     let draining = Arc::new(Notify::new());
@@ -240,7 +240,7 @@ async fn serve(
         tracing::info!(grace_ms = grace.as_millis() as u64, "draining");
         health.drain().await;
         // Let health watchers hear NOT_SERVING before connections get GOAWAY.
-        tokio::time::sleep(NOT_SERVING_NOTICE).await;
+        tokio::time::sleep(notice).await;
         signal_drain.notify_one();
     };
     let serve = router.serve_with_incoming_shutdown(incoming, on_stop);
