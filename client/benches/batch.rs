@@ -20,7 +20,10 @@ struct Lcg(u64);
 
 impl Lcg {
     fn next(&mut self, below: usize) -> usize {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         ((self.0 >> 33) % below as u64) as usize
     }
 }

@@ -10,7 +10,6 @@
 //! `SUDOKU_DATA` moves the dataset folder; `SUDOKU_BENCH_LIMIT` caps puzzles per dataset
 //! (default 20,000); `SUDOKU_BENCH_SECONDS` sets each unary run's length (default 3).
 
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
@@ -41,15 +40,12 @@ fn env_number(name: &str, default: u64) -> u64 {
 }
 
 fn load(name: &str, limit: usize) -> Option<Vec<Grid>> {
-    let dir = std::env::var_os("SUDOKU_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data"));
-    let text = std::fs::read_to_string(dir.join(name)).ok()?;
+    let set = test_support::read_dataset(&test_support::data_file(name)?);
     Some(
-        text.lines()
-            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        set.puzzles
+            .iter()
             .take(limit)
-            .filter_map(|l| l.split_whitespace().next()?.parse().ok())
+            .filter_map(|l| l.parse().ok())
             .collect(),
     )
 }
@@ -83,8 +79,8 @@ async fn main() -> anyhow::Result<()> {
         .build()?;
 
     for name in ["puzzles5_forum_hardest_1905_11+", "puzzles2_17_clue"] {
+        // `load` has said why when the dataset is absent.
         let Some(puzzles) = load(name, limit) else {
-            eprintln!("skipping {name}: dataset not found (set SUDOKU_DATA)");
             continue;
         };
         // Chunks alternate between the two, each run three times keeping the fastest, so a
@@ -128,8 +124,8 @@ async fn main() -> anyhow::Result<()> {
     }
 
     for name in ["puzzles5_forum_hardest_1905_11+", "puzzles2_17_clue"] {
+        // `load` has said why when the dataset is absent.
         let Some(puzzles) = load(name, limit) else {
-            eprintln!("skipping {name}: dataset not found (set SUDOKU_DATA)");
             continue;
         };
         bench_packed(name, &puzzles, &channel, &threads).await?;

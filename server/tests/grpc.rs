@@ -1,92 +1,31 @@
 //! End-to-end: a real server on 127.0.0.1 port 0, called with the generated client.
 
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use solver_core::{Grid, Shape};
-use sudoku_proto::pb::sudoku_client::SudokuClient;
+use sudoku_proto::grid_to_pb;
 use sudoku_proto::pb::{self, Algorithm, Outcome, SolveOptions, SolveRequest};
-use sudoku_proto::{grid_from_pb, grid_to_pb};
-use sudoku_server::{Config, Server};
+use sudoku_server::Config;
 use tokio_stream::StreamExt;
 use tonic::Code;
 use tonic::codec::CompressionEncoding;
 use tonic::transport::Channel;
 use tonic_types::StatusExt;
 
-const CLASSIC: &str =
-    "3.65.84..52........87....31..3.1..8.9..863..5.5..9.6..13....25........74..52.63..";
-/// Takes plain backtracking a long time.
-const SLOW_FOR_BACKTRACKING: &str =
-    "..............3.85..1.2.......5.7.....4...1...9.......5......73..2.1........4...9";
+mod support;
 
-async fn server(config: Config) -> (Server, SudokuClient<Channel>) {
-    let server = sudoku_server::start(config).await.expect("server starts");
-    let client = SudokuClient::connect(format!("http://{}", server.addr()))
-        .await
-        .expect("client connects");
-    (server, client)
-}
+use support::*;
 
-fn request(id: &str, puzzle: &Grid, algorithm: Algorithm, max_solutions: u32) -> SolveRequest {
-    SolveRequest {
-        id: id.to_owned(),
-        puzzle: Some(grid_to_pb(puzzle)),
-        options: Some(SolveOptions {
-            max_solutions,
-            algorithm: algorithm.into(),
-            max_guesses: 0,
-        }),
-    }
-}
-
-fn grid(text: &str) -> Grid {
-    text.parse().expect("test puzzle parses")
-}
-
-/// Panics unless the response holds a solution of `puzzle` that keeps its givens.
-fn assert_solved(puzzle: &Grid, response: &pb::SolveResponse) {
-    let solution = response.solution.as_ref().expect("a solution");
-    let solution = grid_from_pb(solution).expect("the solution is a valid grid");
-    assert!(
-        solution.is_solution_of(puzzle),
-        "{solution:?} does not solve {puzzle:?}"
-    );
-}
-
+/// The first `limit_per_file` puzzles of the easy and the hard dataset; `None` (after saying so,
+/// or failing in CI) when they are absent.
 fn dataset(limit_per_file: usize) -> Option<Vec<Grid>> {
-    let dir = std::env::var_os("SUDOKU_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data"));
     let mut puzzles = Vec::new();
     for name in ["puzzles2_17_clue", "puzzles5_forum_hardest_1905_11+"] {
-        let Ok(text) = std::fs::read_to_string(dir.join(name)) else {
-            eprintln!(
-                "skipping: dataset {} not found (set SUDOKU_DATA)",
-                dir.join(name).display()
-            );
-            return None;
-        };
-        puzzles.extend(
-            text.lines()
-                .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-                .take(limit_per_file)
-                .map(|l| grid(l.split_whitespace().next().unwrap_or(""))),
-        );
+        let path = test_support::data_file(name)?;
+        let set = test_support::read_dataset(&path);
+        puzzles.extend(set.puzzles.iter().take(limit_per_file).map(|l| grid(l)));
     }
     Some(puzzles)
-}
-
-/// Polls `check` until it holds or `limit` passes.
-async fn eventually(limit: Duration, mut check: impl FnMut() -> bool) -> bool {
-    let start = Instant::now();
-    while start.elapsed() < limit {
-        if check() {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
-    check()
 }
 
 #[tokio::test]
@@ -354,16 +293,6 @@ async fn batch_reports_invalid_items_and_goes_on() {
         }
     }
     server.shutdown().await.unwrap();
-}
-
-/// Counting every solution of an empty grid never ends by itself: only a stop ends it.
-fn endless(id: &str) -> SolveRequest {
-    request(
-        id,
-        &Grid::empty(Shape::CLASSIC),
-        Algorithm::Backtracking,
-        u32::MAX,
-    )
 }
 
 #[tokio::test]
