@@ -46,6 +46,23 @@ impl PuzzlesService {
             .map_err(|e| e.to_status_in(field, shape))
     }
 
+    /// What Hint and Explain share: the caller, the grid, the options and the marks.
+    fn logic_call(&self, request: Request<pb::HintRequest>) -> Result<LogicCall, Status> {
+        let deadline = client_deadline(request.metadata());
+        let tenant = Tenant::of(request.remote_addr());
+        let request = request.into_inner();
+        let grid = self.read_grid(request.grid.as_ref(), "grid")?;
+        let cancel = CancelOnDrop::new();
+        let options = self.logic_options(request.options, deadline, &cancel);
+        Ok(LogicCall {
+            tenant,
+            grid,
+            options,
+            marks: marks(request.candidates),
+            _cancel: cancel,
+        })
+    }
+
     /// The logic engine's options: the request's, the server's time cap and the caller's
     /// deadline, and a flag the call raises when it is dropped.
     fn logic_options(
@@ -143,6 +160,16 @@ impl PuzzlesService {
             _ => (pb::Verdict::Stopped, None),
         })
     }
+}
+
+/// A Hint or Explain request, checked.
+struct LogicCall {
+    tenant: Tenant,
+    grid: Grid,
+    options: RateOptions,
+    marks: Option<Vec<u64>>,
+    /// Raises the engine's cancel flag when the call is dropped.
+    _cancel: CancelOnDrop,
 }
 
 /// A logic error that is the caller's fault, as INVALID_ARGUMENT; `None` for verdicts.
@@ -244,16 +271,10 @@ impl pb::puzzles_server::Puzzles for PuzzlesService {
         request: Request<pb::HintRequest>,
     ) -> Result<Response<pb::HintResponse>, Status> {
         let _slot = self.shared.admit()?;
-        let deadline = client_deadline(request.metadata());
-        let tenant = Tenant::of(request.remote_addr());
-        let request = request.into_inner();
-        let grid = self.read_grid(request.grid.as_ref(), "grid")?;
-        let cancel = CancelOnDrop::new();
-        let options = self.logic_options(request.options, deadline, &cancel);
-        let marks = marks(request.candidates);
+        let call = self.logic_call(request)?;
         let hint = self
-            .run(tenant, move || {
-                logic::hint(&grid, marks.as_deref(), &options)
+            .run(call.tenant, move || {
+                logic::hint(&call.grid, call.marks.as_deref(), &call.options)
             })
             .await?;
         let answer = match hint {
@@ -281,16 +302,10 @@ impl pb::puzzles_server::Puzzles for PuzzlesService {
         request: Request<pb::HintRequest>,
     ) -> Result<Response<Self::ExplainStream>, Status> {
         let _slot = self.shared.admit()?;
-        let deadline = client_deadline(request.metadata());
-        let tenant = Tenant::of(request.remote_addr());
-        let request = request.into_inner();
-        let grid = self.read_grid(request.grid.as_ref(), "grid")?;
-        let cancel = CancelOnDrop::new();
-        let options = self.logic_options(request.options, deadline, &cancel);
-        let marks = marks(request.candidates);
+        let call = self.logic_call(request)?;
         let explanation = self
-            .run(tenant, move || {
-                logic::explain(&grid, marks.as_deref(), &options)
+            .run(call.tenant, move || {
+                logic::explain(&call.grid, call.marks.as_deref(), &call.options)
             })
             .await?;
         let messages = match explanation {
