@@ -5,9 +5,10 @@ use std::time::Instant;
 
 use super::board::Candidates;
 use super::step::Found;
+use super::step::Technique;
 use super::{
-    RateOptions, fish, grouped, locked, loops, singles, strong, subsets, turbot, unique, wings,
-    wxyz,
+    RateOptions, fish, grouped, locked, loops, named, singles, strong, subsets, turbot, unique,
+    wings, wxyz,
 };
 use crate::StopReason;
 
@@ -84,6 +85,25 @@ pub enum End {
 /// into a [`Found`] with `Technique::Chain(name)`; see notes/logic-design.md.
 const CHAINS: Option<Finder> = None;
 
+/// How the engine picks each step: [`next_step`] for ratings, [`next_hint`] for players.
+pub(crate) type Next = fn(&Candidates, &RateOptions) -> Option<Found>;
+
+/// The next step for a player: as [`next_step`], but where SE's step is a chain, a W-Wing or
+/// ALS-XZ when one applies (named patterns players know), carrying the chain's rating.
+pub(crate) fn next_hint(board: &Candidates, options: &RateOptions) -> Option<Found> {
+    let step = next_step(board, options)?;
+    if !matches!(step.technique, Technique::Chain(_)) {
+        return Some(step);
+    }
+    match named::w_wing(board).or_else(|| named::als_xz(board)) {
+        Some(mut named) => {
+            named.tenths = step.tenths;
+            Some(named)
+        }
+        None => Some(step),
+    }
+}
+
 /// The simplest step available on `board`, if any.
 pub(crate) fn next_step(board: &Candidates, options: &RateOptions) -> Option<Found> {
     BASIC
@@ -100,6 +120,7 @@ pub(crate) fn next_step(board: &Candidates, options: &RateOptions) -> Option<Fou
 pub(crate) fn run(
     board: &mut Candidates,
     options: &RateOptions,
+    next: Next,
     solution: Option<&[u8]>,
     mut on_step: impl FnMut(&Found, &Candidates),
 ) -> End {
@@ -122,7 +143,7 @@ pub(crate) fn run(
         if options.deadline.is_some_and(|d| Instant::now() >= d) {
             return End::Stopped(StopReason::Deadline);
         }
-        let Some(found) = next_step(board, options) else {
+        let Some(found) = next(board, options) else {
             return End::Stuck;
         };
         if let Some(solution) = solution {

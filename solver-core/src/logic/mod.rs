@@ -24,6 +24,10 @@
 //! Singles, locked candidates, subsets, fish and the other single-digit and wing patterns work
 //! on every box shape.
 //!
+//! Hints and explanations (not ratings) also offer two patterns players know by name that SE
+//! sees only as forcing chains, W-Wing and ALS-XZ, where SE's next step would be a chain; such
+//! a step carries the rating of the chain it stands for.
+//!
 //! ```
 //! use solver_core::Grid;
 //! use solver_core::logic::{rate, Level, RateOptions};
@@ -42,6 +46,7 @@ mod fish;
 mod grouped;
 mod locked;
 mod loops;
+mod named;
 mod rating;
 mod singles;
 mod step;
@@ -186,7 +191,7 @@ fn starting_board(
 pub fn hint(grid: &Grid, marks: Option<&[u64]>, options: &RateOptions) -> Result<Hint, LogicError> {
     let solution = unique_solution(grid, options)?;
     let (board, wrong_marks) = starting_board(grid, marks, &solution)?;
-    let step = engine::next_step(&board, options).map(|found| {
+    let step = engine::next_hint(&board, options).map(|found| {
         debug_assert!(engine::agrees(&found, solution.cells()));
         found.to_step(&board)
     });
@@ -209,6 +214,7 @@ pub fn explain(
     let end = engine::run(
         &mut board,
         options,
+        engine::next_hint,
         Some(solution.cells()),
         |found, board| steps.push(found.to_step(board)),
     );

@@ -104,6 +104,7 @@ pub fn rate(grid: &Grid, options: &RateOptions) -> Result<Rating, LogicError> {
     let end = engine::run(
         &mut board,
         options,
+        engine::next_step,
         Some(solution.cells()),
         |found, board| {
             steps += 1;

@@ -75,6 +75,10 @@ pub enum Technique {
     Bug4,
     /// A chain-family technique (from the chain module), by name.
     Chain(&'static str),
+    /// Two bivalue cells joined by a strong link (hints only; SE sees a forcing chain).
+    WWing,
+    /// Two almost locked sets with a restricted common digit (hints only, as W-Wing).
+    AlsXz,
 }
 
 impl Technique {
@@ -114,6 +118,8 @@ impl Technique {
             Technique::Bug3 => "BUG type 3",
             Technique::Bug4 => "BUG type 4",
             Technique::Chain(name) => name,
+            Technique::WWing => "W-Wing",
+            Technique::AlsXz => "ALS-XZ",
         }
     }
 
