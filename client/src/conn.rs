@@ -24,9 +24,72 @@ pub struct Server {
     /// The URL as the user gave it (normalised), for messages.
     pub url: String,
     endpoint: Endpoint,
+    /// TLS settings for https, kept to reach each address of the host under its name.
+    tls: Option<ClientTlsConfig>,
 }
 
 impl Server {
+    /// The server at `url`, as the global flags say to reach it.
+    fn new(url: &str, global: &Global) -> anyhow::Result<Server> {
+        let tls = if url.starts_with("https://") {
+            Some(tls_config(global)?)
+        } else {
+            None
+        };
+        Ok(Server {
+            url: url.to_owned(),
+            endpoint: endpoint_with(url, tls.clone())?,
+            tls,
+        })
+    }
+
+    /// One server per address the host name resolves to now (IPv4 ones where there are any,
+    /// as a headless Service lists its pods), each named `url (address)` and checked against
+    /// the host's name under TLS; the server itself for an address literal, or when the name
+    /// does not resolve (connecting then says why).
+    pub async fn resolve(&self) -> Vec<Server> {
+        let uri = self.endpoint.uri();
+        let (Some(host), Some(scheme)) = (uri.host(), uri.scheme_str()) else {
+            return vec![self.clone()];
+        };
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        let port = uri
+            .port_u16()
+            .unwrap_or(if scheme == "https" { 443 } else { 80 });
+        if host.parse::<std::net::IpAddr>().is_ok() {
+            return vec![self.clone()];
+        }
+        let Ok(found) = tokio::net::lookup_host((host, port)).await else {
+            return vec![self.clone()];
+        };
+        let mut addrs: Vec<std::net::SocketAddr> = found.collect();
+        if addrs.iter().any(|a| a.is_ipv4()) {
+            addrs.retain(|a| a.is_ipv4());
+        }
+        addrs.sort();
+        addrs.dedup();
+        let each = addrs.into_iter().filter_map(|addr| {
+            let tls = self.tls.clone().map(|t| t.domain_name(host));
+            let endpoint = endpoint_with(&format!("{scheme}://{addr}"), tls.clone()).ok()?;
+            Some(Server {
+                url: format!("{} ({addr})", self.url),
+                endpoint,
+                tls,
+            })
+        });
+        let servers: Vec<Server> = each.collect();
+        if servers.is_empty() {
+            vec![self.clone()]
+        } else {
+            servers
+        }
+    }
+
+    /// The address this server stands for, to tell resolved servers apart.
+    pub fn key(&self) -> String {
+        self.endpoint.uri().to_string()
+    }
+
     /// A new connection to this server; a host name is resolved again, so a job that
     /// reconnects follows pods behind a headless Service as they come and go.
     pub async fn connect(&self) -> Result<Channel, tonic::transport::Error> {
@@ -82,7 +145,11 @@ impl Connection {
                 .connect()
                 .await
                 .context("cannot reach the embedded server")?;
-            let local = vec![Server { url, endpoint }];
+            let local = vec![Server {
+                url,
+                endpoint,
+                tls: None,
+            }];
             (
                 channel,
                 local,
@@ -90,18 +157,11 @@ impl Connection {
                 "the embedded server".to_owned(),
             )
         } else {
-            let endpoints = servers
-                .iter()
-                .map(|url| endpoint(url, global))
-                .collect::<anyhow::Result<Vec<_>>>()?;
             let remote = servers
                 .iter()
-                .zip(&endpoints)
-                .map(|(url, endpoint)| Server {
-                    url: url.clone(),
-                    endpoint: endpoint.clone(),
-                })
-                .collect();
+                .map(|url| Server::new(url, global))
+                .collect::<anyhow::Result<Vec<_>>>()?;
+            let endpoints: Vec<Endpoint> = remote.iter().map(|s| s.endpoint.clone()).collect();
             if global.verbose {
                 eprintln!("sudoku: using {}", servers.join(", "));
             }
@@ -257,25 +317,39 @@ fn server_url(text: &str) -> String {
 const DEFAULT_PORT: u16 = 50051;
 
 fn endpoint(url: &str, global: &Global) -> anyhow::Result<Endpoint> {
-    let mut endpoint = Endpoint::from_shared(url.to_owned())
+    let tls = if url.starts_with("https://") {
+        Some(tls_config(global)?)
+    } else {
+        None
+    };
+    endpoint_with(url, tls)
+}
+
+/// An endpoint for `url`, with TLS settings where the URL is https.
+fn endpoint_with(url: &str, tls: Option<ClientTlsConfig>) -> anyhow::Result<Endpoint> {
+    let endpoint = Endpoint::from_shared(url.to_owned())
         .with_context(|| format!("'{url}' is not a server URL like http://127.0.0.1:50051"))?
         .connect_timeout(CONNECT_TIMEOUT)
         .tcp_nodelay(true);
-    if url.starts_with("https://") {
-        let Some(path) = &global.ca_cert else {
-            bail!("{url} uses TLS: give the CA certificate to trust with --ca-cert");
-        };
-        let pem = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-        if !pem
-            .windows(CERT_MARKER.len())
-            .any(|w| w == CERT_MARKER.as_bytes())
-        {
-            bail!("{} holds no PEM certificate", path.display());
-        }
-        endpoint = endpoint
-            .tls_config(ClientTlsConfig::new().ca_certificate(Certificate::from_pem(pem)))?;
+    Ok(match tls {
+        Some(tls) => endpoint.tls_config(tls)?,
+        None => endpoint,
+    })
+}
+
+/// What to trust for https: the `--ca-cert` file, or the system's roots without one.
+fn tls_config(global: &Global) -> anyhow::Result<ClientTlsConfig> {
+    let Some(path) = &global.ca_cert else {
+        return Ok(ClientTlsConfig::new().with_native_roots());
+    };
+    let pem = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    if !pem
+        .windows(CERT_MARKER.len())
+        .any(|w| w == CERT_MARKER.as_bytes())
+    {
+        bail!("{} holds no PEM certificate", path.display());
     }
-    Ok(endpoint)
+    Ok(ClientTlsConfig::new().ca_certificate(Certificate::from_pem(pem)))
 }
 
 /// An error and its sources on one line, a source that repeats the one before dropped.

@@ -88,7 +88,7 @@ async fn run(cli: Cli) -> anyhow::Result<bool> {
         Command::Solve(args) => solve::run(&conn, args, &printer)
             .await
             .map(|t| t.failed == 0),
-        Command::Batch(args) => batch::run(conn.clone(), args, &printer)
+        Command::Batch(args) => batch::run(conn.clone(), args, &printer, cli.global.verbose)
             .await
             .map(|t| t.failed == 0),
         Command::Rate(args) => rate::run(&conn, args, format).await,

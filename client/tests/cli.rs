@@ -715,6 +715,14 @@ fn tls_with_the_readme_recipe() {
     );
     let out = success(sudoku().args(["--server", &server.url, "--ca-cert", ca, "solve", CLASSIC]));
     assert_solves(&grid(CLASSIC), &out);
+    // Without --ca-cert the system's roots are used, and they do not know the test CA.
+    let output = sudoku()
+        .args(["--server", &server.url, "health"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(err.contains("certificate"), "{err}");
     // Plain HTTP/2 to a TLS server is named as such.
     let plain = server.url.replace("https://", "");
     let output = sudoku()
@@ -778,7 +786,9 @@ fn a_batch_over_three_servers_survives_losing_one() {
             ServerProcess::start_with(&flags, "http://127.0.0.1", &[])
         })
         .collect();
-    let urls: Vec<&str> = servers.iter().map(|s| s.url.as_str()).collect();
+    // One by name: it is resolved, and its address is named.
+    let by_name = servers[2].url.replace("127.0.0.1", "localhost");
+    let urls = [servers[0].url.as_str(), servers[1].url.as_str(), &by_name];
     // Two puzzles in turn, so an answer out of place shows; the slow one keeps every server
     // busy long enough to lose one mid-batch.
     let inputs: Vec<&str> = (0..900)
@@ -794,6 +804,7 @@ fn a_batch_over_three_servers_survives_losing_one() {
         .collect();
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_sudoku"))
         .args([
+            "-v",
             "--server",
             &urls.join(","),
             "batch",
@@ -819,6 +830,11 @@ fn a_batch_over_three_servers_survives_losing_one() {
     assert!(
         err.contains(&format!("lost {}", servers[1].url)) && err.contains("re-sending its"),
         "a line says what happened: {err}"
+    );
+    let port = by_name.rsplit(':').next().unwrap_or_default();
+    assert!(
+        err.contains(&format!("sending puzzles to {by_name} (127.0.0.1:{port})")),
+        "{err}"
     );
     let out = String::from_utf8_lossy(&output.stdout);
     let lines: Vec<&str> = out.lines().collect();

@@ -5,6 +5,7 @@
 //! per server taking chunks from one queue (a lost server's chunks go to the others),
 //! [`reorder`] holds early answers until their turn and counts them.
 
+mod fleet;
 mod read;
 mod reorder;
 mod send;
@@ -39,26 +40,21 @@ pub async fn run(
     conn: Arc<Connection>,
     args: &BatchArgs,
     printer: &Printer,
+    verbose: bool,
 ) -> anyhow::Result<Tally> {
     let (chunk_tx, chunk_rx) = mpsc::channel(READ_AHEAD);
     let (item_tx, mut item_rx) = mpsc::unbounded_channel::<Item>();
     let (answer_tx, mut answer_rx) = mpsc::unbounded_channel();
     let reader = tokio::spawn(read::read(args.clone(), chunk_tx, item_tx));
-    let queue = Arc::new(send::Queue::new(chunk_rx, conn.servers().len()));
+    let queue = Arc::new(send::Queue::new(chunk_rx));
     let options = pb::SolveOptions::from(&args.options);
-    let workers: Vec<_> = conn
-        .servers()
-        .iter()
-        .map(|server| {
-            tokio::spawn(send::worker(
-                conn.clone(),
-                server.clone(),
-                options,
-                queue.clone(),
-                answer_tx.clone(),
-            ))
-        })
-        .collect();
+    let fleet = tokio::spawn(fleet::run(
+        conn.clone(),
+        options,
+        queue.clone(),
+        answer_tx.clone(),
+        verbose,
+    ));
     drop(answer_tx);
 
     let mut reorder = reorder::Reorder::default();
@@ -99,12 +95,10 @@ pub async fn run(
     summary.finish();
     queue.finish();
     reader.abort();
-    for worker in workers {
-        if failure.is_some() {
-            worker.abort();
-        }
-        let _ = worker.await;
+    if failure.is_some() {
+        fleet.abort();
     }
+    let _ = fleet.await;
     if let Some(err) = failure {
         let what = if err.is::<send::ServersLost>() {
             "lost the connection to"

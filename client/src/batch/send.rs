@@ -33,14 +33,14 @@ pub struct Queue {
 }
 
 impl Queue {
-    /// A queue over the chunker's output.
-    pub fn new(fresh: mpsc::Receiver<Arc<Chunk>>, workers: usize) -> Queue {
+    /// A queue over the reader's chunks, with no worker yet.
+    pub fn new(fresh: mpsc::Receiver<Arc<Chunk>>) -> Queue {
         Queue {
             retry: Mutex::new(VecDeque::new()),
             fresh: tokio::sync::Mutex::new(fresh),
             wake: Notify::new(),
             done: AtomicBool::new(false),
-            workers: AtomicUsize::new(workers),
+            workers: AtomicUsize::new(0),
         }
     }
 
@@ -53,6 +53,24 @@ impl Queue {
     /// Workers still running; when none is left, the job cannot finish.
     pub fn workers(&self) -> usize {
         self.workers.load(Ordering::Acquire)
+    }
+
+    /// Counts `n` workers about to start, before any of them can stop.
+    pub fn add_workers(&self, n: usize) {
+        self.workers.fetch_add(n, Ordering::AcqRel);
+    }
+
+    /// Waits until [`finish`](Queue::finish) is called.
+    pub async fn finished(&self) {
+        loop {
+            let woken = self.wake.notified();
+            tokio::pin!(woken);
+            woken.as_mut().enable();
+            if self.done.load(Ordering::Acquire) {
+                return;
+            }
+            woken.await;
+        }
     }
 
     fn put_back(&self, chunks: impl IntoIterator<Item = Arc<Chunk>>) {
@@ -112,7 +130,6 @@ pub async fn worker(
     queue: Arc<Queue>,
     answers: mpsc::UnboundedSender<anyhow::Result<Answered>>,
 ) {
-    let several = conn.servers().len() > 1;
     let mut failures = 0;
     loop {
         let lost = match stream(&conn, &server, options, &queue, &answers).await {
@@ -126,14 +143,16 @@ pub async fn worker(
         let (reason, unanswered) = lost;
         let puzzles: usize = unanswered.iter().map(|c| c.numbers.len()).sum();
         failures += 1;
-        if several && queue.workers() > 1 && puzzles > 0 {
+        // Alone, there is nobody to hand the work to and no point in waiting.
+        let alone = queue.workers() <= 1;
+        if !alone && puzzles > 0 {
             eprintln!(
                 "sudoku: lost {} ({reason}); re-sending its {puzzles} unanswered puzzles to the others",
                 server.url
             );
         }
         queue.put_back(unanswered);
-        if failures > RECONNECTS || !several {
+        if failures > RECONNECTS || alone {
             if queue.workers.fetch_sub(1, Ordering::AcqRel) == 1 {
                 let _ = answers.send(Err(ServersLost(reason).into()));
             } else {

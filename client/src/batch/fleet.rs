@@ -1,0 +1,59 @@
+//! The servers a batch goes to: each `--server` resolved to its addresses, one worker per
+//! address, and resolved again every few seconds while the job runs, so pods that join a
+//! headless Service get work (pods that leave are lost servers, and their work moves on).
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use sudoku_proto::pb;
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
+
+use super::send::{self, Answered, Queue};
+use crate::conn::Connection;
+
+/// How often host names are resolved again during a job.
+const RESOLVE_EVERY: Duration = Duration::from_secs(5);
+
+/// Runs workers for every address of every server until the job is over, then waits for them.
+pub async fn run(
+    conn: Arc<Connection>,
+    options: pb::SolveOptions,
+    queue: Arc<Queue>,
+    answers: mpsc::UnboundedSender<anyhow::Result<Answered>>,
+    verbose: bool,
+) {
+    let mut workers = JoinSet::new();
+    let mut known = HashSet::new();
+    let mut first = true;
+    loop {
+        let mut fresh = Vec::new();
+        for server in conn.servers() {
+            let each = server.resolve().await;
+            fresh.extend(each.into_iter().filter(|s| known.insert(s.key())));
+        }
+        // Counted before any starts, so that one failing at once is not taken for the last.
+        queue.add_workers(fresh.len());
+        for server in fresh {
+            if verbose || !first {
+                eprintln!("sudoku: sending puzzles to {}", server.url);
+            }
+            let worker = send::worker(
+                conn.clone(),
+                server,
+                options,
+                queue.clone(),
+                answers.clone(),
+            );
+            workers.spawn(worker);
+        }
+        first = false;
+        tokio::select! {
+            () = tokio::time::sleep(RESOLVE_EVERY) => {}
+            () = queue.finished() => break,
+        }
+    }
+    drop(answers);
+    while workers.join_next().await.is_some() {}
+}
