@@ -37,6 +37,7 @@
 //! ```
 
 mod board;
+mod chain;
 mod engine;
 mod fish;
 mod grouped;
