@@ -125,3 +125,17 @@ fn every_hardest_puzzle_is_solved_by_logic_within_a_second() {
     assert!(unsolved.is_empty(), "unsolved: {unsolved:?}");
     assert!(slowest.0 < Duration::from_secs(1), "slowest {slowest:?}");
 }
+
+#[test]
+#[ignore]
+fn debug_print() {
+    let rated = dataset("se_rated_public.txt").unwrap();
+    let want: u16 = std::env::var("SE").ok().and_then(|s| s.parse().ok()).unwrap_or(62);
+    for (grid, se) in rated.iter().filter(|(_, se)| *se == want).take(2) {
+        let e = explain(grid, None, &RateOptions::default()).unwrap();
+        println!("{grid:?} SE {se}");
+        for s in e.steps.iter().filter(|s| s.tenths >= 30) {
+            println!("  {} {}: {}", s.tenths, s.technique, s.text);
+        }
+    }
+}

@@ -13,14 +13,20 @@ pub(crate) fn aligned_pair(s: &State) -> Option<Deduction> {
     let t = tables();
     let open = s.open();
     for a in cells(open) {
-        for b in cells(open & t.peers[a] & !((1u128 << (a + 1)) - 1)) {
+        for b in cells(open & !((1u128 << (a + 1)) - 1)) {
+            let sees = t.peers[a] >> b & 1 != 0;
             let common = t.peers[a] & t.peers[b] & open;
+            if common.count_ones() < 2 {
+                continue;
+            }
             // Peers of both cells with two candidates exclude exactly that pair.
             let pairs: Vec<u16> = cells(common)
                 .map(|c| s.digits(c))
                 .filter(|m| m.count_ones() == 2)
                 .collect();
-            let allowed = |x: usize, y: usize| x != y && !pairs.contains(&(1 << x | 1 << y));
+            let allowed = |x: usize, y: usize| {
+                (x != y || !sees) && !pairs.contains(&(1 << x | 1 << y))
+            };
             let (ma, mb) = (s.digits(a), s.digits(b));
             let mut elims = Vec::new();
             for (cell, mine, theirs, first) in [(a, ma, mb, true), (b, mb, ma, false)] {

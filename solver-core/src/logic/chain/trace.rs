@@ -47,6 +47,8 @@ pub(crate) struct Trace {
     pub(crate) off: [Set; 9],
     /// The facts that contradict each other, when the assumption is false.
     pub(crate) contradiction: Option<Vec<u16>>,
+    /// Whether to go on past a contradiction (unary chains look for one particular fact).
+    go_on: bool,
 }
 
 fn key(c: usize, d: usize, on: bool) -> usize {
@@ -62,6 +64,7 @@ impl Trace {
             on: [0; 9],
             off: [0; 9],
             contradiction: None,
+            go_on: false,
         }
     }
 
@@ -79,7 +82,7 @@ impl Trace {
 
     /// Adds a fact (once) with its parents; a fact whose opposite holds is a contradiction.
     fn add(&mut self, c: usize, d: usize, on: bool, parents: &[u16]) {
-        if self.index[key(c, d, on)] != NONE || self.contradiction.is_some() {
+        if self.index[key(c, d, on)] != NONE || self.stopped() {
             return;
         }
         let i = self.nodes.len() as u16;
@@ -98,8 +101,18 @@ impl Trace {
             self.off[d] |= 1 << c;
         }
         if let Some(j) = self.find(c, d, !on) {
-            self.contradiction = Some(vec![j, i]);
+            self.clash(vec![j, i]);
         }
+    }
+
+    /// Records the first contradiction.
+    fn clash(&mut self, nodes: Vec<u16>) {
+        self.contradiction.get_or_insert(nodes);
+    }
+
+    /// Whether propagation stops here.
+    fn stopped(&self) -> bool {
+        self.contradiction.is_some() && !self.go_on
     }
 
     /// The number of facts the given nodes rest on, themselves included.
@@ -131,11 +144,23 @@ impl Trace {
 
 /// The implications of assuming digit index `d` is (`on`) or is not in cell `c` of `start`.
 pub(crate) fn trace(start: &State, c: usize, d: usize, on: bool, mode: Mode) -> Trace {
+    trace_with(start, (c, d, on), mode, false)
+}
+
+/// [`trace`], optionally going on past contradictions (sound for the assumption's opposite,
+/// which is all a unary chain concludes).
+pub(crate) fn trace_with(
+    start: &State,
+    (c, d, on): (usize, usize, bool),
+    mode: Mode,
+    go_on: bool,
+) -> Trace {
     let mut t = Trace::new();
+    t.go_on = go_on;
     t.add(c, d, on, &[]);
     let mut i = 0;
     loop {
-        while i < t.nodes.len() && t.contradiction.is_none() {
+        while i < t.nodes.len() && !t.stopped() {
             let n = t.nodes[i];
             if n.on {
                 follow_on(&mut t, start, i as u16, mode);
@@ -144,7 +169,7 @@ pub(crate) fn trace(start: &State, c: usize, d: usize, on: bool, mode: Mode) -> 
             }
             i += 1;
         }
-        if t.contradiction.is_some() || mode != Mode::Plus || !locked(&mut t, start) {
+        if t.stopped() || mode != Mode::Plus || !locked(&mut t, start) {
             return t;
         }
     }
@@ -170,43 +195,64 @@ fn follow_on(t: &mut Trace, start: &State, i: u16, mode: Mode) {
 fn follow_off(t: &mut Trace, start: &State, i: u16, mode: Mode) {
     let n = t.nodes[i as usize];
     let (c, d) = (n.cell as usize, n.digit as usize);
-    let dynamic = matches!(mode, Mode::Dynamic | Mode::Plus);
-    if mode != Mode::X {
-        let all = start.digits(c);
-        let left: Vec<usize> = (0..9)
-            .filter(|&e| all >> e & 1 != 0 && t.off[e] >> c & 1 == 0)
-            .collect();
-        if dynamic || all.count_ones() == 2 {
-            let offs: Vec<u16> = (0..9)
-                .filter(|&e| all >> e & 1 != 0 && t.off[e] >> c & 1 != 0)
-                .filter_map(|e| t.find(c, e, false))
-                .collect();
-            match left.as_slice() {
-                [] => t.contradiction = Some(offs),
-                &[e] => t.add(c, e, true, &offs),
-                _ => {}
-            }
+    if matches!(mode, Mode::Dynamic | Mode::Plus) {
+        dynamic_cell(t, start, c);
+        for h in tables().cell_houses[c] {
+            dynamic_house(t, start, h as usize, d);
         }
+        return;
+    }
+    // Static links: the other candidate of a bivalue cell, the other place of a bilocal
+    // digit, whatever else the chain has shown (SE's implication graph).
+    let all = start.digits(c);
+    if mode != Mode::X && all.count_ones() == 2 {
+        t.add(c, (all & !(1 << d)).trailing_zeros() as usize, true, &[i]);
     }
     if mode == Mode::Y {
         return;
     }
     for h in tables().cell_houses[c] {
-        let all = start.cand[d] & tables().houses[h as usize];
-        if !dynamic && all.count_ones() != 2 {
-            continue;
+        let places = start.cand[d] & tables().houses[h as usize];
+        if places.count_ones() == 2 {
+            t.add((places & !(1 << c)).trailing_zeros() as usize, d, true, &[i]);
         }
-        let left = all & !t.off[d];
-        if left & left.wrapping_sub(1) != 0 {
-            continue;
+    }
+}
+
+/// On the board the chain has changed: a cell with one digit left holds it; with none, the
+/// assumption is false.
+fn dynamic_cell(t: &mut Trace, start: &State, c: usize) {
+    let all = start.digits(c);
+    let gone: Vec<usize> = (0..9)
+        .filter(|&e| all >> e & 1 != 0 && t.off[e] >> c & 1 != 0)
+        .collect();
+    let offs: Vec<u16> = gone.iter().filter_map(|&e| t.find(c, e, false)).collect();
+    match all.count_ones() as usize - gone.len() {
+        0 => t.clash(offs),
+        1 => {
+            let e = (0..9)
+                .find(|&e| all >> e & 1 != 0 && !gone.contains(&e))
+                .unwrap_or(0);
+            t.add(c, e, true, &offs);
         }
-        let offs: Vec<u16> = cells(all & t.off[d])
-            .filter_map(|q| t.find(q, d, false))
-            .collect();
-        if left == 0 {
-            t.contradiction = Some(offs);
-            return;
-        }
+        _ => {}
+    }
+}
+
+/// On the board the chain has changed: a digit with one place left in a house goes there;
+/// with none, the assumption is false.
+fn dynamic_house(t: &mut Trace, start: &State, h: usize, d: usize) {
+    let all = start.cand[d] & tables().houses[h];
+    let left = all & !t.off[d];
+    if left & left.wrapping_sub(1) != 0 {
+        return;
+    }
+    let offs: Vec<u16> = cells(all & t.off[d])
+        .filter_map(|q| t.find(q, d, false))
+        .collect();
+    if left == 0 {
+        t.clash(offs);
+    } else {
         t.add(left.trailing_zeros() as usize, d, true, &offs);
     }
 }

@@ -4,7 +4,7 @@
 use super::deduction::{self, Deduction};
 use super::rating;
 use super::state::State;
-use super::trace::{Mode, trace};
+use super::trace::{Mode, trace_with};
 
 /// The lowest-rated self-contradicting static chain on the board.
 pub(crate) fn unary(s: &State) -> Option<Deduction> {
@@ -37,7 +37,7 @@ fn self_contradiction(
     name: &'static str,
     base: u16,
 ) -> Option<Deduction> {
-    let t = trace(s, c, d, on, mode);
+    let t = trace_with(s, (c, d, on), mode, true);
     let end = t.find(c, d, !on)?;
     let tenths = rating::rate(base, t.ancestors(&[end]));
     let mut found = Deduction::setting(name, tenths, c, d, !on);
@@ -48,4 +48,30 @@ fn self_contradiction(
         deduction::fact(c, d, !on)
     );
     Some(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::logic::board::testing::{empty, remove};
+
+    #[test]
+    fn an_x_chain_eliminates_what_sees_both_ends() {
+        // Digit 1: column 1 only in r1, r5; column 2 only in r5... a skyscraper: columns 1
+        // and 5 hold 1 only in rows 1/6 and 2/6.
+        let mut b = empty(3, 3);
+        let keep = [(0, 0), (5, 0), (1, 4), (5, 4)];
+        for col in [0, 4] {
+            let cells: Vec<(usize, usize)> = (0..9)
+                .map(|r| (r, col))
+                .filter(|rc| !keep.contains(rc))
+                .collect();
+            remove(&mut b, 1, &cells);
+        }
+        let s = State::from_board(&b);
+        let t = trace_with(&s, (3, 0, true), Mode::X, true);
+        assert!(t.find(3, 0, false).is_some(), "{:?}", t.nodes.iter().map(super::deduction::node).collect::<Vec<_>>());
+        let found = unary(&s).expect("an X-chain");
+        assert_eq!(found.name, "Forcing X-chain");
+    }
 }
