@@ -36,7 +36,8 @@ pub(crate) fn multiple(s: &State, mode: Mode, name: &'static str, base: u16) -> 
 fn contradictions(b: &Branches, name: &'static str, base: u16) -> Option<Deduction> {
     let mut best: Option<Deduction> = None;
     for (k, &(c, d)) in b.list.iter().enumerate() {
-        for (t, on) in [(&b.on[k], true), (&b.off[k], false)] {
+        let off = b.off.get(k).map(|t| (t, false));
+        for (t, on) in std::iter::once((&b.on[k], true)).chain(off) {
             let Some(clash) = &t.contradiction else {
                 continue;
             };

@@ -6,14 +6,17 @@ pub(crate) const ALIGNED_PAIR: u16 = 62;
 pub(crate) const FORCING_X: u16 = 66;
 /// Forcing chain mixing cell and house links.
 pub(crate) const FORCING_XY: u16 = 70;
+/// Nishio forcing chains: a candidate whose dynamic consequences contradict each other.
+pub(crate) const NISHIO: u16 = 75;
 /// Static cell, region and double-implication forcing chains.
-pub(crate) const MULTIPLE: u16 = 75;
-/// Dynamic forcing chains.
-pub(crate) const DYNAMIC: u16 = 80;
+pub(crate) const MULTIPLE: u16 = 80;
+/// Dynamic forcing chains. (The calibration file puts SE's dynamic chains at 8.5+, as in
+/// Sudoku Explainer 1.2.1, not 8.0.)
+pub(crate) const DYNAMIC: u16 = 85;
 /// Dynamic forcing chains with locked candidates inside.
-pub(crate) const PLUS: u16 = 85;
+pub(crate) const PLUS: u16 = 90;
 /// Nested forcing chains, first level; each deeper level adds half a point.
-pub(crate) const NESTED: u16 = 90;
+pub(crate) const NESTED: u16 = 95;
 
 /// SE's length bonus: +0.1 each time the length passes 4, 6, 8, 12, 16, 24, 32, ... (the
 /// bound grows by 3/2 and 4/3 in turn).

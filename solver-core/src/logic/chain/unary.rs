@@ -27,6 +27,20 @@ pub(crate) fn unary(s: &State) -> Option<Deduction> {
     best
 }
 
+/// Nishio forcing chains: a candidate whose dynamic consequences remove it.
+pub(crate) fn nishio(s: &State) -> Option<Deduction> {
+    let mut best = None;
+    for (c, d) in s.candidates() {
+        let name = "Nishio forcing chain";
+        if let Some(found) = self_contradiction(s, c, d, true, Mode::Dynamic, name, rating::NISHIO)
+            && found.better_than(&best)
+        {
+            best = Some(found);
+        }
+    }
+    best
+}
+
 /// The chain from one assumption back to its opposite, if there is one.
 fn self_contradiction(
     s: &State,
