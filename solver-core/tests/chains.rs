@@ -1,5 +1,5 @@
 //! The chain family of the logic engine on real puzzles: every step agrees with the unique
-//! solution (samples in debug builds), and every puzzle of the forum's hardest list is solved
+//! solution (a spread of 100 rated puzzles of SE 6.2+ and 30 of the hardest), and every puzzle of the forum's hardest list is solved
 //! by logic alone, each within a second (release only:
 //! `cargo test --release -p solver-core --test chains -- --include-ignored`).
 
@@ -20,7 +20,10 @@ fn dataset(name: &str) -> Option<Vec<(Grid, u16)>> {
         .map(|l| {
             let mut parts = l.split_whitespace();
             let grid: Grid = parts.next().unwrap_or("").parse().expect("puzzle parses");
-            let se = parts.next().and_then(|s| s.parse::<f64>().ok()).unwrap_or(0.0);
+            let se = parts
+                .next()
+                .and_then(|s| s.parse::<f64>().ok())
+                .unwrap_or(0.0);
             (grid, (se * 10.0).round() as u16)
         })
         .collect();
@@ -71,7 +74,7 @@ fn chain_steps_agree_with_the_solution_on_rated_puzzles() {
         return;
     };
     let hard: Vec<(Grid, u16)> = rated.into_iter().filter(|(_, se)| *se >= 62).collect();
-    let sample = spread(&hard, if cfg!(debug_assertions) { 40 } else { 100 });
+    let sample = spread(&hard, 100);
     let mut chains = 0;
     for (grid, se) in &sample {
         let (steps, end) = checked(grid);
@@ -89,7 +92,7 @@ fn chain_steps_agree_with_the_solution_on_the_hardest_puzzles() {
     let Some(hardest) = dataset("puzzles6_forum_hardest_1106") else {
         return;
     };
-    let sample = spread(&hardest, if cfg!(debug_assertions) { 3 } else { 30 });
+    let sample = spread(&hardest, 30);
     for (grid, _) in &sample {
         let (_, end) = checked(grid);
         assert_eq!(end, End::Solved, "{grid:?} not solved by logic");
@@ -124,18 +127,4 @@ fn every_hardest_puzzle_is_solved_by_logic_within_a_second() {
     );
     assert!(unsolved.is_empty(), "unsolved: {unsolved:?}");
     assert!(slowest.0 < Duration::from_secs(1), "slowest {slowest:?}");
-}
-
-#[test]
-#[ignore]
-fn debug_print() {
-    let rated = dataset("se_rated_public.txt").unwrap();
-    let want: u16 = std::env::var("SE").ok().and_then(|s| s.parse().ok()).unwrap_or(62);
-    for (grid, se) in rated.iter().filter(|(_, se)| *se == want).take(2) {
-        let e = explain(grid, None, &RateOptions::default()).unwrap();
-        println!("{grid:?} SE {se}");
-        for s in e.steps.iter().filter(|s| s.tenths >= 30) {
-            println!("  {} {}: {}", s.tenths, s.technique, s.text);
-        }
-    }
 }

@@ -24,14 +24,14 @@ pub(crate) fn aligned_pair(s: &State) -> Option<Deduction> {
                 .map(|c| s.digits(c))
                 .filter(|m| m.count_ones() == 2)
                 .collect();
-            let allowed = |x: usize, y: usize| {
-                (x != y || !sees) && !pairs.contains(&(1 << x | 1 << y))
-            };
+            let allowed =
+                |x: usize, y: usize| (x != y || !sees) && !pairs.contains(&(1 << x | 1 << y));
             let (ma, mb) = (s.digits(a), s.digits(b));
             let mut elims = Vec::new();
             for (cell, mine, theirs, first) in [(a, ma, mb, true), (b, mb, ma, false)] {
                 for x in bits9(mine) {
-                    let ok = bits9(theirs).any(|y| if first { allowed(x, y) } else { allowed(y, x) });
+                    let ok =
+                        bits9(theirs).any(|y| if first { allowed(x, y) } else { allowed(y, x) });
                     if !ok {
                         elims.push((cell as u16, x as u8 + 1));
                     }

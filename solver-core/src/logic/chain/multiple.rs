@@ -17,8 +17,14 @@ struct Branches {
 /// The lowest-rated multiple-branch forcing chain at `mode`.
 pub(crate) fn multiple(s: &State, mode: Mode, name: &'static str, base: u16) -> Option<Deduction> {
     let list = s.candidates();
-    let on: Vec<Trace> = list.iter().map(|&(c, d)| trace(s, c, d, true, mode)).collect();
-    let off: Vec<Trace> = list.iter().map(|&(c, d)| trace(s, c, d, false, mode)).collect();
+    let on: Vec<Trace> = list
+        .iter()
+        .map(|&(c, d)| trace(s, c, d, true, mode))
+        .collect();
+    let off: Vec<Trace> = list
+        .iter()
+        .map(|&(c, d)| trace(s, c, d, false, mode))
+        .collect();
     let b = Branches { list, on, off };
     let mut best = contradictions(&b, name, base);
     for found in [double(s, &b, name, base), forcing(s, &b, name, base)]

@@ -214,7 +214,12 @@ fn follow_off(t: &mut Trace, start: &State, i: u16, mode: Mode) {
     for h in tables().cell_houses[c] {
         let places = start.cand[d] & tables().houses[h as usize];
         if places.count_ones() == 2 {
-            t.add((places & !(1 << c)).trailing_zeros() as usize, d, true, &[i]);
+            t.add(
+                (places & !(1 << c)).trailing_zeros() as usize,
+                d,
+                true,
+                &[i],
+            );
         }
     }
 }

@@ -27,20 +27,6 @@ pub(crate) fn unary(s: &State) -> Option<Deduction> {
     best
 }
 
-/// Nishio forcing chains: a candidate whose dynamic consequences remove it.
-pub(crate) fn nishio(s: &State) -> Option<Deduction> {
-    let mut best = None;
-    for (c, d) in s.candidates() {
-        let name = "Nishio forcing chain";
-        if let Some(found) = self_contradiction(s, c, d, true, Mode::Dynamic, name, rating::NISHIO)
-            && found.better_than(&best)
-        {
-            best = Some(found);
-        }
-    }
-    best
-}
-
 /// The chain from one assumption back to its opposite, if there is one.
 fn self_contradiction(
     s: &State,
@@ -84,7 +70,14 @@ mod tests {
         }
         let s = State::from_board(&b);
         let t = trace_with(&s, (3, 0, true), Mode::X, true);
-        assert!(t.find(3, 0, false).is_some(), "{:?}", t.nodes.iter().map(super::deduction::node).collect::<Vec<_>>());
+        assert!(
+            t.find(3, 0, false).is_some(),
+            "{:?}",
+            t.nodes
+                .iter()
+                .map(super::deduction::node)
+                .collect::<Vec<_>>()
+        );
         let found = unary(&s).expect("an X-chain");
         assert_eq!(found.name, "Forcing X-chain");
     }
