@@ -39,9 +39,32 @@ impl Deduction {
         }
     }
 
-    /// Whether `self` should be preferred to `other`: lower rating first.
-    pub(crate) fn better_than(&self, other: &Option<Deduction>) -> bool {
-        other.as_ref().is_none_or(|o| self.tenths < o.tenths)
+    /// Keeps the lowest-rated deductions in `best`: a lower one replaces it, an equal one is
+    /// merged in, so the step does not depend on the order cells are visited in (ratings
+    /// then survive symmetries of the grid).
+    pub(crate) fn offer(self, best: &mut Option<Deduction>) {
+        match best {
+            Some(b) if b.tenths < self.tenths => {}
+            Some(b) if b.tenths == self.tenths => b.merge(self),
+            _ => *best = Some(self),
+        }
+    }
+
+    /// Adds another deduction's changes and support.
+    fn merge(&mut self, other: Deduction) {
+        for (mine, theirs) in [
+            (&mut self.placements, other.placements),
+            (&mut self.eliminations, other.eliminations),
+            (&mut self.support, other.support),
+        ] {
+            mine.extend(theirs);
+            mine.sort_unstable();
+            mine.dedup();
+        }
+        if !self.text.ends_with(')') {
+            self.text
+                .push_str(" (with other chains of the same rating)");
+        }
     }
 }
 

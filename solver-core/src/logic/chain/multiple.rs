@@ -31,9 +31,7 @@ pub(crate) fn multiple(s: &State, mode: Mode, name: &'static str, base: u16) -> 
         .into_iter()
         .flatten()
     {
-        if found.better_than(&best) {
-            best = Some(found);
-        }
+        found.offer(&mut best);
     }
     best
 }
@@ -48,7 +46,7 @@ fn contradictions(b: &Branches, name: &'static str, base: u16) -> Option<Deducti
                 continue;
             };
             let tenths = rating::rate(base, t.ancestors(clash));
-            if best.as_ref().is_some_and(|o| o.tenths <= tenths) {
+            if best.as_ref().is_some_and(|o| o.tenths < tenths) {
                 continue;
             }
             let mut found = Deduction::setting(name, tenths, c, d, !on);
@@ -58,7 +56,7 @@ fn contradictions(b: &Branches, name: &'static str, base: u16) -> Option<Deducti
                 fact(c, d, on),
                 fact(c, d, !on)
             );
-            best = Some(found);
+            found.offer(&mut best);
         }
     }
     best
@@ -78,7 +76,7 @@ fn double(s: &State, b: &Branches, name: &'static str, base: u16) -> Option<Dedu
                 fact(c, d, false),
                 fact(q, e, on)
             );
-            best = Some(found);
+            found.offer(&mut best);
         }
     }
     best
@@ -98,7 +96,7 @@ fn forcing(s: &State, b: &Branches, name: &'static str, base: u16) -> Option<Ded
                 c % 9 + 1,
                 fact(q, e, on)
             );
-            best = Some(found);
+            found.offer(&mut best);
         }
     }
     for (h, &house) in tables().houses.iter().enumerate() {
@@ -117,7 +115,7 @@ fn forcing(s: &State, b: &Branches, name: &'static str, base: u16) -> Option<Ded
                     house_name(h),
                     fact(q, e, on)
                 );
-                best = Some(found);
+                found.offer(&mut best);
             }
         }
     }
@@ -142,7 +140,7 @@ fn common(
     if branches.len() < 2 {
         return None;
     }
-    let mut best: Option<(u16, usize, usize, bool)> = None;
+    let mut best: Vec<(u16, usize, usize, bool)> = Vec::new();
     for d in 0..9 {
         let on = branches.iter().fold(s.cand[d], |a, t| a & t.on[d]);
         let off = branches.iter().fold(s.cand[d], |a, t| a & t.off[d]);
@@ -153,20 +151,40 @@ fn common(
                     .filter_map(|t| t.find(q, d, is_on).map(|i| t.ancestors(&[i])))
                     .sum();
                 let tenths = rating::rate(base, nodes);
-                if best.is_none_or(|b| tenths < b.0) && bar.is_none_or(|b| tenths < b.tenths) {
-                    best = Some((tenths, q, d, is_on));
+                if bar.is_some_and(|b| tenths > b.tenths)
+                    || best.first().is_some_and(|b| tenths > b.0)
+                {
+                    continue;
                 }
+                if best.first().is_some_and(|b| tenths < b.0) {
+                    best.clear();
+                }
+                best.push((tenths, q, d, is_on));
             }
         }
     }
-    let (tenths, q, d, on) = best?;
+    let &(tenths, q, d, on) = best.first()?;
     let mut found = Deduction::setting(name, tenths, q, d, on);
-    for t in branches {
-        if let Some(i) = t.find(q, d, on) {
-            found.support.extend(deduction::support(t, &[i]));
+    for &(_, q, d, on) in &best {
+        let change = (q as u16, d as u8 + 1);
+        if on {
+            found.placements.push(change);
+        } else {
+            found.eliminations.push(change);
+        }
+        for t in branches {
+            if let Some(i) = t.find(q, d, on) {
+                found.support.extend(deduction::support(t, &[i]));
+            }
         }
     }
-    found.support.sort_unstable();
-    found.support.dedup();
+    for list in [
+        &mut found.placements,
+        &mut found.eliminations,
+        &mut found.support,
+    ] {
+        list.sort_unstable();
+        list.dedup();
+    }
     Some((found, (q, d, on)))
 }

@@ -16,10 +16,8 @@ pub(crate) fn unary(s: &State) -> Option<Deduction> {
     ] {
         for (c, d) in s.candidates() {
             for on in [true, false] {
-                if let Some(found) = self_contradiction(s, c, d, on, mode, name, base)
-                    && found.better_than(&best)
-                {
-                    best = Some(found);
+                if let Some(found) = self_contradiction(s, c, d, on, mode, name, base) {
+                    found.offer(&mut best);
                 }
             }
         }
