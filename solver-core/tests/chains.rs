@@ -128,3 +128,30 @@ fn every_hardest_puzzle_is_solved_by_logic_within_a_second() {
     assert!(unsolved.is_empty(), "unsolved: {unsolved:?}");
     assert!(slowest.0 < Duration::from_secs(1), "slowest {slowest:?}");
 }
+
+#[test]
+#[ignore]
+fn debug_print() {
+    let rated = dataset("se_rated_public.txt").unwrap();
+    for want in [77u16, 78, 79, 80, 82, 83, 84] {
+        for (grid, se) in rated.iter().filter(|(_, se)| *se == want).take(6) {
+            let e = explain(grid, None, &RateOptions::default()).unwrap();
+            let s = e.steps.iter().max_by_key(|s| s.tenths).unwrap();
+            let kind = s
+                .text
+                .split(':')
+                .nth(1)
+                .unwrap_or("")
+                .split_whitespace()
+                .take(3)
+                .collect::<Vec<_>>()
+                .join(" ");
+            println!(
+                "SE {se} ours {} {} [{kind}] elims {}",
+                s.tenths,
+                s.technique,
+                s.eliminations.len() + s.placements.len()
+            );
+        }
+    }
+}

@@ -6,6 +6,8 @@ pub(crate) const ALIGNED_PAIR: u16 = 62;
 pub(crate) const FORCING_X: u16 = 66;
 /// Forcing chain mixing cell and house links.
 pub(crate) const FORCING_XY: u16 = 70;
+/// Nishio forcing chains: one digit assumed in a cell leaves a house without that digit.
+pub(crate) const NISHIO: u16 = 75;
 /// Static cell, region and double-implication forcing chains.
 pub(crate) const MULTIPLE: u16 = 80;
 /// Dynamic forcing chains. (The calibration file puts SE's dynamic chains at 8.5+, as in

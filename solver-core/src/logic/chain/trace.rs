@@ -17,6 +17,8 @@ pub(crate) enum Mode {
     Y,
     /// Static: bivalue cells and bilocal houses of the starting board.
     Xy,
+    /// Single digit, strong links of houses judged on the board as the chain changes it.
+    Nishio,
     /// Strong links judged on the board as the chain changes it.
     Dynamic,
     /// Dynamic, with pointing and claiming inside the chain.
@@ -179,7 +181,7 @@ pub(crate) fn trace_with(
 fn follow_on(t: &mut Trace, start: &State, i: u16, mode: Mode) {
     let n = t.nodes[i as usize];
     let (c, d) = (n.cell as usize, n.digit as usize);
-    if mode != Mode::X {
+    if !matches!(mode, Mode::X | Mode::Nishio) {
         for e in 0..9 {
             if e != d && start.has(c, e) {
                 t.add(c, e, false, &[i]);
@@ -195,8 +197,10 @@ fn follow_on(t: &mut Trace, start: &State, i: u16, mode: Mode) {
 fn follow_off(t: &mut Trace, start: &State, i: u16, mode: Mode) {
     let n = t.nodes[i as usize];
     let (c, d) = (n.cell as usize, n.digit as usize);
-    if matches!(mode, Mode::Dynamic | Mode::Plus) {
-        dynamic_cell(t, start, c);
+    if matches!(mode, Mode::Nishio | Mode::Dynamic | Mode::Plus) {
+        if mode != Mode::Nishio {
+            dynamic_cell(t, start, c);
+        }
         for h in tables().cell_houses[c] {
             dynamic_house(t, start, h as usize, d);
         }

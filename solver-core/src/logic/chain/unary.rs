@@ -4,7 +4,7 @@
 use super::deduction::{self, Deduction};
 use super::rating;
 use super::state::State;
-use super::trace::{Mode, trace_with};
+use super::trace::{Mode, trace, trace_with};
 
 /// The lowest-rated self-contradicting static chain on the board.
 pub(crate) fn unary(s: &State) -> Option<Deduction> {
@@ -21,6 +21,33 @@ pub(crate) fn unary(s: &State) -> Option<Deduction> {
                 }
             }
         }
+    }
+    best
+}
+
+/// Nishio forcing chains: a digit assumed in a cell whose consequences for that digit alone
+/// contradict each other.
+pub(crate) fn nishio(s: &State) -> Option<Deduction> {
+    let mut best: Option<Deduction> = None;
+    for (c, d) in s.candidates() {
+        let t = trace(s, c, d, true, Mode::Nishio);
+        let Some(clash) = &t.contradiction else {
+            continue;
+        };
+        let tenths = rating::rate(rating::NISHIO, t.ancestors(clash));
+        if best.as_ref().is_some_and(|b| b.tenths < tenths) {
+            continue;
+        }
+        let name = "Nishio forcing chain";
+        let mut found = Deduction::setting(name, tenths, c, d, false);
+        found.support = deduction::support(&t, clash);
+        found.text = format!(
+            "{name}: with {} the digit {} has no consistent place left, so {}",
+            deduction::fact(c, d, true),
+            d + 1,
+            deduction::fact(c, d, false)
+        );
+        found.offer(&mut best);
     }
     best
 }
