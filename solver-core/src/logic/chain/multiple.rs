@@ -45,7 +45,7 @@ fn contradictions(b: &Branches, name: &'static str, base: u16) -> Option<Deducti
             let Some(clash) = &t.contradiction else {
                 continue;
             };
-            let tenths = rating::rate(base, t.ancestors(clash));
+            let tenths = rating::rate(base, t.clash_size());
             if best.as_ref().is_some_and(|o| o.tenths < tenths) {
                 continue;
             }

@@ -49,6 +49,9 @@ pub(crate) struct Trace {
     pub(crate) off: [Set; 9],
     /// The facts that contradict each other, when the assumption is false.
     pub(crate) contradiction: Option<Vec<u16>>,
+    /// Nodes a contradiction counts beyond its facts: an emptied cell or house stands for the
+    /// last candidate's being both true and false, one fact more in SE's count.
+    pub(crate) extra: usize,
     /// Whether to go on past a contradiction (unary chains look for one particular fact).
     go_on: bool,
 }
@@ -67,6 +70,7 @@ impl Trace {
             off: [0; 9],
             contradiction: None,
             go_on: false,
+            extra: 0,
         }
     }
 
@@ -110,6 +114,21 @@ impl Trace {
     /// Records the first contradiction.
     fn clash(&mut self, nodes: Vec<u16>) {
         self.contradiction.get_or_insert(nodes);
+    }
+
+    /// Records a cell or house left empty by `offs`.
+    fn empty(&mut self, offs: Vec<u16>) {
+        if self.contradiction.is_none() {
+            self.extra = 1;
+        }
+        self.clash(offs);
+    }
+
+    /// The number of facts a contradiction rests on, in SE's count.
+    pub(crate) fn clash_size(&self) -> usize {
+        self.contradiction
+            .as_ref()
+            .map_or(0, |c| self.ancestors(c) + self.extra)
     }
 
     /// Whether propagation stops here.
@@ -237,7 +256,7 @@ fn dynamic_cell(t: &mut Trace, start: &State, c: usize) {
         .collect();
     let offs: Vec<u16> = gone.iter().filter_map(|&e| t.find(c, e, false)).collect();
     match all.count_ones() as usize - gone.len() {
-        0 => t.clash(offs),
+        0 => t.empty(offs),
         1 => {
             let e = (0..9)
                 .find(|&e| all >> e & 1 != 0 && !gone.contains(&e))
@@ -260,7 +279,7 @@ fn dynamic_house(t: &mut Trace, start: &State, h: usize, d: usize) {
         .filter_map(|q| t.find(q, d, false))
         .collect();
     if left == 0 {
-        t.clash(offs);
+        t.empty(offs);
     } else {
         t.add(left.trailing_zeros() as usize, d, true, &offs);
     }

@@ -34,7 +34,7 @@ pub(crate) fn nishio(s: &State) -> Option<Deduction> {
         let Some(clash) = &t.contradiction else {
             continue;
         };
-        let tenths = rating::rate(rating::NISHIO, t.ancestors(clash));
+        let tenths = rating::rate(rating::NISHIO, t.clash_size());
         if best.as_ref().is_some_and(|b| b.tenths < tenths) {
             continue;
         }
