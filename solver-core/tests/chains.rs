@@ -133,24 +133,16 @@ fn every_hardest_puzzle_is_solved_by_logic_within_a_second() {
 #[ignore]
 fn debug_print() {
     let rated = dataset("se_rated_public.txt").unwrap();
-    for want in [77u16, 78, 79, 80, 82, 83, 84] {
-        for (grid, se) in rated.iter().filter(|(_, se)| *se == want).take(6) {
-            let e = explain(grid, None, &RateOptions::default()).unwrap();
-            let s = e.steps.iter().max_by_key(|s| s.tenths).unwrap();
-            let kind = s
-                .text
-                .split(':')
-                .nth(1)
-                .unwrap_or("")
-                .split_whitespace()
-                .take(3)
-                .collect::<Vec<_>>()
-                .join(" ");
+    for want in [62u16, 63, 64, 66] {
+        for (grid, se) in rated.iter().filter(|(_, se)| *se == want).take(4) {
+            let r = solver_core::logic::rate(grid, &RateOptions::default()).unwrap();
             println!(
-                "SE {se} ours {} {} [{kind}] elims {}",
-                s.tenths,
-                s.technique,
-                s.eliminations.len() + s.placements.len()
+                "SE {se} ours {} {:?}",
+                r.tenths,
+                r.techniques
+                    .iter()
+                    .filter(|t| matches!(t.0, Technique::Chain(_)))
+                    .collect::<Vec<_>>()
             );
         }
     }

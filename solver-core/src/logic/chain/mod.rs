@@ -3,6 +3,7 @@
 //! forcing chains, dynamic forcing chains (+), then nested forcing chains of growing depth.
 //! Each level reports its lowest-rated deduction (nested levels their first).
 
+mod cycles;
 mod deduction;
 mod exclusion;
 mod multiple;
@@ -31,12 +32,21 @@ pub(crate) fn finder(board: &Candidates) -> Option<Found> {
 /// The first level that finds a deduction.
 fn find(s: &State) -> Option<Deduction> {
     exclusion::aligned_pair(s)
-        .or_else(|| unary::unary(s))
+        .or_else(|| lowest(cycles::cycles(s), unary::unary(s)))
         .or_else(|| unary::nishio(s))
         .or_else(|| multiple::multiple(s, Mode::Xy, "Forcing chain", rating::MULTIPLE))
         .or_else(|| multiple::multiple(s, Mode::Dynamic, "Dynamic forcing chain", rating::DYNAMIC))
         .or_else(|| multiple::multiple(s, Mode::Plus, "Dynamic forcing chain (+)", rating::PLUS))
         .or_else(|| (2..=DEEPEST).find_map(|level| nested::nested(s, level)))
+}
+
+/// The lower-rated of two deductions, both when they tie (SE sorts one producer's hints).
+fn lowest(a: Option<Deduction>, b: Option<Deduction>) -> Option<Deduction> {
+    let mut best = a;
+    if let Some(b) = b {
+        b.offer(&mut best);
+    }
+    best
 }
 
 /// The engine's form of a deduction.

@@ -2,6 +2,8 @@
 
 /// Aligned pair exclusion.
 pub(crate) const ALIGNED_PAIR: u16 = 62;
+/// Bidirectional X- or Y-cycle.
+pub(crate) const CYCLE: u16 = 65;
 /// Forcing X-chain or Y-chain (one kind of strong link).
 pub(crate) const FORCING_X: u16 = 66;
 /// Forcing chain mixing cell and house links.
