@@ -13,6 +13,7 @@ mod rating;
 mod state;
 mod trace;
 mod unary;
+mod wing;
 
 use super::board::Candidates;
 use super::step::{Found, Technique};
@@ -31,7 +32,7 @@ pub(crate) fn finder(board: &Candidates) -> Option<Found> {
 
 /// The first level that finds a deduction.
 fn find(s: &State) -> Option<Deduction> {
-    exclusion::aligned_pair(s)
+    lowest(wing::wing(s, 4), exclusion::aligned_pair(s))
         .or_else(|| lowest(cycles::cycles(s), unary::unary(s)))
         .or_else(|| unary::nishio(s))
         .or_else(|| multiple::multiple(s, Mode::Xy, "Forcing chain", rating::MULTIPLE))

@@ -1,5 +1,7 @@
 //! SE's ratings for the chain family: a base per technique plus a bonus for length.
 
+/// VWXYZ-Wing, before the bonus for its cells' sizes.
+pub(crate) const VWXYZ: u16 = 62;
 /// Aligned pair exclusion.
 pub(crate) const ALIGNED_PAIR: u16 = 62;
 /// Bidirectional X- or Y-cycle.
