@@ -1,5 +1,5 @@
 //! The chain family, tried when no basic technique applies (9x9 only), in SE's order:
-//! aligned pair exclusion, forcing X/Y/XY-chains, Nishio, static multiple forcing chains, dynamic
+//! aligned pair exclusion, forcing X/Y/XY-chains, aligned triplet exclusion, Nishio, static multiple forcing chains, dynamic
 //! forcing chains, dynamic forcing chains (+), then nested forcing chains of growing depth.
 //! Each level reports its lowest-rated deduction (nested levels their first).
 
@@ -34,6 +34,7 @@ pub(crate) fn finder(board: &Candidates) -> Option<Found> {
 fn find(s: &State) -> Option<Deduction> {
     lowest(wing::wing(s, 4), exclusion::aligned_pair(s))
         .or_else(|| lowest(cycles::cycles(s), unary::unary(s)))
+        .or_else(|| exclusion::aligned_triple(s))
         .or_else(|| unary::nishio(s))
         .or_else(|| multiple::multiple(s, Mode::Xy, "Forcing chain", rating::MULTIPLE))
         .or_else(|| multiple::multiple(s, Mode::Dynamic, "Dynamic forcing chain", rating::DYNAMIC))

@@ -10,6 +10,8 @@ pub(crate) const CYCLE: u16 = 65;
 pub(crate) const FORCING_X: u16 = 66;
 /// Forcing chain mixing cell and house links.
 pub(crate) const FORCING_XY: u16 = 70;
+/// Aligned triplet exclusion.
+pub(crate) const ALIGNED_TRIPLE: u16 = 75;
 /// Nishio forcing chains: one digit assumed in a cell leaves a house without that digit.
 pub(crate) const NISHIO: u16 = 75;
 /// Static cell, region and double-implication forcing chains.
