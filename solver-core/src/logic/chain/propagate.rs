@@ -121,3 +121,34 @@ fn nested(s: &mut State, inner: u8) -> Option<bool> {
     }
     Some(progress)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::logic::board::testing::{empty, remove};
+
+    #[test]
+    fn singles_find_two_cells_that_need_the_same_digit() {
+        let mut b = empty(3, 3);
+        remove(&mut b, 2, &[(0, 0), (0, 1)]);
+        for d in 3..=9 {
+            remove(&mut b, d, &[(0, 0), (0, 1)]);
+        }
+        // r1c1 and r1c2 both hold only 1: one of them ends up empty.
+        let mut s = State::from_board(&b);
+        assert!(!propagate(&mut s, PLUS));
+    }
+
+    #[test]
+    fn singles_fill_a_consistent_board_without_a_contradiction() {
+        let mut b = empty(3, 3);
+        remove(&mut b, 1, &[(0, 1), (0, 2)]);
+        let mut s = State::from_board(&b);
+        assert!(propagate(&mut s, 2));
+        assert_eq!(
+            s.open().count_ones(),
+            81,
+            "nothing is forced on an open grid"
+        );
+    }
+}
