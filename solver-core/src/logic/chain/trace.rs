@@ -119,7 +119,7 @@ impl Trace {
     /// Records a cell or house left empty by `offs`.
     fn empty(&mut self, offs: Vec<u16>) {
         if self.contradiction.is_none() {
-            self.extra = 1;
+            self.extra = 2;
         }
         self.clash(offs);
     }
