@@ -40,7 +40,10 @@ fn both(
     let mut best: Option<Deduction> = None;
     for e in 0..9 {
         for q in cells(s.cand[e] & branches[0].off[e] & branches[1].off[e]) {
-            let nodes = union(branches, q, e).saturating_sub(if base == rating::CYCLE { 2 } else { 0 });
+            // Single-kind loops count two facts fewer (calibrated on the rated file: SE
+            // counts their links, while mixed loops match the facts of both branches).
+            let short = if base == rating::CYCLE { 2 } else { 0 };
+            let nodes = union(branches, q, e).saturating_sub(short);
             let mut found = Deduction::setting(name, rating::rate(base, nodes), q, e, false);
             if best.as_ref().is_some_and(|b| b.tenths < found.tenths) {
                 continue;
