@@ -55,12 +55,13 @@ fn lowest(a: Option<Deduction>, b: Option<Deduction>) -> Option<Deduction> {
 
 /// The engine's form of a deduction.
 fn into_found(d: Deduction) -> Found {
+    let text = d.sentence();
     Found {
         technique: Technique::Chain(d.name),
         tenths: d.tenths,
         support: d.support,
         placements: d.placements,
         eliminations: d.eliminations,
-        text: d.text,
+        text,
     }
 }
