@@ -35,6 +35,7 @@ pub(crate) struct Node {
     parents: u16,
 }
 
+/// An index slot with no node.
 const NONE: u16 = u16::MAX;
 
 /// Every implication of one assumption, with parents.
@@ -56,11 +57,13 @@ pub(crate) struct Trace {
     go_on: bool,
 }
 
+/// The index slot of a fact.
 fn key(c: usize, d: usize, on: bool) -> usize {
     (c * 9 + d) * 2 + usize::from(on)
 }
 
 impl Trace {
+    /// An empty trace.
     fn new() -> Trace {
         Trace {
             nodes: Vec::with_capacity(256),

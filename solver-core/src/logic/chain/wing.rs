@@ -106,6 +106,7 @@ fn removals(s: &State, set: &[usize], y: usize, digits: u16) -> Option<Vec<(u16,
 fn combinations(items: &[usize], k: usize) -> Vec<Vec<usize>> {
     let mut out = Vec::new();
     let mut pick = Vec::with_capacity(k);
+    /// Extends `pick` from `from` on.
     fn go(
         items: &[usize],
         k: usize,
