@@ -28,10 +28,15 @@ pub(crate) enum Mode {
 /// One fact of a trace.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Node {
+    /// The cell, 0..81.
     pub(crate) cell: u8,
+    /// The digit index, 0..9.
     pub(crate) digit: u8,
+    /// Whether the digit is shown to be in the cell (else shown not to be).
     pub(crate) on: bool,
+    /// Where the node's parents start in the trace's parent list.
     first_parent: u32,
+    /// How many parents the node has.
     parents: u16,
 }
 
