@@ -80,10 +80,9 @@ pub enum End {
     Stopped(StopReason),
 }
 
-/// The chain family (aligned exclusion, forcing chains; 9x9 only), tried when no basic
-/// technique applies. The chain module plugs its adapter in here, turning its `ChainStep`
-/// into a [`Found`] with `Technique::Chain(name)`; see notes/logic-design.md.
-const CHAINS: Option<Finder> = None;
+/// The chain family (VWXYZ-Wing, aligned exclusion, cycles, forcing chains up to nested ones;
+/// 9x9 only), tried when no basic technique applies; its steps are `Technique::Chain(name)`.
+const CHAINS: Option<Finder> = Some(super::chain::finder);
 
 /// How the engine picks each step: [`next_step`] for ratings, [`next_hint`] for players.
 pub(crate) type Next = fn(&Candidates, &RateOptions) -> Option<Found>;
