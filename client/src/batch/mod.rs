@@ -100,17 +100,7 @@ pub async fn run(
     }
     let _ = fleet.await;
     if let Some(err) = failure {
-        let what = if err.is::<send::ServersLost>() {
-            "lost the connection to"
-        } else {
-            "the batch failed on"
-        };
-        return Err(err.context(format!(
-            "{what} {} after {} of {} answers",
-            conn.target(),
-            summary.tally.total,
-            reorder.pushed
-        )));
+        return Err(failed(err, &conn, summary.tally.total, reorder.pushed));
     }
     match reader.await {
         Ok(result) => result?,
@@ -121,4 +111,17 @@ pub async fn run(
         return Err(NoPuzzles.into());
     }
     Ok(summary.tally)
+}
+
+/// Why the batch stopped early, with how far it got.
+fn failed(err: anyhow::Error, conn: &Connection, answered: usize, read: usize) -> anyhow::Error {
+    let what = if err.is::<send::ServersLost>() {
+        "lost the connection to"
+    } else {
+        "the batch failed on"
+    };
+    err.context(format!(
+        "{what} {} after {answered} of {read} answers",
+        conn.target()
+    ))
 }

@@ -220,13 +220,7 @@ async fn stream(
         tokio::select! {
             chunk = queue.next(), if tx.is_some() && in_flight.len() < IN_FLIGHT => match chunk {
                 Some(chunk) => {
-                    let message = pb::PackedPuzzles {
-                        box_rows: chunk.box_rows,
-                        box_cols: chunk.box_cols,
-                        cells: chunk.cells.clone(),
-                        options: Some(options),
-                        id: chunk.id.to_string(),
-                    };
+                    let message = packed(&chunk, options);
                     in_flight.insert(sent, chunk.clone());
                     sent += chunk.numbers.len() as u64;
                     let sent = match &tx { Some(tx) => tx.send(message).await.is_ok(), None => false };
@@ -259,5 +253,16 @@ async fn stream(
                 Err(status) => return Err(lost(status, &mut in_flight)),
             },
         }
+    }
+}
+
+/// The message that carries `chunk`.
+fn packed(chunk: &Chunk, options: pb::SolveOptions) -> pb::PackedPuzzles {
+    pb::PackedPuzzles {
+        box_rows: chunk.box_rows,
+        box_cols: chunk.box_cols,
+        cells: chunk.cells.clone(),
+        options: Some(options),
+        id: chunk.id.to_string(),
     }
 }
