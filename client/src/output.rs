@@ -7,6 +7,7 @@ use sudoku_proto::pb::{self, Outcome};
 
 use crate::cli::Format;
 use crate::input::Origin;
+use crate::request::line_of;
 use crate::style::{self, Tone};
 
 /// The word for an outcome, as printed in `line` format and in JSON.
@@ -83,15 +84,15 @@ impl Printer {
         response: &pb::SolveResponse,
     ) -> io::Result<()> {
         let outcome = response.outcome();
-        let solution = response
-            .solution
-            .as_ref()
-            .and_then(|g| grid_from_pb(g).ok());
+        let solution = || {
+            response
+                .solution
+                .as_ref()
+                .and_then(|g| grid_from_pb(g).ok())
+        };
         match self.format {
-            Format::Line => match (&solution, outcome) {
-                (Some(grid), Outcome::Unique | Outcome::Solved) => {
-                    writeln!(out, "{}", grid.to_line())
-                }
+            Format::Line => match (response.solution.as_ref().and_then(line_of), outcome) {
+                (Some(line), Outcome::Unique | Outcome::Solved) => writeln!(out, "{line}"),
                 _ => writeln!(out, "{}", outcome_word(outcome)),
             },
             Format::Json => {
@@ -101,7 +102,7 @@ impl Printer {
                     "id": response.id,
                     "index": response.index,
                     "outcome": outcome_word(outcome),
-                    "solution": solution.as_ref().map(|g| g.to_line()),
+                    "solution": response.solution.as_ref().and_then(line_of),
                     "solutions_found": response.solutions_found,
                     "guesses": stats.guesses,
                     "solve_micros": stats.solve_micros,
@@ -113,6 +114,7 @@ impl Printer {
                 writeln!(out, "{value}")
             }
             Format::Pretty => {
+                let solution = solution();
                 if let Some(grid) = &solution {
                     write!(out, "{grid}")?;
                 }
