@@ -61,7 +61,12 @@ pub async fn read(
                 number,
                 place: Place::Line(line_no),
             };
-            match parse(puzzle_field(&line), args.options.shape) {
+            let field = puzzle_field(&line);
+            let parsed = match args.options.shape {
+                None => classic(field).map_or_else(|| parse(field, None), Ok),
+                shape => parse(field, shape),
+            };
+            match parsed {
                 Ok(grid) => {
                     if !packer.fits(&grid) && !packer.flush(&chunks, &items).await {
                         return Ok(());
@@ -80,6 +85,30 @@ pub async fn read(
     packer.flush(&chunks, &items).await;
     let _ = items.send(Item::Done);
     Ok(())
+}
+
+/// A classic one-line puzzle (81 characters, `.` or `0` empty, `1`-`9`) as wire cells,
+/// without looking for repeated digits: the server checks every puzzle anyway and names the
+/// cells of a repeat, and parsing cost the client as much as solving the easiest puzzles.
+/// Anything else goes through the full parser.
+fn classic(field: &str) -> Option<pb::Grid> {
+    let bytes = field.as_bytes();
+    if bytes.len() != 81 {
+        return None;
+    }
+    let cells = bytes
+        .iter()
+        .map(|&b| match b {
+            b'.' => Some(0),
+            b'0'..=b'9' => Some(u32::from(b - b'0')),
+            _ => None,
+        })
+        .collect::<Option<Vec<u32>>>()?;
+    Some(pb::Grid {
+        box_rows: 3,
+        box_cols: 3,
+        cells,
+    })
 }
 
 /// The chunk being filled.
