@@ -79,20 +79,24 @@ pub fn solves(puzzle: &pb::Grid, solution: &pb::Grid) -> bool {
     {
         return false;
     }
-    // Digits seen per row, column and box, one bit each.
+    // Digits seen per row, column and box, one bit each; row by row, so that no cell needs a
+    // division to find its houses.
     let mut seen = [[0u64; solver_core::Shape::MAX_SIDE]; 3];
-    for (i, (&v, &given)) in solution.cells.iter().zip(&puzzle.cells).enumerate() {
-        if v == 0 || dim(v) > side || (given != 0 && given != v) {
-            return false;
-        }
-        let bit = 1u64 << (v - 1);
-        let (row, col) = (i / side, i % side);
-        let houses = [row, col, shape.box_of(row, col)];
-        for (kind, &house) in houses.iter().enumerate() {
-            if seen[kind][house] & bit != 0 {
+    let rows = solution.cells.chunks(side).zip(puzzle.cells.chunks(side));
+    for (row, (cells, givens)) in rows.enumerate() {
+        let first_box = shape.box_of(row, 0);
+        for (col, (&v, &given)) in cells.iter().zip(givens).enumerate() {
+            if v == 0 || dim(v) > side || (given != 0 && given != v) {
                 return false;
             }
-            seen[kind][house] |= bit;
+            let bit = 1u64 << (v - 1);
+            let houses = [row, col, first_box + col / shape.box_cols()];
+            for (kind, &house) in houses.iter().enumerate() {
+                if seen[kind][house] & bit != 0 {
+                    return false;
+                }
+                seen[kind][house] |= bit;
+            }
         }
     }
     true
