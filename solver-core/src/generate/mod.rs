@@ -26,6 +26,7 @@ mod fill;
 mod rate;
 mod rng;
 mod symmetry;
+mod unavoidable;
 
 use std::ops::RangeInclusive;
 use std::sync::Arc;

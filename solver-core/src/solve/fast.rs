@@ -118,7 +118,7 @@ struct State {
 }
 
 impl State {
-    fn new(grid: &Grid) -> State {
+    fn new(cells: &[u8]) -> State {
         let mut state = State {
             cand: [BAND; 27],
             dirty: (1 << 27) - 1,
@@ -129,7 +129,7 @@ impl State {
         // settled cells instead of rediscovering each as a row single. Plain masking rather
         // than `clear_cells` and `keep`: every digit-band is dirty already, and their change
         // tracking cost 17-clue puzzles 4% here.
-        for (i, &v) in grid.cells().iter().enumerate() {
+        for (i, &v) in cells.iter().enumerate() {
             if v != 0 {
                 let (digit, band, cell) = (usize::from(v - 1), i / 27, 1u32 << (i % 27));
                 let idx = 9 * band + digit;
@@ -545,7 +545,22 @@ fn clear_digits(digits: &mut [u32; 9], cells: u32) -> u32 {
 
 /// Searches a 9×9 grid, reporting solutions to `control`.
 pub(crate) fn search(grid: &Grid, control: &mut Control) -> SearchResult {
-    let mut state = State::new(grid);
+    let mut state = State::new(grid.cells());
+    recurse(&mut state, control, true).map(|_| ())
+}
+
+/// Searches 9×9 cells known to hold no repeats, with `exclude`'s digit (1-9) ruled out at its
+/// (empty) cell: callers that test many variations of one puzzle skip building a grid each.
+pub(crate) fn search_cells(
+    cells: &[u8; 81],
+    exclude: Option<(usize, u8)>,
+    control: &mut Control,
+) -> SearchResult {
+    let mut state = State::new(cells);
+    if let Some((cell, digit)) = exclude {
+        debug_assert!(cells[cell] == 0 && (1..=9).contains(&digit));
+        state.cand[9 * (cell / 27) + usize::from(digit - 1)] &= !(1 << (cell % 27));
+    }
     recurse(&mut state, control, true).map(|_| ())
 }
 
