@@ -10,9 +10,9 @@
 //! search at all, and a single removal is one search of the fast solver on raw cells for a
 //! solution with another digit in the cleared cell (about half the work of counting to two).
 
-use super::unavoidable::{Cells, Unavoidable};
+use super::classic::Classic;
 use crate::grid::{Grid, Shape};
-use crate::solve::{Options, Outcome, StopReason, count_classic, solve};
+use crate::solve::{Givens, Options, Outcome, StopReason, count_classic, solve};
 
 /// What a uniqueness check found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,7 +29,7 @@ pub(crate) fn check(shape: Shape, cells: &[u8], options: &Options) -> Check {
     if let Ok(classic) = <&[u8; 81]>::try_from(cells)
         && shape == Shape::CLASSIC
     {
-        return match count_classic(classic, None, options) {
+        return match count_classic(&Givens::new(classic), None, options) {
             Ok(1) => Check::Unique,
             Ok(_) => Check::NotUnique,
             Err(reason) => Check::Stopped(reason),
@@ -64,11 +64,6 @@ pub(crate) fn check_removal(
         max_solutions: 1,
         ..options.clone()
     };
-    if let Ok(classic) = <&[u8; 81]>::try_from(cells)
-        && shape == Shape::CLASSIC
-    {
-        return classic_removal(solution.cells(), classic, orbit, &first);
-    }
     let mut trial = cells.to_vec();
     for &c in orbit {
         let (row, col) = (c / side, c % side);
@@ -102,19 +97,6 @@ pub(crate) fn check_removal(
     Check::Unique
 }
 
-/// [`check_removal`] on 9×9: one search per cleared cell, for a solution with any digit but
-/// the solution's there.
-fn classic_removal(solution: &[u8], cells: &[u8; 81], orbit: &[usize], first: &Options) -> Check {
-    for &c in orbit {
-        match count_classic(cells, Some((c, solution[c])), first) {
-            Ok(0) => {}
-            Ok(_) => return Check::NotUnique,
-            Err(reason) => return Check::Stopped(reason),
-        }
-    }
-    Check::Unique
-}
-
 /// A carved puzzle.
 pub(crate) struct Carved {
     pub(crate) cells: Vec<u8>,
@@ -137,12 +119,10 @@ pub(crate) fn carve(
     let mut orbit_minimal = true;
     let mut run = (orbits.len() / 2).max(1);
     let mut failed = false;
-    // On 9×9, removals that would miss an unavoidable set are refused without a search.
-    let bank = <&[u8; 81]>::try_from(solution.cells())
+    let mut classic = <&[u8; 81]>::try_from(solution.cells())
         .ok()
         .filter(|_| shape == Shape::CLASSIC)
-        .map(Unavoidable::new);
-    let mut kept: Cells = (1 << 81) - 1;
+        .map(Classic::new);
     let mut i = 0;
     while i < orbits.len() {
         let mut take = 0;
@@ -162,15 +142,14 @@ pub(crate) fn carve(
             continue;
         }
         let batch = &orbits[i..i + take];
-        let mut cleared: Cells = 0;
         for &c in batch.iter().flatten() {
             cells[c] = 0;
-            if bank.is_some() {
-                cleared |= 1 << c;
+            if let Some(classic) = &mut classic {
+                classic.clear(c);
             }
         }
-        let found = if bank.as_ref().is_some_and(|b| b.missed_by(kept & !cleared)) {
-            Check::NotUnique
+        let found = if let Some(classic) = &classic {
+            classic.check(batch, options)
         } else if take == 1 {
             check_removal(solution, &cells, &batch[0], options)
         } else {
@@ -178,7 +157,6 @@ pub(crate) fn carve(
         };
         if found == Check::Unique {
             givens -= removed;
-            kept &= !cleared;
             i += take;
             if !failed {
                 run = take * 2;
@@ -187,6 +165,9 @@ pub(crate) fn carve(
         }
         for &c in batch.iter().flatten() {
             cells[c] = solution.cells()[c];
+            if let Some(classic) = &mut classic {
+                classic.restore(c);
+            }
         }
         match found {
             Check::Stopped(StopReason::Budget) if take == 1 => orbit_minimal = false,

@@ -21,6 +21,7 @@
 //! ```
 
 mod carve;
+mod classic;
 mod error;
 mod fill;
 mod rate;

@@ -18,11 +18,10 @@ pub(super) struct Unavoidable {
 impl Unavoidable {
     /// The digit-pair and line-pair sets of a complete 9×9 grid.
     pub(super) fn new(solution: &[u8; 81]) -> Unavoidable {
-        let mut sets = Vec::with_capacity(160);
-        digit_pairs(solution, &mut sets);
+        // Duplicates (a rectangle is both kinds) cost less to test than sorting them out.
+        let mut sets = Vec::with_capacity(256);
         line_pairs(solution, &mut sets);
-        sets.sort_unstable_by_key(|s| s.count_ones());
-        sets.dedup();
+        digit_pairs(solution, &mut sets);
         Unavoidable { sets }
     }
 
@@ -51,23 +50,28 @@ fn digit_pairs(solution: &[u8; 81], sets: &mut Vec<Cells>) {
                 house_b[1][i % 9] = i;
                 house_b[2][i / 27 * 3 + i % 9 / 3] = i;
             }
-            let mut parts: Vec<Cells> = Vec::with_capacity(9);
+            // Disjoint parts so far; each a-cell's links merge every part they touch.
+            let mut parts = [0 as Cells; 9];
+            let mut n = 0;
             for &i in &at[a] {
                 let mut part = 1 << i
                     | 1 << house_b[0][i / 9]
                     | 1 << house_b[1][i % 9]
                     | 1 << house_b[2][i / 27 * 3 + i % 9 / 3];
-                // Merge every part this one touches.
-                parts.retain(|&p| {
-                    let touches = p & part != 0;
-                    if touches {
-                        part |= p;
+                let mut k = 0;
+                while k < n {
+                    if parts[k] & part != 0 {
+                        part |= parts[k];
+                        n -= 1;
+                        parts[k] = parts[n];
+                    } else {
+                        k += 1;
                     }
-                    !touches
-                });
-                parts.push(part);
+                }
+                parts[n] = part;
+                n += 1;
             }
-            sets.extend(parts);
+            sets.extend_from_slice(&parts[..n]);
         }
     }
 }
