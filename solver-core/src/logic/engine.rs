@@ -79,10 +79,9 @@ pub enum End {
     Stopped(StopReason),
 }
 
-/// The chain family (aligned exclusion, forcing chains; 9x9 only), tried when no basic
-/// technique applies. The chain module plugs its adapter in here, turning its `ChainStep`
-/// into a [`Found`] with `Technique::Chain(name)`; see notes/logic-design.md.
-const CHAINS: Option<Finder> = None;
+/// The chain family (VWXYZ-Wing, aligned exclusion, cycles, forcing chains up to nested ones;
+/// 9x9 only), tried when no basic technique applies; its steps are `Technique::Chain(name)`.
+const CHAINS: Option<Finder> = Some(super::chain::finder);
 
 /// The simplest step available on `board`, if any.
 pub(crate) fn next_step(board: &Candidates, options: &RateOptions) -> Option<Found> {

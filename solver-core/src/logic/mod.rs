@@ -20,6 +20,15 @@
 //! | three strong links (Skyscraper, Turbot, Kite), grouped + 0.1 | 5.4, 5.5, 5.6 |
 //! | WXYZ-Wing | 5.5, 5.6 |
 //! | BUG types 1, 2, 4, 3 (uniqueness) | 5.6, 5.7, 5.7, 5.8+ |
+//! | VWXYZ-Wing, aligned pair exclusion (9x9, as all below) | 6.2 - 6.4, 6.2 |
+//! | bidirectional X- or Y-cycle, forcing X- or Y-chain | 6.5+, 6.6+ |
+//! | bidirectional cycle, forcing chain (cell and house links) | 7.0+ |
+//! | aligned triplet exclusion, Nishio forcing chain | 7.5, 7.5+ |
+//! | cell, region, double-implication and contradiction forcing chains | 8.0+ |
+//! | dynamic forcing chains, dynamic forcing chains (+) | 8.5+, 9.0+ |
+//! | nested forcing chains | 9.5+, + 0.5 a level |
+//!
+//! Chains add 0.1 each time their length passes 4, 6, 8, 12, 16, 24, 32, ... facts.
 //!
 //! Singles, locked candidates, subsets, fish and the other single-digit and wing patterns work
 //! on every box shape.
@@ -37,6 +46,7 @@
 //! ```
 
 mod board;
+mod chain;
 mod engine;
 mod fish;
 mod grouped;

@@ -1,0 +1,129 @@
+//! What a chain proves, before it becomes an engine step: a name, a rating, the change and a
+//! sentence, plus helpers to name facts for people.
+
+use super::trace::{Node, Trace};
+
+/// One chain deduction.
+#[derive(Debug, Clone)]
+pub(crate) struct Deduction {
+    /// SE's name of the technique.
+    pub(crate) name: &'static str,
+    /// SE rating in tenths.
+    pub(crate) tenths: u16,
+    /// Digits placed, (cell, digit 1..=9).
+    pub(crate) placements: Vec<(u16, u8)>,
+    /// Candidates removed, (cell, digit 1..=9).
+    pub(crate) eliminations: Vec<(u16, u8)>,
+    /// The candidates the chains pass through.
+    pub(crate) support: Vec<(u16, u8)>,
+    /// One sentence for people.
+    pub(crate) text: String,
+}
+
+impl Deduction {
+    /// A deduction that sets the fact (digit index `d` in `c`) to `on`.
+    pub(crate) fn setting(name: &'static str, tenths: u16, c: usize, d: usize, on: bool) -> Self {
+        let change = vec![(c as u16, d as u8 + 1)];
+        let (placements, eliminations) = if on {
+            (change, Vec::new())
+        } else {
+            (Vec::new(), change)
+        };
+        Deduction {
+            name,
+            tenths,
+            placements,
+            eliminations,
+            support: Vec::new(),
+            text: String::new(),
+        }
+    }
+
+    /// Keeps the lowest-rated deductions in `best`: a lower one replaces it, an equal one is
+    /// merged in, so the step does not depend on the order cells are visited in (ratings
+    /// then survive symmetries of the grid).
+    pub(crate) fn offer(self, best: &mut Option<Deduction>) {
+        match best {
+            Some(b) if b.tenths < self.tenths => {}
+            Some(b) if b.tenths == self.tenths => b.merge(self),
+            _ => *best = Some(self),
+        }
+    }
+
+    /// Adds another deduction's changes and support.
+    fn merge(&mut self, other: Deduction) {
+        for (mine, theirs) in [
+            (&mut self.placements, other.placements),
+            (&mut self.eliminations, other.eliminations),
+            (&mut self.support, other.support),
+        ] {
+            mine.extend(theirs);
+            mine.sort_unstable();
+            mine.dedup();
+        }
+        if !self.text.ends_with(')') {
+            self.text
+                .push_str(" (with other chains of the same rating)");
+        }
+    }
+}
+
+/// A fact for people: "r4c5=3" or "r4c5≠3" (digit index `d`).
+pub(crate) fn fact(c: usize, d: usize, on: bool) -> String {
+    format!(
+        "r{}c{}{}{}",
+        c / 9 + 1,
+        c % 9 + 1,
+        if on { "=" } else { "≠" },
+        d + 1
+    )
+}
+
+/// A node of a trace for people.
+pub(crate) fn node(n: &Node) -> String {
+    fact(usize::from(n.cell), usize::from(n.digit), n.on)
+}
+
+/// A chain written out, "r1c1=3 → r1c5≠3 → r2c5=3", shortened in the middle when long.
+pub(crate) fn path(nodes: &[Node]) -> String {
+    let names: Vec<String> = nodes.iter().map(node).collect();
+    if names.len() <= 10 {
+        return names.join(" → ");
+    }
+    let (head, tail) = (&names[..4], &names[names.len() - 4..]);
+    format!("{} → … → {}", head.join(" → "), tail.join(" → "))
+}
+
+/// The candidates (cell, digit 1..=9) that the given trace nodes rest on.
+pub(crate) fn support(trace: &Trace, targets: &[u16]) -> Vec<(u16, u8)> {
+    let mut seen = vec![false; trace.nodes.len()];
+    let mut stack = targets.to_vec();
+    let mut out = Vec::new();
+    while let Some(i) = stack.pop() {
+        if std::mem::replace(&mut seen[i as usize], true) {
+            continue;
+        }
+        let n = trace.nodes[i as usize];
+        out.push((u16::from(n.cell), n.digit + 1));
+        stack.extend_from_slice(trace.parents_of(i));
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// The facts (cell, digit index, on) that the given trace nodes rest on, themselves included.
+pub(crate) fn support_facts(trace: &Trace, targets: &[u16]) -> Vec<(usize, usize, bool)> {
+    let mut seen = vec![false; trace.nodes.len()];
+    let mut stack = targets.to_vec();
+    let mut out = Vec::new();
+    while let Some(i) = stack.pop() {
+        if std::mem::replace(&mut seen[i as usize], true) {
+            continue;
+        }
+        let n = trace.nodes[i as usize];
+        out.push((usize::from(n.cell), usize::from(n.digit), n.on));
+        stack.extend_from_slice(trace.parents_of(i));
+    }
+    out
+}

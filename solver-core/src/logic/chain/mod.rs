@@ -1,0 +1,64 @@
+//! The chain family, tried when no basic technique applies (9x9 only), in SE's order:
+//! aligned pair exclusion, forcing X/Y/XY-chains, aligned triplet exclusion, Nishio, static multiple forcing chains, dynamic
+//! forcing chains, dynamic forcing chains (+), then nested forcing chains of growing depth.
+//! Each level reports its lowest-rated deduction (nested levels their first).
+
+mod cycles;
+mod deduction;
+mod exclusion;
+mod multiple;
+mod nested;
+mod propagate;
+mod rating;
+mod state;
+mod trace;
+mod unary;
+mod wing;
+
+use super::board::Candidates;
+use super::step::{Found, Technique};
+use deduction::Deduction;
+use state::State;
+use trace::Mode;
+
+/// The deepest nesting tried; every known puzzle needs far less.
+const DEEPEST: u8 = 6;
+
+/// The engine's hook: the simplest chain-family step on a 9x9 board.
+pub(crate) fn finder(board: &Candidates) -> Option<Found> {
+    let s = State::from_board(board);
+    find(&s).map(into_found)
+}
+
+/// The first level that finds a deduction.
+fn find(s: &State) -> Option<Deduction> {
+    lowest(wing::wing(s, 4), exclusion::aligned_pair(s))
+        .or_else(|| lowest(cycles::cycles(s), unary::unary(s)))
+        .or_else(|| exclusion::aligned_triple(s))
+        .or_else(|| unary::nishio(s))
+        .or_else(|| multiple::multiple(s, Mode::Xy, "Forcing chain", rating::MULTIPLE))
+        .or_else(|| multiple::multiple(s, Mode::Dynamic, "Dynamic forcing chain", rating::DYNAMIC))
+        .or_else(|| multiple::multiple(s, Mode::Plus, "Dynamic forcing chain (+)", rating::PLUS))
+        .or_else(|| (2..=DEEPEST).find_map(|level| nested::nested(s, level)))
+}
+
+/// The lower-rated of two deductions, both when they tie (SE sorts one producer's hints).
+fn lowest(a: Option<Deduction>, b: Option<Deduction>) -> Option<Deduction> {
+    let mut best = a;
+    if let Some(b) = b {
+        b.offer(&mut best);
+    }
+    best
+}
+
+/// The engine's form of a deduction.
+fn into_found(d: Deduction) -> Found {
+    Found {
+        technique: Technique::Chain(d.name),
+        tenths: d.tenths,
+        support: d.support,
+        placements: d.placements,
+        eliminations: d.eliminations,
+        text: d.text,
+    }
+}

@@ -1,0 +1,190 @@
+//! Forcing chains with several branches, static or dynamic: contradiction, double
+//! implication (a fact that follows from a candidate and from its absence), cell forcing
+//! (from every candidate of a cell) and region forcing (from every place of a digit in a house).
+
+use super::deduction::{self, Deduction, fact};
+use super::rating;
+use super::state::{Set, State, cells, tables};
+use super::trace::{Mode, Trace, trace};
+
+/// Traces from every candidate assumed true and false.
+struct Branches {
+    list: Vec<(usize, usize)>,
+    on: Vec<Trace>,
+    off: Vec<Trace>,
+}
+
+/// The lowest-rated multiple-branch forcing chain at `mode`.
+pub(crate) fn multiple(s: &State, mode: Mode, name: &'static str, base: u16) -> Option<Deduction> {
+    let list = s.candidates();
+    let on: Vec<Trace> = list
+        .iter()
+        .map(|&(c, d)| trace(s, c, d, true, mode))
+        .collect();
+    let off: Vec<Trace> = list
+        .iter()
+        .map(|&(c, d)| trace(s, c, d, false, mode))
+        .collect();
+    let b = Branches { list, on, off };
+    let mut best = contradictions(&b, name, base);
+    for found in [double(s, &b, name, base), forcing(s, &b, name, base)]
+        .into_iter()
+        .flatten()
+    {
+        found.offer(&mut best);
+    }
+    best
+}
+
+/// Assumptions that contradict themselves: the candidate is false (or true).
+fn contradictions(b: &Branches, name: &'static str, base: u16) -> Option<Deduction> {
+    let mut best: Option<Deduction> = None;
+    for (k, &(c, d)) in b.list.iter().enumerate() {
+        let off = b.off.get(k).map(|t| (t, false));
+        for (t, on) in std::iter::once((&b.on[k], true)).chain(off) {
+            let Some(clash) = &t.contradiction else {
+                continue;
+            };
+            let tenths = rating::rate(base, t.clash_size());
+            if best.as_ref().is_some_and(|o| o.tenths < tenths) {
+                continue;
+            }
+            let mut found = Deduction::setting(name, tenths, c, d, !on);
+            found.support = deduction::support(t, clash);
+            found.text = format!(
+                "{name}: assuming {} leads to a contradiction, so {}",
+                fact(c, d, on),
+                fact(c, d, !on)
+            );
+            found.offer(&mut best);
+        }
+    }
+    best
+}
+
+/// Facts that follow both from a candidate and from its absence.
+fn double(s: &State, b: &Branches, name: &'static str, base: u16) -> Option<Deduction> {
+    let mut best: Option<Deduction> = None;
+    for (k, &(c, d)) in b.list.iter().enumerate() {
+        let branches = [&b.on[k], &b.off[k]];
+        if let Some(found) = common(s, &branches, name, base, best.as_ref()) {
+            let (q, e, on) = found.1;
+            let mut found = found.0;
+            found.text = format!(
+                "{name}: both {} and {} lead to {}",
+                fact(c, d, true),
+                fact(c, d, false),
+                fact(q, e, on)
+            );
+            found.offer(&mut best);
+        }
+    }
+    best
+}
+
+/// Facts that follow from every candidate of a cell, or every place of a digit in a house.
+fn forcing(s: &State, b: &Branches, name: &'static str, base: u16) -> Option<Deduction> {
+    let mut best: Option<Deduction> = None;
+    let index = |c: usize, d: usize| b.list.iter().position(|&x| x == (c, d));
+    for c in cells(s.open()) {
+        let ks: Vec<usize> = (0..9).filter_map(|d| index(c, d)).collect();
+        let branches: Vec<&Trace> = ks.iter().map(|&k| &b.on[k]).collect();
+        if let Some((mut found, (q, e, on))) = common(s, &branches, name, base, best.as_ref()) {
+            found.text = format!(
+                "{name}: every candidate of r{}c{} leads to {}",
+                c / 9 + 1,
+                c % 9 + 1,
+                fact(q, e, on)
+            );
+            found.offer(&mut best);
+        }
+    }
+    for (h, &house) in tables().houses.iter().enumerate() {
+        for d in 0..9 {
+            let places: Set = s.cand[d] & house;
+            if places.count_ones() < 2 {
+                continue;
+            }
+            let branches: Vec<&Trace> = cells(places)
+                .filter_map(|c| index(c, d).map(|k| &b.on[k]))
+                .collect();
+            if let Some((mut found, (q, e, on))) = common(s, &branches, name, base, best.as_ref()) {
+                found.text = format!(
+                    "{name}: every place for {} in {} leads to {}",
+                    d + 1,
+                    house_name(h),
+                    fact(q, e, on)
+                );
+                found.offer(&mut best);
+            }
+        }
+    }
+    best
+}
+
+/// "row 4", "column 5", "box 9" for a house index.
+fn house_name(h: usize) -> String {
+    let kind = ["row", "column", "box"][h / 9];
+    format!("{kind} {}", h % 9 + 1)
+}
+
+/// The cheapest new fact common to all `branches`, if it beats `bar`: the deduction (text
+/// left to the caller) and the fact.
+fn common(
+    s: &State,
+    branches: &[&Trace],
+    name: &'static str,
+    base: u16,
+    bar: Option<&Deduction>,
+) -> Option<(Deduction, (usize, usize, bool))> {
+    if branches.len() < 2 {
+        return None;
+    }
+    let mut best: Vec<(u16, usize, usize, bool)> = Vec::new();
+    for d in 0..9 {
+        let on = branches.iter().fold(s.cand[d], |a, t| a & t.on[d]);
+        let off = branches.iter().fold(s.cand[d], |a, t| a & t.off[d]);
+        for (set, is_on) in [(on, true), (off, false)] {
+            for q in cells(set) {
+                let nodes: usize = branches
+                    .iter()
+                    .filter_map(|t| t.find(q, d, is_on).map(|i| t.ancestors(&[i])))
+                    .sum();
+                let tenths = rating::rate(base, nodes);
+                if bar.is_some_and(|b| tenths > b.tenths)
+                    || best.first().is_some_and(|b| tenths > b.0)
+                {
+                    continue;
+                }
+                if best.first().is_some_and(|b| tenths < b.0) {
+                    best.clear();
+                }
+                best.push((tenths, q, d, is_on));
+            }
+        }
+    }
+    let &(tenths, q, d, on) = best.first()?;
+    let mut found = Deduction::setting(name, tenths, q, d, on);
+    for &(_, q, d, on) in &best {
+        let change = (q as u16, d as u8 + 1);
+        if on {
+            found.placements.push(change);
+        } else {
+            found.eliminations.push(change);
+        }
+        for t in branches {
+            if let Some(i) = t.find(q, d, on) {
+                found.support.extend(deduction::support(t, &[i]));
+            }
+        }
+    }
+    for list in [
+        &mut found.placements,
+        &mut found.eliminations,
+        &mut found.support,
+    ] {
+        list.sort_unstable();
+        list.dedup();
+    }
+    Some((found, (q, d, on)))
+}

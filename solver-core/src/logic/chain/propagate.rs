@@ -1,0 +1,154 @@
+//! Fast, untraced propagation of an assumption: what a hypothetical board forces, used for the
+//! nested levels where only "does this lead to a contradiction?" matters.
+//!
+//! Levels: 0 applies singles (dynamic chains), 1 adds locked candidates (dynamic+ chains),
+//! `k >= 2` adds, when nothing else moves, a search for candidates whose assumption leads to
+//! a contradiction at level `k - 1` (a forcing chain nested inside the chain).
+
+use super::state::{Set, State, cells, tables};
+
+/// The level of singles plus locked candidates.
+pub(crate) const PLUS: u8 = 1;
+
+/// Propagates `s` at `level` to a fixpoint; `false` when it reaches a contradiction.
+pub(crate) fn propagate(s: &mut State, level: u8) -> bool {
+    loop {
+        if !singles(s) {
+            return false;
+        }
+        if level >= PLUS && locked(s) {
+            continue;
+        }
+        if level >= 2 {
+            match nested(s, level - 1) {
+                None => return false,
+                Some(true) => continue,
+                Some(false) => {}
+            }
+        }
+        return true;
+    }
+}
+
+/// Naked and hidden singles to a fixpoint; `false` on an empty cell or a digit with no place.
+pub(crate) fn singles(s: &mut State) -> bool {
+    let t = tables();
+    loop {
+        let mut progress = false;
+        let (mut ones, mut twos): (Set, Set) = (0, 0);
+        for set in &s.cand {
+            twos |= ones & set;
+            ones |= set;
+        }
+        if s.open() & !ones != 0 {
+            return false;
+        }
+        for c in cells(ones & !twos) {
+            // An earlier placement of this pass may have emptied the cell.
+            let Some(d) = (0..9).find(|&d| s.has(c, d)) else {
+                return false;
+            };
+            s.place(c, d);
+            progress = true;
+        }
+        if progress {
+            continue;
+        }
+        for d in 0..9 {
+            for h in &t.houses {
+                if s.val[d] & h != 0 {
+                    continue;
+                }
+                let p = s.cand[d] & h;
+                if p == 0 {
+                    return false;
+                }
+                if p & (p - 1) == 0 {
+                    s.place(p.trailing_zeros() as usize, d);
+                    progress = true;
+                }
+            }
+        }
+        if !progress {
+            return true;
+        }
+    }
+}
+
+/// Pointing and claiming once over the grid; whether anything was removed.
+fn locked(s: &mut State) -> bool {
+    let t = tables();
+    let mut progress = false;
+    for d in 0..9 {
+        for b in 18..27 {
+            for line in 0..18 {
+                let (bx, ln) = (t.houses[b], t.houses[line]);
+                if bx & ln == 0 {
+                    continue;
+                }
+                // Box to line (pointing), then line to box (claiming).
+                for (from, to) in [(bx, ln), (ln, bx)] {
+                    let p = s.cand[d] & from;
+                    if p != 0 && p & !to == 0 && s.cand[d] & to & !from != 0 {
+                        s.cand[d] &= !(to & !from);
+                        progress = true;
+                    }
+                }
+            }
+        }
+    }
+    progress
+}
+
+/// One pass of nested contradiction search: each candidate assumed true and propagated at
+/// `inner`; those leading to a contradiction are removed. `None` when the state itself
+/// collapses, else whether anything was removed.
+fn nested(s: &mut State, inner: u8) -> Option<bool> {
+    let mut progress = false;
+    for (c, d) in s.candidates() {
+        if !s.has(c, d) {
+            continue;
+        }
+        let mut trial = *s;
+        trial.place(c, d);
+        if !propagate(&mut trial, inner) {
+            s.eliminate(c, d);
+            progress = true;
+            if !propagate(s, inner.min(PLUS)) {
+                return None;
+            }
+        }
+    }
+    Some(progress)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::logic::board::testing::{empty, remove};
+
+    #[test]
+    fn singles_find_two_cells_that_need_the_same_digit() {
+        let mut b = empty(3, 3);
+        remove(&mut b, 2, &[(0, 0), (0, 1)]);
+        for d in 3..=9 {
+            remove(&mut b, d, &[(0, 0), (0, 1)]);
+        }
+        // r1c1 and r1c2 both hold only 1: one of them ends up empty.
+        let mut s = State::from_board(&b);
+        assert!(!propagate(&mut s, PLUS));
+    }
+
+    #[test]
+    fn singles_fill_a_consistent_board_without_a_contradiction() {
+        let mut b = empty(3, 3);
+        remove(&mut b, 1, &[(0, 1), (0, 2)]);
+        let mut s = State::from_board(&b);
+        assert!(propagate(&mut s, 2));
+        assert_eq!(
+            s.open().count_ones(),
+            81,
+            "nothing is forced on an open grid"
+        );
+    }
+}

@@ -1,0 +1,144 @@
+//! The bitboard candidate state the chain search reasons on (9x9 only): one 81-bit cell set
+//! per digit, so that an assumption's consequences are cheap to copy and propagate.
+
+use std::sync::OnceLock;
+
+use super::super::board::Candidates;
+
+/// A set of cells, bit `c` for cell `c` (row-major, 0..81).
+pub(crate) type Set = u128;
+
+/// Every cell of the grid.
+pub(crate) const FULL: Set = (1 << 81) - 1;
+
+/// House and peer tables of the classic grid, built once per process.
+pub(crate) struct Tables {
+    /// Peers of each cell (not the cell itself).
+    pub(crate) peers: [Set; 81],
+    /// Houses as cell sets: rows 0..9, columns 9..18, boxes 18..27.
+    pub(crate) houses: [Set; 27],
+    /// The row, column and box house of each cell.
+    pub(crate) cell_houses: [[u8; 3]; 81],
+}
+
+/// The shared tables.
+pub(crate) fn tables() -> &'static Tables {
+    static TABLES: OnceLock<Tables> = OnceLock::new();
+    TABLES.get_or_init(|| {
+        let mut t = Tables {
+            peers: [0; 81],
+            houses: [0; 27],
+            cell_houses: [[0; 3]; 81],
+        };
+        for c in 0..81 {
+            let (r, col) = (c / 9, c % 9);
+            let b = (r / 3) * 3 + col / 3;
+            t.cell_houses[c] = [r as u8, (9 + col) as u8, (18 + b) as u8];
+            for h in t.cell_houses[c] {
+                t.houses[h as usize] |= 1 << c;
+            }
+        }
+        for c in 0..81 {
+            for h in t.cell_houses[c] {
+                t.peers[c] |= t.houses[h as usize];
+            }
+            t.peers[c] &= !(1 << c);
+        }
+        t
+    })
+}
+
+/// The cells of a set, lowest first.
+pub(crate) fn cells(mut set: Set) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        if set == 0 {
+            None
+        } else {
+            let c = set.trailing_zeros() as usize;
+            set &= set - 1;
+            Some(c)
+        }
+    })
+}
+
+/// Candidates and placed values, by digit (index 0..9 for digits 1..9).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct State {
+    /// Cells where the digit is still a candidate (empty cells only).
+    pub(crate) cand: [Set; 9],
+    /// Cells holding the digit.
+    pub(crate) val: [Set; 9],
+}
+
+impl State {
+    /// The state of an engine board (9x9).
+    pub(crate) fn from_board(board: &Candidates) -> State {
+        let mut s = State {
+            cand: [0; 9],
+            val: [0; 9],
+        };
+        for c in 0..81 {
+            let v = board.values[c];
+            if v != 0 {
+                s.val[usize::from(v - 1)] |= 1 << c;
+            }
+            for d in 0..9 {
+                if board.masks[c] >> d & 1 != 0 {
+                    s.cand[d] |= 1 << c;
+                }
+            }
+        }
+        s
+    }
+
+    /// Whether `d` is a candidate of cell `c`.
+    #[inline]
+    pub(crate) fn has(&self, c: usize, d: usize) -> bool {
+        self.cand[d] >> c & 1 != 0
+    }
+
+    /// The candidate digits of a cell, bit `d` for digit index `d`.
+    #[inline]
+    pub(crate) fn digits(&self, c: usize) -> u16 {
+        let mut m = 0;
+        for d in 0..9 {
+            m |= ((self.cand[d] >> c & 1) as u16) << d;
+        }
+        m
+    }
+
+    /// Cells without a value.
+    pub(crate) fn open(&self) -> Set {
+        FULL & !self.val.iter().fold(0, |a, v| a | v)
+    }
+
+    /// Places digit index `d` in `c`: the cell loses its other candidates, its peers lose `d`.
+    #[inline]
+    pub(crate) fn place(&mut self, c: usize, d: usize) {
+        let bit: Set = 1 << c;
+        for set in &mut self.cand {
+            *set &= !bit;
+        }
+        self.cand[d] &= !tables().peers[c];
+        self.val[d] |= bit;
+    }
+
+    /// Removes digit index `d` from the candidates of `c`.
+    #[inline]
+    pub(crate) fn eliminate(&mut self, c: usize, d: usize) {
+        self.cand[d] &= !(1 << c);
+    }
+
+    /// Every (cell, digit index) candidate, cell-major.
+    pub(crate) fn candidates(&self) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        for c in cells(self.open()) {
+            for d in 0..9 {
+                if self.has(c, d) {
+                    out.push((c, d));
+                }
+            }
+        }
+        out
+    }
+}

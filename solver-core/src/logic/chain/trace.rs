@@ -1,0 +1,318 @@
+//! Traced propagation: the implications of one assumption, each with the facts it follows
+//! from, so that a chain can be measured (its node count sets the rating) and told.
+//!
+//! A fact is "digit d is / is not in cell c". Modes follow SE's chain families: X (one digit,
+//! strong links in houses), Y (strong links in bivalue cells), XY (both; static forcing
+//! chains), dynamic (strong links judged on the board the chain has already changed) and
+//! dynamic+ (locked candidates applied inside the chain too).
+
+use super::state::{Set, State, cells, tables};
+
+/// Which links a chain may use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// Single digit: strong links of houses only.
+    X,
+    /// Bivalue cells only.
+    Y,
+    /// Static: bivalue cells and bilocal houses of the starting board.
+    Xy,
+    /// Single digit, strong links of houses judged on the board as the chain changes it.
+    Nishio,
+    /// Strong links judged on the board as the chain changes it.
+    Dynamic,
+    /// Dynamic, with pointing and claiming inside the chain.
+    Plus,
+}
+
+/// One fact of a trace.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Node {
+    pub(crate) cell: u8,
+    pub(crate) digit: u8,
+    pub(crate) on: bool,
+    first_parent: u32,
+    parents: u16,
+}
+
+const NONE: u16 = u16::MAX;
+
+/// Every implication of one assumption, with parents.
+#[derive(Clone)]
+pub(crate) struct Trace {
+    pub(crate) nodes: Vec<Node>,
+    parents: Vec<u16>,
+    index: Vec<u16>,
+    /// Cells where each digit was shown true.
+    pub(crate) on: [Set; 9],
+    /// Cells where each digit was shown false.
+    pub(crate) off: [Set; 9],
+    /// The facts that contradict each other, when the assumption is false.
+    pub(crate) contradiction: Option<Vec<u16>>,
+    /// Nodes a contradiction counts beyond its facts: an emptied cell or house stands for the
+    /// last candidate's being both true and false, one fact more in SE's count.
+    pub(crate) extra: usize,
+    /// Whether to go on past a contradiction (unary chains look for one particular fact).
+    go_on: bool,
+}
+
+fn key(c: usize, d: usize, on: bool) -> usize {
+    (c * 9 + d) * 2 + usize::from(on)
+}
+
+impl Trace {
+    fn new() -> Trace {
+        Trace {
+            nodes: Vec::with_capacity(256),
+            parents: Vec::with_capacity(512),
+            index: vec![NONE; 81 * 9 * 2],
+            on: [0; 9],
+            off: [0; 9],
+            contradiction: None,
+            go_on: false,
+            extra: 0,
+        }
+    }
+
+    /// The node of a fact, if derived.
+    pub(crate) fn find(&self, c: usize, d: usize, on: bool) -> Option<u16> {
+        Some(self.index[key(c, d, on)]).filter(|&i| i != NONE)
+    }
+
+    /// Parents of a node.
+    pub(crate) fn parents_of(&self, i: u16) -> &[u16] {
+        let n = self.nodes[i as usize];
+        let start = n.first_parent as usize;
+        &self.parents[start..start + n.parents as usize]
+    }
+
+    /// Adds a fact (once) with its parents; a fact whose opposite holds is a contradiction.
+    fn add(&mut self, c: usize, d: usize, on: bool, parents: &[u16]) {
+        if self.index[key(c, d, on)] != NONE || self.stopped() {
+            return;
+        }
+        let i = self.nodes.len() as u16;
+        self.nodes.push(Node {
+            cell: c as u8,
+            digit: d as u8,
+            on,
+            first_parent: self.parents.len() as u32,
+            parents: parents.len() as u16,
+        });
+        self.parents.extend_from_slice(parents);
+        self.index[key(c, d, on)] = i;
+        if on {
+            self.on[d] |= 1 << c;
+        } else {
+            self.off[d] |= 1 << c;
+        }
+        if let Some(j) = self.find(c, d, !on) {
+            self.clash(vec![j, i]);
+        }
+    }
+
+    /// Records the first contradiction.
+    fn clash(&mut self, nodes: Vec<u16>) {
+        self.contradiction.get_or_insert(nodes);
+    }
+
+    /// Records a cell or house left empty by `offs`.
+    fn empty(&mut self, offs: Vec<u16>) {
+        if self.contradiction.is_none() {
+            self.extra = 2;
+        }
+        self.clash(offs);
+    }
+
+    /// The number of facts a contradiction rests on, in SE's count.
+    pub(crate) fn clash_size(&self) -> usize {
+        self.contradiction
+            .as_ref()
+            .map_or(0, |c| self.ancestors(c) + self.extra)
+    }
+
+    /// Whether propagation stops here.
+    fn stopped(&self) -> bool {
+        self.contradiction.is_some() && !self.go_on
+    }
+
+    /// The number of facts the given nodes rest on, themselves included.
+    pub(crate) fn ancestors(&self, targets: &[u16]) -> usize {
+        let mut seen = vec![false; self.nodes.len()];
+        let mut stack: Vec<u16> = targets.to_vec();
+        let mut count = 0;
+        while let Some(i) = stack.pop() {
+            if std::mem::replace(&mut seen[i as usize], true) {
+                continue;
+            }
+            count += 1;
+            stack.extend_from_slice(self.parents_of(i));
+        }
+        count
+    }
+
+    /// The chain to a node as facts from the assumption, following first parents.
+    pub(crate) fn path(&self, mut i: u16) -> Vec<Node> {
+        let mut out = vec![self.nodes[i as usize]];
+        while let Some(&p) = self.parents_of(i).first() {
+            out.push(self.nodes[p as usize]);
+            i = p;
+        }
+        out.reverse();
+        out
+    }
+}
+
+/// The implications of assuming digit index `d` is (`on`) or is not in cell `c` of `start`.
+pub(crate) fn trace(start: &State, c: usize, d: usize, on: bool, mode: Mode) -> Trace {
+    trace_with(start, (c, d, on), mode, false)
+}
+
+/// [`trace`], optionally going on past contradictions (sound for the assumption's opposite,
+/// which is all a unary chain concludes).
+pub(crate) fn trace_with(
+    start: &State,
+    (c, d, on): (usize, usize, bool),
+    mode: Mode,
+    go_on: bool,
+) -> Trace {
+    let mut t = Trace::new();
+    t.go_on = go_on;
+    t.add(c, d, on, &[]);
+    let mut i = 0;
+    loop {
+        while i < t.nodes.len() && !t.stopped() {
+            let n = t.nodes[i];
+            if n.on {
+                follow_on(&mut t, start, i as u16, mode);
+            } else {
+                follow_off(&mut t, start, i as u16, mode);
+            }
+            i += 1;
+        }
+        if t.stopped() || mode != Mode::Plus || !locked(&mut t, start) {
+            return t;
+        }
+    }
+}
+
+/// A true fact removes the cell's other digits and the digit from the cell's peers.
+fn follow_on(t: &mut Trace, start: &State, i: u16, mode: Mode) {
+    let n = t.nodes[i as usize];
+    let (c, d) = (n.cell as usize, n.digit as usize);
+    if !matches!(mode, Mode::X | Mode::Nishio) {
+        for e in 0..9 {
+            if e != d && start.has(c, e) {
+                t.add(c, e, false, &[i]);
+            }
+        }
+    }
+    for p in cells(start.cand[d] & tables().peers[c]) {
+        t.add(p, d, false, &[i]);
+    }
+}
+
+/// A false fact may leave one digit in its cell or one place for its digit in a house.
+fn follow_off(t: &mut Trace, start: &State, i: u16, mode: Mode) {
+    let n = t.nodes[i as usize];
+    let (c, d) = (n.cell as usize, n.digit as usize);
+    if matches!(mode, Mode::Nishio | Mode::Dynamic | Mode::Plus) {
+        if mode != Mode::Nishio {
+            dynamic_cell(t, start, c);
+        }
+        for h in tables().cell_houses[c] {
+            dynamic_house(t, start, h as usize, d);
+        }
+        return;
+    }
+    // Static links: the other candidate of a bivalue cell, the other place of a bilocal
+    // digit, whatever else the chain has shown (SE's implication graph).
+    let all = start.digits(c);
+    if mode != Mode::X && all.count_ones() == 2 {
+        t.add(c, (all & !(1 << d)).trailing_zeros() as usize, true, &[i]);
+    }
+    if mode == Mode::Y {
+        return;
+    }
+    for h in tables().cell_houses[c] {
+        let places = start.cand[d] & tables().houses[h as usize];
+        if places.count_ones() == 2 {
+            t.add(
+                (places & !(1 << c)).trailing_zeros() as usize,
+                d,
+                true,
+                &[i],
+            );
+        }
+    }
+}
+
+/// On the board the chain has changed: a cell with one digit left holds it; with none, the
+/// assumption is false.
+fn dynamic_cell(t: &mut Trace, start: &State, c: usize) {
+    let all = start.digits(c);
+    let gone: Vec<usize> = (0..9)
+        .filter(|&e| all >> e & 1 != 0 && t.off[e] >> c & 1 != 0)
+        .collect();
+    let offs: Vec<u16> = gone.iter().filter_map(|&e| t.find(c, e, false)).collect();
+    match all.count_ones() as usize - gone.len() {
+        0 => t.empty(offs),
+        1 => {
+            let e = (0..9)
+                .find(|&e| all >> e & 1 != 0 && !gone.contains(&e))
+                .unwrap_or(0);
+            t.add(c, e, true, &offs);
+        }
+        _ => {}
+    }
+}
+
+/// On the board the chain has changed: a digit with one place left in a house goes there;
+/// with none, the assumption is false.
+fn dynamic_house(t: &mut Trace, start: &State, h: usize, d: usize) {
+    let all = start.cand[d] & tables().houses[h];
+    let left = all & !t.off[d];
+    if left & left.wrapping_sub(1) != 0 {
+        return;
+    }
+    let offs: Vec<u16> = cells(all & t.off[d])
+        .filter_map(|q| t.find(q, d, false))
+        .collect();
+    if left == 0 {
+        t.empty(offs);
+    } else {
+        t.add(left.trailing_zeros() as usize, d, true, &offs);
+    }
+}
+
+/// Pointing and claiming on the board as the chain left it; whether a fact was added.
+fn locked(t: &mut Trace, start: &State) -> bool {
+    let tb = tables();
+    let before = t.nodes.len();
+    for d in 0..9 {
+        let cand = start.cand[d] & !t.off[d];
+        for b in 18..27 {
+            for line in 0..18 {
+                let (bx, ln) = (tb.houses[b], tb.houses[line]);
+                if bx & ln == 0 {
+                    continue;
+                }
+                for (from, to) in [(bx, ln), (ln, bx)] {
+                    let p = cand & from;
+                    let gone = cand & to & !from;
+                    if p == 0 || p & !to != 0 || gone == 0 {
+                        continue;
+                    }
+                    // The pattern rests on the digit's removal from the rest of `from`.
+                    let offs: Vec<u16> = cells(start.cand[d] & from & !to & t.off[d])
+                        .filter_map(|q| t.find(q, d, false))
+                        .collect();
+                    for q in cells(gone) {
+                        t.add(q, d, false, &offs);
+                    }
+                }
+            }
+        }
+    }
+    t.nodes.len() > before
+}

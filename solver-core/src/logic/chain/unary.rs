@@ -1,0 +1,109 @@
+//! Forcing X-, Y- and XY-chains: an assumption that implies its own opposite (SE's unary
+//! chaining; an AIC's elimination is the assumption "the target is true" failing this way).
+
+use super::deduction::{self, Deduction};
+use super::rating;
+use super::state::State;
+use super::trace::{Mode, trace, trace_with};
+
+/// The lowest-rated self-contradicting static chain on the board.
+pub(crate) fn unary(s: &State) -> Option<Deduction> {
+    let mut best = None;
+    for (mode, name, base) in [
+        (Mode::X, "Forcing X-chain", rating::FORCING_X),
+        (Mode::Y, "Forcing Y-chain", rating::FORCING_X),
+        (Mode::Xy, "Forcing chain", rating::FORCING_XY),
+    ] {
+        for (c, d) in s.candidates() {
+            for on in [true, false] {
+                if let Some(found) = self_contradiction(s, c, d, on, mode, name, base) {
+                    found.offer(&mut best);
+                }
+            }
+        }
+    }
+    best
+}
+
+/// Nishio forcing chains: a digit assumed in a cell whose consequences for that digit alone
+/// contradict each other.
+pub(crate) fn nishio(s: &State) -> Option<Deduction> {
+    let mut best: Option<Deduction> = None;
+    for (c, d) in s.candidates() {
+        let t = trace(s, c, d, true, Mode::Nishio);
+        let Some(clash) = &t.contradiction else {
+            continue;
+        };
+        let tenths = rating::rate(rating::NISHIO, t.clash_size());
+        if best.as_ref().is_some_and(|b| b.tenths < tenths) {
+            continue;
+        }
+        let name = "Nishio forcing chain";
+        let mut found = Deduction::setting(name, tenths, c, d, false);
+        found.support = deduction::support(&t, clash);
+        found.text = format!(
+            "{name}: with {} the digit {} has no consistent place left, so {}",
+            deduction::fact(c, d, true),
+            d + 1,
+            deduction::fact(c, d, false)
+        );
+        found.offer(&mut best);
+    }
+    best
+}
+
+/// The chain from one assumption back to its opposite, if there is one.
+fn self_contradiction(
+    s: &State,
+    c: usize,
+    d: usize,
+    on: bool,
+    mode: Mode,
+    name: &'static str,
+    base: u16,
+) -> Option<Deduction> {
+    let t = trace_with(s, (c, d, on), mode, true);
+    let end = t.find(c, d, !on)?;
+    let tenths = rating::rate(base, t.ancestors(&[end]));
+    let mut found = Deduction::setting(name, tenths, c, d, !on);
+    found.support = deduction::support(&t, &[end]);
+    found.text = format!(
+        "{name}: {} so {}",
+        deduction::path(&t.path(end)),
+        deduction::fact(c, d, !on)
+    );
+    Some(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::logic::board::testing::{empty, remove};
+
+    #[test]
+    fn an_x_chain_eliminates_what_sees_both_ends() {
+        // Digit 1: column 1 only in r1, r5; column 2 only in r5... a skyscraper: columns 1
+        // and 5 hold 1 only in rows 1/6 and 2/6.
+        let mut b = empty(3, 3);
+        let keep = [(0, 0), (5, 0), (1, 4), (5, 4)];
+        for col in [0, 4] {
+            let cells: Vec<(usize, usize)> = (0..9)
+                .map(|r| (r, col))
+                .filter(|rc| !keep.contains(rc))
+                .collect();
+            remove(&mut b, 1, &cells);
+        }
+        let s = State::from_board(&b);
+        let t = trace_with(&s, (3, 0, true), Mode::X, true);
+        assert!(
+            t.find(3, 0, false).is_some(),
+            "{:?}",
+            t.nodes
+                .iter()
+                .map(super::deduction::node)
+                .collect::<Vec<_>>()
+        );
+        let found = unary(&s).expect("an X-chain");
+        assert_eq!(found.name, "Forcing X-chain");
+    }
+}
