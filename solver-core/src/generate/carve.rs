@@ -26,24 +26,32 @@ pub(crate) enum Check {
 
 /// Solves `cells` counting to two.
 pub(crate) fn check(shape: Shape, cells: &[u8], options: &Options) -> Check {
+    check_counting(shape, cells, options).0
+}
+
+/// [`check`], and the guesses the search made: a measure of how hard the puzzle is.
+pub(crate) fn check_counting(shape: Shape, cells: &[u8], options: &Options) -> (Check, u64) {
     if let Ok(classic) = <&[u8; 81]>::try_from(cells)
         && shape == Shape::CLASSIC
     {
         return match count_classic(&Givens::new(classic), None, options) {
-            Ok(1) => Check::Unique,
-            Ok(_) => Check::NotUnique,
-            Err(reason) => Check::Stopped(reason),
+            Ok((1, guesses)) => (Check::Unique, guesses),
+            Ok((_, guesses)) => (Check::NotUnique, guesses),
+            Err(reason) => (Check::Stopped(reason), 0),
         };
     }
     // Every carved grid keeps a subset of a valid solution's cells, so it has no repeats.
     let Ok(grid) = Grid::from_values(shape, cells.into()) else {
-        return Check::NotUnique;
+        return (Check::NotUnique, 0);
     };
     // `Auto` supports every shape, so `solve` cannot refuse.
-    match solve(&grid, options).map(|s| s.outcome) {
-        Ok(Outcome::Unique(_)) => Check::Unique,
-        Ok(Outcome::Stopped { reason, .. }) => Check::Stopped(reason),
-        _ => Check::NotUnique,
+    match solve(&grid, options) {
+        Ok(report) => match report.outcome {
+            Outcome::Unique(_) => (Check::Unique, report.stats.guesses),
+            Outcome::Stopped { reason, .. } => (Check::Stopped(reason), 0),
+            _ => (Check::NotUnique, report.stats.guesses),
+        },
+        Err(_) => (Check::NotUnique, 0),
     }
 }
 

@@ -76,7 +76,7 @@ impl Classic {
                 ..options.clone()
             };
             return match count_classic(&self.givens, None, &count) {
-                Ok(1) => Check::Unique,
+                Ok((1, _)) => Check::Unique,
                 Ok(_) => Check::NotUnique,
                 Err(reason) => Check::Stopped(reason),
             };
@@ -90,7 +90,7 @@ impl Classic {
                 continue;
             }
             match count_classic(&self.givens, Some((c, self.solution[c])), &first) {
-                Ok(0) => {}
+                Ok((0, _)) => {}
                 Ok(_) => return Check::NotUnique,
                 Err(reason) => return Check::Stopped(reason),
             }
