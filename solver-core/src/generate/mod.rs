@@ -65,12 +65,12 @@ pub trait Rater {
     /// cannot be rated (shape not supported, rating stopped); such a puzzle meets no target.
     fn rate(&self, puzzle: &Grid) -> Option<u16>;
 
-    /// The fewest guesses the solver needs to prove a puzzle rated in `band` unique, where the
-    /// scale tells: puzzles proven with fewer are thrown back unrated, which saves most of the
-    /// rating time of a high band. 0 (rate everything) unless a rater knows better.
-    fn least_guesses(&self, band: &RangeInclusive<u16>) -> u64 {
+    /// How many guesses the solver may need to prove a 9×9 puzzle rated in `band` unique, where
+    /// the scale tells: puzzles outside are thrown back unrated, which saves most of the
+    /// rating time of the bands at either end. Everything is rated unless a rater knows better.
+    fn guesses(&self, band: &RangeInclusive<u16>) -> RangeInclusive<u64> {
         let _ = band;
-        0
+        0..=u64::MAX
     }
 }
 
@@ -198,7 +198,7 @@ impl<'r> Generator<'r> {
                 (carve::Check::Stopped(reason), _) => return Err(self.stopped(reason, attempts)),
                 (carve::Check::NotUnique, _) => continue,
             };
-            if self.too_easy(guesses) {
+            if self.out_of_band(guesses) {
                 continue;
             }
             let puzzle = Grid::from_values(options.shape, carved.cells.into())
@@ -220,11 +220,13 @@ impl<'r> Generator<'r> {
         }
     }
 
-    /// Whether a puzzle proven unique in `guesses` is below the request's rating band by the
-    /// rater's own bound, so not worth rating.
-    fn too_easy(&self, guesses: u64) -> bool {
+    /// Whether a puzzle proven unique in `guesses` is outside the request's rating band by the
+    /// rater's own bounds, so not worth rating.
+    fn out_of_band(&self, guesses: u64) -> bool {
         match (self.rater, &self.options.rating) {
-            (Some(rater), Some(band)) => guesses < rater.least_guesses(band),
+            (Some(rater), Some(band)) if self.options.shape == Shape::CLASSIC => {
+                !rater.guesses(band).contains(&guesses)
+            }
             _ => false,
         }
     }
