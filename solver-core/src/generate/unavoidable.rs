@@ -34,30 +34,26 @@ impl Unavoidable {
 /// Components of each digit pair's 18 cells, joined where they share a row, column or box:
 /// swapping the two digits on one keeps every house holding each once.
 fn digit_pairs(solution: &[u8; 81], sets: &mut Vec<Cells>) {
-    let mut at = [[0usize; 9]; 10];
-    let mut count = [0usize; 10];
+    // Per digit, its cell in each row, column and box as a bit, and the column and box of its
+    // cell in each row: each pair then costs lookups, no shifts of 128-bit values.
+    let mut at = [[[0 as Cells; 9]; 3]; 10];
+    let mut crossing = [[(0usize, 0usize); 9]; 10];
     for (i, &v) in solution.iter().enumerate() {
-        let v = usize::from(v);
-        at[v][count[v]] = i;
-        count[v] += 1;
+        let (v, bit) = (usize::from(v), 1 << i);
+        let (row, col, bx) = (i / 9, i % 9, i / 27 * 3 + i % 9 / 3);
+        at[v][0][row] = bit;
+        at[v][1][col] = bit;
+        at[v][2][bx] = bit;
+        crossing[v][row] = (col, bx);
     }
     for a in 1..=9 {
         for b in a + 1..=9 {
-            // Each house holds one a and one b: link the a-cell to its house's b-cell.
-            let mut house_b = [[0usize; 9]; 3];
-            for &i in &at[b] {
-                house_b[0][i / 9] = i;
-                house_b[1][i % 9] = i;
-                house_b[2][i / 27 * 3 + i % 9 / 3] = i;
-            }
             // Disjoint parts so far; each a-cell's links merge every part they touch.
             let mut parts = [0 as Cells; 9];
             let mut n = 0;
-            for &i in &at[a] {
-                let mut part = 1 << i
-                    | 1 << house_b[0][i / 9]
-                    | 1 << house_b[1][i % 9]
-                    | 1 << house_b[2][i / 27 * 3 + i % 9 / 3];
+            // Each house holds one a and one b: link each a-cell to the b-cells of its houses.
+            for (row, &(col, bx)) in crossing[a].iter().enumerate() {
+                let mut part = at[a][0][row] | at[b][0][row] | at[b][1][col] | at[b][2][bx];
                 let mut k = 0;
                 while k < n {
                     if parts[k] & part != 0 {
