@@ -111,6 +111,8 @@ pub(crate) struct Carved {
     /// Whether every kept orbit was shown necessary: false when a check ran out of budget or the
     /// floor of givens stopped a removal.
     pub(crate) orbit_minimal: bool,
+    /// The 9×9 carving state, in step with `cells`.
+    pub(crate) classic: Option<Classic>,
 }
 
 /// Removes orbits (in the given order) from `solution` while the puzzle stays unique and at
@@ -194,6 +196,7 @@ pub(crate) fn carve(
     Ok(Carved {
         cells,
         orbit_minimal,
+        classic,
     })
 }
 

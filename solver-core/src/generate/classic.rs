@@ -4,7 +4,7 @@
 
 use super::carve::Check;
 use super::unavoidable::{Cells, Unavoidable};
-use crate::solve::{Givens, Options, count_classic};
+use crate::solve::{Givens, Options, StopReason, count_classic};
 
 /// A puzzle being carved out of a 9×9 solution.
 pub(super) struct Classic {
@@ -81,11 +81,40 @@ impl Classic {
                 Err(reason) => Check::Stopped(reason),
             };
         };
+        self.check_cells(orbit, options)
+    }
+
+    /// Whether no single given can go, each tested as [`Classic::check`] tests one cell; `Err`
+    /// when a search stopped.
+    pub(super) fn is_minimal(&mut self, options: &Options) -> Result<bool, StopReason> {
+        for cell in 0..81 {
+            if self.cells[cell] == 0 {
+                continue;
+            }
+            self.clear(cell);
+            let found = if self.bank.missed_by(self.filled) {
+                Check::NotUnique
+            } else {
+                self.check_cells(&[cell], options)
+            };
+            self.restore(cell);
+            match found {
+                Check::Unique => return Ok(false),
+                Check::Stopped(reason) => return Err(reason),
+                Check::NotUnique => {}
+            }
+        }
+        Ok(true)
+    }
+
+    /// Whether no solution puts another digit in any of the cleared `cells`: each is settled by
+    /// a single, or searched for one solution with its digit ruled out.
+    fn check_cells(&self, cells: &[usize], options: &Options) -> Check {
         let first = Options {
             max_solutions: 1,
             ..options.clone()
         };
-        for &c in orbit {
+        for &c in cells {
             if self.forced(c) {
                 continue;
             }
@@ -123,7 +152,7 @@ impl Classic {
 
 #[cfg(test)]
 mod tests {
-    use super::super::carve::check;
+    use super::super::carve::{check, is_minimal};
     use super::super::fill::random_solution;
     use super::super::rng::Random;
     use super::*;
@@ -131,7 +160,8 @@ mod tests {
     use crate::grid::Shape;
 
     /// Every shortcut (unavoidable sets, singles, the one-digit-out search) agrees with a
-    /// count to two, on removals that keep and that lose uniqueness, with and without symmetry.
+    /// count to two, on removals that keep and that lose uniqueness, with and without symmetry,
+    /// and so does the minimality test.
     #[test]
     fn checks_agree_with_counting_to_two() {
         let options = Options::default();
@@ -154,6 +184,11 @@ mod tests {
                 }
             }
             assert!(verdicts[0] > 5 && verdicts[1] > 5, "{verdicts:?}");
+            let cells = classic.cells;
+            assert_eq!(
+                classic.is_minimal(&options),
+                is_minimal(Shape::CLASSIC, &cells, &options)
+            );
         }
     }
 }

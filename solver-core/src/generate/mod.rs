@@ -175,7 +175,7 @@ impl<'r> Generator<'r> {
             attempts += 1;
             let solution = fill::random_solution(options.shape, &mut rng);
             rng.shuffle(&mut orbits);
-            let carved = carve::carve(&solution, &orbits, self.floor(), &checks)
+            let mut carved = carve::carve(&solution, &orbits, self.floor(), &checks)
                 .map_err(|reason| self.stopped(reason, attempts))?;
             let givens = carved.cells.iter().filter(|&&v| v != 0).count();
             if options
@@ -185,7 +185,7 @@ impl<'r> Generator<'r> {
             {
                 continue;
             }
-            if options.minimal && !self.proven_minimal(&carved, &checks, attempts)? {
+            if options.minimal && !self.proven_minimal(&mut carved, &checks, attempts)? {
                 continue;
             }
             // Carving proved each step; one count-to-two solve of the result is the proof
@@ -260,7 +260,7 @@ impl<'r> Generator<'r> {
 
     fn proven_minimal(
         &self,
-        carved: &carve::Carved,
+        carved: &mut carve::Carved,
         checks: &Options,
         attempts: u64,
     ) -> Result<bool, GenerateError> {
@@ -272,7 +272,11 @@ impl<'r> Generator<'r> {
         if self.options.symmetry == Symmetry::None {
             return Ok(true);
         }
-        match carve::is_minimal(self.options.shape, &carved.cells, checks) {
+        let minimal = match &mut carved.classic {
+            Some(classic) => classic.is_minimal(checks),
+            None => carve::is_minimal(self.options.shape, &carved.cells, checks),
+        };
+        match minimal {
             Ok(minimal) => Ok(minimal),
             Err(StopReason::Budget) => Ok(false),
             Err(reason) => Err(self.stopped(reason, attempts)),
