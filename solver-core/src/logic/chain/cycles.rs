@@ -18,7 +18,7 @@ pub(crate) fn cycles(s: &State) -> Option<Deduction> {
             let on = trace(s, c, d, true, mode);
             let off = trace(s, c, d, false, mode);
             // A contradiction is a forcing chain's business, not a cycle's.
-            if on.contradiction.is_some() || off.contradiction.is_some() {
+            if on.contradiction.is_some() || off.contradiction.is_some() || !closes(s, &on, mode) {
                 continue;
             }
             if let Some(found) = both(s, [&on, &off], name, base, (c, d)) {
@@ -27,6 +27,34 @@ pub(crate) fn cycles(s: &State) -> Option<Deduction> {
         }
     }
     best
+}
+
+/// Whether the chain from the start comes back to it: a later true fact that removes a
+/// strong partner of the start (its cell's other digit, or the digit's other place in a
+/// house), which would set the start again.
+fn closes(s: &State, on: &Trace, mode: Mode) -> bool {
+    let t = super::state::tables();
+    let root = on.nodes[0];
+    let (c, d) = (usize::from(root.cell), usize::from(root.digit));
+    let mut partners = Vec::new();
+    let cell = s.digits(c);
+    if mode != Mode::X && cell.count_ones() == 2 {
+        partners.push((c, (cell & !(1 << d)).trailing_zeros() as usize));
+    }
+    if mode != Mode::Y {
+        for h in t.cell_houses[c] {
+            let places = s.cand[d] & t.houses[h as usize];
+            if places.count_ones() == 2 {
+                partners.push(((places & !(1 << c)).trailing_zeros() as usize, d));
+            }
+        }
+    }
+    on.nodes[1..].iter().filter(|n| n.on).any(|n| {
+        let (q, e) = (usize::from(n.cell), usize::from(n.digit));
+        partners.iter().any(|&(w, f)| {
+            (e == f && t.peers[q] >> w & 1 != 0) || (mode != Mode::X && q == w && e != f)
+        })
+    })
 }
 
 /// Removals both branches reach, rated by the facts of the two branches together.

@@ -18,6 +18,8 @@ pub(crate) struct Deduction {
     pub(crate) support: Vec<(u16, u8)>,
     /// One sentence for people.
     pub(crate) text: String,
+    /// The changes of the first deduction, when others of the same rating were merged in.
+    pub(crate) own: Option<usize>,
 }
 
 impl Deduction {
@@ -36,6 +38,7 @@ impl Deduction {
             eliminations,
             support: Vec::new(),
             text: String::new(),
+            own: None,
         }
     }
 
@@ -50,8 +53,20 @@ impl Deduction {
         }
     }
 
+    /// The sentence, saying how many more changes of the same rating came with it.
+    pub(crate) fn sentence(&self) -> String {
+        let total = self.placements.len() + self.eliminations.len();
+        match total - self.own.unwrap_or(total).min(total) {
+            0 => self.text.clone(),
+            1 => format!("{} (and 1 more change of the same rating)", self.text),
+            n => format!("{} (and {n} more changes of the same rating)", self.text),
+        }
+    }
+
     /// Adds another deduction's changes and support.
     fn merge(&mut self, other: Deduction) {
+        self.own
+            .get_or_insert(self.placements.len() + self.eliminations.len());
         for (mine, theirs) in [
             (&mut self.placements, other.placements),
             (&mut self.eliminations, other.eliminations),
@@ -60,10 +75,6 @@ impl Deduction {
             mine.extend(theirs);
             mine.sort_unstable();
             mine.dedup();
-        }
-        if !self.text.ends_with(')') {
-            self.text
-                .push_str(" (with other chains of the same rating)");
         }
     }
 }
@@ -126,4 +137,12 @@ pub(crate) fn support_facts(trace: &Trace, targets: &[u16]) -> Vec<(usize, usize
         stack.extend_from_slice(trace.parents_of(i));
     }
     out
+}
+
+/// Removals for people: "r1c1≠5, r2c3≠7".
+pub(crate) fn removals(list: &[(u16, u8)]) -> String {
+    list.iter()
+        .map(|&(c, d)| fact(usize::from(c), usize::from(d - 1), false))
+        .collect::<Vec<_>>()
+        .join(", ")
 }

@@ -1,7 +1,7 @@
 //! Aligned pair exclusion: two cells that see each other cannot take a pair of digits that
 //! would empty a common peer (a cell holding only those digits) or repeat a digit.
 
-use super::deduction::Deduction;
+use super::deduction::{self, Deduction};
 use super::rating;
 use super::state::{State, cells, tables};
 
@@ -47,11 +47,7 @@ pub(crate) fn aligned_pair(s: &State) -> Option<Deduction> {
                 a % 9 + 1,
                 b / 9 + 1,
                 b % 9 + 1,
-                elims
-                    .iter()
-                    .map(|&(c, d)| format!("r{}c{}≠{d}", c / 9 + 1, c % 9 + 1))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                deduction::removals(&elims)
             );
             found.eliminations = elims;
             found.support = [a, b]
@@ -138,14 +134,10 @@ fn triple(s: &State, base: [usize; 3], common: u128) -> Option<Deduction> {
     }
     let mut found = Deduction::setting(TRIPLE, rating::ALIGNED_TRIPLE, base[0], 0, false);
     found.text = format!(
-        "{TRIPLE}: no way to fill {} together leaves a cell that sees all three with a digit, so {}",
+        "{TRIPLE}: every way to fill {} with one of these digits repeats a digit or empties a cell that sees all three, so {}",
         base.map(|c| format!("r{}c{}", c / 9 + 1, c % 9 + 1))
             .join(", "),
-        elims
-            .iter()
-            .map(|&(c, d)| format!("r{}c{}≠{d}", c / 9 + 1, c % 9 + 1))
-            .collect::<Vec<_>>()
-            .join(", ")
+        deduction::removals(&elims)
     );
     found.eliminations = elims;
     found.support = base

@@ -28,13 +28,19 @@ pub(crate) enum Mode {
 /// One fact of a trace.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Node {
+    /// The cell, 0..81.
     pub(crate) cell: u8,
+    /// The digit index, 0..9.
     pub(crate) digit: u8,
+    /// Whether the digit is shown to be in the cell (else shown not to be).
     pub(crate) on: bool,
+    /// Where the node's parents start in the trace's parent list.
     first_parent: u32,
+    /// How many parents the node has.
     parents: u16,
 }
 
+/// An index slot with no node.
 const NONE: u16 = u16::MAX;
 
 /// Every implication of one assumption, with parents.
@@ -56,11 +62,13 @@ pub(crate) struct Trace {
     go_on: bool,
 }
 
+/// The index slot of a fact.
 fn key(c: usize, d: usize, on: bool) -> usize {
     (c * 9 + d) * 2 + usize::from(on)
 }
 
 impl Trace {
+    /// An empty trace.
     fn new() -> Trace {
         Trace {
             nodes: Vec::with_capacity(256),

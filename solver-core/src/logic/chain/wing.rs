@@ -1,7 +1,7 @@
 //! The VWXYZ-Wing as Sukaku Explainer rates it (6.2-6.4): four cells of one house holding
 //! five digits (an almost locked set) linked to a bivalue cell, the WXYZ-Wing grown by a cell.
 
-use super::deduction::Deduction;
+use super::deduction::{self, Deduction};
 use super::rating;
 use super::state::{Set, State, cells, tables};
 
@@ -38,17 +38,18 @@ pub(crate) fn wing(s: &State, size: usize) -> Option<Deduction> {
                     continue;
                 };
                 let mut found = Deduction::setting(name, tenths, 0, 0, false);
-                found.eliminations = elims;
                 found.text = format!(
-                    "{name}: {} hold only {} digits between them and r{}c{} holds two of them, so a shared digit leaves the cells that see every cell holding it",
+                    "{name}: {} hold only {} digits between them and r{}c{} holds two of them, so a shared digit leaves the cells that see every cell holding it: {}",
                     set.iter()
                         .map(|&c| format!("r{}c{}", c / 9 + 1, c % 9 + 1))
                         .collect::<Vec<_>>()
                         .join(", "),
                     size + 1,
                     y / 9 + 1,
-                    y % 9 + 1
+                    y % 9 + 1,
+                    deduction::removals(&elims)
                 );
+                found.eliminations = elims;
                 found.support = set
                     .iter()
                     .chain([&y])
@@ -105,6 +106,7 @@ fn removals(s: &State, set: &[usize], y: usize, digits: u16) -> Option<Vec<(u16,
 fn combinations(items: &[usize], k: usize) -> Vec<Vec<usize>> {
     let mut out = Vec::new();
     let mut pick = Vec::with_capacity(k);
+    /// Extends `pick` from `from` on.
     fn go(
         items: &[usize],
         k: usize,
