@@ -135,16 +135,7 @@ pub(crate) fn carve(
         .map(Classic::new);
     let mut i = 0;
     while i < orbits.len() {
-        let mut take = 0;
-        let mut removed = 0;
-        while take < run && i + take < orbits.len() {
-            let size = orbits[i + take].len();
-            if givens - removed < floor + size {
-                break;
-            }
-            removed += size;
-            take += 1;
-        }
+        let (take, removed) = next_run(&orbits[i..], run, givens, floor);
         if take == 0 {
             // This orbit would take the puzzle under the floor: it stays, unproven.
             orbit_minimal = false;
@@ -198,6 +189,21 @@ pub(crate) fn carve(
         orbit_minimal,
         classic,
     })
+}
+
+/// How many of `orbits` (at most `run`) the next run clears, and the givens they hold, keeping
+/// at least `floor` of `givens`.
+fn next_run(orbits: &[Vec<usize>], run: usize, givens: usize, floor: usize) -> (usize, usize) {
+    let mut take = 0;
+    let mut removed = 0;
+    for orbit in orbits.iter().take(run) {
+        if givens - removed < floor + orbit.len() {
+            break;
+        }
+        removed += orbit.len();
+        take += 1;
+    }
+    (take, removed)
 }
 
 /// Whether no single given of a unique puzzle can be removed keeping it unique; `Err` when a
