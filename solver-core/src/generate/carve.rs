@@ -7,8 +7,10 @@
 //! removal in the same order gives, with far fewer solves while the grid is still dense.
 //!
 //! On 9×9 a removal that leaves an [`Unavoidable`] set without a given is refused with no
-//! search at all, and a single removal is one search of the fast solver on raw cells for a
-//! solution with another digit in the cleared cell (about half the work of counting to two).
+//! search at all, one whose digit the other givens force by a single is kept with none, and
+//! any other single removal is one search of the fast solver for a solution with another digit
+//! in the cleared cell, which stops at the first such solution where counting to two would
+//! find the known one too.
 
 use super::classic::Classic;
 use crate::grid::{Grid, Shape};
