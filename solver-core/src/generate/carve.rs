@@ -7,7 +7,7 @@
 //! removal in the same order gives, with far fewer solves while the grid is still dense.
 //!
 //! On 9×9 a removal that leaves an [`Unavoidable`] set without a given is refused with no
-//! search at all, one whose digit the other givens force by a single is kept with none, and
+//! search at all, one whose digit the other givens force by a single is accepted with none, and
 //! any other single removal is one search of the fast solver for a solution with another digit
 //! in the cleared cell, which stops at the first such solution where counting to two would
 //! find the known one too.
