@@ -6,11 +6,11 @@
 //! solutions). A failed run is halved and retried. The result is exactly what one-at-a-time
 //! removal in the same order gives, with far fewer solves while the grid is still dense.
 //!
-//! On 9×9 a removal that leaves an [`Unavoidable`] set without a given is refused with no
-//! search at all, one whose digit the other givens force by a single is accepted with none, and
-//! any other single removal is one search of the fast solver for a solution with another digit
-//! in the cleared cell, which stops at the first such solution where counting to two would
-//! find the known one too.
+//! On 9×9 a removal that leaves one of the solution's unavoidable sets without a given is
+//! refused with no search at all, one whose digit the other givens force by a single is
+//! accepted with none, and any other single removal is one search of the fast solver for a
+//! solution with another digit in the cleared cell, which stops at the first such solution
+//! where counting to two would find the known one too.
 
 use super::classic::Classic;
 use crate::grid::{Grid, Shape};
