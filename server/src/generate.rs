@@ -4,9 +4,9 @@ use std::ops::RangeInclusive;
 use std::sync::Arc;
 use std::time::Instant;
 
-use solver_core::logic::{self, Level, RateOptions};
+use solver_core::logic::{Level, RateOptions};
 use solver_core::{
-    GenerateError, GenerateOptions, Generated, Generator, Grid, Shape, StopReason, Symmetry,
+    GenerateError, GenerateOptions, Generated, Generator, SeRater, Shape, StopReason, Symmetry,
     next_seed,
 };
 use sudoku_proto::{grid_to_pb, pb};
@@ -179,16 +179,14 @@ pub(crate) fn stream(
 
 /// Makes the puzzle seeded `options.seed`, rated by the logic engine.
 fn make(options: GenerateOptions) -> Result<Generated, GenerateError> {
-    let rate_options = RateOptions {
-        deadline: options.deadline,
-        cancel: options.cancel.clone(),
-        ..RateOptions::default()
-    };
-    let rater = move |grid: &Grid| {
-        logic::rate(grid, &rate_options)
-            .ok()
-            .filter(|r| !r.lower_bound)
-            .map(|r| r.tenths)
+    // The engine's own rater: an unfinished rating meets no band, and it tells the generator
+    // which puzzles are too easy to be worth rating for a high band.
+    let rater = SeRater {
+        options: RateOptions {
+            deadline: options.deadline,
+            cancel: options.cancel.clone(),
+            ..RateOptions::default()
+        },
     };
     let seed = options.seed;
     Generator::new(options, Some(&rater))?.puzzle(seed)

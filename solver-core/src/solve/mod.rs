@@ -8,6 +8,7 @@ mod options;
 
 use std::time::{Duration, Instant};
 
+pub(crate) use fast::Givens;
 pub use options::{Algorithm, Options};
 
 use crate::error::SolveError;
@@ -138,6 +139,25 @@ pub fn solve(grid: &Grid, options: &Options) -> Result<Report, SolveError> {
             algorithm,
         },
     })
+}
+
+/// Solutions (up to `options.max_solutions`) of 9×9 `givens` that hold no repeats, with
+/// `exclude`'s digit ruled out at its empty cell, and the guesses made; `Err` when the search
+/// stopped short of the limit. The generator's uniqueness tests, without a grid, report or
+/// clock read per test.
+pub(crate) fn count_classic(
+    givens: &Givens,
+    exclude: Option<(usize, u8)>,
+    options: &Options,
+) -> Result<(usize, u64), StopReason> {
+    let mut control = Control::new(options);
+    let stopped = fast::search_givens(givens, exclude, &mut control).err();
+    let limit = control.limit();
+    let (found, guesses, _) = control.finish();
+    match stopped {
+        Some(reason) if found < limit => Err(reason),
+        _ => Ok((found, guesses)),
+    }
 }
 
 #[cfg(test)]
