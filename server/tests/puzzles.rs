@@ -601,3 +601,45 @@ async fn generate_refuses_impossible_requests_and_stops_in_time() {
     assert!(start.elapsed() < std::time::Duration::from_secs(3));
     server.shutdown().await.expect("clean shutdown");
 }
+
+// A client that leaves a Generate call stops its work at once: with one solver thread, a
+// search for SE 10+ (out of reach, it would run to the 10 s cap) left after 300 ms does not
+// hold up the next request.
+#[tokio::test]
+async fn a_cancelled_generate_frees_its_thread_at_once() {
+    let server = sudoku_server::start(Config {
+        workers: Some(1),
+        ..Config::embedded()
+    })
+    .await
+    .expect("server starts");
+    let mut client = PuzzlesClient::connect(format!("http://{}", server.addr()))
+        .await
+        .expect("client connects");
+    let hopeless = client
+        .generate(pb::GenerateRequest {
+            min_rating: 10.0,
+            ..pb::GenerateRequest::default()
+        })
+        .await
+        .expect("the call starts");
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    drop(hopeless);
+    let start = std::time::Instant::now();
+    let made = generate_all(
+        &mut client,
+        pb::GenerateRequest {
+            level: pb::Level::Easy.into(),
+            seed: 7,
+            ..pb::GenerateRequest::default()
+        },
+    )
+    .await
+    .expect("an easy puzzle");
+    assert_eq!(made.len(), 1);
+    let took = start.elapsed();
+    // Seconds of slack for a loaded CI machine; uncancelled, the search would hold the only
+    // thread for its full 10 s.
+    assert!(took < std::time::Duration::from_secs(4), "{took:?}");
+    server.shutdown().await.expect("clean shutdown");
+}
