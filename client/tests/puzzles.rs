@@ -323,3 +323,36 @@ fn generate_refuses_bad_requests_clearly() {
     assert_eq!(code, 2);
     assert!(err.contains("cannot be used with"), "{err}");
 }
+
+#[test]
+fn generated_puzzles_feed_rate_and_batch() {
+    let out = ok(&[
+        "generate", "--count", "3", "--seed", "21", "--level", "medium",
+    ]);
+    for command in ["rate", "batch"] {
+        let output = Command::cargo_bin("sudoku")
+            .expect("the sudoku binary")
+            .env_remove("SUDOKU_SERVER")
+            .arg(command)
+            .write_stdin(out.clone())
+            .output()
+            .expect("runs");
+        assert!(output.status.success(), "{command}");
+        let answers = String::from_utf8(output.stdout).expect("utf-8");
+        assert_eq!(answers.lines().count(), 3, "{command}: {answers}");
+        for (answer, puzzle) in answers.lines().zip(out.lines()) {
+            let puzzle = grid(puzzle);
+            match command {
+                "rate" => {
+                    let rating = answer.split_whitespace().nth(1).expect("a rating");
+                    let tenths = rate(&puzzle, &RateOptions::default())
+                        .expect("rated")
+                        .tenths;
+                    assert_eq!(rating, format!("{}.{}", tenths / 10, tenths % 10));
+                    assert!((15..25).contains(&tenths), "medium is 1.5 to 2.4");
+                }
+                _ => assert_eq!(grid(answer), unique_solution(&puzzle)),
+            }
+        }
+    }
+}
