@@ -109,14 +109,15 @@ pub fn line_of(grid: &pb::Grid) -> Option<String> {
     if grid.cells.len() != side * side || side > solver_core::Shape::MAX_SIDE {
         return None;
     }
-    grid.cells
-        .iter()
-        .map(|&v| match v {
-            0 => Some('.'),
-            _ if v as usize > side => None,
-            _ => char::from_digit(v, 36).map(|c| c.to_ascii_uppercase()),
-        })
-        .collect()
+    let mut line = String::with_capacity(grid.cells.len() + 1);
+    for &v in &grid.cells {
+        line.push(match v {
+            0 => '.',
+            _ if v as usize > side => return None,
+            _ => char::from_digit(v, 36)?.to_ascii_uppercase(),
+        });
+    }
+    Some(line)
 }
 
 /// Reports a per-puzzle problem on stderr without stopping.
