@@ -60,6 +60,51 @@ pub(crate) fn aligned_pair(s: &State) -> Option<Deduction> {
     None
 }
 
+/// The digits each of three cells (`digits`) takes in some combination that repeats no digit
+/// in two cells that see each other (`clash`: 0-1, 0-2, 1-2) and holds no peer's `masks` whole.
+fn allowed_digits(digits: [u16; 3], clash: [bool; 3], masks: &[u16]) -> [u16; 3] {
+    // The three cells' allowed digits packed 9 bits apart, so that "all allowed" and "this
+    // combination adds nothing" are single comparisons.
+    let full = u32::from(digits[0]) | u32::from(digits[1]) << 9 | u32::from(digits[2]) << 18;
+    let mut allowed = 0u32;
+    'search: for x in bits(digits[0]) {
+        for y in bits(digits[1]) {
+            if clash[0] && x == y {
+                continue;
+            }
+            for z in bits(digits[2]) {
+                if (clash[1] && x == z) || (clash[2] && y == z) {
+                    continue;
+                }
+                let packed = 1 << x | 1 << (9 + y) | 1 << (18 + z);
+                if allowed & packed == packed {
+                    continue;
+                }
+                let combo = 1u16 << x | 1 << y | 1 << z;
+                if masks.iter().any(|&m| m & !combo == 0) {
+                    continue;
+                }
+                allowed |= packed;
+                if allowed == full {
+                    break 'search;
+                }
+            }
+        }
+    }
+    [0, 9, 18].map(|shift| (allowed >> shift) as u16 & 0x1ff)
+}
+
+/// Digit indices of a mask, lowest first.
+fn bits(mut m: u16) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (m != 0).then(|| {
+            let d = m.trailing_zeros() as usize;
+            m &= m - 1;
+            d
+        })
+    })
+}
+
 /// Digit indices of a cell mask.
 fn bits9(m: u16) -> impl Iterator<Item = usize> {
     (0..9).filter(move |d| m >> d & 1 != 0)
@@ -125,28 +170,7 @@ fn triple(s: &State, digits: &[u16; 81], base: [usize; 3], small: Set) -> Option
     let sees = |i: usize, j: usize| t.peers[base[i]] >> base[j] & 1 != 0;
     let clash = [(0, 1), (0, 2), (1, 2)].map(|(i, j)| sees(i, j));
     let digits = digits3;
-    let mut allowed = [0u16; 3];
-    'search: for x in bits9(digits[0]) {
-        for y in bits9(digits[1]) {
-            for z in bits9(digits[2]) {
-                let equal = [x == y, x == z, y == z];
-                if (0..3).any(|k| clash[k] && equal[k]) {
-                    continue;
-                }
-                let combo = 1 << x | 1 << y | 1 << z;
-                if masks.iter().any(|&m| m & !combo == 0) {
-                    continue;
-                }
-                allowed[0] |= 1 << x;
-                allowed[1] |= 1 << y;
-                allowed[2] |= 1 << z;
-                // Every digit of every cell allowed: nothing to remove.
-                if allowed == digits {
-                    break 'search;
-                }
-            }
-        }
-    }
+    let allowed = allowed_digits(digits, clash, masks);
     let elims: Vec<(u16, u8)> = (0..3)
         .flat_map(|k| bits9(digits[k] & !allowed[k]).map(move |d| (base[k] as u16, d as u8 + 1)))
         .collect();
