@@ -35,7 +35,7 @@ pub(crate) fn finder(board: &Candidates) -> Option<Found> {
 /// The first level that finds a deduction.
 fn find(s: &State) -> Option<Deduction> {
     lowest(wing::wing(s, 4), exclusion::aligned_pair(s))
-        .or_else(|| lowest(cycles::cycles(s), unary::unary(s)))
+        .or_else(|| unary::static_chains(s))
         .or_else(|| exclusion::aligned_triple(s))
         .or_else(|| unary::nishio(s))
         .or_else(|| multiple::multiple(s, Mode::Xy, "Forcing chain", rating::MULTIPLE))

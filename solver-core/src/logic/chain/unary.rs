@@ -4,23 +4,41 @@
 use super::deduction::{self, Deduction};
 use super::rating;
 use super::state::State;
-use super::trace::{Mode, trace, trace_with};
+use super::cycles;
+use super::trace::{Mode, Trace, trace, trace_with};
 
-/// The lowest-rated self-contradicting static chain on the board.
-pub(crate) fn unary(s: &State) -> Option<Deduction> {
-    let mut best = None;
+/// The lowest-rated cycle or self-contradicting static chain on the board (SE's X-, Y- then
+/// XY-chains; cycles and forcing chains tie as SE sorts one producer's hints).
+pub(crate) fn static_chains(s: &State) -> Option<Deduction> {
+    let (mut cycle, mut chain) = (None, None);
     for (mode, name, base) in [
         (Mode::X, "Forcing X-chain", rating::FORCING_X),
         (Mode::Y, "Forcing Y-chain", rating::FORCING_X),
         (Mode::Xy, "Forcing chain", rating::FORCING_XY),
     ] {
+        // Every chain of a mode rates at least its base: once something rates lower, the
+        // mode (the XY one, costliest) can add nothing.
+        let floor = base.min(cycles::kind(mode).1);
+        if [&cycle, &chain]
+            .iter()
+            .any(|b| b.as_ref().is_some_and(|b: &Deduction| b.tenths < floor))
+        {
+            continue;
+        }
         for (c, d) in s.candidates() {
-            for on in [true, false] {
-                if let Some(found) = self_contradiction(s, c, d, on, mode, name, base) {
-                    found.offer(&mut best);
+            let on = trace_with(s, (c, d, true), mode, true);
+            let off = trace_with(s, (c, d, false), mode, true);
+            for t in [&on, &off] {
+                if let Some(found) = self_contradiction(t, name, base) {
+                    found.offer(&mut chain);
                 }
             }
+            cycles::offer(s, [&on, &off], mode, (c, d), &mut cycle);
         }
+    }
+    let mut best = cycle;
+    if let Some(found) = chain {
+        found.offer(&mut best);
     }
     best
 }
@@ -52,21 +70,14 @@ pub(crate) fn nishio(s: &State) -> Option<Deduction> {
     best
 }
 
-/// The chain from one assumption back to its opposite, if there is one.
-fn self_contradiction(
-    s: &State,
-    c: usize,
-    d: usize,
-    on: bool,
-    mode: Mode,
-    name: &'static str,
-    base: u16,
-) -> Option<Deduction> {
-    let t = trace_with(s, (c, d, on), mode, true);
+/// The chain from a trace's assumption back to its opposite, if there is one.
+fn self_contradiction(t: &Trace, name: &'static str, base: u16) -> Option<Deduction> {
+    let root = t.nodes[0];
+    let (c, d, on) = (usize::from(root.cell), usize::from(root.digit), root.on);
     let end = t.find(c, d, !on)?;
     let tenths = rating::rate(base, t.ancestors(&[end]));
     let mut found = Deduction::setting(name, tenths, c, d, !on);
-    found.support = deduction::support(&t, &[end]);
+    found.support = deduction::support(t, &[end]);
     found.text = format!(
         "{name}: {} so {}",
         deduction::path(&t.path(end)),
@@ -103,7 +114,7 @@ mod tests {
                 .map(super::deduction::node)
                 .collect::<Vec<_>>()
         );
-        let found = unary(&s).expect("an X-chain");
+        let found = static_chains(&s).expect("an X-chain");
         assert_eq!(found.name, "Forcing X-chain");
     }
 }
