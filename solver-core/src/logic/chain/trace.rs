@@ -259,19 +259,20 @@ fn follow_off(t: &mut Trace, start: &State, i: u16, mode: Mode) {
 /// assumption is false.
 fn dynamic_cell(t: &mut Trace, start: &State, c: usize) {
     let all = start.digits(c);
-    let gone: Vec<usize> = (0..9)
-        .filter(|&e| all >> e & 1 != 0 && t.off[e] >> c & 1 != 0)
+    let gone = (0..9).fold(0u16, |m, e| m | ((t.off[e] >> c & 1) as u16) << e) & all;
+    let left = all & !gone;
+    // Two digits or more left: nothing follows (the common case, so nothing is allocated).
+    if left & left.wrapping_sub(1) != 0 {
+        return;
+    }
+    let offs: Vec<u16> = (0..9)
+        .filter(|&e| gone >> e & 1 != 0)
+        .filter_map(|e| t.find(c, e, false))
         .collect();
-    let offs: Vec<u16> = gone.iter().filter_map(|&e| t.find(c, e, false)).collect();
-    match all.count_ones() as usize - gone.len() {
-        0 => t.empty(offs),
-        1 => {
-            let e = (0..9)
-                .find(|&e| all >> e & 1 != 0 && !gone.contains(&e))
-                .unwrap_or(0);
-            t.add(c, e, true, &offs);
-        }
-        _ => {}
+    if left == 0 {
+        t.empty(offs);
+    } else {
+        t.add(c, left.trailing_zeros() as usize, true, &offs);
     }
 }
 
