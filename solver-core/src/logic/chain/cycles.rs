@@ -3,7 +3,7 @@
 
 use super::deduction::{self, Deduction, fact};
 use super::rating;
-use super::state::{State, cells};
+use super::state::{Start, cells};
 use super::trace::{Mode, Trace};
 
 /// SE's name and base rating of a cycle of `mode` (X, Y or XY).
@@ -19,7 +19,7 @@ pub(crate) fn kind(mode: Mode) -> (&'static str, u16) {
 /// assumed true and false (shared with the forcing chains: a trace without a contradiction
 /// is the same whether or not it was to go on past one).
 pub(crate) fn offer(
-    s: &State,
+    s: &Start,
     [on, off]: [&Trace; 2],
     mode: Mode,
     (c, d): (usize, usize),
@@ -38,7 +38,7 @@ pub(crate) fn offer(
 /// Whether the chain from the start comes back to it: a later true fact that removes a
 /// strong partner of the start (its cell's other digit, or the digit's other place in a
 /// house), which would set the start again.
-fn closes(s: &State, on: &Trace, mode: Mode) -> bool {
+fn closes(s: &Start, on: &Trace, mode: Mode) -> bool {
     let t = super::state::tables();
     let root = on.nodes[0];
     let (c, d) = (usize::from(root.cell), usize::from(root.digit));
@@ -65,7 +65,7 @@ fn closes(s: &State, on: &Trace, mode: Mode) -> bool {
 
 /// Removals both branches reach, rated by the facts of the two branches together.
 fn both(
-    s: &State,
+    s: &Start,
     branches: [&Trace; 2],
     name: &'static str,
     base: u16,

@@ -3,13 +3,13 @@
 
 use super::deduction::{self, Deduction};
 use super::rating;
-use super::state::{Set, State, cells, tables};
+use super::state::{Set, Start, cells, tables};
 
 /// SE's name.
 const NAME: &str = "Aligned pair exclusion";
 
 /// The first aligned pair exclusion on the board.
-pub(crate) fn aligned_pair(s: &State) -> Option<Deduction> {
+pub(crate) fn aligned_pair(s: &Start) -> Option<Deduction> {
     let t = tables();
     let open = s.open();
     for a in cells(open) {
@@ -115,7 +115,7 @@ const TRIPLE: &str = "Aligned triplet exclusion";
 
 /// The first aligned triplet exclusion: three cells with common peers, each of whose
 /// candidates is in no combination of digits that the three cells could take together.
-pub(crate) fn aligned_triple(s: &State) -> Option<Deduction> {
+pub(crate) fn aligned_triple(s: &Start) -> Option<Deduction> {
     let t = tables();
     let open = s.open();
     let digits: [u16; 81] = std::array::from_fn(|c| s.digits(c));
@@ -151,7 +151,7 @@ pub(crate) fn aligned_triple(s: &State) -> Option<Deduction> {
 
 /// The removals of one triple whose common peers of at most three digits are `small`, as a
 /// deduction.
-fn triple(s: &State, digits: &[u16; 81], base: [usize; 3], small: Set) -> Option<Deduction> {
+fn triple(s: &Start, digits: &[u16; 81], base: [usize; 3], small: Set) -> Option<Deduction> {
     let t = tables();
     let digits3 = base.map(|c| digits[c]);
     let union = digits3[0] | digits3[1] | digits3[2];

@@ -18,7 +18,7 @@ mod wing;
 use super::board::Candidates;
 use super::step::{Found, Technique};
 use deduction::Deduction;
-use state::State;
+use state::{Start, State};
 use trace::Mode;
 
 /// The deepest propagation level tried: 2 (one chain nested in another, close to trial and
@@ -28,12 +28,12 @@ const DEEPEST: u8 = 3;
 
 /// The engine's hook: the simplest chain-family step on a 9x9 board.
 pub(crate) fn finder(board: &Candidates) -> Option<Found> {
-    let s = State::from_board(board);
+    let s = Start::new(State::from_board(board));
     find(&s).map(into_found)
 }
 
 /// The first level that finds a deduction.
-fn find(s: &State) -> Option<Deduction> {
+fn find(s: &Start) -> Option<Deduction> {
     lowest(wing::wing(s, 4), exclusion::aligned_pair(s))
         .or_else(|| unary::static_chains(s))
         .or_else(|| exclusion::aligned_triple(s))

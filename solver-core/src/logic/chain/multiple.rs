@@ -4,7 +4,7 @@
 
 use super::deduction::{self, Deduction, fact};
 use super::rating;
-use super::state::{Set, State, cells, tables};
+use super::state::{Set, Start, cells, tables};
 use super::trace::{Mode, Trace, trace};
 
 /// Traces from every candidate assumed true and false.
@@ -15,7 +15,7 @@ struct Branches {
 }
 
 /// The lowest-rated multiple-branch forcing chain at `mode`.
-pub(crate) fn multiple(s: &State, mode: Mode, name: &'static str, base: u16) -> Option<Deduction> {
+pub(crate) fn multiple(s: &Start, mode: Mode, name: &'static str, base: u16) -> Option<Deduction> {
     let list = s.candidates();
     let on: Vec<Trace> = list
         .iter()
@@ -63,7 +63,7 @@ fn contradictions(b: &Branches, name: &'static str, base: u16) -> Option<Deducti
 }
 
 /// Facts that follow both from a candidate and from its absence.
-fn double(s: &State, b: &Branches, name: &'static str, base: u16) -> Option<Deduction> {
+fn double(s: &Start, b: &Branches, name: &'static str, base: u16) -> Option<Deduction> {
     let mut best: Option<Deduction> = None;
     for (k, &(c, d)) in b.list.iter().enumerate() {
         let branches = [&b.on[k], &b.off[k]];
@@ -83,7 +83,7 @@ fn double(s: &State, b: &Branches, name: &'static str, base: u16) -> Option<Dedu
 }
 
 /// Facts that follow from every candidate of a cell, or every place of a digit in a house.
-fn forcing(s: &State, b: &Branches, name: &'static str, base: u16) -> Option<Deduction> {
+fn forcing(s: &Start, b: &Branches, name: &'static str, base: u16) -> Option<Deduction> {
     let mut best: Option<Deduction> = None;
     let index = |c: usize, d: usize| b.list.iter().position(|&x| x == (c, d));
     for c in cells(s.open()) {
@@ -131,7 +131,7 @@ fn house_name(h: usize) -> String {
 /// The cheapest new fact common to all `branches`, if it beats `bar`: the deduction (text
 /// left to the caller) and the fact.
 fn common(
-    s: &State,
+    s: &Start,
     branches: &[&Trace],
     name: &'static str,
     base: u16,

@@ -61,6 +61,38 @@ pub(crate) fn cells(mut set: Set) -> impl Iterator<Item = usize> {
     })
 }
 
+/// The state a search starts from, with each cell's digits worked out once: traces read
+/// them for every fact they follow, and [`State::digits`] gathers nine bits each time.
+#[derive(Debug, Clone)]
+pub(crate) struct Start {
+    state: State,
+    masks: [u16; 81],
+}
+
+impl Start {
+    /// The start of searches on `state`.
+    pub(crate) fn new(state: State) -> Start {
+        Start {
+            masks: std::array::from_fn(|c| state.digits(c)),
+            state,
+        }
+    }
+
+    /// The candidate digits of a cell, bit `d` for digit index `d` (as [`State::digits`]).
+    #[inline]
+    pub(crate) fn digits(&self, c: usize) -> u16 {
+        self.masks[c]
+    }
+}
+
+impl std::ops::Deref for Start {
+    type Target = State;
+
+    fn deref(&self) -> &State {
+        &self.state
+    }
+}
+
 /// Candidates and placed values, by digit (index 0..9 for digits 1..9).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct State {

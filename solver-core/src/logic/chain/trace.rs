@@ -6,7 +6,7 @@
 //! chains), dynamic (strong links judged on the board the chain has already changed) and
 //! dynamic+ (locked candidates applied inside the chain too).
 
-use super::state::{Set, State, cells, tables};
+use super::state::{Set, Start, cells, tables};
 
 /// Which links a chain may use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -172,14 +172,14 @@ impl Trace {
 }
 
 /// The implications of assuming digit index `d` is (`on`) or is not in cell `c` of `start`.
-pub(crate) fn trace(start: &State, c: usize, d: usize, on: bool, mode: Mode) -> Trace {
+pub(crate) fn trace(start: &Start, c: usize, d: usize, on: bool, mode: Mode) -> Trace {
     trace_with(start, (c, d, on), mode, false)
 }
 
 /// [`trace`], optionally going on past contradictions (sound for the assumption's opposite,
 /// which is all a unary chain concludes).
 pub(crate) fn trace_with(
-    start: &State,
+    start: &Start,
     (c, d, on): (usize, usize, bool),
     mode: Mode,
     go_on: bool,
@@ -205,7 +205,7 @@ pub(crate) fn trace_with(
 }
 
 /// A true fact removes the cell's other digits and the digit from the cell's peers.
-fn follow_on(t: &mut Trace, start: &State, i: u16, mode: Mode) {
+fn follow_on(t: &mut Trace, start: &Start, i: u16, mode: Mode) {
     let n = t.nodes[i as usize];
     let (c, d) = (n.cell as usize, n.digit as usize);
     if !matches!(mode, Mode::X | Mode::Nishio) {
@@ -221,7 +221,7 @@ fn follow_on(t: &mut Trace, start: &State, i: u16, mode: Mode) {
 }
 
 /// A false fact may leave one digit in its cell or one place for its digit in a house.
-fn follow_off(t: &mut Trace, start: &State, i: u16, mode: Mode) {
+fn follow_off(t: &mut Trace, start: &Start, i: u16, mode: Mode) {
     let n = t.nodes[i as usize];
     let (c, d) = (n.cell as usize, n.digit as usize);
     if matches!(mode, Mode::Nishio | Mode::Dynamic | Mode::Plus) {
@@ -257,7 +257,7 @@ fn follow_off(t: &mut Trace, start: &State, i: u16, mode: Mode) {
 
 /// On the board the chain has changed: a cell with one digit left holds it; with none, the
 /// assumption is false.
-fn dynamic_cell(t: &mut Trace, start: &State, c: usize) {
+fn dynamic_cell(t: &mut Trace, start: &Start, c: usize) {
     let all = start.digits(c);
     let gone = (0..9).fold(0u16, |m, e| m | ((t.off[e] >> c & 1) as u16) << e) & all;
     let left = all & !gone;
@@ -278,7 +278,7 @@ fn dynamic_cell(t: &mut Trace, start: &State, c: usize) {
 
 /// On the board the chain has changed: a digit with one place left in a house goes there;
 /// with none, the assumption is false.
-fn dynamic_house(t: &mut Trace, start: &State, h: usize, d: usize) {
+fn dynamic_house(t: &mut Trace, start: &Start, h: usize, d: usize) {
     let all = start.cand[d] & tables().houses[h];
     let left = all & !t.off[d];
     if left & left.wrapping_sub(1) != 0 {
@@ -295,7 +295,7 @@ fn dynamic_house(t: &mut Trace, start: &State, h: usize, d: usize) {
 }
 
 /// Pointing and claiming on the board as the chain left it; whether a fact was added.
-fn locked(t: &mut Trace, start: &State) -> bool {
+fn locked(t: &mut Trace, start: &Start) -> bool {
     let tb = tables();
     let before = t.nodes.len();
     for d in 0..9 {

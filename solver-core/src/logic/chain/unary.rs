@@ -1,15 +1,15 @@
 //! Forcing X-, Y- and XY-chains: an assumption that implies its own opposite (SE's unary
 //! chaining; an AIC's elimination is the assumption "the target is true" failing this way).
 
+use super::cycles;
 use super::deduction::{self, Deduction};
 use super::rating;
-use super::state::State;
-use super::cycles;
+use super::state::Start;
 use super::trace::{Mode, Trace, trace, trace_with};
 
 /// The lowest-rated cycle or self-contradicting static chain on the board (SE's X-, Y- then
 /// XY-chains; cycles and forcing chains tie as SE sorts one producer's hints).
-pub(crate) fn static_chains(s: &State) -> Option<Deduction> {
+pub(crate) fn static_chains(s: &Start) -> Option<Deduction> {
     let (mut cycle, mut chain) = (None, None);
     for (mode, name, base) in [
         (Mode::X, "Forcing X-chain", rating::FORCING_X),
@@ -45,7 +45,7 @@ pub(crate) fn static_chains(s: &State) -> Option<Deduction> {
 
 /// Nishio forcing chains: a digit assumed in a cell whose consequences for that digit alone
 /// contradict each other.
-pub(crate) fn nishio(s: &State) -> Option<Deduction> {
+pub(crate) fn nishio(s: &Start) -> Option<Deduction> {
     let mut best: Option<Deduction> = None;
     for (c, d) in s.candidates() {
         let t = trace(s, c, d, true, Mode::Nishio);
@@ -104,7 +104,7 @@ mod tests {
                 .collect();
             remove(&mut b, 1, &cells);
         }
-        let s = State::from_board(&b);
+        let s = Start::new(crate::logic::chain::state::State::from_board(&b));
         let t = trace_with(&s, (3, 0, true), Mode::X, true);
         assert!(
             t.find(3, 0, false).is_some(),

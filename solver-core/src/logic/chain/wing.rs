@@ -3,10 +3,10 @@
 
 use super::deduction::{self, Deduction};
 use super::rating;
-use super::state::{Set, State, cells, tables};
+use super::state::{Set, Start, cells, tables};
 
 /// The lowest-rated wing of `size` set cells (4: VWXYZ); equal ones merge.
-pub(crate) fn wing(s: &State, size: usize) -> Option<Deduction> {
+pub(crate) fn wing(s: &Start, size: usize) -> Option<Deduction> {
     let (name, base) = ("VWXYZ-Wing", rating::VWXYZ);
     let t = tables();
     let open = s.open();
@@ -67,7 +67,7 @@ pub(crate) fn wing(s: &State, size: usize) -> Option<Deduction> {
 }
 
 /// The removals of the wing with set `set` and bivalue cell `y`, if any.
-fn removals(s: &State, set: &[usize], y: usize, digits: u16) -> Option<Vec<(u16, u8)>> {
+fn removals(s: &Start, set: &[usize], y: usize, digits: u16) -> Option<Vec<(u16, u8)>> {
     let t = tables();
     let my = s.digits(y);
     let set_cells: Set = set.iter().fold(0, |a, &c| a | 1 << c);
