@@ -63,45 +63,49 @@ pub(crate) fn aligned_pair(s: &Start) -> Option<Deduction> {
 /// The digits each of three cells (`digits`) takes in some combination that repeats no digit
 /// in two cells that see each other (`clash`: 0-1, 0-2, 1-2) and holds no peer's `masks` whole.
 fn allowed_digits(digits: [u16; 3], clash: [bool; 3], masks: &[u16]) -> [u16; 3] {
-    // The three cells' allowed digits packed 9 bits apart, so that "all allowed" and "this
-    // combination adds nothing" are single comparisons.
-    let full = u32::from(digits[0]) | u32::from(digits[1]) << 9 | u32::from(digits[2]) << 18;
-    let mut allowed = 0u32;
-    'search: for x in bits(digits[0]) {
-        for y in bits(digits[1]) {
-            if clash[0] && x == y {
-                continue;
+    let mut allowed = [0u16; 3];
+    // Each loop skips the digits that could only repeat what is already allowed: a
+    // combination matters only while one of its digits is new for its cell.
+    let mut xs = digits[0];
+    while xs != 0 {
+        if allowed[1] == digits[1] && allowed[2] == digits[2] {
+            xs &= !allowed[0];
+        }
+        let Some(x) = pop(&mut xs) else { break };
+        let mut ys = digits[1] & !(u16::from(clash[0]) << x);
+        while ys != 0 {
+            if allowed[0] >> x & 1 != 0 && allowed[2] == digits[2] {
+                ys &= !allowed[1];
             }
-            for z in bits(digits[2]) {
-                if (clash[1] && x == z) || (clash[2] && y == z) {
-                    continue;
+            let Some(y) = pop(&mut ys) else { break };
+            let mut zs = digits[2] & !(u16::from(clash[1]) << x) & !(u16::from(clash[2]) << y);
+            while zs != 0 {
+                if allowed[0] >> x & 1 != 0 && allowed[1] >> y & 1 != 0 {
+                    zs &= !allowed[2];
                 }
-                let packed = 1 << x | 1 << (9 + y) | 1 << (18 + z);
-                if allowed & packed == packed {
-                    continue;
-                }
+                let Some(z) = pop(&mut zs) else { break };
                 let combo = 1u16 << x | 1 << y | 1 << z;
                 if masks.iter().any(|&m| m & !combo == 0) {
                     continue;
                 }
-                allowed |= packed;
-                if allowed == full {
-                    break 'search;
+                allowed[0] |= 1 << x;
+                allowed[1] |= 1 << y;
+                allowed[2] |= 1 << z;
+                if allowed == digits {
+                    return allowed;
                 }
             }
         }
     }
-    [0, 9, 18].map(|shift| (allowed >> shift) as u16 & 0x1ff)
+    allowed
 }
 
-/// Digit indices of a mask, lowest first.
-fn bits(mut m: u16) -> impl Iterator<Item = usize> {
-    std::iter::from_fn(move || {
-        (m != 0).then(|| {
-            let d = m.trailing_zeros() as usize;
-            m &= m - 1;
-            d
-        })
+/// Takes the lowest digit index out of a mask.
+fn pop(m: &mut u16) -> Option<usize> {
+    (*m != 0).then(|| {
+        let d = m.trailing_zeros() as usize;
+        *m &= *m - 1;
+        d
     })
 }
 
@@ -157,7 +161,8 @@ fn triple(s: &Start, digits: &[u16; 81], base: [usize; 3], small: Set) -> Option
     let union = digits3[0] | digits3[1] | digits3[2];
     // A peer's digits exclude a combination only when all of them are in it, so only peers
     // within the three cells' digits matter.
-    let mut masks = [0u16; 81];
+    // Two cells have at most 13 common peers (same row and box).
+    let mut masks = [0u16; 16];
     let mut count = 0;
     for c in cells(small) {
         let m = digits[c];
