@@ -19,6 +19,9 @@ pub(crate) struct Tables {
     pub(crate) houses: [Set; 27],
     /// The row, column and box house of each cell.
     pub(crate) cell_houses: [[u8; 3]; 81],
+    /// Each box with each line crossing it, (box, line) in the order of boxes then lines:
+    /// the places of pointing and claiming.
+    pub(crate) crossings: [(Set, Set); 54],
 }
 
 /// The shared tables.
@@ -29,6 +32,7 @@ pub(crate) fn tables() -> &'static Tables {
             peers: [0; 81],
             houses: [0; 27],
             cell_houses: [[0; 3]; 81],
+            crossings: [(0, 0); 54],
         };
         for c in 0..81 {
             let (r, col) = (c / 9, c % 9);
@@ -43,6 +47,16 @@ pub(crate) fn tables() -> &'static Tables {
                 t.peers[c] |= t.houses[h as usize];
             }
             t.peers[c] &= !(1 << c);
+        }
+        let mut k = 0;
+        for b in 18..27 {
+            for line in 0..18 {
+                let (bx, ln) = (t.houses[b], t.houses[line]);
+                if bx & ln != 0 {
+                    t.crossings[k] = (bx, ln);
+                    k += 1;
+                }
+            }
         }
         t
     })

@@ -69,7 +69,7 @@ fn key(c: usize, d: usize, on: bool) -> usize {
 
 impl Trace {
     /// An empty trace.
-    fn new() -> Trace {
+    pub(crate) fn new() -> Trace {
         Trace {
             nodes: Vec::with_capacity(256),
             parents: Vec::with_capacity(512),
@@ -80,6 +80,20 @@ impl Trace {
             go_on: false,
             extra: 0,
         }
+    }
+
+    /// Empties the trace, keeping its buffers (only the index slots in use are reset).
+    pub(crate) fn clear(&mut self) {
+        for n in &self.nodes {
+            self.index[key(usize::from(n.cell), usize::from(n.digit), n.on)] = NONE;
+        }
+        self.nodes.clear();
+        self.parents.clear();
+        self.on = [0; 9];
+        self.off = [0; 9];
+        self.contradiction = None;
+        self.extra = 0;
+        self.go_on = false;
     }
 
     /// The node of a fact, if derived.
@@ -185,6 +199,20 @@ pub(crate) fn trace_with(
     go_on: bool,
 ) -> Trace {
     let mut t = Trace::new();
+    trace_into(&mut t, start, (c, d, on), mode, go_on);
+    t
+}
+
+/// [`trace_with`] into a trace that is cleared first, so that searches that look at one
+/// trace at a time reuse its buffers.
+pub(crate) fn trace_into(
+    t: &mut Trace,
+    start: &Start,
+    (c, d, on): (usize, usize, bool),
+    mode: Mode,
+    go_on: bool,
+) {
+    t.clear();
     t.go_on = go_on;
     t.add(c, d, on, &[]);
     let mut i = 0;
@@ -192,14 +220,14 @@ pub(crate) fn trace_with(
         while i < t.nodes.len() && !t.stopped() {
             let n = t.nodes[i];
             if n.on {
-                follow_on(&mut t, start, i as u16, mode);
+                follow_on(t, start, i as u16, mode);
             } else {
-                follow_off(&mut t, start, i as u16, mode);
+                follow_off(t, start, i as u16, mode);
             }
             i += 1;
         }
-        if t.stopped() || mode != Mode::Plus || !locked(&mut t, start) {
-            return t;
+        if t.stopped() || mode != Mode::Plus || !locked(t, start) {
+            return;
         }
     }
 }
@@ -300,25 +328,19 @@ fn locked(t: &mut Trace, start: &Start) -> bool {
     let before = t.nodes.len();
     for d in 0..9 {
         let cand = start.cand[d] & !t.off[d];
-        for b in 18..27 {
-            for line in 0..18 {
-                let (bx, ln) = (tb.houses[b], tb.houses[line]);
-                if bx & ln == 0 {
+        for &(bx, ln) in &tb.crossings {
+            for (from, to) in [(bx, ln), (ln, bx)] {
+                let p = cand & from;
+                let gone = cand & to & !from;
+                if p == 0 || p & !to != 0 || gone == 0 {
                     continue;
                 }
-                for (from, to) in [(bx, ln), (ln, bx)] {
-                    let p = cand & from;
-                    let gone = cand & to & !from;
-                    if p == 0 || p & !to != 0 || gone == 0 {
-                        continue;
-                    }
-                    // The pattern rests on the digit's removal from the rest of `from`.
-                    let offs: Vec<u16> = cells(start.cand[d] & from & !to & t.off[d])
-                        .filter_map(|q| t.find(q, d, false))
-                        .collect();
-                    for q in cells(gone) {
-                        t.add(q, d, false, &offs);
-                    }
+                // The pattern rests on the digit's removal from the rest of `from`.
+                let offs: Vec<u16> = cells(start.cand[d] & from & !to & t.off[d])
+                    .filter_map(|q| t.find(q, d, false))
+                    .collect();
+                for q in cells(gone) {
+                    t.add(q, d, false, &offs);
                 }
             }
         }

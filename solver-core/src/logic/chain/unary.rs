@@ -5,12 +5,13 @@ use super::cycles;
 use super::deduction::{self, Deduction};
 use super::rating;
 use super::state::Start;
-use super::trace::{Mode, Trace, trace, trace_with};
+use super::trace::{Mode, Trace, trace, trace_into};
 
 /// The lowest-rated cycle or self-contradicting static chain on the board (SE's X-, Y- then
 /// XY-chains; cycles and forcing chains tie as SE sorts one producer's hints).
 pub(crate) fn static_chains(s: &Start) -> Option<Deduction> {
     let (mut cycle, mut chain) = (None, None);
+    let (mut on, mut off) = (Trace::new(), Trace::new());
     for (mode, name, base) in [
         (Mode::X, "Forcing X-chain", rating::FORCING_X),
         (Mode::Y, "Forcing Y-chain", rating::FORCING_X),
@@ -26,8 +27,8 @@ pub(crate) fn static_chains(s: &Start) -> Option<Deduction> {
             continue;
         }
         for (c, d) in s.candidates() {
-            let on = trace_with(s, (c, d, true), mode, true);
-            let off = trace_with(s, (c, d, false), mode, true);
+            trace_into(&mut on, s, (c, d, true), mode, true);
+            trace_into(&mut off, s, (c, d, false), mode, true);
             for t in [&on, &off] {
                 if let Some(found) = self_contradiction(t, name, base) {
                     found.offer(&mut chain);
@@ -88,6 +89,7 @@ fn self_contradiction(t: &Trace, name: &'static str, base: u16) -> Option<Deduct
 
 #[cfg(test)]
 mod tests {
+    use super::super::trace::trace_with;
     use super::*;
     use crate::logic::board::testing::{empty, remove};
 
