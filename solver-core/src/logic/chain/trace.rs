@@ -237,13 +237,15 @@ fn follow_on(t: &mut Trace, start: &Start, i: u16, mode: Mode) {
     let n = t.nodes[i as usize];
     let (c, d) = (n.cell as usize, n.digit as usize);
     if !matches!(mode, Mode::X | Mode::Nishio) {
-        for e in 0..9 {
-            if e != d && start.has(c, e) {
-                t.add(c, e, false, &[i]);
-            }
+        let mut others = start.digits(c) & !(1 << d);
+        while others != 0 {
+            let e = others.trailing_zeros() as usize;
+            others &= others - 1;
+            t.add(c, e, false, &[i]);
         }
     }
-    for p in cells(start.cand[d] & tables().peers[c]) {
+    // Peers already shown false would be skipped by `add`; leaving them out saves the calls.
+    for p in cells(start.cand[d] & tables().peers[c] & !t.off[d]) {
         t.add(p, d, false, &[i]);
     }
 }
