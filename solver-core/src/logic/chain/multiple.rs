@@ -146,6 +146,17 @@ fn common(
         let off = branches.iter().fold(s.cand[d], |a, t| a & t.off[d]);
         for (set, is_on) in [(on, true), (off, false)] {
             for q in cells(set) {
+                // The branches' depths bound the count from below: skip what cannot win
+                // before counting ancestors.
+                let floor: usize = branches
+                    .iter()
+                    .filter_map(|t| t.find(q, d, is_on).map(|i| t.nodes[i as usize].depth))
+                    .map(usize::from)
+                    .sum();
+                let low = rating::rate(base, floor);
+                if bar.is_some_and(|b| low > b.tenths) || best.first().is_some_and(|b| low > b.0) {
+                    continue;
+                }
                 let nodes: usize = branches
                     .iter()
                     .filter_map(|t| t.find(q, d, is_on).map(|i| t.ancestors(&[i])))

@@ -38,6 +38,9 @@ pub(crate) struct Node {
     first_parent: u32,
     /// How many parents the node has.
     parents: u16,
+    /// The longest run of parents back to the assumption, the node included: a lower bound
+    /// of its ancestors that costs nothing to keep (searches skip facts it already rules out).
+    pub(crate) depth: u16,
 }
 
 /// An index slot with no node.
@@ -120,6 +123,11 @@ impl Trace {
             on,
             first_parent: self.parents.len() as u32,
             parents: parents.len() as u16,
+            depth: 1 + parents
+                .iter()
+                .map(|&p| self.nodes[p as usize].depth)
+                .max()
+                .unwrap_or(0),
         });
         self.parents.extend_from_slice(parents);
         self.index[key(c, d, on)] = i;
@@ -160,15 +168,24 @@ impl Trace {
 
     /// The number of facts the given nodes rest on, themselves included.
     pub(crate) fn ancestors(&self, targets: &[u16]) -> usize {
-        let mut seen = vec![false; self.nodes.len()];
-        let mut stack: Vec<u16> = targets.to_vec();
+        // Parents come before their children, so one sweep down from the last target marks
+        // every ancestor (no stack, and the marks live on the stack).
+        let mut seen = [0u64; (81 * 9 * 2usize).div_ceil(64)];
+        let mark = |seen: &mut [u64], i: u16| seen[usize::from(i) / 64] |= 1 << (i % 64);
+        let Some(&top) = targets.iter().max() else {
+            return 0;
+        };
+        for &i in targets {
+            mark(&mut seen, i);
+        }
         let mut count = 0;
-        while let Some(i) = stack.pop() {
-            if std::mem::replace(&mut seen[i as usize], true) {
-                continue;
+        for i in (0..=top).rev() {
+            if seen[usize::from(i) / 64] >> (i % 64) & 1 != 0 {
+                count += 1;
+                for &p in self.parents_of(i) {
+                    mark(&mut seen, p);
+                }
             }
-            count += 1;
-            stack.extend_from_slice(self.parents_of(i));
         }
         count
     }
