@@ -34,13 +34,21 @@ pub(crate) fn finder(board: &Candidates) -> Option<Found> {
 
 /// The first level that finds a deduction.
 fn find(s: &Start) -> Option<Deduction> {
+    // The static chains' XY traces, reused by the static forcing chains.
+    let mut xy = None;
     lowest(wing::wing(s, 4), exclusion::aligned_pair(s))
-        .or_else(|| unary::static_chains(s))
+        .or_else(|| unary::static_chains(s, &mut xy))
         .or_else(|| exclusion::aligned_triple(s))
         .or_else(|| unary::nishio(s))
-        .or_else(|| multiple::multiple(s, Mode::Xy, "Forcing chain", rating::MULTIPLE))
-        .or_else(|| multiple::multiple(s, Mode::Dynamic, "Dynamic forcing chain", rating::DYNAMIC))
-        .or_else(|| multiple::multiple(s, Mode::Plus, "Dynamic forcing chain (+)", rating::PLUS))
+        .or_else(|| multiple::multiple(s, Mode::Xy, "Forcing chain", rating::MULTIPLE, xy.take()))
+        .or_else(|| {
+            let name = "Dynamic forcing chain";
+            multiple::multiple(s, Mode::Dynamic, name, rating::DYNAMIC, None)
+        })
+        .or_else(|| {
+            let name = "Dynamic forcing chain (+)";
+            multiple::multiple(s, Mode::Plus, name, rating::PLUS, None)
+        })
         .or_else(|| (2..=DEEPEST).find_map(|level| nested::nested(s, level)))
 }
 

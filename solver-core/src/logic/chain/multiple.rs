@@ -14,17 +14,40 @@ struct Branches {
     off: Vec<Trace>,
 }
 
+/// The traces of every candidate (of [`State::candidates`]) assumed true and false.
+pub(crate) struct Traced {
+    pub(crate) on: Vec<Trace>,
+    pub(crate) off: Vec<Trace>,
+}
+
 /// The lowest-rated multiple-branch forcing chain at `mode`.
-pub(crate) fn multiple(s: &Start, mode: Mode, name: &'static str, base: u16) -> Option<Deduction> {
+///
+/// `known` are the traces of every candidate assumed true and false at `mode`, gone on past
+/// contradictions, when a search before has made them (the static chains, in XY mode).
+pub(crate) fn multiple(
+    s: &Start,
+    mode: Mode,
+    name: &'static str,
+    base: u16,
+    known: Option<Traced>,
+) -> Option<Deduction> {
     let list = s.candidates();
-    let on: Vec<Trace> = list
-        .iter()
-        .map(|&(c, d)| trace(s, c, d, true, mode))
-        .collect();
-    let off: Vec<Trace> = list
-        .iter()
-        .map(|&(c, d)| trace(s, c, d, false, mode))
-        .collect();
+    let (on, off) = match known {
+        Some(Traced { mut on, mut off }) => {
+            for t in on.iter_mut().chain(off.iter_mut()) {
+                t.stop_at_contradiction();
+            }
+            (on, off)
+        }
+        None => (
+            list.iter()
+                .map(|&(c, d)| trace(s, c, d, true, mode))
+                .collect(),
+            list.iter()
+                .map(|&(c, d)| trace(s, c, d, false, mode))
+                .collect(),
+        ),
+    };
     let b = Branches { list, on, off };
     let mut best = contradictions(&b, name, base);
     for found in [double(s, &b, name, base), forcing(s, &b, name, base)]

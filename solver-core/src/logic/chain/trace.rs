@@ -99,6 +99,27 @@ impl Trace {
         self.go_on = false;
     }
 
+    /// Turns a static trace that went on past its contradiction into the one that stops
+    /// there ([`trace`]'s): a static contradiction is found as its last fact is added, so
+    /// the facts after that one are dropped.
+    pub(crate) fn stop_at_contradiction(&mut self) {
+        self.go_on = false;
+        let Some(&last) = self.contradiction.as_ref().and_then(|c| c.iter().max()) else {
+            return;
+        };
+        let keep = usize::from(last) + 1;
+        for n in &self.nodes[keep..] {
+            let (c, d) = (usize::from(n.cell), usize::from(n.digit));
+            self.index[key(c, d, n.on)] = NONE;
+            let facts = if n.on { &mut self.on } else { &mut self.off };
+            facts[d] &= !(1 << c);
+        }
+        let kept = self.nodes[keep - 1];
+        self.parents
+            .truncate(kept.first_parent as usize + usize::from(kept.parents));
+        self.nodes.truncate(keep);
+    }
+
     /// The node of a fact, if derived.
     pub(crate) fn find(&self, c: usize, d: usize, on: bool) -> Option<u16> {
         Some(self.index[key(c, d, on)]).filter(|&i| i != NONE)

@@ -3,13 +3,16 @@
 
 use super::cycles;
 use super::deduction::{self, Deduction};
+use super::multiple::Traced;
 use super::rating;
 use super::state::Start;
 use super::trace::{Mode, Trace, trace, trace_into};
 
 /// The lowest-rated cycle or self-contradicting static chain on the board (SE's X-, Y- then
 /// XY-chains; cycles and forcing chains tie as SE sorts one producer's hints).
-pub(crate) fn static_chains(s: &Start) -> Option<Deduction> {
+///
+/// The XY mode's traces, when it ran, are left in `xy` for the static forcing chains.
+pub(crate) fn static_chains(s: &Start, xy: &mut Option<Traced>) -> Option<Deduction> {
     let (mut cycle, mut chain) = (None, None);
     let (mut on, mut off) = (Trace::new(), Trace::new());
     for (mode, name, base) in [
@@ -26,6 +29,11 @@ pub(crate) fn static_chains(s: &Start) -> Option<Deduction> {
         {
             continue;
         }
+        let keep = mode == Mode::Xy;
+        let mut kept = Traced {
+            on: Vec::new(),
+            off: Vec::new(),
+        };
         for (c, d) in s.candidates() {
             trace_into(&mut on, s, (c, d, true), mode, true);
             trace_into(&mut off, s, (c, d, false), mode, true);
@@ -35,6 +43,14 @@ pub(crate) fn static_chains(s: &Start) -> Option<Deduction> {
                 }
             }
             cycles::offer(s, [&on, &off], mode, (c, d), &mut cycle);
+            // Kept traces take their buffers along; the others' are reused.
+            if keep {
+                kept.on.push(std::mem::replace(&mut on, Trace::new()));
+                kept.off.push(std::mem::replace(&mut off, Trace::new()));
+            }
+        }
+        if keep {
+            *xy = Some(kept);
         }
     }
     let mut best = cycle;
