@@ -132,7 +132,7 @@ mod tests {
                 .map(super::deduction::node)
                 .collect::<Vec<_>>()
         );
-        let found = static_chains(&s).expect("an X-chain");
+        let found = static_chains(&s, &mut None).expect("an X-chain");
         assert_eq!(found.name, "Forcing X-chain");
     }
 }
