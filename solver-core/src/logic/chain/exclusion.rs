@@ -20,12 +20,17 @@ pub(crate) fn aligned_pair(s: &Start) -> Option<Deduction> {
                 continue;
             }
             // Peers of both cells with two candidates exclude exactly that pair.
-            let pairs: Vec<u16> = cells(common)
+            // As a set of pairs, bit `x * 9 + y` for digits x < y (no list to allocate).
+            let pairs = cells(common)
                 .map(|c| s.digits(c))
                 .filter(|m| m.count_ones() == 2)
-                .collect();
-            let allowed =
-                |x: usize, y: usize| (x != y || !sees) && !pairs.contains(&(1 << x | 1 << y));
+                .fold(0u128, |set, m| {
+                    let x = m.trailing_zeros();
+                    let y = 15 - m.leading_zeros();
+                    set | 1 << (x * 9 + y)
+                });
+            let pair = |x: usize, y: usize| pairs >> (x.min(y) * 9 + x.max(y)) & 1 != 0;
+            let allowed = |x: usize, y: usize| (x != y || !sees) && (x == y || !pair(x, y));
             let (ma, mb) = (s.digits(a), s.digits(b));
             let mut elims = Vec::new();
             for (cell, mine, theirs, first) in [(a, ma, mb, true), (b, mb, ma, false)] {

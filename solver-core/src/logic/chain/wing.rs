@@ -18,7 +18,7 @@ pub(crate) fn wing(s: &Start, size: usize) -> Option<Deduction> {
         let pool: Vec<usize> = cells(house & open)
             .filter(|&c| (2..=size + 1).contains(&(s.digits(c).count_ones() as usize)))
             .collect();
-        for set in combinations(&pool, size) {
+        for set in combinations(&pool, size).chunks(size) {
             let digits = set.iter().fold(0u16, |m, &c| m | s.digits(c));
             if digits.count_ones() as usize != size + 1 {
                 continue;
@@ -102,20 +102,15 @@ fn removals(s: &Start, set: &[usize], y: usize, digits: u16) -> Option<Vec<(u16,
     (!elims.is_empty()).then_some(elims)
 }
 
-/// Every `k`-subset of `items`, in order.
-fn combinations(items: &[usize], k: usize) -> Vec<Vec<usize>> {
+/// Every `k`-subset of `items`, in order, one after another in one list (one allocation per
+/// house, not one per subset).
+fn combinations(items: &[usize], k: usize) -> Vec<usize> {
     let mut out = Vec::new();
     let mut pick = Vec::with_capacity(k);
     /// Extends `pick` from `from` on.
-    fn go(
-        items: &[usize],
-        k: usize,
-        from: usize,
-        pick: &mut Vec<usize>,
-        out: &mut Vec<Vec<usize>>,
-    ) {
+    fn go(items: &[usize], k: usize, from: usize, pick: &mut Vec<usize>, out: &mut Vec<usize>) {
         if pick.len() == k {
-            out.push(pick.clone());
+            out.extend_from_slice(pick);
             return;
         }
         for i in from..items.len() {
