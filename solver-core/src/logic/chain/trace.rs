@@ -329,8 +329,11 @@ fn dynamic_cell(t: &mut Trace, start: &Start, c: usize) {
     let all = start.digits(c);
     let gone = (0..9).fold(0u16, |m, e| m | ((t.off[e] >> c & 1) as u16) << e) & all;
     let left = all & !gone;
-    // Two digits or more left: nothing follows (the common case, so nothing is allocated).
-    if left & left.wrapping_sub(1) != 0 {
+    // Two digits or more left, or the last one already known: nothing new follows (the
+    // common case, so nothing is allocated).
+    if left & left.wrapping_sub(1) != 0
+        || (left != 0 && t.find(c, left.trailing_zeros() as usize, true).is_some())
+    {
         return;
     }
     let offs: Vec<u16> = (0..9)
@@ -349,7 +352,9 @@ fn dynamic_cell(t: &mut Trace, start: &Start, c: usize) {
 fn dynamic_house(t: &mut Trace, start: &Start, h: usize, d: usize) {
     let all = start.cand[d] & tables().houses[h];
     let left = all & !t.off[d];
-    if left & left.wrapping_sub(1) != 0 {
+    // Two places or more left, or the last one already known: nothing new follows (the
+    // common case, so nothing is allocated).
+    if left & left.wrapping_sub(1) != 0 || t.on[d] & left != 0 {
         return;
     }
     let offs: Vec<u16> = cells(all & t.off[d])
