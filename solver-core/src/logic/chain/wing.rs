@@ -34,7 +34,7 @@ pub(crate) fn wing(s: &Start, size: usize) -> Option<Deduction> {
                 if my & digits != my || set.contains(&y) {
                     continue;
                 }
-                let Some(elims) = removals(s, &set, y, digits) else {
+                let Some(elims) = removals(s, set, y, digits) else {
                     continue;
                 };
                 let mut found = Deduction::setting(name, tenths, 0, 0, false);
