@@ -16,6 +16,26 @@ use solver_core::Grid;
 use solver_core::logic::{RateOptions, Rating, rate};
 use support::{Rng, Symmetry, data_dir};
 
+/// With `SUDOKU_RATING_DUMP=path`, every puzzle's rating, steps and hardest step go there, one
+/// line each, so that a speed change can be checked not to move any rating (`diff` two dumps).
+fn dump_line(out: &mut String, file: &str, i: usize, r: &Rating) {
+    use std::fmt::Write;
+    let hardest = r.hardest.as_ref().map_or(String::from("none"), |s| {
+        format!("{} {} | {}", s.technique, s.tenths, s.text)
+    });
+    let _ = writeln!(
+        out,
+        "{file} {i}: {} steps {} lower {} | {hardest}",
+        r.tenths, r.steps, r.lower_bound
+    );
+}
+
+fn write_dump(out: &str) {
+    if let Ok(path) = std::env::var("SUDOKU_RATING_DUMP") {
+        std::fs::write(&path, out).unwrap_or_else(|e| panic!("{path}: {e}"));
+    }
+}
+
 fn limit() -> usize {
     std::env::var("SUDOKU_BENCH_LIMIT")
         .ok()
@@ -102,6 +122,10 @@ fn main() {
         .map(|g| rate(black_box(g), &options).expect("every rated puzzle is unique"))
         .collect();
     let elapsed = start.elapsed();
+    let mut dump = String::new();
+    for (i, r) in ratings.iter().enumerate() {
+        dump_line(&mut dump, "se_rated_public", i, r);
+    }
     let pairs: Vec<(u16, &Rating)> = puzzles.iter().map(|(_, se)| *se).zip(&ratings).collect();
     println!(
         "se_rated_public.txt: {} puzzles rated in {:.3} s, {:.0} puzzles/s on one core",
@@ -185,10 +209,11 @@ fn main() {
         let mut slowest = Duration::ZERO;
         let mut unfinished = 0;
         let start = Instant::now();
-        for g in &grids {
+        for (i, g) in grids.iter().enumerate() {
             let t = Instant::now();
             let r = rate(black_box(g), &options).expect("unique");
             slowest = slowest.max(t.elapsed());
+            dump_line(&mut dump, "puzzles6", i, &r);
             unfinished += usize::from(r.lower_bound);
         }
         println!(
@@ -200,4 +225,5 @@ fn main() {
     } else {
         println!("SKIP: {} not found", hardest_path.display());
     }
+    write_dump(&dump);
 }

@@ -3,36 +3,42 @@
 
 use super::deduction::{self, Deduction, fact};
 use super::rating;
-use super::state::{State, cells};
-use super::trace::{Mode, Trace, trace};
+use super::state::{Start, cells};
+use super::trace::{Mode, Trace};
 
-/// The lowest-rated cycle elimination on the board.
-pub(crate) fn cycles(s: &State) -> Option<Deduction> {
-    let mut best = None;
-    for (mode, name, base) in [
-        (Mode::X, "Bidirectional X-cycle", rating::CYCLE),
-        (Mode::Y, "Bidirectional Y-cycle", rating::CYCLE),
-        (Mode::Xy, "Bidirectional cycle", rating::FORCING_XY),
-    ] {
-        for (c, d) in s.candidates() {
-            let on = trace(s, c, d, true, mode);
-            let off = trace(s, c, d, false, mode);
-            // A contradiction is a forcing chain's business, not a cycle's.
-            if on.contradiction.is_some() || off.contradiction.is_some() || !closes(s, &on, mode) {
-                continue;
-            }
-            if let Some(found) = both(s, [&on, &off], name, base, (c, d)) {
-                found.offer(&mut best);
-            }
-        }
+/// SE's name and base rating of a cycle of `mode` (X, Y or XY).
+pub(crate) fn kind(mode: Mode) -> (&'static str, u16) {
+    match mode {
+        Mode::X => ("Bidirectional X-cycle", rating::CYCLE),
+        Mode::Y => ("Bidirectional Y-cycle", rating::CYCLE),
+        _ => ("Bidirectional cycle", rating::FORCING_XY),
     }
-    best
+}
+
+/// Offers the cycle through candidate (`c`, `d`) to `best`, from the traces of the candidate
+/// assumed true and false (shared with the forcing chains: a trace without a contradiction
+/// is the same whether or not it was to go on past one).
+pub(crate) fn offer(
+    s: &Start,
+    [on, off]: [&Trace; 2],
+    mode: Mode,
+    (c, d): (usize, usize),
+    best: &mut Option<Deduction>,
+) {
+    // A contradiction is a forcing chain's business, not a cycle's.
+    if on.contradiction.is_some() || off.contradiction.is_some() || !closes(s, on, mode) {
+        return;
+    }
+    let (name, base) = kind(mode);
+    if let Some(found) = both(s, [on, off], name, base, (c, d)) {
+        found.offer(best);
+    }
 }
 
 /// Whether the chain from the start comes back to it: a later true fact that removes a
 /// strong partner of the start (its cell's other digit, or the digit's other place in a
 /// house), which would set the start again.
-fn closes(s: &State, on: &Trace, mode: Mode) -> bool {
+fn closes(s: &Start, on: &Trace, mode: Mode) -> bool {
     let t = super::state::tables();
     let root = on.nodes[0];
     let (c, d) = (usize::from(root.cell), usize::from(root.digit));
@@ -59,7 +65,7 @@ fn closes(s: &State, on: &Trace, mode: Mode) -> bool {
 
 /// Removals both branches reach, rated by the facts of the two branches together.
 fn both(
-    s: &State,
+    s: &Start,
     branches: [&Trace; 2],
     name: &'static str,
     base: u16,

@@ -18,7 +18,7 @@ mod wing;
 use super::board::Candidates;
 use super::step::{Found, Technique};
 use deduction::Deduction;
-use state::State;
+use state::{Start, State};
 use trace::Mode;
 
 /// The deepest propagation level tried: 2 (one chain nested in another, close to trial and
@@ -28,19 +28,27 @@ const DEEPEST: u8 = 3;
 
 /// The engine's hook: the simplest chain-family step on a 9x9 board.
 pub(crate) fn finder(board: &Candidates) -> Option<Found> {
-    let s = State::from_board(board);
+    let s = Start::new(State::from_board(board));
     find(&s).map(into_found)
 }
 
 /// The first level that finds a deduction.
-fn find(s: &State) -> Option<Deduction> {
+fn find(s: &Start) -> Option<Deduction> {
+    // The static chains' XY traces, reused by the static forcing chains.
+    let mut xy = None;
     lowest(wing::wing(s, 4), exclusion::aligned_pair(s))
-        .or_else(|| lowest(cycles::cycles(s), unary::unary(s)))
+        .or_else(|| unary::static_chains(s, &mut xy))
         .or_else(|| exclusion::aligned_triple(s))
         .or_else(|| unary::nishio(s))
-        .or_else(|| multiple::multiple(s, Mode::Xy, "Forcing chain", rating::MULTIPLE))
-        .or_else(|| multiple::multiple(s, Mode::Dynamic, "Dynamic forcing chain", rating::DYNAMIC))
-        .or_else(|| multiple::multiple(s, Mode::Plus, "Dynamic forcing chain (+)", rating::PLUS))
+        .or_else(|| multiple::multiple(s, Mode::Xy, "Forcing chain", rating::MULTIPLE, xy.take()))
+        .or_else(|| {
+            let name = "Dynamic forcing chain";
+            multiple::multiple(s, Mode::Dynamic, name, rating::DYNAMIC, None)
+        })
+        .or_else(|| {
+            let name = "Dynamic forcing chain (+)";
+            multiple::multiple(s, Mode::Plus, name, rating::PLUS, None)
+        })
         .or_else(|| (2..=DEEPEST).find_map(|level| nested::nested(s, level)))
 }
 

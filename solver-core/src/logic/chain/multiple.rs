@@ -4,7 +4,7 @@
 
 use super::deduction::{self, Deduction, fact};
 use super::rating;
-use super::state::{Set, State, cells, tables};
+use super::state::{Set, Start, cells, tables};
 use super::trace::{Mode, Trace, trace};
 
 /// Traces from every candidate assumed true and false.
@@ -14,17 +14,40 @@ struct Branches {
     off: Vec<Trace>,
 }
 
+/// The traces of every candidate (of [`State::candidates`]) assumed true and false.
+pub(crate) struct Traced {
+    pub(crate) on: Vec<Trace>,
+    pub(crate) off: Vec<Trace>,
+}
+
 /// The lowest-rated multiple-branch forcing chain at `mode`.
-pub(crate) fn multiple(s: &State, mode: Mode, name: &'static str, base: u16) -> Option<Deduction> {
+///
+/// `known` are the traces of every candidate assumed true and false at `mode`, gone on past
+/// contradictions, when a search before has made them (the static chains, in XY mode).
+pub(crate) fn multiple(
+    s: &Start,
+    mode: Mode,
+    name: &'static str,
+    base: u16,
+    known: Option<Traced>,
+) -> Option<Deduction> {
     let list = s.candidates();
-    let on: Vec<Trace> = list
-        .iter()
-        .map(|&(c, d)| trace(s, c, d, true, mode))
-        .collect();
-    let off: Vec<Trace> = list
-        .iter()
-        .map(|&(c, d)| trace(s, c, d, false, mode))
-        .collect();
+    let (on, off) = match known {
+        Some(Traced { mut on, mut off }) => {
+            for t in on.iter_mut().chain(off.iter_mut()) {
+                t.stop_at_contradiction();
+            }
+            (on, off)
+        }
+        None => (
+            list.iter()
+                .map(|&(c, d)| trace(s, c, d, true, mode))
+                .collect(),
+            list.iter()
+                .map(|&(c, d)| trace(s, c, d, false, mode))
+                .collect(),
+        ),
+    };
     let b = Branches { list, on, off };
     let mut best = contradictions(&b, name, base);
     for found in [double(s, &b, name, base), forcing(s, &b, name, base)]
@@ -63,7 +86,7 @@ fn contradictions(b: &Branches, name: &'static str, base: u16) -> Option<Deducti
 }
 
 /// Facts that follow both from a candidate and from its absence.
-fn double(s: &State, b: &Branches, name: &'static str, base: u16) -> Option<Deduction> {
+fn double(s: &Start, b: &Branches, name: &'static str, base: u16) -> Option<Deduction> {
     let mut best: Option<Deduction> = None;
     for (k, &(c, d)) in b.list.iter().enumerate() {
         let branches = [&b.on[k], &b.off[k]];
@@ -83,7 +106,7 @@ fn double(s: &State, b: &Branches, name: &'static str, base: u16) -> Option<Dedu
 }
 
 /// Facts that follow from every candidate of a cell, or every place of a digit in a house.
-fn forcing(s: &State, b: &Branches, name: &'static str, base: u16) -> Option<Deduction> {
+fn forcing(s: &Start, b: &Branches, name: &'static str, base: u16) -> Option<Deduction> {
     let mut best: Option<Deduction> = None;
     let index = |c: usize, d: usize| b.list.iter().position(|&x| x == (c, d));
     for c in cells(s.open()) {
@@ -131,7 +154,7 @@ fn house_name(h: usize) -> String {
 /// The cheapest new fact common to all `branches`, if it beats `bar`: the deduction (text
 /// left to the caller) and the fact.
 fn common(
-    s: &State,
+    s: &Start,
     branches: &[&Trace],
     name: &'static str,
     base: u16,
@@ -146,6 +169,17 @@ fn common(
         let off = branches.iter().fold(s.cand[d], |a, t| a & t.off[d]);
         for (set, is_on) in [(on, true), (off, false)] {
             for q in cells(set) {
+                // The branches' depths bound the count from below: skip what cannot win
+                // before counting ancestors.
+                let floor: usize = branches
+                    .iter()
+                    .filter_map(|t| t.find(q, d, is_on).map(|i| t.nodes[i as usize].depth))
+                    .map(usize::from)
+                    .sum();
+                let low = rating::rate(base, floor);
+                if bar.is_some_and(|b| low > b.tenths) || best.first().is_some_and(|b| low > b.0) {
+                    continue;
+                }
                 let nodes: usize = branches
                     .iter()
                     .filter_map(|t| t.find(q, d, is_on).map(|i| t.ancestors(&[i])))

@@ -80,19 +80,13 @@ fn locked(s: &mut State) -> bool {
     let t = tables();
     let mut progress = false;
     for d in 0..9 {
-        for b in 18..27 {
-            for line in 0..18 {
-                let (bx, ln) = (t.houses[b], t.houses[line]);
-                if bx & ln == 0 {
-                    continue;
-                }
-                // Box to line (pointing), then line to box (claiming).
-                for (from, to) in [(bx, ln), (ln, bx)] {
-                    let p = s.cand[d] & from;
-                    if p != 0 && p & !to == 0 && s.cand[d] & to & !from != 0 {
-                        s.cand[d] &= !(to & !from);
-                        progress = true;
-                    }
+        for &(bx, ln) in &t.crossings {
+            // Box to line (pointing), then line to box (claiming).
+            for (from, to) in [(bx, ln), (ln, bx)] {
+                let p = s.cand[d] & from;
+                if p != 0 && p & !to == 0 && s.cand[d] & to & !from != 0 {
+                    s.cand[d] &= !(to & !from);
+                    progress = true;
                 }
             }
         }

@@ -19,6 +19,9 @@ pub(crate) struct Tables {
     pub(crate) houses: [Set; 27],
     /// The row, column and box house of each cell.
     pub(crate) cell_houses: [[u8; 3]; 81],
+    /// Each box with each line crossing it, (box, line) in the order of boxes then lines:
+    /// the places of pointing and claiming.
+    pub(crate) crossings: [(Set, Set); 54],
 }
 
 /// The shared tables.
@@ -29,6 +32,7 @@ pub(crate) fn tables() -> &'static Tables {
             peers: [0; 81],
             houses: [0; 27],
             cell_houses: [[0; 3]; 81],
+            crossings: [(0, 0); 54],
         };
         for c in 0..81 {
             let (r, col) = (c / 9, c % 9);
@@ -43,6 +47,16 @@ pub(crate) fn tables() -> &'static Tables {
                 t.peers[c] |= t.houses[h as usize];
             }
             t.peers[c] &= !(1 << c);
+        }
+        let mut k = 0;
+        for b in 18..27 {
+            for line in 0..18 {
+                let (bx, ln) = (t.houses[b], t.houses[line]);
+                if bx & ln != 0 {
+                    t.crossings[k] = (bx, ln);
+                    k += 1;
+                }
+            }
         }
         t
     })
@@ -59,6 +73,38 @@ pub(crate) fn cells(mut set: Set) -> impl Iterator<Item = usize> {
             Some(c)
         }
     })
+}
+
+/// The state a search starts from, with each cell's digits worked out once: traces read
+/// them for every fact they follow, and [`State::digits`] gathers nine bits each time.
+#[derive(Debug, Clone)]
+pub(crate) struct Start {
+    state: State,
+    masks: [u16; 81],
+}
+
+impl Start {
+    /// The start of searches on `state`.
+    pub(crate) fn new(state: State) -> Start {
+        Start {
+            masks: std::array::from_fn(|c| state.digits(c)),
+            state,
+        }
+    }
+
+    /// The candidate digits of a cell, bit `d` for digit index `d` (as [`State::digits`]).
+    #[inline]
+    pub(crate) fn digits(&self, c: usize) -> u16 {
+        self.masks[c]
+    }
+}
+
+impl std::ops::Deref for Start {
+    type Target = State;
+
+    fn deref(&self) -> &State {
+        &self.state
+    }
 }
 
 /// Candidates and placed values, by digit (index 0..9 for digits 1..9).

@@ -6,7 +6,7 @@
 //! chains), dynamic (strong links judged on the board the chain has already changed) and
 //! dynamic+ (locked candidates applied inside the chain too).
 
-use super::state::{Set, State, cells, tables};
+use super::state::{Set, Start, cells, tables};
 
 /// Which links a chain may use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,6 +38,9 @@ pub(crate) struct Node {
     first_parent: u32,
     /// How many parents the node has.
     parents: u16,
+    /// The longest run of parents back to the assumption, the node included: a lower bound
+    /// of its ancestors that costs nothing to keep (searches skip facts it already rules out).
+    pub(crate) depth: u16,
 }
 
 /// An index slot with no node.
@@ -69,7 +72,7 @@ fn key(c: usize, d: usize, on: bool) -> usize {
 
 impl Trace {
     /// An empty trace.
-    fn new() -> Trace {
+    pub(crate) fn new() -> Trace {
         Trace {
             nodes: Vec::with_capacity(256),
             parents: Vec::with_capacity(512),
@@ -80,6 +83,41 @@ impl Trace {
             go_on: false,
             extra: 0,
         }
+    }
+
+    /// Empties the trace, keeping its buffers (only the index slots in use are reset).
+    pub(crate) fn clear(&mut self) {
+        for n in &self.nodes {
+            self.index[key(usize::from(n.cell), usize::from(n.digit), n.on)] = NONE;
+        }
+        self.nodes.clear();
+        self.parents.clear();
+        self.on = [0; 9];
+        self.off = [0; 9];
+        self.contradiction = None;
+        self.extra = 0;
+        self.go_on = false;
+    }
+
+    /// Turns a static trace that went on past its contradiction into the one that stops
+    /// there ([`trace`]'s): a static contradiction is found as its last fact is added, so
+    /// the facts after that one are dropped.
+    pub(crate) fn stop_at_contradiction(&mut self) {
+        self.go_on = false;
+        let Some(&last) = self.contradiction.as_ref().and_then(|c| c.iter().max()) else {
+            return;
+        };
+        let keep = usize::from(last) + 1;
+        for n in &self.nodes[keep..] {
+            let (c, d) = (usize::from(n.cell), usize::from(n.digit));
+            self.index[key(c, d, n.on)] = NONE;
+            let facts = if n.on { &mut self.on } else { &mut self.off };
+            facts[d] &= !(1 << c);
+        }
+        let kept = self.nodes[keep - 1];
+        self.parents
+            .truncate(kept.first_parent as usize + usize::from(kept.parents));
+        self.nodes.truncate(keep);
     }
 
     /// The node of a fact, if derived.
@@ -106,6 +144,11 @@ impl Trace {
             on,
             first_parent: self.parents.len() as u32,
             parents: parents.len() as u16,
+            depth: 1 + parents
+                .iter()
+                .map(|&p| self.nodes[p as usize].depth)
+                .max()
+                .unwrap_or(0),
         });
         self.parents.extend_from_slice(parents);
         self.index[key(c, d, on)] = i;
@@ -146,15 +189,24 @@ impl Trace {
 
     /// The number of facts the given nodes rest on, themselves included.
     pub(crate) fn ancestors(&self, targets: &[u16]) -> usize {
-        let mut seen = vec![false; self.nodes.len()];
-        let mut stack: Vec<u16> = targets.to_vec();
+        // Parents come before their children, so one sweep down from the last target marks
+        // every ancestor (no stack, and the marks live on the stack).
+        let mut seen = [0u64; (81 * 9 * 2usize).div_ceil(64)];
+        let mark = |seen: &mut [u64], i: u16| seen[usize::from(i) / 64] |= 1 << (i % 64);
+        let Some(&top) = targets.iter().max() else {
+            return 0;
+        };
+        for &i in targets {
+            mark(&mut seen, i);
+        }
         let mut count = 0;
-        while let Some(i) = stack.pop() {
-            if std::mem::replace(&mut seen[i as usize], true) {
-                continue;
+        for i in (0..=top).rev() {
+            if seen[usize::from(i) / 64] >> (i % 64) & 1 != 0 {
+                count += 1;
+                for &p in self.parents_of(i) {
+                    mark(&mut seen, p);
+                }
             }
-            count += 1;
-            stack.extend_from_slice(self.parents_of(i));
         }
         count
     }
@@ -172,19 +224,33 @@ impl Trace {
 }
 
 /// The implications of assuming digit index `d` is (`on`) or is not in cell `c` of `start`.
-pub(crate) fn trace(start: &State, c: usize, d: usize, on: bool, mode: Mode) -> Trace {
+pub(crate) fn trace(start: &Start, c: usize, d: usize, on: bool, mode: Mode) -> Trace {
     trace_with(start, (c, d, on), mode, false)
 }
 
 /// [`trace`], optionally going on past contradictions (sound for the assumption's opposite,
 /// which is all a unary chain concludes).
 pub(crate) fn trace_with(
-    start: &State,
+    start: &Start,
     (c, d, on): (usize, usize, bool),
     mode: Mode,
     go_on: bool,
 ) -> Trace {
     let mut t = Trace::new();
+    trace_into(&mut t, start, (c, d, on), mode, go_on);
+    t
+}
+
+/// [`trace_with`] into a trace that is cleared first, so that searches that look at one
+/// trace at a time reuse its buffers.
+pub(crate) fn trace_into(
+    t: &mut Trace,
+    start: &Start,
+    (c, d, on): (usize, usize, bool),
+    mode: Mode,
+    go_on: bool,
+) {
+    t.clear();
     t.go_on = go_on;
     t.add(c, d, on, &[]);
     let mut i = 0;
@@ -192,36 +258,38 @@ pub(crate) fn trace_with(
         while i < t.nodes.len() && !t.stopped() {
             let n = t.nodes[i];
             if n.on {
-                follow_on(&mut t, start, i as u16, mode);
+                follow_on(t, start, i as u16, mode);
             } else {
-                follow_off(&mut t, start, i as u16, mode);
+                follow_off(t, start, i as u16, mode);
             }
             i += 1;
         }
-        if t.stopped() || mode != Mode::Plus || !locked(&mut t, start) {
-            return t;
+        if t.stopped() || mode != Mode::Plus || !locked(t, start) {
+            return;
         }
     }
 }
 
 /// A true fact removes the cell's other digits and the digit from the cell's peers.
-fn follow_on(t: &mut Trace, start: &State, i: u16, mode: Mode) {
+fn follow_on(t: &mut Trace, start: &Start, i: u16, mode: Mode) {
     let n = t.nodes[i as usize];
     let (c, d) = (n.cell as usize, n.digit as usize);
     if !matches!(mode, Mode::X | Mode::Nishio) {
-        for e in 0..9 {
-            if e != d && start.has(c, e) {
-                t.add(c, e, false, &[i]);
-            }
+        let mut others = start.digits(c) & !(1 << d);
+        while others != 0 {
+            let e = others.trailing_zeros() as usize;
+            others &= others - 1;
+            t.add(c, e, false, &[i]);
         }
     }
-    for p in cells(start.cand[d] & tables().peers[c]) {
+    // Peers already shown false would be skipped by `add`; leaving them out saves the calls.
+    for p in cells(start.cand[d] & tables().peers[c] & !t.off[d]) {
         t.add(p, d, false, &[i]);
     }
 }
 
 /// A false fact may leave one digit in its cell or one place for its digit in a house.
-fn follow_off(t: &mut Trace, start: &State, i: u16, mode: Mode) {
+fn follow_off(t: &mut Trace, start: &Start, i: u16, mode: Mode) {
     let n = t.nodes[i as usize];
     let (c, d) = (n.cell as usize, n.digit as usize);
     if matches!(mode, Mode::Nishio | Mode::Dynamic | Mode::Plus) {
@@ -257,30 +325,36 @@ fn follow_off(t: &mut Trace, start: &State, i: u16, mode: Mode) {
 
 /// On the board the chain has changed: a cell with one digit left holds it; with none, the
 /// assumption is false.
-fn dynamic_cell(t: &mut Trace, start: &State, c: usize) {
+fn dynamic_cell(t: &mut Trace, start: &Start, c: usize) {
     let all = start.digits(c);
-    let gone: Vec<usize> = (0..9)
-        .filter(|&e| all >> e & 1 != 0 && t.off[e] >> c & 1 != 0)
+    let gone = (0..9).fold(0u16, |m, e| m | ((t.off[e] >> c & 1) as u16) << e) & all;
+    let left = all & !gone;
+    // Two digits or more left, or the last one already known: nothing new follows (the
+    // common case, so nothing is allocated).
+    if left & left.wrapping_sub(1) != 0
+        || (left != 0 && t.find(c, left.trailing_zeros() as usize, true).is_some())
+    {
+        return;
+    }
+    let offs: Vec<u16> = (0..9)
+        .filter(|&e| gone >> e & 1 != 0)
+        .filter_map(|e| t.find(c, e, false))
         .collect();
-    let offs: Vec<u16> = gone.iter().filter_map(|&e| t.find(c, e, false)).collect();
-    match all.count_ones() as usize - gone.len() {
-        0 => t.empty(offs),
-        1 => {
-            let e = (0..9)
-                .find(|&e| all >> e & 1 != 0 && !gone.contains(&e))
-                .unwrap_or(0);
-            t.add(c, e, true, &offs);
-        }
-        _ => {}
+    if left == 0 {
+        t.empty(offs);
+    } else {
+        t.add(c, left.trailing_zeros() as usize, true, &offs);
     }
 }
 
 /// On the board the chain has changed: a digit with one place left in a house goes there;
 /// with none, the assumption is false.
-fn dynamic_house(t: &mut Trace, start: &State, h: usize, d: usize) {
+fn dynamic_house(t: &mut Trace, start: &Start, h: usize, d: usize) {
     let all = start.cand[d] & tables().houses[h];
     let left = all & !t.off[d];
-    if left & left.wrapping_sub(1) != 0 {
+    // Two places or more left, or the last one already known: nothing new follows (the
+    // common case, so nothing is allocated).
+    if left & left.wrapping_sub(1) != 0 || t.on[d] & left != 0 {
         return;
     }
     let offs: Vec<u16> = cells(all & t.off[d])
@@ -294,30 +368,24 @@ fn dynamic_house(t: &mut Trace, start: &State, h: usize, d: usize) {
 }
 
 /// Pointing and claiming on the board as the chain left it; whether a fact was added.
-fn locked(t: &mut Trace, start: &State) -> bool {
+fn locked(t: &mut Trace, start: &Start) -> bool {
     let tb = tables();
     let before = t.nodes.len();
     for d in 0..9 {
         let cand = start.cand[d] & !t.off[d];
-        for b in 18..27 {
-            for line in 0..18 {
-                let (bx, ln) = (tb.houses[b], tb.houses[line]);
-                if bx & ln == 0 {
+        for &(bx, ln) in &tb.crossings {
+            for (from, to) in [(bx, ln), (ln, bx)] {
+                let p = cand & from;
+                let gone = cand & to & !from;
+                if p == 0 || p & !to != 0 || gone == 0 {
                     continue;
                 }
-                for (from, to) in [(bx, ln), (ln, bx)] {
-                    let p = cand & from;
-                    let gone = cand & to & !from;
-                    if p == 0 || p & !to != 0 || gone == 0 {
-                        continue;
-                    }
-                    // The pattern rests on the digit's removal from the rest of `from`.
-                    let offs: Vec<u16> = cells(start.cand[d] & from & !to & t.off[d])
-                        .filter_map(|q| t.find(q, d, false))
-                        .collect();
-                    for q in cells(gone) {
-                        t.add(q, d, false, &offs);
-                    }
+                // The pattern rests on the digit's removal from the rest of `from`.
+                let offs: Vec<u16> = cells(start.cand[d] & from & !to & t.off[d])
+                    .filter_map(|q| t.find(q, d, false))
+                    .collect();
+                for q in cells(gone) {
+                    t.add(q, d, false, &offs);
                 }
             }
         }

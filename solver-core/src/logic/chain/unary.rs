@@ -1,33 +1,68 @@
 //! Forcing X-, Y- and XY-chains: an assumption that implies its own opposite (SE's unary
 //! chaining; an AIC's elimination is the assumption "the target is true" failing this way).
 
+use super::cycles;
 use super::deduction::{self, Deduction};
+use super::multiple::Traced;
 use super::rating;
-use super::state::State;
-use super::trace::{Mode, trace, trace_with};
+use super::state::Start;
+use super::trace::{Mode, Trace, trace, trace_into};
 
-/// The lowest-rated self-contradicting static chain on the board.
-pub(crate) fn unary(s: &State) -> Option<Deduction> {
-    let mut best = None;
+/// The lowest-rated cycle or self-contradicting static chain on the board (SE's X-, Y- then
+/// XY-chains; cycles and forcing chains tie as SE sorts one producer's hints).
+///
+/// The XY mode's traces, when it ran, are left in `xy` for the static forcing chains.
+pub(crate) fn static_chains(s: &Start, xy: &mut Option<Traced>) -> Option<Deduction> {
+    let (mut cycle, mut chain) = (None, None);
+    let (mut on, mut off) = (Trace::new(), Trace::new());
     for (mode, name, base) in [
         (Mode::X, "Forcing X-chain", rating::FORCING_X),
         (Mode::Y, "Forcing Y-chain", rating::FORCING_X),
         (Mode::Xy, "Forcing chain", rating::FORCING_XY),
     ] {
+        // Every chain of a mode rates at least its base: once something rates lower, the
+        // mode (the XY one, costliest) can add nothing.
+        let floor = base.min(cycles::kind(mode).1);
+        if [&cycle, &chain]
+            .iter()
+            .any(|b| b.as_ref().is_some_and(|b: &Deduction| b.tenths < floor))
+        {
+            continue;
+        }
+        let keep = mode == Mode::Xy;
+        let mut kept = Traced {
+            on: Vec::new(),
+            off: Vec::new(),
+        };
         for (c, d) in s.candidates() {
-            for on in [true, false] {
-                if let Some(found) = self_contradiction(s, c, d, on, mode, name, base) {
-                    found.offer(&mut best);
+            trace_into(&mut on, s, (c, d, true), mode, true);
+            trace_into(&mut off, s, (c, d, false), mode, true);
+            for t in [&on, &off] {
+                if let Some(found) = self_contradiction(t, name, base) {
+                    found.offer(&mut chain);
                 }
             }
+            cycles::offer(s, [&on, &off], mode, (c, d), &mut cycle);
+            // Kept traces take their buffers along; the others' are reused.
+            if keep {
+                kept.on.push(std::mem::replace(&mut on, Trace::new()));
+                kept.off.push(std::mem::replace(&mut off, Trace::new()));
+            }
         }
+        if keep {
+            *xy = Some(kept);
+        }
+    }
+    let mut best = cycle;
+    if let Some(found) = chain {
+        found.offer(&mut best);
     }
     best
 }
 
 /// Nishio forcing chains: a digit assumed in a cell whose consequences for that digit alone
 /// contradict each other.
-pub(crate) fn nishio(s: &State) -> Option<Deduction> {
+pub(crate) fn nishio(s: &Start) -> Option<Deduction> {
     let mut best: Option<Deduction> = None;
     for (c, d) in s.candidates() {
         let t = trace(s, c, d, true, Mode::Nishio);
@@ -52,21 +87,14 @@ pub(crate) fn nishio(s: &State) -> Option<Deduction> {
     best
 }
 
-/// The chain from one assumption back to its opposite, if there is one.
-fn self_contradiction(
-    s: &State,
-    c: usize,
-    d: usize,
-    on: bool,
-    mode: Mode,
-    name: &'static str,
-    base: u16,
-) -> Option<Deduction> {
-    let t = trace_with(s, (c, d, on), mode, true);
+/// The chain from a trace's assumption back to its opposite, if there is one.
+fn self_contradiction(t: &Trace, name: &'static str, base: u16) -> Option<Deduction> {
+    let root = t.nodes[0];
+    let (c, d, on) = (usize::from(root.cell), usize::from(root.digit), root.on);
     let end = t.find(c, d, !on)?;
     let tenths = rating::rate(base, t.ancestors(&[end]));
     let mut found = Deduction::setting(name, tenths, c, d, !on);
-    found.support = deduction::support(&t, &[end]);
+    found.support = deduction::support(t, &[end]);
     found.text = format!(
         "{name}: {} so {}",
         deduction::path(&t.path(end)),
@@ -77,6 +105,7 @@ fn self_contradiction(
 
 #[cfg(test)]
 mod tests {
+    use super::super::trace::trace_with;
     use super::*;
     use crate::logic::board::testing::{empty, remove};
 
@@ -93,7 +122,7 @@ mod tests {
                 .collect();
             remove(&mut b, 1, &cells);
         }
-        let s = State::from_board(&b);
+        let s = Start::new(crate::logic::chain::state::State::from_board(&b));
         let t = trace_with(&s, (3, 0, true), Mode::X, true);
         assert!(
             t.find(3, 0, false).is_some(),
@@ -103,7 +132,7 @@ mod tests {
                 .map(super::deduction::node)
                 .collect::<Vec<_>>()
         );
-        let found = unary(&s).expect("an X-chain");
+        let found = static_chains(&s, &mut None).expect("an X-chain");
         assert_eq!(found.name, "Forcing X-chain");
     }
 }

@@ -3,10 +3,10 @@
 
 use super::deduction::{self, Deduction};
 use super::rating;
-use super::state::{Set, State, cells, tables};
+use super::state::{Set, Start, cells, tables};
 
 /// The lowest-rated wing of `size` set cells (4: VWXYZ); equal ones merge.
-pub(crate) fn wing(s: &State, size: usize) -> Option<Deduction> {
+pub(crate) fn wing(s: &Start, size: usize) -> Option<Deduction> {
     let (name, base) = ("VWXYZ-Wing", rating::VWXYZ);
     let t = tables();
     let open = s.open();
@@ -18,7 +18,7 @@ pub(crate) fn wing(s: &State, size: usize) -> Option<Deduction> {
         let pool: Vec<usize> = cells(house & open)
             .filter(|&c| (2..=size + 1).contains(&(s.digits(c).count_ones() as usize)))
             .collect();
-        for set in combinations(&pool, size) {
+        for set in combinations(&pool, size).chunks(size) {
             let digits = set.iter().fold(0u16, |m, &c| m | s.digits(c));
             if digits.count_ones() as usize != size + 1 {
                 continue;
@@ -34,7 +34,7 @@ pub(crate) fn wing(s: &State, size: usize) -> Option<Deduction> {
                 if my & digits != my || set.contains(&y) {
                     continue;
                 }
-                let Some(elims) = removals(s, &set, y, digits) else {
+                let Some(elims) = removals(s, set, y, digits) else {
                     continue;
                 };
                 let mut found = Deduction::setting(name, tenths, 0, 0, false);
@@ -67,7 +67,7 @@ pub(crate) fn wing(s: &State, size: usize) -> Option<Deduction> {
 }
 
 /// The removals of the wing with set `set` and bivalue cell `y`, if any.
-fn removals(s: &State, set: &[usize], y: usize, digits: u16) -> Option<Vec<(u16, u8)>> {
+fn removals(s: &Start, set: &[usize], y: usize, digits: u16) -> Option<Vec<(u16, u8)>> {
     let t = tables();
     let my = s.digits(y);
     let set_cells: Set = set.iter().fold(0, |a, &c| a | 1 << c);
@@ -102,20 +102,15 @@ fn removals(s: &State, set: &[usize], y: usize, digits: u16) -> Option<Vec<(u16,
     (!elims.is_empty()).then_some(elims)
 }
 
-/// Every `k`-subset of `items`, in order.
-fn combinations(items: &[usize], k: usize) -> Vec<Vec<usize>> {
+/// Every `k`-subset of `items`, in order, one after another in one list (one allocation per
+/// house, not one per subset).
+fn combinations(items: &[usize], k: usize) -> Vec<usize> {
     let mut out = Vec::new();
     let mut pick = Vec::with_capacity(k);
     /// Extends `pick` from `from` on.
-    fn go(
-        items: &[usize],
-        k: usize,
-        from: usize,
-        pick: &mut Vec<usize>,
-        out: &mut Vec<Vec<usize>>,
-    ) {
+    fn go(items: &[usize], k: usize, from: usize, pick: &mut Vec<usize>, out: &mut Vec<usize>) {
         if pick.len() == k {
-            out.push(pick.clone());
+            out.extend_from_slice(pick);
             return;
         }
         for i in from..items.len() {
