@@ -715,14 +715,15 @@ fn tls_with_the_readme_recipe() {
     );
     let out = success(sudoku().args(["--server", &server.url, "--ca-cert", ca, "solve", CLASSIC]));
     assert_solves(&grid(CLASSIC), &out);
-    // Without --ca-cert the system's roots are used, and they do not know the test CA.
+    // Without --ca-cert the system's roots are used, and they do not know the test CA (a
+    // machine with no roots at all says "no native certs found").
     let output = sudoku()
         .args(["--server", &server.url, "health"])
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{err}");
-    assert!(err.contains("certificate"), "{err}");
+    assert!(err.contains("cert"), "{err}");
     // Plain HTTP/2 to a TLS server is named as such.
     let plain = server.url.replace("https://", "");
     let output = sudoku()
