@@ -792,9 +792,11 @@ fn a_batch_over_three_servers_survives_losing_one() {
     let urls = [servers[0].url.as_str(), servers[1].url.as_str(), &by_name];
     // Two puzzles in turn, so an answer out of place shows; the slow one keeps every server
     // busy long enough to lose one mid-batch.
-    let inputs: Vec<&str> = (0..900)
+    // Enough chunks (3,000 puzzles, up to 256 a chunk, 3 in flight a server) that every server
+    // holds some when one is killed.
+    let inputs: Vec<&str> = (0..3000)
         .map(|i| {
-            if i % 100 == 0 {
+            if i % 333 == 0 {
                 SLOW_FOR_BACKTRACKING
             } else if i % 2 == 0 {
                 EASY_6X6

@@ -15,8 +15,10 @@ use super::read::Chunk;
 use crate::conn::{Connection, Server, is_server_lost, status_error};
 
 /// Chunks one stream has in flight: enough to keep a server's solver threads busy while
-/// answers travel back, few enough that a lost server leaves little to re-send.
-const IN_FLIGHT: usize = 8;
+/// answers travel back (2 measured as fast as 8 on the CLI bench; one more covers a chunk's
+/// slow tail on a big server), few enough that the servers share the work and a lost one
+/// leaves little to re-send.
+const IN_FLIGHT: usize = 3;
 
 /// Attempts to reconnect to a lost server before leaving the job to the others.
 const RECONNECTS: u32 = 3;
@@ -145,11 +147,12 @@ pub async fn worker(
         failures += 1;
         // Alone, there is nobody to hand the work to and no point in waiting.
         let alone = queue.workers() <= 1;
-        if !alone && puzzles > 0 {
-            eprintln!(
-                "sudoku: lost {} ({reason}); re-sending its {puzzles} unanswered puzzles to the others",
-                server.url
-            );
+        if !alone {
+            let resend = match puzzles {
+                0 => "it had nothing unanswered".to_owned(),
+                n => format!("re-sending its {n} unanswered puzzles to the others"),
+            };
+            eprintln!("sudoku: lost {} ({reason}); {resend}", server.url);
         }
         queue.put_back(unanswered);
         if failures > RECONNECTS || alone {
