@@ -140,16 +140,12 @@ impl Connection {
             if global.verbose {
                 eprintln!("sudoku: using an embedded server at {url}");
             }
-            let endpoint = endpoint(&url, global)?;
-            let channel = endpoint
+            let local = Server::new(&url, global)?;
+            let channel = local
                 .connect()
                 .await
                 .context("cannot reach the embedded server")?;
-            let local = vec![Server {
-                url,
-                endpoint,
-                tls: None,
-            }];
+            let local = vec![local];
             (
                 channel,
                 local,
@@ -315,15 +311,6 @@ fn server_url(text: &str) -> String {
 
 /// The port a server listens on unless told otherwise.
 const DEFAULT_PORT: u16 = 50051;
-
-fn endpoint(url: &str, global: &Global) -> anyhow::Result<Endpoint> {
-    let tls = if url.starts_with("https://") {
-        Some(tls_config(global)?)
-    } else {
-        None
-    };
-    endpoint_with(url, tls)
-}
 
 /// An endpoint for `url`, with TLS settings where the URL is https.
 fn endpoint_with(url: &str, tls: Option<ClientTlsConfig>) -> anyhow::Result<Endpoint> {

@@ -21,7 +21,7 @@ impl Batched for pb::RateRequest {
 
     fn submit(group: Vec<Read<Self>>, to: &Submit<'_, Self::Answer>) {
         let limits = &to.shared.limits;
-        let cap = Instant::now() + limits.max_solve_time;
+        let (max_time, client_deadline) = (limits.max_solve_time, to.caller.deadline);
         for Read {
             message,
             first,
@@ -42,16 +42,21 @@ impl Batched for pb::RateRequest {
                     continue;
                 }
             };
-            let options = RateOptions {
+            let mut options = RateOptions {
                 uniqueness: !message.options.unwrap_or_default().no_uniqueness_techniques,
-                deadline: Some(to.caller.deadline.map_or(cap, |d| d.min(cap))),
                 cancel: Some(to.cancel.clone()),
                 ..RateOptions::default()
             };
             let (out, progress, id) = (to.out.clone(), to.progress.clone(), message.id);
             to.shared.pool.spawn(
                 to.caller.tenant,
-                move || logic::rate(&grid, &options),
+                move || {
+                    // The time cap starts with the rating, as a solve's does, not when the
+                    // group arrived: puzzles queued behind others keep their full time.
+                    let cap = Instant::now() + max_time;
+                    options.deadline = Some(client_deadline.map_or(cap, |d| d.min(cap)));
+                    logic::rate(&grid, &options)
+                },
                 move |result| {
                     let answer = match result {
                         Ok(Ok(rating)) => rating_to_pb(&rating),
