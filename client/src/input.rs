@@ -44,7 +44,7 @@ impl fmt::Display for Origin {
     }
 }
 
-/// Puzzles for `solve`: arguments, or the file, or stdin when there are none or `-`.
+/// Puzzles for `solve`: arguments, or the file, or stdin when there are none or either is `-`.
 pub fn solve_inputs(args: &[String], file: Option<&Path>) -> anyhow::Result<Vec<(Origin, String)>> {
     let mut texts = Vec::new();
     let mut add = |place, text: String| {
@@ -57,9 +57,14 @@ pub fn solve_inputs(args: &[String], file: Option<&Path>) -> anyhow::Result<Vec<
         ))
     };
     if let Some(path) = file {
-        let file =
-            std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
-        let text = read_bounded(file, &path.display().to_string())?;
+        // `--file -` is stdin, as `-` among the puzzles is.
+        let text = if path == Path::new("-") {
+            read_stdin()?
+        } else {
+            let file = std::fs::File::open(path)
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            read_bounded(file, &path.display().to_string())?
+        };
         for (line, block) in blocks(&text) {
             add(Place::Line(line), block);
         }

@@ -78,6 +78,13 @@ fn solve_reads_every_input_format() {
             .write_stdin(puzzle.to_string()),
     );
     assert_solves(&puzzle, &out);
+    // `--file -` is stdin too.
+    let out = stdout(
+        sudoku()
+            .args(["solve", "--file", "-"])
+            .write_stdin(puzzle.to_string()),
+    );
+    assert_solves(&puzzle, &out);
     // 16x16 with letters, from a file, with several puzzles.
     let mut sixteen = vec!['.'; 256];
     sixteen[0] = 'G';
