@@ -1,6 +1,7 @@
 //! `cargo bench -p solver-core --bench rate`: our SE ratings against Sukaku Explainer's on
 //! every puzzle of `se_rated_public.txt` (agreement, rank correlation, speed, where we differ),
-//! then the slowest rating on `puzzles6_forum_hardest_1106`.
+//! then the slowest rating on `puzzles6_forum_hardest_1106` and, on a sample of the SE 11+ file,
+//! how many we rate 11 or more.
 //!
 //! Each puzzle is randomly transformed first (ratings must not change under symmetries).
 //! `SUDOKU_DATA` moves the dataset folder; `SUDOKU_BENCH_LIMIT` caps the puzzles of each file.
@@ -198,32 +199,67 @@ fn main() {
         );
     }
 
-    let hardest_path = data_dir().join("puzzles6_forum_hardest_1106");
-    if let Ok(text) = std::fs::read_to_string(&hardest_path) {
-        let grids: Vec<Grid> = text
-            .lines()
-            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-            .filter_map(|l| l.split_whitespace().next()?.parse().ok())
-            .take(limit())
-            .collect();
-        let mut slowest = Duration::ZERO;
-        let mut unfinished = 0;
-        let start = Instant::now();
-        for (i, g) in grids.iter().enumerate() {
-            let t = Instant::now();
-            let r = rate(black_box(g), &options).expect("unique");
-            slowest = slowest.max(t.elapsed());
-            dump_line(&mut dump, "puzzles6", i, &r);
-            unfinished += usize::from(r.lower_bound);
-        }
-        println!(
-            "\npuzzles6_forum_hardest_1106: {} puzzles in {:.3} s, slowest {:.1} ms, unfinished {unfinished}",
-            grids.len(),
-            start.elapsed().as_secs_f64(),
-            slowest.as_secs_f64() * 1e3
-        );
-    } else {
-        println!("SKIP: {} not found", hardest_path.display());
-    }
+    rate_hardest("puzzles6_forum_hardest_1106", 1, &options, &mut dump);
+    // Every puzzle of this file is rated 11 or more by SE: a sample shows how far our nested
+    // chains agree (the dump leaves it out, to keep the dumps of older versions comparable).
+    rate_hardest(
+        "puzzles5_forum_hardest_1905_11+",
+        200,
+        &options,
+        &mut String::new(),
+    );
     write_dump(&dump);
+}
+
+/// Rates `sample` puzzles spread over the file `name` (all when 1), printing the time, the
+/// slowest puzzle and how the ratings spread.
+fn rate_hardest(name: &str, sample: usize, options: &RateOptions, dump: &mut String) {
+    let path = data_dir().join(name);
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        println!("SKIP: {} not found", path.display());
+        return;
+    };
+    let all: Vec<Grid> = text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .filter_map(|l| l.split_whitespace().next()?.parse().ok())
+        .take(limit())
+        .collect();
+    let step = if sample <= 1 {
+        1
+    } else {
+        (all.len() / sample).max(1)
+    };
+    let grids: Vec<&Grid> = all.iter().step_by(step).collect();
+    let (mut slowest, mut unfinished, mut tenths) = (Duration::ZERO, 0, Vec::new());
+    let start = Instant::now();
+    for (i, g) in grids.iter().enumerate() {
+        let t = Instant::now();
+        let r = rate(black_box(g), options).expect("unique");
+        slowest = slowest.max(t.elapsed());
+        dump_line(dump, "puzzles6", i, &r);
+        unfinished += usize::from(r.lower_bound);
+        tenths.push(r.tenths);
+    }
+    let elapsed = start.elapsed();
+    tenths.sort_unstable();
+    let at = |q: usize| {
+        f64::from(
+            tenths
+                .get(q * (tenths.len().max(1) - 1) / 100)
+                .copied()
+                .unwrap_or(0),
+        ) / 10.0
+    };
+    let eleven = tenths.iter().filter(|&&t| t >= 110).count();
+    println!(
+        "\n{name}: {} puzzles in {:.3} s, slowest {:.1} ms, unfinished {unfinished}\n  ratings min {:.1}, median {:.1}, max {:.1}; 11.0 or more: {:.1}%",
+        grids.len(),
+        elapsed.as_secs_f64(),
+        slowest.as_secs_f64() * 1e3,
+        at(0),
+        at(50),
+        at(100),
+        100.0 * eleven as f64 / tenths.len().max(1) as f64
+    );
 }

@@ -146,3 +146,17 @@ fn every_hardest_puzzle_is_solved_by_logic_within_a_second() {
     assert!(unsolved.is_empty(), "unsolved: {unsolved:?}");
     assert!(slowest.0 < Duration::from_secs(1), "slowest {slowest:?}");
 }
+
+#[test]
+fn puzzles_se_rates_11_or_more_need_nested_chains_rated_past_10_5() {
+    let Some(hard) = dataset("puzzles5_forum_hardest_1905_11+") else {
+        return;
+    };
+    // SE's nesting levels 4 and 5 start at 10.5 and 11.0; the file holds SE 11+ only.
+    for (grid, _) in spread(&hard, 3) {
+        let r = solver_core::logic::rate(&grid, &RateOptions::default()).expect("unique");
+        let hardest = r.hardest.as_ref().map(|s| s.technique.name());
+        assert_eq!(hardest, Some("Nested forcing chain"), "{grid:?}");
+        assert!(r.tenths >= 105, "{grid:?} rated {}", r.tenths);
+    }
+}

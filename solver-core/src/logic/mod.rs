@@ -26,7 +26,7 @@
 //! | aligned triplet exclusion, Nishio forcing chain | 7.5, 7.5+ |
 //! | cell, region, double-implication and contradiction forcing chains | 8.0+ |
 //! | dynamic forcing chains, dynamic forcing chains (+) | 8.5+, 9.0+ |
-//! | nested forcing chains | 9.5+, + 0.5 a level |
+//! | nested forcing chains: dynamic chains inside (SE's level 4), dynamic (+) inside (level 5) | 10.5+, 11.0+ |
 //!
 //! Chains add 0.1 each time their length passes 4, 6, 8, 12, 16, 24, 32, ... facts.
 //!

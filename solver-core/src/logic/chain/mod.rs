@@ -21,10 +21,10 @@ use deduction::Deduction;
 use state::{Start, State};
 use trace::Mode;
 
-/// The deepest propagation level tried: 2 (one chain nested in another, close to trial and
-/// error of depth two) solves every puzzle of the forum's hardest list; 3 is a last resort
-/// (each level costs some 200 times the one below).
-const DEEPEST: u8 = 3;
+/// The deepest propagation level tried: 3 (dynamic (+) chains nested in a chain, close to
+/// trial and error of depth two) solves every puzzle of the forum's hardest list; 4 and 5
+/// nest twice and are a last resort (each level costs some 200 times the one below).
+const DEEPEST: u8 = 5;
 
 /// The engine's hook: the simplest chain-family step on a 9x9 board.
 pub(crate) fn finder(board: &Candidates) -> Option<Found> {

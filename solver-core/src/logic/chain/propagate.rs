@@ -3,7 +3,8 @@
 //!
 //! Levels: 0 applies singles (dynamic chains), 1 adds locked candidates (dynamic+ chains),
 //! `k >= 2` adds, when nothing else moves, a search for candidates whose assumption leads to
-//! a contradiction at level `k - 1` (a forcing chain nested inside the chain).
+//! a contradiction at level `k - 2`: level 2 nests dynamic chains, as SE's nesting level 4
+//! does, and level 3 nests dynamic (+) chains, as SE's level 5 does.
 
 use super::state::{Set, State, cells, tables};
 
@@ -20,7 +21,7 @@ pub(crate) fn propagate(s: &mut State, level: u8) -> bool {
             continue;
         }
         if level >= 2 {
-            match nested(s, level - 1) {
+            match nested(s, level - 2) {
                 None => return false,
                 Some(true) => continue,
                 Some(false) => {}
