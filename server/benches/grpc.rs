@@ -8,7 +8,9 @@
 //!   of a call on this stack) at the same concurrency.
 //!
 //! `SUDOKU_DATA` moves the dataset folder; `SUDOKU_BENCH_LIMIT` caps puzzles per dataset
-//! (default 20,000); `SUDOKU_BENCH_SECONDS` sets each unary run's length (default 3).
+//! (default 20,000); `SUDOKU_BENCH_SECONDS` sets each unary run's length (default 3);
+//! `SUDOKU_BENCH_ONLY` (comma-separated sections `batch`, `packed`, `unary` and dataset names)
+//! runs only the sections named, on only the datasets named (all where none are).
 
 use std::time::{Duration, Instant};
 
@@ -37,6 +39,24 @@ fn env_number(name: &str, default: u64) -> u64 {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
+}
+
+const SECTIONS: [&str; 3] = ["batch", "packed", "unary"];
+const DATASETS: [&str; 2] = ["puzzles5_forum_hardest_1905_11+", "puzzles2_17_clue"];
+
+/// Whether the section or dataset `name` runs: all of its kind do unless `SUDOKU_BENCH_ONLY`
+/// names some.
+fn wanted(name: &str) -> bool {
+    let Ok(only) = std::env::var("SUDOKU_BENCH_ONLY") else {
+        return true;
+    };
+    let named: Vec<&str> = only.split(',').map(str::trim).collect();
+    let kind: &[&str] = if SECTIONS.contains(&name) {
+        &SECTIONS
+    } else {
+        &DATASETS
+    };
+    named.contains(&name) || !named.iter().any(|n| kind.contains(n))
 }
 
 fn load(name: &str, limit: usize) -> Option<Vec<Grid>> {
@@ -78,7 +98,10 @@ async fn main() -> anyhow::Result<()> {
         .num_threads(workers)
         .build()?;
 
-    for name in ["puzzles5_forum_hardest_1905_11+", "puzzles2_17_clue"] {
+    for name in DATASETS {
+        if !wanted("batch") || !wanted(name) {
+            continue;
+        }
         // `load` has said why when the dataset is absent.
         let Some(puzzles) = load(name, limit) else {
             continue;
@@ -123,7 +146,10 @@ async fn main() -> anyhow::Result<()> {
         );
     }
 
-    for name in ["puzzles5_forum_hardest_1905_11+", "puzzles2_17_clue"] {
+    for name in DATASETS {
+        if !wanted("packed") || !wanted(name) {
+            continue;
+        }
         // `load` has said why when the dataset is absent.
         let Some(puzzles) = load(name, limit) else {
             continue;
@@ -131,6 +157,9 @@ async fn main() -> anyhow::Result<()> {
         bench_packed(name, &puzzles, &channel, &threads).await?;
     }
 
+    if !wanted("unary") {
+        return server.shutdown().await;
+    }
     let easy = load("puzzles2_17_clue", 1_000)
         .unwrap_or_else(|| vec![Grid::empty(solver_core::Shape::CLASSIC)]);
     let easy = requests(&easy);
