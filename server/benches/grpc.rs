@@ -3,7 +3,8 @@
 //! - `bench batch`: BatchSolve over one stream on 127.0.0.1 against the same number of solver
 //!   threads solving the same puzzles in process.
 //! - `bench packed`: BatchSolvePacked (1,000 puzzles a message) over one stream, uncompressed,
-//!   gzip and zstd, each against the in-process solver threads, and compressed against plain.
+//!   gzip (a client with this crate's [`GzipLayer`], and one with tonic's own gzip) and zstd,
+//!   each against the in-process solver threads, and compressed against plain.
 //! - `bench unary`: unary Solve of easy puzzles against the health Check RPC (the floor cost
 //!   of a call on this stack) at the same concurrency.
 //!
@@ -20,11 +21,14 @@ use sudoku_proto::grid_to_pb;
 use sudoku_proto::pb::sudoku_client::SudokuClient;
 use sudoku_proto::pb::{PackedPuzzles, SolveOptions, SolveRequest};
 use sudoku_server::Config;
+use sudoku_server::compress::client::GzipLayer;
 use tokio_stream::StreamExt;
 use tonic::codec::CompressionEncoding;
+use tonic::codegen::StdError;
 use tonic::transport::Channel;
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_client::HealthClient;
+use tower::Layer;
 
 const CONCURRENCY: usize = 16;
 /// Puzzles per stream, and per alternation between the gRPC and in-process runs: long enough
@@ -197,20 +201,81 @@ async fn main() -> anyhow::Result<()> {
     server.shutdown().await
 }
 
-/// BatchSolvePacked plain, gzip and zstd against the in-process threads, chunk by chunk, best
-/// of three each, so a busy neighbour slows all alike.
+/// How a packed run's client compresses.
+#[derive(Debug, Clone, Copy)]
+enum Wire {
+    Plain,
+    /// gzip by [`GzipLayer`] (level 1), as the server answers.
+    Gzip,
+    /// tonic's own gzip (level 6 on the client's side; the server answers at level 1).
+    TonicGzip,
+    Zstd,
+}
+
+const WIRES: [Wire; 4] = [Wire::Plain, Wire::Gzip, Wire::TonicGzip, Wire::Zstd];
+
+/// Sends `messages` on one BatchSolvePacked stream; the puzzles answered.
+async fn packed_stream<S>(
+    mut client: SudokuClient<S>,
+    messages: Vec<PackedPuzzles>,
+) -> anyhow::Result<usize>
+where
+    S: tonic::client::GrpcService<tonic::body::Body>,
+    S::Error: Into<StdError>,
+    S::ResponseBody: http_body::Body<Data = bytes::Bytes> + Send + 'static,
+    <S::ResponseBody as http_body::Body>::Error: Into<StdError> + Send,
+{
+    let mut answers = client
+        .batch_solve_packed(tokio_stream::iter(messages))
+        .await?
+        .into_inner();
+    let mut answered = 0;
+    while let Some(answer) = answers.next().await {
+        answered += answer?.outcomes.len();
+    }
+    Ok(answered)
+}
+
+async fn packed_run(
+    channel: &Channel,
+    wire: Wire,
+    messages: Vec<PackedPuzzles>,
+) -> anyhow::Result<usize> {
+    let client = SudokuClient::new(channel.clone());
+    match wire {
+        Wire::Plain => packed_stream(client, messages).await,
+        Wire::Gzip => {
+            let layered = GzipLayer::new(64 << 20).layer(channel.clone());
+            packed_stream(SudokuClient::new(layered), messages).await
+        }
+        Wire::TonicGzip => {
+            let gzip = CompressionEncoding::Gzip;
+            packed_stream(
+                client.send_compressed(gzip).accept_compressed(gzip),
+                messages,
+            )
+            .await
+        }
+        Wire::Zstd => {
+            let zstd = CompressionEncoding::Zstd;
+            packed_stream(
+                client.send_compressed(zstd).accept_compressed(zstd),
+                messages,
+            )
+            .await
+        }
+    }
+}
+
+/// BatchSolvePacked plain, gzip (ours and tonic's client) and zstd against the in-process
+/// threads, chunk by chunk, best of three each, so a busy neighbour slows all alike.
 async fn bench_packed(
     name: &str,
     puzzles: &[Grid],
     channel: &Channel,
     threads: &rayon::ThreadPool,
 ) -> anyhow::Result<()> {
-    let encodings = [
-        None,
-        Some(CompressionEncoding::Gzip),
-        Some(CompressionEncoding::Zstd),
-    ];
-    let mut times = [Duration::ZERO; 4];
+    let mut times = [Duration::ZERO; WIRES.len() + 1];
     let options = Options::default();
     for chunk in puzzles.chunks(CHUNK) {
         let messages: Vec<PackedPuzzles> = chunk
@@ -225,20 +290,13 @@ async fn bench_packed(
                 ..PackedPuzzles::default()
             })
             .collect();
-        for (slot, encoding) in encodings.iter().enumerate() {
+        for (slot, wire) in WIRES.into_iter().enumerate() {
             let mut best = Duration::MAX;
             for _ in 0..3 {
-                let mut client = SudokuClient::new(channel.clone());
-                if let Some(encoding) = *encoding {
-                    client = client.send_compressed(encoding).accept_compressed(encoding);
-                }
-                let outbound = tokio_stream::iter(messages.clone());
+                // The copy is the harness's, made before the clock starts.
+                let messages = messages.clone();
                 let start = Instant::now();
-                let mut answers = client.batch_solve_packed(outbound).await?.into_inner();
-                let mut answered = 0;
-                while let Some(answer) = answers.next().await {
-                    answered += answer?.outcomes.len();
-                }
+                let answered = packed_run(channel, wire, messages).await?;
                 best = best.min(start.elapsed());
                 assert_eq!(answered, chunk.len());
             }
@@ -256,15 +314,17 @@ async fn bench_packed(
             best = best.min(start.elapsed());
             assert_eq!(solved, chunk.len());
         }
-        times[3] += best;
+        times[WIRES.len()] += best;
     }
     let rate = |t: Duration| puzzles.len() as f64 / t.as_secs_f64();
-    let [plain, gzip, zstd, local] = times.map(rate);
+    let [plain, gzip, tonic_gzip, zstd, local] = times.map(rate);
     println!(
-        "bench packed dataset={name} plain_per_s={plain:.0} gzip_per_s={gzip:.0} zstd_per_s={zstd:.0} \
-         inprocess_per_s={local:.0} ratio={:.2} gzip_vs_plain={:.2} zstd_vs_plain={:.2}",
+        "bench packed dataset={name} plain_per_s={plain:.0} gzip_per_s={gzip:.0} \
+         tonic_gzip_per_s={tonic_gzip:.0} zstd_per_s={zstd:.0} inprocess_per_s={local:.0} \
+         ratio={:.2} gzip_vs_plain={:.2} tonic_gzip_vs_plain={:.2} zstd_vs_plain={:.2}",
         plain / local,
         gzip / plain,
+        tonic_gzip / plain,
         zstd / plain
     );
     Ok(())
