@@ -9,8 +9,11 @@
 //! so both come from the kernel's same accounting. Rounds alternate the two; the lowest of
 //! each is kept, as a busy neighbour on a shared machine only ever adds.
 //!
-//! `SUDOKU_DATA` moves the dataset folder; `SUDOKU_BENCH_LIMIT` caps the puzzles (default
-//! 50,000: the whole set, so the 10 ms ticks of the CPU counters are noise); `SUDOKU_BENCH_ROUNDS` sets the rounds (default 3).
+//! On the 17-clue set the same child's CPU per puzzle is measured over packed streams plain,
+//! gzip and zstd: what compression costs the server, whatever the client pays.
+//!
+//! `SUDOKU_DATA` moves the dataset folder; `SUDOKU_BENCH_LIMIT` caps the puzzles per set
+//! (default 50,000: the whole hard set, so the 10 ms ticks of the CPU counters are noise); `SUDOKU_BENCH_ROUNDS` sets the rounds (default 3).
 
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
@@ -20,10 +23,17 @@ use solver_core::{Grid, Options, solve};
 use sudoku_proto::grid_to_pb;
 use sudoku_proto::pb::sudoku_client::SudokuClient;
 use sudoku_proto::pb::{PackedPuzzles, SolveRequest};
+use sudoku_server::compress::client::GzipLayer;
 use tokio_stream::StreamExt;
+use tonic::codec::CompressionEncoding;
+use tonic::codegen::StdError;
 use tonic::transport::Channel;
+use tower::Layer;
 
 const HARD: &str = "puzzles5_forum_hardest_1905_11+";
+const EASY: &str = "puzzles2_17_clue";
+/// Easy puzzles per measurement: about a second of solving.
+const EASY_PUZZLES: usize = 400_000;
 /// Calls in flight at once: enough that a solver thread never waits for the next message.
 const STREAMS: usize = 4;
 /// Unary calls in flight at once.
@@ -105,8 +115,8 @@ impl Drop for Server {
     }
 }
 
-fn load(limit: usize) -> Option<Vec<Grid>> {
-    let set = test_support::read_dataset(&test_support::data_file(HARD)?);
+fn load(name: &str, limit: usize) -> Option<Vec<Grid>> {
+    let set = test_support::read_dataset(&test_support::data_file(name)?);
     let puzzles: Vec<Grid> = set
         .puzzles
         .iter()
@@ -128,8 +138,61 @@ fn bare_cpu(puzzles: &[Grid]) -> anyhow::Result<f64> {
     Ok(cpu_seconds("/proc/thread-self/stat")? - before)
 }
 
+/// How a packed load is compressed: none, gzip (this crate's layers both ends), tonic's zstd.
+#[derive(Debug, Clone, Copy)]
+enum Wire {
+    Plain,
+    Gzip,
+    Zstd,
+}
+
+/// Sends `messages` on one BatchSolvePacked stream; the puzzles answered.
+async fn packed_stream<S>(
+    mut client: SudokuClient<S>,
+    messages: Vec<PackedPuzzles>,
+) -> anyhow::Result<usize>
+where
+    S: tonic::client::GrpcService<tonic::body::Body>,
+    S::Error: Into<StdError>,
+    S::ResponseBody: http_body::Body<Data = bytes::Bytes> + Send + 'static,
+    <S::ResponseBody as http_body::Body>::Error: Into<StdError> + Send,
+{
+    let mut answers = client
+        .batch_solve_packed(tokio_stream::iter(messages))
+        .await?
+        .into_inner();
+    let mut answered = 0;
+    while let Some(answer) = answers.next().await {
+        answered += answer?.outcomes.len();
+    }
+    Ok(answered)
+}
+
+async fn packed_call(
+    channel: Channel,
+    wire: Wire,
+    messages: Vec<PackedPuzzles>,
+) -> anyhow::Result<usize> {
+    let client = SudokuClient::new(channel.clone());
+    let zstd = CompressionEncoding::Zstd;
+    match wire {
+        Wire::Plain => packed_stream(client, messages).await,
+        Wire::Gzip => {
+            let layered = GzipLayer::new(64 << 20).layer(channel);
+            packed_stream(SudokuClient::new(layered), messages).await
+        }
+        Wire::Zstd => {
+            packed_stream(
+                client.send_compressed(zstd).accept_compressed(zstd),
+                messages,
+            )
+            .await
+        }
+    }
+}
+
 /// Sends `puzzles` over `STREAMS` BatchSolvePacked streams at once.
-async fn packed(channel: &Channel, puzzles: &[Grid]) -> anyhow::Result<()> {
+async fn packed(channel: &Channel, wire: Wire, puzzles: &[Grid]) -> anyhow::Result<()> {
     let messages: Vec<PackedPuzzles> = puzzles
         .chunks(PACKED)
         .map(|part| PackedPuzzles {
@@ -142,24 +205,13 @@ async fn packed(channel: &Channel, puzzles: &[Grid]) -> anyhow::Result<()> {
         .collect();
     let mut calls = Vec::new();
     for stream in 0..STREAMS {
-        let mine: Vec<PackedPuzzles> = messages
+        let mine = messages
             .iter()
             .skip(stream)
             .step_by(STREAMS)
             .cloned()
             .collect();
-        let mut client = SudokuClient::new(channel.clone());
-        calls.push(tokio::spawn(async move {
-            let mut answers = client
-                .batch_solve_packed(tokio_stream::iter(mine))
-                .await?
-                .into_inner();
-            let mut answered = 0;
-            while let Some(answer) = answers.next().await {
-                answered += answer?.outcomes.len();
-            }
-            anyhow::Ok(answered)
-        }));
+        calls.push(tokio::spawn(packed_call(channel.clone(), wire, mine)));
     }
     let mut answered = 0;
     for call in calls {
@@ -240,40 +292,101 @@ async fn server_cpu(
 async fn main() -> anyhow::Result<()> {
     let limit = env_number("SUDOKU_BENCH_LIMIT", 50_000) as usize;
     let rounds = env_number("SUDOKU_BENCH_ROUNDS", 3).max(1);
-    let Some(puzzles) = load(limit) else {
-        // `data_file` has said why.
-        eprintln!("bench cpu: no hard puzzles, nothing measured");
-        return Ok(());
-    };
     let server = Server::start()?;
     let channel = server.connect().await?;
-    // Warm up: the server's threads, allocator and connection reach their steady state.
-    packed(&channel, &puzzles[..puzzles.len().min(2 * PACKED)]).await?;
-    let mut best = [f64::MAX; 4];
+    // `load` has said why when a dataset is absent.
+    match load(HARD, limit) {
+        Some(hard) => calls(&server, &channel, &hard, rounds).await?,
+        None => eprintln!("bench cpu: no {HARD}, its section not measured"),
+    }
+    match load(EASY, limit) {
+        Some(easy) => {
+            // Easy puzzles take ~2 µs: repeated, so the counters' 10 ms ticks are noise.
+            let easy: Vec<Grid> = easy.iter().cycle().take(EASY_PUZZLES).cloned().collect();
+            compression(&server, &channel, &easy, rounds).await?
+        }
+        None => eprintln!("bench cpu: no {EASY}, its section not measured"),
+    }
+    Ok(())
+}
+
+/// Lowest of `rounds` runs of each of `runs`, per puzzle in microseconds.
+async fn best_of<const N: usize>(
+    rounds: u64,
+    puzzles: usize,
+    mut run: impl AsyncFnMut() -> anyhow::Result<[f64; N]>,
+) -> anyhow::Result<[f64; N]> {
+    let mut best = [f64::MAX; N];
     for round in 0..rounds {
-        let figures = [
-            bare_cpu(&puzzles)?,
-            server_cpu(&server, packed(&channel, &puzzles)).await?,
-            server_cpu(&server, batch(&channel, &puzzles)).await?,
-            server_cpu(&server, unary(&channel, &puzzles)).await?,
-        ];
-        let per_puzzle = figures.map(|s| s * 1e6 / puzzles.len() as f64);
-        println!(
-            "round {round}: bare_us={:.1} packed_us={:.1} batch_us={:.1} unary_us={:.1}",
-            per_puzzle[0], per_puzzle[1], per_puzzle[2], per_puzzle[3]
-        );
+        let per_puzzle = run().await?.map(|s| s * 1e6 / puzzles as f64);
+        println!("round {round}: {per_puzzle:.1?} us");
         for (best, now) in best.iter_mut().zip(per_puzzle) {
             *best = best.min(now);
         }
     }
-    let [bare, packed, batch, unary] = best;
+    Ok(best)
+}
+
+/// The hard set: bare solver against packed, per-puzzle stream and unary calls.
+async fn calls(
+    server: &Server,
+    channel: &Channel,
+    puzzles: &[Grid],
+    rounds: u64,
+) -> anyhow::Result<()> {
+    // Warm up: the server's threads, allocator and connection reach their steady state.
+    packed(
+        channel,
+        Wire::Plain,
+        &puzzles[..puzzles.len().min(2 * PACKED)],
+    )
+    .await?;
+    let [bare, packed_us, batch_us, unary_us] = best_of(rounds, puzzles.len(), async || {
+        Ok([
+            bare_cpu(puzzles)?,
+            server_cpu(server, packed(channel, Wire::Plain, puzzles)).await?,
+            server_cpu(server, batch(channel, puzzles)).await?,
+            server_cpu(server, unary(channel, puzzles)).await?,
+        ])
+    })
+    .await?;
     println!(
-        "bench cpu dataset={HARD} puzzles={} bare_us={bare:.1} packed_us={packed:.1} batch_us={batch:.1} \
-         unary_us={unary:.1} packed_ratio={:.3} batch_ratio={:.3} unary_ratio={:.3}",
+        "bench cpu dataset={HARD} puzzles={} bare_us={bare:.1} packed_us={packed_us:.1} \
+         batch_us={batch_us:.1} unary_us={unary_us:.1} packed_ratio={:.3} batch_ratio={:.3} \
+         unary_ratio={:.3}",
         puzzles.len(),
-        packed / bare,
-        batch / bare,
-        unary / bare
+        packed_us / bare,
+        batch_us / bare,
+        unary_us / bare
+    );
+    Ok(())
+}
+
+/// The easy set, where compression weighs most: the server's CPU per puzzle over packed
+/// streams plain, gzip and zstd.
+async fn compression(
+    server: &Server,
+    channel: &Channel,
+    puzzles: &[Grid],
+    rounds: u64,
+) -> anyhow::Result<()> {
+    let [bare, plain, gzip, zstd] = best_of(rounds, puzzles.len(), async || {
+        Ok([
+            bare_cpu(puzzles)?,
+            server_cpu(server, packed(channel, Wire::Plain, puzzles)).await?,
+            server_cpu(server, packed(channel, Wire::Gzip, puzzles)).await?,
+            server_cpu(server, packed(channel, Wire::Zstd, puzzles)).await?,
+        ])
+    })
+    .await?;
+    println!(
+        "bench cpu dataset={EASY} puzzles={} bare_us={bare:.2} plain_us={plain:.2} \
+         gzip_us={gzip:.2} zstd_us={zstd:.2} plain_ratio={:.3} gzip_vs_plain={:.3} \
+         zstd_vs_plain={:.3}",
+        puzzles.len(),
+        plain / bare,
+        gzip / plain,
+        zstd / plain
     );
     Ok(())
 }
