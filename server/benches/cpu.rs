@@ -23,7 +23,8 @@ use solver_core::{Grid, Options, solve};
 use sudoku_proto::grid_to_pb;
 use sudoku_proto::pb::sudoku_client::SudokuClient;
 use sudoku_proto::pb::{PackedPuzzles, SolveRequest};
-use sudoku_server::compress::client::GzipLayer;
+use sudoku_server::compress::Codec;
+use sudoku_server::compress::client::CompressLayer;
 use tokio_stream::StreamExt;
 use tonic::codec::CompressionEncoding;
 use tonic::codegen::StdError;
@@ -178,7 +179,7 @@ async fn packed_call(
     match wire {
         Wire::Plain => packed_stream(client, messages).await,
         Wire::Gzip => {
-            let layered = GzipLayer::new(64 << 20).layer(channel);
+            let layered = CompressLayer::new(Codec::Gzip, 64 << 20).layer(channel);
             packed_stream(SudokuClient::new(layered), messages).await
         }
         Wire::Zstd => {

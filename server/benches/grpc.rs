@@ -3,8 +3,9 @@
 //! - `bench batch`: BatchSolve over one stream on 127.0.0.1 against the same number of solver
 //!   threads solving the same puzzles in process.
 //! - `bench packed`: BatchSolvePacked (1,000 puzzles a message) over one stream, uncompressed,
-//!   gzip (a client with this crate's [`GzipLayer`], and one with tonic's own gzip) and zstd,
-//!   each against the in-process solver threads, and compressed against plain.
+//!   gzip and zstd (by a client with this crate's `CompressLayer`, and by one with tonic's
+//!   own compression), each against the in-process solver threads, and compressed against
+//!   plain.
 //! - `bench unary`: unary Solve of easy puzzles against the health Check RPC (the floor cost
 //!   of a call on this stack) at the same concurrency.
 //!
@@ -21,7 +22,8 @@ use sudoku_proto::grid_to_pb;
 use sudoku_proto::pb::sudoku_client::SudokuClient;
 use sudoku_proto::pb::{PackedPuzzles, SolveOptions, SolveRequest};
 use sudoku_server::Config;
-use sudoku_server::compress::client::GzipLayer;
+use sudoku_server::compress::Codec;
+use sudoku_server::compress::client::CompressLayer;
 use tokio_stream::StreamExt;
 use tonic::codec::CompressionEncoding;
 use tonic::codegen::StdError;
@@ -205,14 +207,19 @@ async fn main() -> anyhow::Result<()> {
 #[derive(Debug, Clone, Copy)]
 enum Wire {
     Plain,
-    /// gzip by [`GzipLayer`] (level 1), as the server answers.
-    Gzip,
-    /// tonic's own gzip (level 6 on the client's side; the server answers at level 1).
-    TonicGzip,
-    Zstd,
+    /// By this crate's [`CompressLayer`] (level 1), as the server answers.
+    Ours(Codec),
+    /// By tonic's own compression (gzip level 6, zstd level 3); the server answers at level 1.
+    Tonic(CompressionEncoding),
 }
 
-const WIRES: [Wire; 4] = [Wire::Plain, Wire::Gzip, Wire::TonicGzip, Wire::Zstd];
+const WIRES: [Wire; 5] = [
+    Wire::Plain,
+    Wire::Ours(Codec::Gzip),
+    Wire::Ours(Codec::Zstd),
+    Wire::Tonic(CompressionEncoding::Gzip),
+    Wire::Tonic(CompressionEncoding::Zstd),
+];
 
 /// Sends `messages` on one BatchSolvePacked stream; the puzzles answered.
 async fn packed_stream<S>(
@@ -244,30 +251,18 @@ async fn packed_run(
     let client = SudokuClient::new(channel.clone());
     match wire {
         Wire::Plain => packed_stream(client, messages).await,
-        Wire::Gzip => {
-            let layered = GzipLayer::new(64 << 20).layer(channel.clone());
+        Wire::Ours(codec) => {
+            let layered = CompressLayer::new(codec, 64 << 20).layer(channel.clone());
             packed_stream(SudokuClient::new(layered), messages).await
         }
-        Wire::TonicGzip => {
-            let gzip = CompressionEncoding::Gzip;
-            packed_stream(
-                client.send_compressed(gzip).accept_compressed(gzip),
-                messages,
-            )
-            .await
-        }
-        Wire::Zstd => {
-            let zstd = CompressionEncoding::Zstd;
-            packed_stream(
-                client.send_compressed(zstd).accept_compressed(zstd),
-                messages,
-            )
-            .await
+        Wire::Tonic(encoding) => {
+            let client = client.send_compressed(encoding).accept_compressed(encoding);
+            packed_stream(client, messages).await
         }
     }
 }
 
-/// BatchSolvePacked plain, gzip (ours and tonic's client) and zstd against the in-process
+/// BatchSolvePacked plain, gzip and zstd (our client layer and tonic's) against the in-process
 /// threads, chunk by chunk, best of three each, so a busy neighbour slows all alike.
 async fn bench_packed(
     name: &str,
@@ -317,15 +312,17 @@ async fn bench_packed(
         times[WIRES.len()] += best;
     }
     let rate = |t: Duration| puzzles.len() as f64 / t.as_secs_f64();
-    let [plain, gzip, tonic_gzip, zstd, local] = times.map(rate);
+    let [plain, gzip, zstd, tonic_gzip, tonic_zstd, local] = times.map(rate);
     println!(
         "bench packed dataset={name} plain_per_s={plain:.0} gzip_per_s={gzip:.0} \
-         tonic_gzip_per_s={tonic_gzip:.0} zstd_per_s={zstd:.0} inprocess_per_s={local:.0} \
-         ratio={:.2} gzip_vs_plain={:.2} tonic_gzip_vs_plain={:.2} zstd_vs_plain={:.2}",
+         zstd_per_s={zstd:.0} tonic_gzip_per_s={tonic_gzip:.0} tonic_zstd_per_s={tonic_zstd:.0} \
+         inprocess_per_s={local:.0} ratio={:.2} gzip_vs_plain={:.2} zstd_vs_plain={:.2} \
+         tonic_gzip_vs_plain={:.2} tonic_zstd_vs_plain={:.2}",
         plain / local,
         gzip / plain,
+        zstd / plain,
         tonic_gzip / plain,
-        zstd / plain
+        tonic_zstd / plain
     );
     Ok(())
 }

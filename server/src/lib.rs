@@ -39,7 +39,7 @@ pub use config::{Config, ConfigError, LogFormat, OptionalAddr};
 pub use metrics::Metrics;
 pub use shutdown::{Signal, signal};
 
-use crate::compress::server::ServeGzip;
+use crate::compress::server::ServeCompressed;
 use crate::counted::CountCalls;
 use crate::health::Health;
 use crate::incoming::Incoming;
@@ -159,14 +159,14 @@ fn transport(config: &Config) -> anyhow::Result<tonic::transport::Server> {
     Ok(builder)
 }
 
-/// The layers around every service: gzip inside the metrics layer.
+/// The layers around every service: compression inside the metrics layer.
 type Layers = tower::layer::util::Stack<
-    ServeGzip,
+    ServeCompressed,
     tower::layer::util::Stack<CountCalls, tower::layer::util::Identity>,
 >;
 
-/// Every service the server answers, each accepting and answering gzip (by [`ServeGzip`]) and
-/// zstd (by tonic), with every call counted by the metrics layer.
+/// Every service the server answers, each accepting and answering gzip and zstd (by
+/// [`ServeCompressed`]), with every call counted by the metrics layer.
 fn services(
     transport: tonic::transport::Server,
     config: &Config,
@@ -177,11 +177,10 @@ fn services(
     macro_rules! compressed {
         ($service:expr) => {
             $service
-                // Never used (gzip is expanded before tonic sees it), but listed in the
-                // grpc-accept-encoding tonic answers with.
+                // Never used (messages are expanded before tonic sees them), but listed in
+                // the grpc-accept-encoding tonic answers with.
                 .accept_compressed(CompressionEncoding::Gzip)
                 .accept_compressed(CompressionEncoding::Zstd)
-                .send_compressed(CompressionEncoding::Zstd)
         };
     }
     let reflection = || {
@@ -199,7 +198,7 @@ fn services(
     );
     let mut transport = transport
         .layer(CountCalls::new(metrics.clone()))
-        .layer(ServeGzip::new(config.max_message_bytes));
+        .layer(ServeCompressed::new(config.max_message_bytes));
     Ok(transport
         .add_service(sudoku)
         .add_service(puzzles)

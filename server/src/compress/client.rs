@@ -1,5 +1,5 @@
-//! The client side: a tower layer for a tonic channel that sends gzip requests and takes
-//! gzip answers at [`super::GZIP_LEVEL`], in place of tonic's own gzip (level 6).
+//! The client side: a tower layer for a tonic channel that sends compressed requests and
+//! takes compressed answers at level 1, in place of tonic's own compression.
 
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -12,44 +12,47 @@ use tower::{Layer, Service};
 
 use super::frames::Reframe;
 use super::server::{ACCEPT, ENCODING};
-use super::{GZIP, Op};
+use super::{Codec, Op};
 
-/// Compresses a client's requests with gzip and expands its gzip answers; use it instead of
-/// the client's `send_compressed`/`accept_compressed` for gzip.
+/// Compresses a client's requests and expands its answers; use it instead of the client's
+/// `send_compressed`/`accept_compressed`.
 #[derive(Debug, Clone, Copy)]
-pub struct GzipLayer {
+pub struct CompressLayer {
+    codec: Codec,
     /// The largest message an answer may expand to.
     limit: usize,
 }
 
-impl GzipLayer {
-    /// Expands answers up to `limit` bytes a message.
-    pub fn new(limit: usize) -> GzipLayer {
-        GzipLayer { limit }
+impl CompressLayer {
+    /// Sends `codec` and expands answers up to `limit` bytes a message.
+    pub fn new(codec: Codec, limit: usize) -> CompressLayer {
+        CompressLayer { codec, limit }
     }
 }
 
-impl<S> Layer<S> for GzipLayer {
-    type Service = Gzip<S>;
+impl<S> Layer<S> for CompressLayer {
+    type Service = Compressed<S>;
 
-    fn layer(&self, inner: S) -> Gzip<S> {
-        Gzip {
+    fn layer(&self, inner: S) -> Compressed<S> {
+        Compressed {
             inner,
+            codec: self.codec,
             limit: self.limit,
         }
     }
 }
 
-/// A channel whose calls go gzip-compressed both ways.
+/// A channel whose calls go compressed both ways.
 #[derive(Debug, Clone)]
-pub struct Gzip<S> {
+pub struct Compressed<S> {
     inner: S,
+    codec: Codec,
     limit: usize,
 }
 
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 
-impl<S, R> Service<http::Request<tonic::body::Body>> for Gzip<S>
+impl<S, R> Service<http::Request<tonic::body::Body>> for Compressed<S>
 where
     S: Service<http::Request<tonic::body::Body>, Response = http::Response<R>>,
     S::Future: Send + 'static,
@@ -65,22 +68,26 @@ where
     }
 
     fn call(&mut self, request: http::Request<tonic::body::Body>) -> Self::Future {
+        let (codec, limit) = (self.codec, self.limit);
         let (mut parts, body) = request.into_parts();
-        parts
-            .headers
-            .insert(ENCODING, HeaderValue::from_static(GZIP));
-        parts.headers.insert(ACCEPT, HeaderValue::from_static(GZIP));
-        let body = tonic::body::Body::new(Reframe::new(body, Op::Gzip));
+        let name = HeaderValue::from_static(codec.name());
+        parts.headers.insert(ENCODING, name.clone());
+        parts.headers.insert(ACCEPT, name);
+        let body = tonic::body::Body::new(Reframe::new(body, Op::Compress(codec)));
         let call = self.inner.call(http::Request::from_parts(parts, body));
-        let limit = self.limit;
         Box::pin(async move {
             let response = call.await?;
-            if response.headers().get(ENCODING).is_none_or(|e| e != GZIP) {
+            let sent = response
+                .headers()
+                .get(ENCODING)
+                .and_then(|e| e.to_str().ok())
+                .and_then(Codec::named);
+            let Some(codec) = sent else {
                 return Ok(response.map(tonic::body::Body::new));
-            }
+            };
             let (mut parts, body) = response.into_parts();
             parts.headers.remove(ENCODING);
-            let body = tonic::body::Body::new(Reframe::new(body, Op::Gunzip { limit }));
+            let body = tonic::body::Body::new(Reframe::new(body, Op::Expand { codec, limit }));
             Ok(http::Response::from_parts(parts, body))
         })
     }

@@ -34,7 +34,7 @@ impl<B> Reframe<B> {
         let header = self.partial.get(..PREFIX)?;
         let compressed = header[0] == 1;
         let len = u32::from_be_bytes([header[1], header[2], header[3], header[4]]) as usize;
-        if let Op::Gunzip { limit } = self.op
+        if let Op::Expand { limit, .. } = self.op
             && compressed
             // A compressed message is rarely larger than what it expands to; refuse before
             // buffering one that could only be refused later.
@@ -116,6 +116,7 @@ impl<B> Reframe<B> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compress::Codec;
     use http_body_util::BodyExt;
 
     /// A body of `chunks` then no trailers.
@@ -133,7 +134,7 @@ mod tests {
     #[tokio::test]
     async fn messages_split_across_chunks_are_rewritten_whole() {
         let source = body(vec![b"\0\0\0", b"\0\x02ab\0\0\0\0\x01", b"c"]);
-        let zipped = Reframe::new(source, Op::Gzip)
+        let zipped = Reframe::new(source, Op::Compress(Codec::Gzip))
             .collect()
             .await
             .unwrap()
@@ -144,18 +145,27 @@ mod tests {
         let again = http_body_util::StreamBody::new(futures::stream::iter([Ok::<_, Status>(
             Frame::data(zipped.clone()),
         )]));
-        let plain = Reframe::new(again, Op::Gunzip { limit: 10 })
-            .collect()
-            .await
-            .unwrap()
-            .to_bytes();
+        let plain = Reframe::new(
+            again,
+            Op::Expand {
+                codec: Codec::Gzip,
+                limit: 10,
+            },
+        )
+        .collect()
+        .await
+        .unwrap()
+        .to_bytes();
         assert_eq!(&plain[..], b"\0\0\0\0\x02ab\0\0\0\0\x01c");
     }
 
     #[tokio::test]
     async fn a_cut_message_is_an_error() {
         let source = body(vec![b"\0\0\0\0\x05ab"]);
-        let err = Reframe::new(source, Op::Gzip).collect().await.unwrap_err();
+        let err = Reframe::new(source, Op::Compress(Codec::Gzip))
+            .collect()
+            .await
+            .unwrap_err();
         assert_eq!(err.code(), tonic::Code::Internal);
     }
 }

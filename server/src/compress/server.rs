@@ -1,5 +1,5 @@
-//! The server side: gzip requests are expanded before tonic reads them, and answers to
-//! clients that prefer gzip are compressed after tonic writes them.
+//! The server side: compressed requests are expanded before tonic reads them, and answers
+//! are compressed after tonic writes them, in the first encoding the client accepts.
 
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -11,46 +11,46 @@ use tonic::codegen::http::{self, HeaderValue};
 use tower::{Layer, Service};
 
 use super::frames::Reframe;
-use super::{GZIP, Op, prefers_gzip};
+use super::{Codec, Op};
 
 pub(super) const ENCODING: &str = "grpc-encoding";
 pub(super) const ACCEPT: &str = "grpc-accept-encoding";
 
-/// Serves gzip at [`super::GZIP_LEVEL`] for every service behind it; tonic keeps zstd.
+/// Serves gzip and zstd at level 1 for every service behind it.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct ServeGzip {
+pub(crate) struct ServeCompressed {
     /// The largest message a request may expand to.
     limit: usize,
 }
 
-impl ServeGzip {
+impl ServeCompressed {
     /// Expands requests up to `limit` bytes a message.
-    pub(crate) fn new(limit: usize) -> ServeGzip {
-        ServeGzip { limit }
+    pub(crate) fn new(limit: usize) -> ServeCompressed {
+        ServeCompressed { limit }
     }
 }
 
-impl<S> Layer<S> for ServeGzip {
-    type Service = GzipServed<S>;
+impl<S> Layer<S> for ServeCompressed {
+    type Service = Compressed<S>;
 
-    fn layer(&self, inner: S) -> GzipServed<S> {
-        GzipServed {
+    fn layer(&self, inner: S) -> Compressed<S> {
+        Compressed {
             inner,
             limit: self.limit,
         }
     }
 }
 
-/// A service whose gzip traffic this crate compresses and expands.
+/// A service whose compressed traffic this crate compresses and expands.
 #[derive(Debug, Clone)]
-pub(crate) struct GzipServed<S> {
+pub(crate) struct Compressed<S> {
     inner: S,
     limit: usize,
 }
 
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 
-impl<S, R> Service<http::Request<tonic::body::Body>> for GzipServed<S>
+impl<S, R> Service<http::Request<tonic::body::Body>> for Compressed<S>
 where
     S: Service<http::Request<tonic::body::Body>, Response = http::Response<R>>,
     S::Future: Send + 'static,
@@ -67,34 +67,38 @@ where
 
     fn call(&mut self, mut request: http::Request<tonic::body::Body>) -> Self::Future {
         let headers = request.headers_mut();
-        let gzipped = headers.get(ENCODING).is_some_and(|e| e == GZIP);
-        if gzipped {
+        let sent = headers
+            .get(ENCODING)
+            .and_then(|e| e.to_str().ok())
+            .and_then(Codec::named);
+        if sent.is_some() {
             headers.remove(ENCODING);
         }
-        let answer_gzip = headers
+        let answer = headers
             .get(ACCEPT)
             .and_then(|a| a.to_str().ok())
-            .is_some_and(prefers_gzip);
+            .and_then(Codec::preferred);
         // Without the header tonic answers plain, and the answer is compressed here.
-        if answer_gzip {
+        if answer.is_some() {
             headers.remove(ACCEPT);
         }
-        if gzipped {
+        if let Some(codec) = sent {
             let limit = self.limit;
-            request = request
-                .map(|body| tonic::body::Body::new(Reframe::new(body, Op::Gunzip { limit })));
+            request = request.map(|body| {
+                tonic::body::Body::new(Reframe::new(body, Op::Expand { codec, limit }))
+            });
         }
         let call = self.inner.call(request);
         Box::pin(async move {
             let response = call.await?;
-            if !answer_gzip || response.headers().contains_key(ENCODING) {
+            let Some(codec) = answer.filter(|_| !response.headers().contains_key(ENCODING)) else {
                 return Ok(response.map(tonic::body::Body::new));
-            }
+            };
             let (mut parts, body) = response.into_parts();
             parts
                 .headers
-                .insert(ENCODING, HeaderValue::from_static(GZIP));
-            let body = tonic::body::Body::new(Reframe::new(body, Op::Gzip));
+                .insert(ENCODING, HeaderValue::from_static(codec.name()));
+            let body = tonic::body::Body::new(Reframe::new(body, Op::Compress(codec)));
             Ok(http::Response::from_parts(parts, body))
         })
     }
