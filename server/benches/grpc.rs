@@ -3,12 +3,16 @@
 //! - `bench batch`: BatchSolve over one stream on 127.0.0.1 against the same number of solver
 //!   threads solving the same puzzles in process.
 //! - `bench packed`: BatchSolvePacked (1,000 puzzles a message) over one stream, uncompressed,
-//!   gzip and zstd, each against the in-process solver threads, and compressed against plain.
+//!   gzip and zstd (by a client with this crate's `CompressLayer`, and by one with tonic's
+//!   own compression), each against the in-process solver threads, and compressed against
+//!   plain.
 //! - `bench unary`: unary Solve of easy puzzles against the health Check RPC (the floor cost
 //!   of a call on this stack) at the same concurrency.
 //!
 //! `SUDOKU_DATA` moves the dataset folder; `SUDOKU_BENCH_LIMIT` caps puzzles per dataset
-//! (default 20,000); `SUDOKU_BENCH_SECONDS` sets each unary run's length (default 3).
+//! (default 20,000); `SUDOKU_BENCH_SECONDS` sets each unary run's length (default 3);
+//! `SUDOKU_BENCH_ONLY` (comma-separated sections `batch`, `packed`, `unary` and dataset names)
+//! runs only the sections named, on only the datasets named (all where none are).
 
 use std::time::{Duration, Instant};
 
@@ -18,11 +22,15 @@ use sudoku_proto::grid_to_pb;
 use sudoku_proto::pb::sudoku_client::SudokuClient;
 use sudoku_proto::pb::{PackedPuzzles, SolveOptions, SolveRequest};
 use sudoku_server::Config;
+use sudoku_server::compress::Codec;
+use sudoku_server::compress::client::CompressLayer;
 use tokio_stream::StreamExt;
 use tonic::codec::CompressionEncoding;
+use tonic::codegen::StdError;
 use tonic::transport::Channel;
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_client::HealthClient;
+use tower::Layer;
 
 const CONCURRENCY: usize = 16;
 /// Puzzles per stream, and per alternation between the gRPC and in-process runs: long enough
@@ -37,6 +45,24 @@ fn env_number(name: &str, default: u64) -> u64 {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
+}
+
+const SECTIONS: [&str; 3] = ["batch", "packed", "unary"];
+const DATASETS: [&str; 2] = ["puzzles5_forum_hardest_1905_11+", "puzzles2_17_clue"];
+
+/// Whether the section or dataset `name` runs: all of its kind do unless `SUDOKU_BENCH_ONLY`
+/// names some.
+fn wanted(name: &str) -> bool {
+    let Ok(only) = std::env::var("SUDOKU_BENCH_ONLY") else {
+        return true;
+    };
+    let named: Vec<&str> = only.split(',').map(str::trim).collect();
+    let kind: &[&str] = if SECTIONS.contains(&name) {
+        &SECTIONS
+    } else {
+        &DATASETS
+    };
+    named.contains(&name) || !named.iter().any(|n| kind.contains(n))
 }
 
 fn load(name: &str, limit: usize) -> Option<Vec<Grid>> {
@@ -78,7 +104,10 @@ async fn main() -> anyhow::Result<()> {
         .num_threads(workers)
         .build()?;
 
-    for name in ["puzzles5_forum_hardest_1905_11+", "puzzles2_17_clue"] {
+    for name in DATASETS {
+        if !wanted("batch") || !wanted(name) {
+            continue;
+        }
         // `load` has said why when the dataset is absent.
         let Some(puzzles) = load(name, limit) else {
             continue;
@@ -123,7 +152,10 @@ async fn main() -> anyhow::Result<()> {
         );
     }
 
-    for name in ["puzzles5_forum_hardest_1905_11+", "puzzles2_17_clue"] {
+    for name in DATASETS {
+        if !wanted("packed") || !wanted(name) {
+            continue;
+        }
         // `load` has said why when the dataset is absent.
         let Some(puzzles) = load(name, limit) else {
             continue;
@@ -131,6 +163,9 @@ async fn main() -> anyhow::Result<()> {
         bench_packed(name, &puzzles, &channel, &threads).await?;
     }
 
+    if !wanted("unary") {
+        return server.shutdown().await;
+    }
     let easy = load("puzzles2_17_clue", 1_000)
         .unwrap_or_else(|| vec![Grid::empty(solver_core::Shape::CLASSIC)]);
     let easy = requests(&easy);
@@ -168,20 +203,74 @@ async fn main() -> anyhow::Result<()> {
     server.shutdown().await
 }
 
-/// BatchSolvePacked plain, gzip and zstd against the in-process threads, chunk by chunk, best
-/// of three each, so a busy neighbour slows all alike.
+/// How a packed run's client compresses.
+#[derive(Debug, Clone, Copy)]
+enum Wire {
+    Plain,
+    /// By this crate's [`CompressLayer`] (level 1), as the server answers.
+    Ours(Codec),
+    /// By tonic's own compression (gzip level 6, zstd level 3); the server answers at level 1.
+    Tonic(CompressionEncoding),
+}
+
+const WIRES: [Wire; 5] = [
+    Wire::Plain,
+    Wire::Ours(Codec::Gzip),
+    Wire::Ours(Codec::Zstd),
+    Wire::Tonic(CompressionEncoding::Gzip),
+    Wire::Tonic(CompressionEncoding::Zstd),
+];
+
+/// Sends `messages` on one BatchSolvePacked stream; the puzzles answered.
+async fn packed_stream<S>(
+    mut client: SudokuClient<S>,
+    messages: Vec<PackedPuzzles>,
+) -> anyhow::Result<usize>
+where
+    S: tonic::client::GrpcService<tonic::body::Body>,
+    S::Error: Into<StdError>,
+    S::ResponseBody: http_body::Body<Data = bytes::Bytes> + Send + 'static,
+    <S::ResponseBody as http_body::Body>::Error: Into<StdError> + Send,
+{
+    let mut answers = client
+        .batch_solve_packed(tokio_stream::iter(messages))
+        .await?
+        .into_inner();
+    let mut answered = 0;
+    while let Some(answer) = answers.next().await {
+        answered += answer?.outcomes.len();
+    }
+    Ok(answered)
+}
+
+async fn packed_run(
+    channel: &Channel,
+    wire: Wire,
+    messages: Vec<PackedPuzzles>,
+) -> anyhow::Result<usize> {
+    let client = SudokuClient::new(channel.clone());
+    match wire {
+        Wire::Plain => packed_stream(client, messages).await,
+        Wire::Ours(codec) => {
+            let layered = CompressLayer::new(codec, 64 << 20).layer(channel.clone());
+            packed_stream(SudokuClient::new(layered), messages).await
+        }
+        Wire::Tonic(encoding) => {
+            let client = client.send_compressed(encoding).accept_compressed(encoding);
+            packed_stream(client, messages).await
+        }
+    }
+}
+
+/// BatchSolvePacked plain, gzip and zstd (our client layer and tonic's) against the in-process
+/// threads, chunk by chunk, best of three each, so a busy neighbour slows all alike.
 async fn bench_packed(
     name: &str,
     puzzles: &[Grid],
     channel: &Channel,
     threads: &rayon::ThreadPool,
 ) -> anyhow::Result<()> {
-    let encodings = [
-        None,
-        Some(CompressionEncoding::Gzip),
-        Some(CompressionEncoding::Zstd),
-    ];
-    let mut times = [Duration::ZERO; 4];
+    let mut times = [Duration::ZERO; WIRES.len() + 1];
     let options = Options::default();
     for chunk in puzzles.chunks(CHUNK) {
         let messages: Vec<PackedPuzzles> = chunk
@@ -196,20 +285,13 @@ async fn bench_packed(
                 ..PackedPuzzles::default()
             })
             .collect();
-        for (slot, encoding) in encodings.iter().enumerate() {
+        for (slot, wire) in WIRES.into_iter().enumerate() {
             let mut best = Duration::MAX;
             for _ in 0..3 {
-                let mut client = SudokuClient::new(channel.clone());
-                if let Some(encoding) = *encoding {
-                    client = client.send_compressed(encoding).accept_compressed(encoding);
-                }
-                let outbound = tokio_stream::iter(messages.clone());
+                // The copy is the harness's, made before the clock starts.
+                let messages = messages.clone();
                 let start = Instant::now();
-                let mut answers = client.batch_solve_packed(outbound).await?.into_inner();
-                let mut answered = 0;
-                while let Some(answer) = answers.next().await {
-                    answered += answer?.outcomes.len();
-                }
+                let answered = packed_run(channel, wire, messages).await?;
                 best = best.min(start.elapsed());
                 assert_eq!(answered, chunk.len());
             }
@@ -227,16 +309,20 @@ async fn bench_packed(
             best = best.min(start.elapsed());
             assert_eq!(solved, chunk.len());
         }
-        times[3] += best;
+        times[WIRES.len()] += best;
     }
     let rate = |t: Duration| puzzles.len() as f64 / t.as_secs_f64();
-    let [plain, gzip, zstd, local] = times.map(rate);
+    let [plain, gzip, zstd, tonic_gzip, tonic_zstd, local] = times.map(rate);
     println!(
-        "bench packed dataset={name} plain_per_s={plain:.0} gzip_per_s={gzip:.0} zstd_per_s={zstd:.0} \
-         inprocess_per_s={local:.0} ratio={:.2} gzip_vs_plain={:.2} zstd_vs_plain={:.2}",
+        "bench packed dataset={name} plain_per_s={plain:.0} gzip_per_s={gzip:.0} \
+         zstd_per_s={zstd:.0} tonic_gzip_per_s={tonic_gzip:.0} tonic_zstd_per_s={tonic_zstd:.0} \
+         inprocess_per_s={local:.0} ratio={:.2} gzip_vs_plain={:.2} zstd_vs_plain={:.2} \
+         tonic_gzip_vs_plain={:.2} tonic_zstd_vs_plain={:.2}",
         plain / local,
         gzip / plain,
-        zstd / plain
+        zstd / plain,
+        tonic_gzip / plain,
+        tonic_zstd / plain
     );
     Ok(())
 }

@@ -20,9 +20,12 @@ pub const DEFAULT_MAX_CONCURRENT_REQUESTS: usize = 1024;
 /// Default limit of HTTP/2 streams per connection: one connection can hold at most this share
 /// of `--max-concurrent-requests`.
 pub const DEFAULT_MAX_STREAMS_PER_CONNECTION: u32 = 64;
-/// Default puzzles in flight per BatchSolve stream: about 1 MB of requests and answers, and
-/// groups large enough that a solver thread wakes once per hundreds of easy puzzles.
-pub const DEFAULT_BATCH_WINDOW: usize = 1024;
+/// Default puzzles in flight per BatchSolve stream: groups large enough that a solver thread
+/// wakes once per hundreds of easy puzzles, and room for two 1,000-puzzle BatchSolvePacked
+/// messages, so the next is read and expanded while one is solved (with room for one, the
+/// solver threads idled through every message's turnaround). The stream's byte budget still
+/// bounds its memory.
+pub const DEFAULT_BATCH_WINDOW: usize = 2048;
 /// Largest accepted `--batch-window`.
 pub const MAX_BATCH_WINDOW: usize = 1 << 20;
 /// Default server-side cap on guesses per puzzle.

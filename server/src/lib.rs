@@ -5,6 +5,7 @@
 #![deny(missing_docs)]
 
 mod batch;
+pub mod compress;
 mod config;
 mod counted;
 mod generate;
@@ -38,6 +39,7 @@ pub use config::{Config, ConfigError, LogFormat, OptionalAddr};
 pub use metrics::Metrics;
 pub use shutdown::{Signal, signal};
 
+use crate::compress::server::ServeCompressed;
 use crate::counted::CountCalls;
 use crate::health::Health;
 use crate::incoming::Incoming;
@@ -157,11 +159,14 @@ fn transport(config: &Config) -> anyhow::Result<tonic::transport::Server> {
     Ok(builder)
 }
 
-/// The layers around every service: the metrics layer alone.
-type Layers = tower::layer::util::Stack<CountCalls, tower::layer::util::Identity>;
+/// The layers around every service: compression inside the metrics layer.
+type Layers = tower::layer::util::Stack<
+    ServeCompressed,
+    tower::layer::util::Stack<CountCalls, tower::layer::util::Identity>,
+>;
 
-/// Every service the server answers, each accepting and answering gzip and zstd, with every
-/// call counted by the metrics layer.
+/// Every service the server answers, each accepting and answering gzip and zstd (by
+/// [`ServeCompressed`]), with every call counted by the metrics layer.
 fn services(
     transport: tonic::transport::Server,
     config: &Config,
@@ -172,10 +177,10 @@ fn services(
     macro_rules! compressed {
         ($service:expr) => {
             $service
+                // Never used (messages are expanded before tonic sees them), but listed in
+                // the grpc-accept-encoding tonic answers with.
                 .accept_compressed(CompressionEncoding::Gzip)
                 .accept_compressed(CompressionEncoding::Zstd)
-                .send_compressed(CompressionEncoding::Gzip)
-                .send_compressed(CompressionEncoding::Zstd)
         };
     }
     let reflection = || {
@@ -191,7 +196,9 @@ fn services(
         PuzzlesServer::new(PuzzlesService::new(shared))
             .max_decoding_message_size(config.max_message_bytes)
     );
-    let mut transport = transport.layer(CountCalls::new(metrics.clone()));
+    let mut transport = transport
+        .layer(CountCalls::new(metrics.clone()))
+        .layer(ServeCompressed::new(config.max_message_bytes));
     Ok(transport
         .add_service(sudoku)
         .add_service(puzzles)

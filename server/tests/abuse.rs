@@ -211,9 +211,9 @@ async fn a_stream_that_never_reads_holds_at_most_its_byte_budget() {
             Err(_) => break,
         }
     }
-    // The count window alone (1024) would have let about 1,400 through (180 answers in the
+    // The count window alone (2048) would have let about 2,400 through (180 answers in the
     // client's window, the batch window, 64 KiB of HTTP/2 buffer); the byte budget stops at
-    // about 70 instead of 1024.
+    // about 70 instead of 2048.
     assert!(
         sent < 600,
         "the server read {sent} requests from a stream that takes no answers"

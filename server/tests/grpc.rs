@@ -578,6 +578,65 @@ async fn compressed_requests_are_accepted() {
 }
 
 #[tokio::test]
+async fn answers_come_compressed_as_asked() {
+    let (server, client) = server(Config::embedded()).await;
+    let puzzle = grid(CLASSIC);
+    for (encoding, name) in [
+        (CompressionEncoding::Gzip, "gzip"),
+        (CompressionEncoding::Zstd, "zstd"),
+    ] {
+        let answer = client
+            .clone()
+            .accept_compressed(encoding)
+            .solve(request("z", &puzzle, Algorithm::Fast, 2))
+            .await
+            .unwrap();
+        let sent = answer.metadata().get("grpc-encoding");
+        assert_eq!(sent.and_then(|v| v.to_str().ok()), Some(name));
+        assert_solved(&puzzle, &answer.into_inner());
+    }
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_client_layer_compresses_both_ways_and_expansion_is_bounded() {
+    use sudoku_proto::pb::sudoku_client::SudokuClient;
+    use sudoku_server::compress::{Codec, client::CompressLayer};
+    use tower::Layer;
+
+    let config = Config {
+        max_message_bytes: 300,
+        ..Config::embedded()
+    };
+    let (server, _) = server(config).await;
+    let channel = Channel::from_shared(format!("http://{}", server.addr()))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let puzzle = grid(CLASSIC);
+    for codec in [Codec::Gzip, Codec::Zstd] {
+        let layered = CompressLayer::new(codec, 1 << 20).layer(channel.clone());
+        let mut client = SudokuClient::new(layered);
+        let answer = client
+            .solve(request("z", &puzzle, Algorithm::Fast, 2))
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(answer.outcome(), Outcome::Unique);
+        assert_solved(&puzzle, &answer);
+        // Tiny on the wire, but larger than the server takes once expanded.
+        let long_id = "x".repeat(250);
+        let err = client
+            .solve(request(&long_id, &puzzle, Algorithm::Fast, 2))
+            .await
+            .unwrap_err();
+        assert_eq!(err.code(), Code::ResourceExhausted, "{codec:?}: {err}");
+    }
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
 async fn shutdown_drains_an_in_flight_stream() {
     let (server, mut client) = server(Config::embedded()).await;
     let puzzle = grid(SLOW_FOR_BACKTRACKING);

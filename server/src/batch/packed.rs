@@ -45,7 +45,8 @@ impl Batched for pb::PackedPuzzles {
     }
 
     fn submit(group: Vec<Read<Self>>, to: &Submit<'_, Self::Answer>) {
-        let mut items = Vec::new();
+        let cells = |m: &pb::PackedPuzzles| m.shape().map_or(0, |s| m.cells.len() / s.cells());
+        let mut items = Vec::with_capacity(group.iter().map(|r| cells(&r.message)).sum());
         for read in group {
             let Ok(shape) = read.message.shape() else {
                 continue; // checked when read
@@ -129,14 +130,19 @@ impl PackedShape for pb::PackedPuzzles {
 /// form ('.' or '0' empty, '1'-'9', then 'A'-'Z' or 'a'-'z' for 10 on).
 fn unpack(shape: Shape, bytes: &[u8]) -> Result<Grid, GridError> {
     let side = shape.side();
+    // Plain values (the usual case) go to the grid as they are, with no copy between; text
+    // forms are all above any side.
+    if bytes.iter().all(|&b| usize::from(b) <= side) {
+        return Grid::new(shape, bytes);
+    }
     let mut cells = Vec::with_capacity(bytes.len());
     for (i, &b) in bytes.iter().enumerate() {
         let value = match b {
-            _ if usize::from(b) <= side => u32::from(b),
+            _ if usize::from(b) <= side => b,
             b'.' => 0,
-            b'0'..=b'9' => u32::from(b - b'0'),
-            b'A'..=b'Z' => u32::from(b - b'A') + 10,
-            b'a'..=b'z' => u32::from(b - b'a') + 10,
+            b'0'..=b'9' => b - b'0',
+            b'A'..=b'Z' => b - b'A' + 10,
+            b'a'..=b'z' => b - b'a' + 10,
             _ => {
                 return Err(GridError::NotADigit {
                     at: solver_core::Cell::at_index(i, side),

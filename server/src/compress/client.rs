@@ -1,0 +1,94 @@
+//! The client side: a tower layer for a tonic channel that sends compressed requests and
+//! takes compressed answers at level 1, in place of tonic's own compression.
+
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+use http_body::Body;
+use tonic::codegen::StdError;
+use tonic::codegen::http::{self, HeaderValue};
+use tower::{Layer, Service};
+
+use super::frames::Reframe;
+use super::server::{ACCEPT, ENCODING};
+use super::{Codec, Op};
+
+/// Compresses a client's requests and expands its answers; use it instead of the client's
+/// `send_compressed`/`accept_compressed`.
+#[derive(Debug, Clone, Copy)]
+pub struct CompressLayer {
+    codec: Codec,
+    /// The largest message an answer may expand to.
+    limit: usize,
+}
+
+impl CompressLayer {
+    /// Sends `codec` and expands answers up to `limit` bytes a message.
+    pub fn new(codec: Codec, limit: usize) -> CompressLayer {
+        CompressLayer { codec, limit }
+    }
+}
+
+impl<S> Layer<S> for CompressLayer {
+    type Service = Compressed<S>;
+
+    fn layer(&self, inner: S) -> Compressed<S> {
+        Compressed {
+            inner,
+            codec: self.codec,
+            limit: self.limit,
+        }
+    }
+}
+
+/// A channel whose calls go compressed both ways.
+#[derive(Debug, Clone)]
+pub struct Compressed<S> {
+    inner: S,
+    codec: Codec,
+    limit: usize,
+}
+
+type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
+
+impl<S, R> Service<http::Request<tonic::body::Body>> for Compressed<S>
+where
+    S: Service<http::Request<tonic::body::Body>, Response = http::Response<R>>,
+    S::Future: Send + 'static,
+    R: Body<Data = Bytes> + Unpin + Send + 'static,
+    R::Error: Into<StdError>,
+{
+    type Response = http::Response<tonic::body::Body>;
+    type Error = S::Error;
+    type Future = BoxFuture<Result<Self::Response, S::Error>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: http::Request<tonic::body::Body>) -> Self::Future {
+        let (codec, limit) = (self.codec, self.limit);
+        let (mut parts, body) = request.into_parts();
+        let name = HeaderValue::from_static(codec.name());
+        parts.headers.insert(ENCODING, name.clone());
+        parts.headers.insert(ACCEPT, name);
+        let body = tonic::body::Body::new(Reframe::new(body, Op::Compress(codec)));
+        let call = self.inner.call(http::Request::from_parts(parts, body));
+        Box::pin(async move {
+            let response = call.await?;
+            let sent = response
+                .headers()
+                .get(ENCODING)
+                .and_then(|e| e.to_str().ok())
+                .and_then(Codec::named);
+            let Some(codec) = sent else {
+                return Ok(response.map(tonic::body::Body::new));
+            };
+            let (mut parts, body) = response.into_parts();
+            parts.headers.remove(ENCODING);
+            let body = tonic::body::Body::new(Reframe::new(body, Op::Expand { codec, limit }));
+            Ok(http::Response::from_parts(parts, body))
+        })
+    }
+}

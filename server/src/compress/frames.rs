@@ -1,0 +1,171 @@
+//! A body that rewrites each gRPC message of another as it passes: split at message bounds
+//! whatever the chunking, each message changed by an [`Op`], trailers passed on.
+
+use std::pin::Pin;
+use std::task::{Context, Poll, ready};
+
+use bytes::{Buf, Bytes, BytesMut};
+use http_body::{Body, Frame};
+use tonic::Status;
+
+use super::{Op, PREFIX};
+
+/// `inner` with every message rewritten by `op`.
+pub(crate) struct Reframe<B> {
+    inner: B,
+    op: Op,
+    /// Bytes of a message not yet whole.
+    partial: BytesMut,
+    done: bool,
+}
+
+impl<B> Reframe<B> {
+    pub(crate) fn new(inner: B, op: Op) -> Reframe<B> {
+        Reframe {
+            inner,
+            op,
+            partial: BytesMut::new(),
+            done: false,
+        }
+    }
+
+    /// The next whole message, rewritten, if one has arrived.
+    fn next_message(&mut self) -> Option<Result<Bytes, Status>> {
+        let header = self.partial.get(..PREFIX)?;
+        let compressed = header[0] == 1;
+        let len = u32::from_be_bytes([header[1], header[2], header[3], header[4]]) as usize;
+        if let Op::Expand { limit, .. } = self.op
+            && compressed
+            // A compressed message is rarely larger than what it expands to; refuse before
+            // buffering one that could only be refused later.
+            && len > limit.saturating_mul(2).saturating_add(1024)
+        {
+            return Some(Err(Status::resource_exhausted(format!(
+                "a compressed message of {len} bytes; at most {limit} accepted"
+            ))));
+        }
+        if self.partial.len() < PREFIX + len {
+            self.partial.reserve(PREFIX + len - self.partial.len());
+            return None;
+        }
+        let message = self.partial.split_to(PREFIX + len);
+        Some(self.op.apply(compressed, &message[PREFIX..]))
+    }
+}
+
+impl<B> Body for Reframe<B>
+where
+    B: Body<Data = Bytes> + Unpin,
+    B::Error: Into<tonic::codegen::StdError>,
+{
+    type Data = Bytes;
+    type Error = Status;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Status>>> {
+        let this = &mut *self;
+        loop {
+            if let Some(message) = this.next_message() {
+                return Poll::Ready(Some(message.map(Frame::data)));
+            }
+            if this.done {
+                return Poll::Ready(None);
+            }
+            match ready!(Pin::new(&mut this.inner).poll_frame(cx)) {
+                Some(Ok(frame)) => match frame.into_data() {
+                    Ok(mut data) => {
+                        while data.has_remaining() {
+                            let chunk = data.chunk();
+                            this.partial.extend_from_slice(chunk);
+                            let n = chunk.len();
+                            data.advance(n);
+                        }
+                    }
+                    Err(trailers) => return Poll::Ready(Some(this.end().map(|()| trailers))),
+                },
+                Some(Err(err)) => return Poll::Ready(Some(Err(Status::from_error(err.into())))),
+                None => {
+                    this.done = true;
+                    if let Err(status) = this.end() {
+                        return Poll::Ready(Some(Err(status)));
+                    }
+                }
+            }
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.done && self.partial.is_empty()
+    }
+}
+
+impl<B> Reframe<B> {
+    /// At the end of the data: a message cut short is an error.
+    fn end(&mut self) -> Result<(), Status> {
+        self.done = true;
+        if self.partial.is_empty() {
+            Ok(())
+        } else {
+            Err(Status::internal("the stream ended inside a message"))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compress::Codec;
+    use http_body_util::BodyExt;
+
+    /// A body of `chunks` then no trailers.
+    fn body(
+        chunks: Vec<&'static [u8]>,
+    ) -> http_body_util::StreamBody<impl futures::Stream<Item = Result<Frame<Bytes>, Status>> + Unpin>
+    {
+        http_body_util::StreamBody::new(futures::stream::iter(
+            chunks
+                .into_iter()
+                .map(|c| Ok(Frame::data(Bytes::from_static(c)))),
+        ))
+    }
+
+    #[tokio::test]
+    async fn messages_split_across_chunks_are_rewritten_whole() {
+        let source = body(vec![b"\0\0\0", b"\0\x02ab\0\0\0\0\x01", b"c"]);
+        let zipped = Reframe::new(source, Op::Compress(Codec::Gzip))
+            .collect()
+            .await
+            .unwrap()
+            .to_bytes();
+        let first = u32::from_be_bytes(zipped[1..5].try_into().unwrap()) as usize;
+        let (a, b) = zipped.split_at(PREFIX + first);
+        assert_eq!((a[0], b[0]), (1, 1));
+        let again = http_body_util::StreamBody::new(futures::stream::iter([Ok::<_, Status>(
+            Frame::data(zipped.clone()),
+        )]));
+        let plain = Reframe::new(
+            again,
+            Op::Expand {
+                codec: Codec::Gzip,
+                limit: 10,
+            },
+        )
+        .collect()
+        .await
+        .unwrap()
+        .to_bytes();
+        assert_eq!(&plain[..], b"\0\0\0\0\x02ab\0\0\0\0\x01c");
+    }
+
+    #[tokio::test]
+    async fn a_cut_message_is_an_error() {
+        let source = body(vec![b"\0\0\0\0\x05ab"]);
+        let err = Reframe::new(source, Op::Compress(Codec::Gzip))
+            .collect()
+            .await
+            .unwrap_err();
+        assert_eq!(err.code(), tonic::Code::Internal);
+    }
+}

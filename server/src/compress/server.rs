@@ -1,0 +1,105 @@
+//! The server side: compressed requests are expanded before tonic reads them, and answers
+//! are compressed after tonic writes them, in the first encoding the client accepts.
+
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+use http_body::Body;
+use tonic::codegen::StdError;
+use tonic::codegen::http::{self, HeaderValue};
+use tower::{Layer, Service};
+
+use super::frames::Reframe;
+use super::{Codec, Op};
+
+pub(super) const ENCODING: &str = "grpc-encoding";
+pub(super) const ACCEPT: &str = "grpc-accept-encoding";
+
+/// Serves gzip and zstd at level 1 for every service behind it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ServeCompressed {
+    /// The largest message a request may expand to.
+    limit: usize,
+}
+
+impl ServeCompressed {
+    /// Expands requests up to `limit` bytes a message.
+    pub(crate) fn new(limit: usize) -> ServeCompressed {
+        ServeCompressed { limit }
+    }
+}
+
+impl<S> Layer<S> for ServeCompressed {
+    type Service = Compressed<S>;
+
+    fn layer(&self, inner: S) -> Compressed<S> {
+        Compressed {
+            inner,
+            limit: self.limit,
+        }
+    }
+}
+
+/// A service whose compressed traffic this crate compresses and expands.
+#[derive(Debug, Clone)]
+pub(crate) struct Compressed<S> {
+    inner: S,
+    limit: usize,
+}
+
+type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
+
+impl<S, R> Service<http::Request<tonic::body::Body>> for Compressed<S>
+where
+    S: Service<http::Request<tonic::body::Body>, Response = http::Response<R>>,
+    S::Future: Send + 'static,
+    R: Body<Data = Bytes> + Unpin + Send + 'static,
+    R::Error: Into<StdError>,
+{
+    type Response = http::Response<tonic::body::Body>;
+    type Error = S::Error;
+    type Future = BoxFuture<Result<Self::Response, S::Error>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, mut request: http::Request<tonic::body::Body>) -> Self::Future {
+        let headers = request.headers_mut();
+        let sent = headers
+            .get(ENCODING)
+            .and_then(|e| e.to_str().ok())
+            .and_then(Codec::named);
+        if sent.is_some() {
+            headers.remove(ENCODING);
+        }
+        let answer = headers
+            .get(ACCEPT)
+            .and_then(|a| a.to_str().ok())
+            .and_then(Codec::preferred);
+        // Without the header tonic answers plain, and the answer is compressed here.
+        if answer.is_some() {
+            headers.remove(ACCEPT);
+        }
+        if let Some(codec) = sent {
+            let limit = self.limit;
+            request = request.map(|body| {
+                tonic::body::Body::new(Reframe::new(body, Op::Expand { codec, limit }))
+            });
+        }
+        let call = self.inner.call(request);
+        Box::pin(async move {
+            let response = call.await?;
+            let Some(codec) = answer.filter(|_| !response.headers().contains_key(ENCODING)) else {
+                return Ok(response.map(tonic::body::Body::new));
+            };
+            let (mut parts, body) = response.into_parts();
+            parts
+                .headers
+                .insert(ENCODING, HeaderValue::from_static(codec.name()));
+            let body = tonic::body::Body::new(Reframe::new(body, Op::Compress(codec)));
+            Ok(http::Response::from_parts(parts, body))
+        })
+    }
+}
