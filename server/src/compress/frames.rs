@@ -34,15 +34,20 @@ impl<B> Reframe<B> {
         let header = self.partial.get(..PREFIX)?;
         let compressed = header[0] == 1;
         let len = u32::from_be_bytes([header[1], header[2], header[3], header[4]]) as usize;
-        if let Op::Expand { limit, .. } = self.op
-            && compressed
+        if let Op::Expand { limit, .. } = self.op {
             // A compressed message is rarely larger than what it expands to; refuse before
-            // buffering one that could only be refused later.
-            && len > limit.saturating_mul(2).saturating_add(1024)
-        {
-            return Some(Err(Status::resource_exhausted(format!(
-                "a compressed message of {len} bytes; at most {limit} accepted"
-            ))));
+            // buffering one that could only be refused later (a plain one past the limit
+            // too: the length is the client's word, and the buffer is reserved from it).
+            let most = if compressed {
+                limit.saturating_mul(2).saturating_add(1024)
+            } else {
+                limit
+            };
+            if len > most {
+                return Some(Err(Status::resource_exhausted(format!(
+                    "a message of {len} bytes; at most {limit} accepted"
+                ))));
+            }
         }
         if self.partial.len() < PREFIX + len {
             self.partial.reserve(PREFIX + len - self.partial.len());
@@ -157,6 +162,19 @@ mod tests {
         .unwrap()
         .to_bytes();
         assert_eq!(&plain[..], b"\0\0\0\0\x02ab\0\0\0\0\x01c");
+    }
+
+    #[tokio::test]
+    async fn a_plain_message_past_the_limit_is_refused_before_it_is_buffered() {
+        // A plain message claiming 4 GiB inside a compressed stream.
+        let source = body(vec![b"\0\xff\xff\xff\xffab"]);
+        let op = Op::Expand {
+            codec: Codec::Gzip,
+            limit: 10,
+        };
+        let err = Reframe::new(source, op).collect().await.unwrap_err();
+        assert_eq!(err.code(), tonic::Code::ResourceExhausted);
+        assert!(err.message().contains("at most 10 accepted"), "{err:?}");
     }
 
     #[tokio::test]

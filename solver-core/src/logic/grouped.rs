@@ -307,11 +307,6 @@ fn consider_three(
     if elims.is_empty() {
         return;
     }
-    let cells: Vec<usize> = chain
-        .iter()
-        .flat_map(|l| l.from.iter().chain(&l.to))
-        .copied()
-        .collect();
     let (start, end) = (&chain[0].from, &chain[2].to);
     let kinds = chain.map(|l| board.kind(l.house));
     let same_line = kinds.iter().all(|&k| k == kinds[0]) && kinds[0] != HouseKind::Box;
@@ -335,7 +330,11 @@ fn consider_three(
         board.cell_names(end.iter().copied()),
         houses.join(", ")
     );
-    let support = cells.iter().map(|&c| (c as u16, digit)).collect();
+    let support = chain
+        .iter()
+        .flat_map(|l| l.from.iter().chain(&l.to))
+        .map(|&c| (c as u16, digit))
+        .collect();
     let found = Found::removing(Technique::StrongLinks(name), tenths, elims)
         .resting_on(support)
         .saying(text);
