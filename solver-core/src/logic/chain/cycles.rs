@@ -4,7 +4,7 @@
 use super::deduction::{self, Deduction, fact};
 use super::rating;
 use super::state::{Start, cells};
-use super::trace::{Mode, Trace};
+use super::trace::{FACT_WORDS, Facts, Mode, Trace};
 
 /// SE's name and base rating of a cycle of `mode` (X, Y or XY).
 pub(crate) fn kind(mode: Mode) -> (&'static str, u16) {
@@ -30,7 +30,8 @@ pub(crate) fn offer(
         return;
     }
     let (name, base) = kind(mode);
-    if let Some(found) = both(s, [on, off], name, base, (c, d)) {
+    let bar = best.as_ref().map(|b| b.tenths);
+    if let Some(found) = both(s, [on, off], (name, base), (c, d), bar) {
         found.offer(best);
     }
 }
@@ -63,20 +64,32 @@ fn closes(s: &Start, on: &Trace, mode: Mode) -> bool {
     })
 }
 
-/// Removals both branches reach, rated by the facts of the two branches together.
+/// Removals both branches reach, rated by the facts of the two branches together; none
+/// rated above `bar` (the best cycle so far, which such a removal could not displace).
 fn both(
     s: &Start,
     branches: [&Trace; 2],
-    name: &'static str,
-    base: u16,
+    (name, base): (&'static str, u16),
     (c, d): (usize, usize),
+    bar: Option<u16>,
 ) -> Option<Deduction> {
     let mut best: Option<Deduction> = None;
+    // Single-kind loops count two facts fewer (calibrated on the rated file: SE counts
+    // their links, while mixed loops match the facts of both branches).
+    let short = if base == rating::CYCLE { 2 } else { 0 };
     for e in 0..9 {
         for q in cells(s.cand[e] & branches[0].off[e] & branches[1].off[e]) {
-            // Single-kind loops count two facts fewer (calibrated on the rated file: SE
-            // counts their links, while mixed loops match the facts of both branches).
-            let short = if base == rating::CYCLE { 2 } else { 0 };
+            // The longer branch's depth bounds the count from below.
+            let deepest = branches
+                .iter()
+                .filter_map(|t| t.find(q, e, false).map(|i| t.nodes[usize::from(i)].depth))
+                .max()
+                .map_or(0, usize::from);
+            let low = rating::rate(base, deepest.saturating_sub(short));
+            let limit = best.as_ref().map(|b| b.tenths).into_iter().chain(bar).min();
+            if limit.is_some_and(|l| low > l) {
+                continue;
+            }
             let nodes = union(branches, q, e).saturating_sub(short);
             let mut found = Deduction::setting(name, rating::rate(base, nodes), q, e, false);
             if best.as_ref().is_some_and(|b| b.tenths < found.tenths) {
@@ -104,13 +117,11 @@ fn both(
 /// The number of distinct facts the removal of digit index `e` from `q` rests on, over both
 /// branches.
 fn union(branches: [&Trace; 2], q: usize, e: usize) -> usize {
-    let mut seen = vec![false; 81 * 9 * 2];
+    let mut seen: Facts = [0; FACT_WORDS];
     for t in branches {
         if let Some(i) = t.find(q, e, false) {
-            for (c, d, on) in deduction::support_facts(t, &[i]) {
-                seen[(c * 9 + d) * 2 + usize::from(on)] = true;
-            }
+            t.mark_facts(i, &mut seen);
         }
     }
-    seen.iter().filter(|&&x| x).count()
+    seen.iter().map(|w| w.count_ones() as usize).sum()
 }

@@ -6,6 +6,8 @@
 //! chains), dynamic (strong links judged on the board the chain has already changed) and
 //! dynamic+ (locked candidates applied inside the chain too).
 
+use std::cell::RefCell;
+
 use super::state::{Set, Start, cells, tables};
 
 /// Which links a chain may use.
@@ -65,18 +67,66 @@ pub(crate) struct Trace {
     go_on: bool,
 }
 
+/// Words of a set of facts or of trace nodes (a trace holds each fact at most once).
+pub(crate) const FACT_WORDS: usize = (81 * 9 * 2usize).div_ceil(64);
+
+/// A set of facts, bit [`key`] each, or of a trace's nodes.
+pub(crate) type Facts = [u64; FACT_WORDS];
+
 /// The index slot of a fact.
 fn key(c: usize, d: usize, on: bool) -> usize {
     (c * 9 + d) * 2 + usize::from(on)
 }
 
+/// The most traces a thread keeps for reuse: every candidate's two traces of one search.
+const SPARE_MAX: usize = 2 * 81 * 9;
+
+thread_local! {
+    /// Cleared traces whose buffers the next searches reuse: a search makes hundreds of
+    /// traces per step, and allocating them cost as much as tracing.
+    static SPARE: RefCell<Vec<Trace>> = const { RefCell::new(Vec::new()) };
+}
+
+impl Drop for Trace {
+    fn drop(&mut self) {
+        if self.index.is_empty() {
+            return;
+        }
+        self.clear();
+        let t = std::mem::replace(self, Trace::shell());
+        // Gone at thread exit: the trace is then simply freed.
+        let _ = SPARE.try_with(|spare| {
+            if let Ok(mut spare) = spare.try_borrow_mut()
+                && spare.len() < SPARE_MAX
+            {
+                spare.push(t);
+            }
+        });
+    }
+}
+
 impl Trace {
-    /// An empty trace.
+    /// An empty trace, with the buffers of a dropped one when the thread has one.
     pub(crate) fn new() -> Trace {
+        let spare = SPARE
+            .try_with(|spare| spare.try_borrow_mut().ok()?.pop())
+            .ok()
+            .flatten();
+        spare.unwrap_or_else(|| {
+            let mut t = Trace::shell();
+            t.nodes.reserve(256);
+            t.parents.reserve(512);
+            t.index = vec![NONE; 81 * 9 * 2];
+            t
+        })
+    }
+
+    /// A trace without buffers, left behind where a dropped one moves to the spares.
+    fn shell() -> Trace {
         Trace {
-            nodes: Vec::with_capacity(256),
-            parents: Vec::with_capacity(512),
-            index: vec![NONE; 81 * 9 * 2],
+            nodes: Vec::new(),
+            parents: Vec::new(),
+            index: Vec::new(),
             on: [0; 9],
             off: [0; 9],
             contradiction: None,
@@ -189,26 +239,46 @@ impl Trace {
 
     /// The number of facts the given nodes rest on, themselves included.
     pub(crate) fn ancestors(&self, targets: &[u16]) -> usize {
+        let mut count = 0;
+        self.sweep(targets, |_| count += 1);
+        count
+    }
+
+    /// Marks in `facts` (bit [`key`]) every fact the node `i` rests on, itself included.
+    pub(crate) fn mark_facts(&self, i: u16, facts: &mut Facts) {
+        self.sweep(&[i], |n| {
+            let k = key(usize::from(n.cell), usize::from(n.digit), n.on);
+            facts[k / 64] |= 1 << (k % 64);
+        });
+    }
+
+    /// Calls `visit` once on each node the targets rest on, themselves included, last first.
+    fn sweep(&self, targets: &[u16], mut visit: impl FnMut(&Node)) {
         // Parents come before their children, so one sweep down from the last target marks
         // every ancestor (no stack, and the marks live on the stack).
-        let mut seen = [0u64; (81 * 9 * 2usize).div_ceil(64)];
-        let mark = |seen: &mut [u64], i: u16| seen[usize::from(i) / 64] |= 1 << (i % 64);
+        let mut seen: Facts = [0; FACT_WORDS];
         let Some(&top) = targets.iter().max() else {
-            return 0;
+            return;
         };
         for &i in targets {
-            mark(&mut seen, i);
+            seen[usize::from(i) / 64] |= 1 << (i % 64);
         }
-        let mut count = 0;
-        for i in (0..=top).rev() {
-            if seen[usize::from(i) / 64] >> (i % 64) & 1 != 0 {
-                count += 1;
+        let mut w = usize::from(top) / 64;
+        loop {
+            while seen[w] != 0 {
+                let b = 63 - seen[w].leading_zeros() as usize;
+                seen[w] &= !(1 << b);
+                let i = (w * 64 + b) as u16;
+                visit(&self.nodes[usize::from(i)]);
                 for &p in self.parents_of(i) {
-                    mark(&mut seen, p);
+                    seen[usize::from(p) / 64] |= 1 << (p % 64);
                 }
             }
+            if w == 0 {
+                return;
+            }
+            w -= 1;
         }
-        count
     }
 
     /// The chain to a node as facts from the assumption, following first parents.
