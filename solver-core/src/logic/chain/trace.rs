@@ -184,23 +184,50 @@ impl Trace {
 
     /// Adds a fact (once) with its parents; a fact whose opposite holds is a contradiction.
     fn add(&mut self, c: usize, d: usize, on: bool, parents: &[u16]) {
-        if self.index[key(c, d, on)] != NONE || self.stopped() {
-            return;
+        let depth = parents
+            .iter()
+            .map(|&p| self.nodes[p as usize].depth)
+            .max()
+            .unwrap_or(0);
+        if self.push(c, d, on, depth) {
+            self.parents.extend_from_slice(parents);
+            self.settle(c, d, on, parents.len());
         }
-        let i = self.nodes.len() as u16;
+    }
+
+    /// [`Trace::add`] for a fact with one parent, the links of every static chain (no slice
+    /// to copy).
+    fn add_one(&mut self, c: usize, d: usize, on: bool, parent: u16) {
+        let depth = self.nodes[parent as usize].depth;
+        if self.push(c, d, on, depth) {
+            self.parents.push(parent);
+            self.settle(c, d, on, 1);
+        }
+    }
+
+    /// Pushes a new fact's node, its parents to follow; whether it was new.
+    #[inline]
+    fn push(&mut self, c: usize, d: usize, on: bool, parent_depth: u16) -> bool {
+        if self.index[key(c, d, on)] != NONE || self.stopped() {
+            return false;
+        }
         self.nodes.push(Node {
             cell: c as u8,
             digit: d as u8,
             on,
             first_parent: self.parents.len() as u32,
-            parents: parents.len() as u16,
-            depth: 1 + parents
-                .iter()
-                .map(|&p| self.nodes[p as usize].depth)
-                .max()
-                .unwrap_or(0),
+            parents: 0,
+            depth: 1 + parent_depth,
         });
-        self.parents.extend_from_slice(parents);
+        true
+    }
+
+    /// Indexes the node just pushed with its `parents`; a fact whose opposite holds is a
+    /// contradiction.
+    #[inline]
+    fn settle(&mut self, c: usize, d: usize, on: bool, parents: usize) {
+        let i = (self.nodes.len() - 1) as u16;
+        self.nodes[usize::from(i)].parents = parents as u16;
         self.index[key(c, d, on)] = i;
         if on {
             self.on[d] |= 1 << c;
@@ -349,12 +376,12 @@ fn follow_on(t: &mut Trace, start: &Start, i: u16, mode: Mode) {
         while others != 0 {
             let e = others.trailing_zeros() as usize;
             others &= others - 1;
-            t.add(c, e, false, &[i]);
+            t.add_one(c, e, false, i);
         }
     }
     // Peers already shown false would be skipped by `add`; leaving them out saves the calls.
     for p in cells(start.cand[d] & tables().peers[c] & !t.off[d]) {
-        t.add(p, d, false, &[i]);
+        t.add_one(p, d, false, i);
     }
 }
 
@@ -375,7 +402,7 @@ fn follow_off(t: &mut Trace, start: &Start, i: u16, mode: Mode) {
     // digit, whatever else the chain has shown (SE's implication graph).
     let all = start.digits(c);
     if mode != Mode::X && all.count_ones() == 2 {
-        t.add(c, (all & !(1 << d)).trailing_zeros() as usize, true, &[i]);
+        t.add_one(c, (all & !(1 << d)).trailing_zeros() as usize, true, i);
     }
     if mode == Mode::Y {
         return;
@@ -383,12 +410,7 @@ fn follow_off(t: &mut Trace, start: &Start, i: u16, mode: Mode) {
     for h in tables().cell_houses[c] {
         let places = start.cand[d] & tables().houses[h as usize];
         if places.count_ones() == 2 {
-            t.add(
-                (places & !(1 << c)).trailing_zeros() as usize,
-                d,
-                true,
-                &[i],
-            );
+            t.add_one((places & !(1 << c)).trailing_zeros() as usize, d, true, i);
         }
     }
 }

@@ -38,7 +38,8 @@ pub(crate) fn static_chains(s: &Start, xy: &mut Option<Traced>) -> Option<Deduct
             trace_into(&mut on, s, (c, d, true), mode, true);
             trace_into(&mut off, s, (c, d, false), mode, true);
             for t in [&on, &off] {
-                if let Some(found) = self_contradiction(t, name, base) {
+                let bar = chain.as_ref().map(|b: &Deduction| b.tenths);
+                if let Some(found) = self_contradiction(t, name, base, bar) {
                     found.offer(&mut chain);
                 }
             }
@@ -87,12 +88,21 @@ pub(crate) fn nishio(s: &Start) -> Option<Deduction> {
     best
 }
 
-/// The chain from a trace's assumption back to its opposite, if there is one.
-fn self_contradiction(t: &Trace, name: &'static str, base: u16) -> Option<Deduction> {
+/// The chain from a trace's assumption back to its opposite, if there is one rated no
+/// higher than `bar` (the best so far, which a higher one could not displace).
+fn self_contradiction(
+    t: &Trace,
+    name: &'static str,
+    base: u16,
+    bar: Option<u16>,
+) -> Option<Deduction> {
     let root = t.nodes[0];
     let (c, d, on) = (usize::from(root.cell), usize::from(root.digit), root.on);
     let end = t.find(c, d, !on)?;
     let tenths = rating::rate(base, t.ancestors(&[end]));
+    if bar.is_some_and(|b| tenths > b) {
+        return None;
+    }
     let mut found = Deduction::setting(name, tenths, c, d, !on);
     found.support = deduction::support(t, &[end]);
     found.text = format!(
