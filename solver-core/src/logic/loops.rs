@@ -3,7 +3,7 @@
 
 use super::board::{Candidates, bits, digit_char, digit_names};
 use super::step::{Found, Technique, candidates_of};
-use super::subsets::combos;
+use super::subsets::{combos, combos_within};
 
 /// SE's region types in order: box, row, column, as slots of `cell_houses`.
 const REGION_SLOTS: [usize; 3] = [2, 0, 1];
@@ -262,39 +262,44 @@ fn type3(
                     .filter(|&(c, m)| c != c1 && c != c2 && m != 0)
                     .collect();
                 let common_extra = extras & board.masks[c1] & board.masks[c2];
-                combos(&others, degree - 1, &mut |chosen, union| -> Option<()> {
-                    let set = union | extras;
-                    if (union | common_extra).count_ones() as usize != degree
-                        || set.count_ones() as usize != degree
-                    {
-                        return None;
-                    }
-                    let members: Vec<usize> = bits(chosen).map(|i| others[i].0).collect();
-                    let rest = others
-                        .iter()
-                        .map(|&(c, _)| c)
-                        .filter(|c| !members.contains(c));
-                    let elims = candidates_of(board, rest, set);
-                    if !elims.is_empty() {
-                        let text = format!(
-                            "{} on {}: {} or {} holds one of {}, which with {} forms a naked set in {}, so {} leaves its other cells",
-                            board.cell_names(pattern.cells.iter().copied()),
-                            digit_names(pattern.pair),
-                            board.cell_name(c1),
-                            board.cell_name(c2),
-                            digit_names(extras),
-                            board.cell_names(members.iter().copied()),
-                            board.house_name(house),
-                            digit_names(set)
-                        );
-                        consider(
-                            Found::removing(Technique::UniqueRectangle3, tenths, elims)
-                                .saying(text),
-                            3,
-                        );
-                    }
-                    None
-                });
+                combos_within(
+                    &others,
+                    degree - 1,
+                    degree as u32,
+                    &mut |chosen, union| -> Option<()> {
+                        let set = union | extras;
+                        if (union | common_extra).count_ones() as usize != degree
+                            || set.count_ones() as usize != degree
+                        {
+                            return None;
+                        }
+                        let members: Vec<usize> = bits(chosen).map(|i| others[i].0).collect();
+                        let rest = others
+                            .iter()
+                            .map(|&(c, _)| c)
+                            .filter(|c| !members.contains(c));
+                        let elims = candidates_of(board, rest, set);
+                        if !elims.is_empty() {
+                            let text = format!(
+                                "{} on {}: {} or {} holds one of {}, which with {} forms a naked set in {}, so {} leaves its other cells",
+                                board.cell_names(pattern.cells.iter().copied()),
+                                digit_names(pattern.pair),
+                                board.cell_name(c1),
+                                board.cell_name(c2),
+                                digit_names(extras),
+                                board.cell_names(members.iter().copied()),
+                                board.house_name(house),
+                                digit_names(set)
+                            );
+                            consider(
+                                Found::removing(Technique::UniqueRectangle3, tenths, elims)
+                                    .saying(text),
+                                3,
+                            );
+                        }
+                        None
+                    },
+                );
             }
             if degree * 2 < empty && degree >= 2 {
                 hidden_type3(
