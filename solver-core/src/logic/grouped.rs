@@ -166,9 +166,10 @@ fn groups(board: &Candidates, house: usize, places: &[usize]) -> Option<(Vec<usi
         .then_some((a, b))
 }
 
+/// The strong links of a digit both ways round, and which are grouped; none when no link is
+/// grouped (the searches need one, and building links is most of their cost).
 fn links_of(board: &Candidates, digit: u8) -> (Vec<Link>, Vec<bool>) {
-    let mut links = Vec::new();
-    let mut grouped = Vec::new();
+    let mut parts = Vec::new();
     for house in 0..board.layout.houses.len() {
         let pos = board.positions(house, digit);
         if !(2..=6).contains(&pos.count_ones()) {
@@ -177,17 +178,23 @@ fn links_of(board: &Candidates, digit: u8) -> (Vec<Link>, Vec<bool>) {
         let places: Vec<usize> = bits(pos)
             .map(|i| board.layout.houses[house][i] as usize)
             .collect();
-        let parts = match places.len() {
+        let split = match places.len() {
             2 => Some((vec![places[0]], vec![places[1]])),
             3..=6 => groups(board, house, &places),
             _ => None,
         };
-        if let Some((a, b)) = parts {
-            let g = a.len() > 1 || b.len() > 1;
-            links.push(Link::new(board, a.clone(), b.clone(), house));
-            links.push(Link::new(board, b, a, house));
-            grouped.extend([g, g]);
-        }
+        parts.extend(split.map(|(a, b)| (a, b, house)));
+    }
+    if parts.iter().all(|(a, b, _)| a.len() == 1 && b.len() == 1) {
+        return (Vec::new(), Vec::new());
+    }
+    let mut links = Vec::with_capacity(2 * parts.len());
+    let mut grouped = Vec::with_capacity(2 * parts.len());
+    for (a, b, house) in parts {
+        let g = a.len() > 1 || b.len() > 1;
+        links.push(Link::new(board, a.clone(), b.clone(), house));
+        links.push(Link::new(board, b, a, house));
+        grouped.extend([g, g]);
     }
     (links, grouped)
 }
@@ -216,11 +223,6 @@ pub(crate) fn grouped_turbot(board: &Candidates) -> Option<Found> {
                     *a |= b;
                 }
                 let elims = victims(board, 1 << d, &l1.from_seen, &l2.to_seen, &all);
-                let chain: Vec<usize> = [&l1.from, &l1.to, &l2.from, &l2.to]
-                    .into_iter()
-                    .flatten()
-                    .copied()
-                    .collect();
                 if elims.is_empty() {
                     continue;
                 }
@@ -248,7 +250,11 @@ pub(crate) fn grouped_turbot(board: &Candidates) -> Option<Found> {
                     board.house_name(l1.house),
                     board.house_name(l2.house)
                 );
-                let support = chain.iter().map(|&c| (c as u16, digit)).collect();
+                let support = [&l1.from, &l1.to, &l2.from, &l2.to]
+                    .into_iter()
+                    .flatten()
+                    .map(|&c| (c as u16, digit))
+                    .collect();
                 let found = Found::removing(Technique::TurbotFish(name), tenths, elims)
                     .resting_on(support)
                     .saying(text);
