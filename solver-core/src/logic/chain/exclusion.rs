@@ -69,33 +69,27 @@ pub(crate) fn aligned_pair(s: &Start) -> Option<Deduction> {
 /// in two cells that see each other (`clash`: 0-1, 0-2, 1-2) and holds no peer's `masks` whole.
 fn allowed_digits(digits: [u16; 3], clash: [bool; 3], masks: &[u16]) -> [u16; 3] {
     let mut allowed = [0u16; 3];
-    // Each loop skips the digits that could only repeat what is already allowed: a
-    // combination matters only while one of its digits is new for its cell.
     let mut xs = digits[0];
-    while xs != 0 {
-        if allowed[1] == digits[1] && allowed[2] == digits[2] {
-            xs &= !allowed[0];
-        }
-        let Some(x) = pop(&mut xs) else { break };
+    while let Some(x) = pop(&mut xs) {
         let mut ys = digits[1] & !(u16::from(clash[0]) << x);
-        while ys != 0 {
-            if allowed[0] >> x & 1 != 0 && allowed[2] == digits[2] {
-                ys &= !allowed[1];
-            }
-            let Some(y) = pop(&mut ys) else { break };
+        while let Some(y) = pop(&mut ys) {
+            // The third digits that complete x and y: a peer's digits all among x, y and z
+            // rule z out (all of them when x and y alone cover the peer).
+            let xy = 1u16 << x | 1 << y;
             let mut zs = digits[2] & !(u16::from(clash[1]) << x) & !(u16::from(clash[2]) << y);
-            while zs != 0 {
-                if allowed[0] >> x & 1 != 0 && allowed[1] >> y & 1 != 0 {
-                    zs &= !allowed[2];
+            for &m in masks {
+                let rest = m & !xy;
+                if rest & rest.wrapping_sub(1) == 0 {
+                    zs &= !rest;
+                    if rest == 0 {
+                        zs = 0;
+                    }
                 }
-                let Some(z) = pop(&mut zs) else { break };
-                let combo = 1u16 << x | 1 << y | 1 << z;
-                if masks.iter().any(|&m| m & !combo == 0) {
-                    continue;
-                }
+            }
+            if zs != 0 {
                 allowed[0] |= 1 << x;
                 allowed[1] |= 1 << y;
-                allowed[2] |= 1 << z;
+                allowed[2] |= zs;
                 if allowed == digits {
                     return allowed;
                 }

@@ -12,6 +12,7 @@ pub(crate) type Set = u128;
 pub(crate) const FULL: Set = (1 << 81) - 1;
 
 /// House and peer tables of the classic grid, built once per process.
+#[derive(Debug)]
 pub(crate) struct Tables {
     /// Peers of each cell (not the cell itself).
     pub(crate) peers: [Set; 81],
@@ -81,6 +82,8 @@ pub(crate) fn cells(mut set: Set) -> impl Iterator<Item = usize> {
 pub(crate) struct Start {
     state: State,
     masks: [u16; 81],
+    /// The shared tables, at hand (traces read them for every fact).
+    pub(crate) tables: &'static Tables,
 }
 
 impl Start {
@@ -89,6 +92,7 @@ impl Start {
         Start {
             masks: std::array::from_fn(|c| state.digits(c)),
             state,
+            tables: tables(),
         }
     }
 

@@ -8,7 +8,7 @@
 
 use std::cell::RefCell;
 
-use super::state::{Set, Start, cells, tables};
+use super::state::{Set, Start, cells};
 
 /// Which links a chain may use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -380,7 +380,7 @@ fn follow_on(t: &mut Trace, start: &Start, i: u16, mode: Mode) {
         }
     }
     // Peers already shown false would be skipped by `add`; leaving them out saves the calls.
-    for p in cells(start.cand[d] & tables().peers[c] & !t.off[d]) {
+    for p in cells(start.cand[d] & start.tables.peers[c] & !t.off[d]) {
         t.add_one(p, d, false, i);
     }
 }
@@ -393,7 +393,7 @@ fn follow_off(t: &mut Trace, start: &Start, i: u16, mode: Mode) {
         if mode != Mode::Nishio {
             dynamic_cell(t, start, c);
         }
-        for h in tables().cell_houses[c] {
+        for h in start.tables.cell_houses[c] {
             dynamic_house(t, start, h as usize, d);
         }
         return;
@@ -407,8 +407,8 @@ fn follow_off(t: &mut Trace, start: &Start, i: u16, mode: Mode) {
     if mode == Mode::Y {
         return;
     }
-    for h in tables().cell_houses[c] {
-        let places = start.cand[d] & tables().houses[h as usize];
+    for h in start.tables.cell_houses[c] {
+        let places = start.cand[d] & start.tables.houses[h as usize];
         if places.count_ones() == 2 {
             t.add_one((places & !(1 << c)).trailing_zeros() as usize, d, true, i);
         }
@@ -442,7 +442,7 @@ fn dynamic_cell(t: &mut Trace, start: &Start, c: usize) {
 /// On the board the chain has changed: a digit with one place left in a house goes there;
 /// with none, the assumption is false.
 fn dynamic_house(t: &mut Trace, start: &Start, h: usize, d: usize) {
-    let all = start.cand[d] & tables().houses[h];
+    let all = start.cand[d] & start.tables.houses[h];
     let left = all & !t.off[d];
     // Two places or more left, or the last one already known: nothing new follows (the
     // common case, so nothing is allocated).
@@ -461,7 +461,7 @@ fn dynamic_house(t: &mut Trace, start: &Start, h: usize, d: usize) {
 
 /// Pointing and claiming on the board as the chain left it; whether a fact was added.
 fn locked(t: &mut Trace, start: &Start) -> bool {
-    let tb = tables();
+    let tb = start.tables;
     let before = t.nodes.len();
     for d in 0..9 {
         let cand = start.cand[d] & !t.off[d];
