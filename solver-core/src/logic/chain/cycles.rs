@@ -17,23 +17,55 @@ pub(crate) fn kind(mode: Mode) -> (&'static str, u16) {
 
 /// Offers the cycle through candidate (`c`, `d`) to `best`, from the traces of the candidate
 /// assumed true and false (shared with the forcing chains: a trace without a contradiction
-/// is the same whether or not it was to go on past one).
+/// is the same whether or not it was to go on past one); none rated above `bar`, the lowest
+/// rating found so far, which such a cycle could not displace.
 pub(crate) fn offer(
     s: &Start,
     [on, off]: [&Trace; 2],
     mode: Mode,
     (c, d): (usize, usize),
-    best: &mut Option<Deduction>,
+    (best, bar): (&mut Option<Deduction>, Option<u16>),
 ) {
     // A contradiction is a forcing chain's business, not a cycle's.
     if on.contradiction.is_some() || off.contradiction.is_some() || !closes(s, on, mode) {
         return;
     }
-    let (name, base) = kind(mode);
-    let bar = best.as_ref().map(|b| b.tenths);
-    if let Some(found) = both(s, [on, off], (name, base), (c, d), bar) {
+    let bar = best.as_ref().map(|b| b.tenths).into_iter().chain(bar).min();
+    if let Some(found) = both(s, [on, off], kind(mode), (c, d), bar) {
         found.offer(best);
     }
+}
+
+/// Whether the traces, cut at some depth, leave room for a cycle rated `bar` or lower: no
+/// contradiction among their facts, and a removal both reach that shallow. When not, the
+/// whole traces offer no such cycle either.
+pub(crate) fn may_offer(s: &Start, [on, off]: [&Trace; 2], mode: Mode, bar: u16) -> bool {
+    if on.contradiction.is_some() || off.contradiction.is_some() {
+        return false;
+    }
+    let base = kind(mode).1;
+    (0..9).any(|e| {
+        cells(s.cand[e] & on.off[e] & off.off[e]).any(|q| {
+            let nodes = deepest([on, off], q, e).saturating_sub(short(base));
+            rating::rate(base, nodes) <= bar
+        })
+    })
+}
+
+/// Facts a cycle on `base` counts fewer: single-kind loops count two facts fewer
+/// (calibrated on the rated file: SE counts their links, while mixed loops match the facts
+/// of both branches).
+pub(crate) fn short(base: u16) -> usize {
+    if base == rating::CYCLE { 2 } else { 0 }
+}
+
+/// The depth of the removal of digit index `e` from `q` in the branch where it is deeper.
+fn deepest(branches: [&Trace; 2], q: usize, e: usize) -> usize {
+    branches
+        .iter()
+        .filter_map(|t| t.find(q, e, false).map(|i| t.nodes[usize::from(i)].depth))
+        .max()
+        .map_or(0, usize::from)
 }
 
 /// Whether the chain from the start comes back to it: a later true fact that removes a
@@ -65,7 +97,7 @@ fn closes(s: &Start, on: &Trace, mode: Mode) -> bool {
 }
 
 /// Removals both branches reach, rated by the facts of the two branches together; none
-/// rated above `bar` (the best cycle so far, which such a removal could not displace).
+/// rated above `bar`.
 fn both(
     s: &Start,
     branches: [&Trace; 2],
@@ -74,18 +106,11 @@ fn both(
     bar: Option<u16>,
 ) -> Option<Deduction> {
     let mut best: Option<Deduction> = None;
-    // Single-kind loops count two facts fewer (calibrated on the rated file: SE counts
-    // their links, while mixed loops match the facts of both branches).
-    let short = if base == rating::CYCLE { 2 } else { 0 };
+    let short = short(base);
     for e in 0..9 {
         for q in cells(s.cand[e] & branches[0].off[e] & branches[1].off[e]) {
             // The longer branch's depth bounds the count from below.
-            let deepest = branches
-                .iter()
-                .filter_map(|t| t.find(q, e, false).map(|i| t.nodes[usize::from(i)].depth))
-                .max()
-                .map_or(0, usize::from);
-            let low = rating::rate(base, deepest.saturating_sub(short));
+            let low = rating::rate(base, deepest(branches, q, e).saturating_sub(short));
             let limit = best.as_ref().map(|b| b.tenths).into_iter().chain(bar).min();
             if limit.is_some_and(|l| low > l) {
                 continue;

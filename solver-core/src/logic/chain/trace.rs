@@ -65,6 +65,8 @@ pub(crate) struct Trace {
     pub(crate) extra: usize,
     /// Whether to go on past a contradiction (unary chains look for one particular fact).
     go_on: bool,
+    /// The first node left unfollowed at a depth limit ([`trace_static_within`]).
+    pub(crate) cut: Option<usize>,
 }
 
 /// Words of a set of facts or of trace nodes (a trace holds each fact at most once).
@@ -93,15 +95,17 @@ impl Drop for Trace {
             return;
         }
         self.clear();
-        let t = std::mem::replace(self, Trace::shell());
-        // Gone at thread exit: the trace is then simply freed.
+        let mut t = std::mem::replace(self, Trace::shell());
+        // Gone at thread exit (or full): the trace is then simply freed.
         let _ = SPARE.try_with(|spare| {
             if let Ok(mut spare) = spare.try_borrow_mut()
                 && spare.len() < SPARE_MAX
             {
-                spare.push(t);
+                spare.push(std::mem::replace(&mut t, Trace::shell()));
             }
         });
+        // A trace left here frees its buffers without coming back to this point.
+        t.index = Vec::new();
     }
 }
 
@@ -132,6 +136,7 @@ impl Trace {
             contradiction: None,
             go_on: false,
             extra: 0,
+            cut: None,
         }
     }
 
@@ -147,6 +152,7 @@ impl Trace {
         self.contradiction = None;
         self.extra = 0;
         self.go_on = false;
+        self.cut = None;
     }
 
     /// Turns a static trace that went on past its contradiction into the one that stops
@@ -343,17 +349,60 @@ pub(crate) fn trace_with(
 pub(crate) fn trace_into(
     t: &mut Trace,
     start: &Start,
+    fact: (usize, usize, bool),
+    mode: Mode,
+    go_on: bool,
+) {
+    run(t, start, fact, mode, go_on, u16::MAX);
+}
+
+/// [`trace_into`] for a static mode (X, Y, XY), going on past contradictions, that follows
+/// no fact of depth `limit` or more: the trace is then the full one's facts of depth at
+/// most `limit` (a static trace adds facts by growing depth), and [`Trace::cut`] says
+/// whether any were left out.
+pub(crate) fn trace_static_within(
+    t: &mut Trace,
+    start: &Start,
+    fact: (usize, usize, bool),
+    mode: Mode,
+    limit: u16,
+) {
+    debug_assert!(matches!(mode, Mode::X | Mode::Y | Mode::Xy));
+    run(t, start, fact, mode, true, limit);
+}
+
+/// Makes a trace cut by [`trace_static_within`] whole, going on where it stopped.
+pub(crate) fn finish_static(t: &mut Trace, start: &Start, mode: Mode) {
+    if let Some(from) = t.cut.take() {
+        follow(t, start, mode, from, u16::MAX);
+    }
+}
+
+/// The propagation of [`trace_into`], following only facts of depth below `limit`.
+fn run(
+    t: &mut Trace,
+    start: &Start,
     (c, d, on): (usize, usize, bool),
     mode: Mode,
     go_on: bool,
+    limit: u16,
 ) {
     t.clear();
     t.go_on = go_on;
     t.add(c, d, on, &[]);
-    let mut i = 0;
+    follow(t, start, mode, 0, limit);
+}
+
+/// Follows the trace's facts from node `from` on, up to depth `limit` (excluded).
+fn follow(t: &mut Trace, start: &Start, mode: Mode, from: usize, limit: u16) {
+    let mut i = from;
     loop {
         while i < t.nodes.len() && !t.stopped() {
             let n = t.nodes[i];
+            if n.depth >= limit {
+                t.cut = Some(i);
+                return;
+            }
             if n.on {
                 follow_on(t, start, i as u16, mode);
             } else {

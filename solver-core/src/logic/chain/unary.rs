@@ -6,7 +6,7 @@ use super::deduction::{self, Deduction};
 use super::multiple::Traced;
 use super::rating;
 use super::state::Start;
-use super::trace::{Mode, Trace, trace, trace_into};
+use super::trace::{Mode, Trace, finish_static, trace, trace_static_within};
 
 /// The lowest-rated cycle or self-contradicting static chain on the board (SE's X-, Y- then
 /// XY-chains; cycles and forcing chains tie as SE sorts one producer's hints).
@@ -35,15 +35,8 @@ pub(crate) fn static_chains(s: &Start, xy: &mut Option<Traced>) -> Option<Deduct
             off: Vec::new(),
         };
         for (c, d) in s.candidates() {
-            trace_into(&mut on, s, (c, d, true), mode, true);
-            trace_into(&mut off, s, (c, d, false), mode, true);
-            for t in [&on, &off] {
-                let bar = chain.as_ref().map(|b: &Deduction| b.tenths);
-                if let Some(found) = self_contradiction(t, name, base, bar) {
-                    found.offer(&mut chain);
-                }
-            }
-            cycles::offer(s, [&on, &off], mode, (c, d), &mut cycle);
+            let found = (&mut cycle, &mut chain);
+            candidate(s, (c, d), (mode, name, base), [&mut on, &mut off], found);
             // Kept traces take their buffers along; the others' are reused.
             if keep {
                 kept.on.push(std::mem::replace(&mut on, Trace::new()));
@@ -59,6 +52,59 @@ pub(crate) fn static_chains(s: &Start, xy: &mut Option<Traced>) -> Option<Deduct
         found.offer(&mut best);
     }
     best
+}
+
+/// Traces candidate (`c`, `d`) true and false at `mode` into `on` and `off`, offering its
+/// self-contradictions to `chain` and its cycle to `cycle`.
+///
+/// Once something is found, only what rates no higher can matter (a higher rating changes
+/// neither the lowest rating nor what is found at it), so the traces stop at the depth past
+/// which everything rates higher; they are redone whole only when a cycle may still come of
+/// them (a cycle needs the whole traces: no contradiction anywhere, a loop that closes), from
+/// where they stopped.
+fn candidate(
+    s: &Start,
+    (c, d): (usize, usize),
+    (mode, name, base): (Mode, &'static str, u16),
+    [on, off]: [&mut Trace; 2],
+    (cycle, chain): (&mut Option<Deduction>, &mut Option<Deduction>),
+) {
+    let bar = [&*cycle, &*chain]
+        .into_iter()
+        .filter_map(|b| b.as_ref().map(|b| b.tenths))
+        .min();
+    let limit = bar.map_or(u16::MAX, |bar| depth_limit(base, mode, bar));
+    trace_static_within(on, s, (c, d, true), mode, limit);
+    trace_static_within(off, s, (c, d, false), mode, limit);
+    for t in [&*on, &*off] {
+        if let Some(found) = self_contradiction(t, name, base, bar) {
+            found.offer(chain);
+        }
+    }
+    if let Some(bar) = bar.filter(|_| on.cut.is_some() || off.cut.is_some()) {
+        if !cycles::may_offer(s, [on, off], mode, bar) {
+            return;
+        }
+        finish_static(on, s, mode);
+        finish_static(off, s, mode);
+    }
+    cycles::offer(s, [on, off], mode, (c, d), (cycle, bar));
+}
+
+/// The depth past which a fact of a `mode` trace rates above `bar` both as the end of a chain
+/// on `base` (rated by the facts it rests on, at least its depth) and as a cycle's removal.
+fn depth_limit(base: u16, mode: Mode, bar: u16) -> u16 {
+    let cycle = cycles::kind(mode).1;
+    let fits = |depth: usize| {
+        rating::rate(base, depth) <= bar
+            || rating::rate(cycle, depth.saturating_sub(cycles::short(cycle))) <= bar
+    };
+    // A trace holds each of the 1,458 facts at most once, so no depth goes past that.
+    let mut depth = 1;
+    while depth < 81 * 9 * 2 && fits(depth + 1) {
+        depth += 1;
+    }
+    depth as u16
 }
 
 /// Nishio forcing chains: a digit assumed in a cell whose consequences for that digit alone
