@@ -203,11 +203,38 @@ impl Trace {
 
     /// [`Trace::add`] for a fact with one parent, the links of every static chain (no slice
     /// to copy).
+    #[inline(always)]
     fn add_one(&mut self, c: usize, d: usize, on: bool, parent: u16) {
-        let depth = self.nodes[parent as usize].depth;
-        if self.push(c, d, on, depth) {
-            self.parents.push(parent);
-            self.settle(c, d, on, 1);
+        // The hot path of every trace: the fact's own and opposite sets say whether it is
+        // new and whether it clashes, without the index.
+        let bit: Set = 1 << c;
+        let (mine, theirs) = if on {
+            (self.on[d], self.off[d])
+        } else {
+            (self.off[d], self.on[d])
+        };
+        if mine & bit != 0 || self.stopped() {
+            return;
+        }
+        let i = self.nodes.len() as u16;
+        self.nodes.push(Node {
+            cell: c as u8,
+            digit: d as u8,
+            on,
+            first_parent: self.parents.len() as u32,
+            parents: 1,
+            depth: 1 + self.nodes[usize::from(parent)].depth,
+        });
+        self.parents.push(parent);
+        self.index[key(c, d, on)] = i;
+        if on {
+            self.on[d] |= bit;
+        } else {
+            self.off[d] |= bit;
+        }
+        if theirs & bit != 0 {
+            let j = self.index[key(c, d, !on)];
+            self.clash(vec![j, i]);
         }
     }
 
