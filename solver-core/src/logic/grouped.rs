@@ -133,26 +133,26 @@ fn groups(board: &Candidates, house: usize, places: &[usize]) -> Option<(Vec<usi
     let layout = &board.layout;
     if board.kind(house) == HouseKind::Box {
         // The first heart whose row and column hold every place; the heart itself empty.
+        // Counted first, listed only for the heart that works.
         return layout.houses[house]
             .iter()
             .map(|&e| e as usize)
             .find_map(|e| {
                 let (row, col) = (layout.row(e), layout.col(e));
-                let on_row: Vec<usize> = places
-                    .iter()
-                    .copied()
-                    .filter(|&p| layout.row(p) == row && p != e)
-                    .collect();
-                let on_col: Vec<usize> = places
-                    .iter()
-                    .copied()
-                    .filter(|&p| layout.col(p) == col && p != e)
-                    .collect();
-                (!places.contains(&e)
-                    && on_row.len() + on_col.len() == places.len()
-                    && !on_row.is_empty()
-                    && !on_col.is_empty())
-                .then_some((on_row, on_col))
+                let on_row = |p: &&usize| layout.row(**p) == row && **p != e;
+                let on_col = |p: &&usize| layout.col(**p) == col && **p != e;
+                let (rows, cols) = (
+                    places.iter().filter(on_row).count(),
+                    places.iter().filter(on_col).count(),
+                );
+                (!places.contains(&e) && rows + cols == places.len() && rows > 0 && cols > 0).then(
+                    || {
+                        (
+                            places.iter().filter(on_row).copied().collect(),
+                            places.iter().filter(on_col).copied().collect(),
+                        )
+                    },
+                )
             });
     }
     // A line: places in exactly two of the boxes it crosses.
@@ -175,12 +175,15 @@ fn links_of(board: &Candidates, digit: u8) -> (Vec<Link>, Vec<bool>) {
         if !(2..=6).contains(&pos.count_ones()) {
             continue;
         }
-        let places: Vec<usize> = bits(pos)
-            .map(|i| board.layout.houses[house][i] as usize)
-            .collect();
+        // At most six places: listed on the stack.
+        let mut buf = [0usize; 6];
+        for (slot, i) in buf.iter_mut().zip(bits(pos)) {
+            *slot = board.layout.houses[house][i] as usize;
+        }
+        let places = &buf[..pos.count_ones() as usize];
         let split = match places.len() {
             2 => Some((vec![places[0]], vec![places[1]])),
-            3..=6 => groups(board, house, &places),
+            3..=6 => groups(board, house, places),
             _ => None,
         };
         parts.extend(split.map(|(a, b)| (a, b, house)));

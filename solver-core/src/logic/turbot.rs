@@ -37,11 +37,17 @@ pub(crate) fn turbot_fish(board: &Candidates) -> Option<Found> {
     best.map(|b| b.found)
 }
 
-fn positions_list(board: &Candidates, house: usize, bit: u64) -> Vec<usize> {
+/// The cells of a house holding the digit of `bit`, when there are at most six (the searches
+/// look at no more), listed on the stack.
+fn positions_list(board: &Candidates, house: usize, bit: u64) -> ([usize; 6], usize) {
     let digit = bit.trailing_zeros() as u8 + 1;
-    bits(board.positions(house, digit))
-        .map(|i| board.layout.houses[house][i] as usize)
-        .collect()
+    let mut out = [0; 6];
+    let mut n = 0;
+    for (slot, i) in out.iter_mut().zip(bits(board.positions(house, digit))) {
+        *slot = board.layout.houses[house][i] as usize;
+        n += 1;
+    }
+    (out, n)
 }
 
 /// The house two cells share, looked for as column, row, then box (SE's order).
@@ -75,7 +81,7 @@ fn search(board: &Candidates, base: usize, cover: usize, best: &mut Option<Best>
             if board.positions(base_house, d as u8 + 1).count_ones() != 2 {
                 continue;
             }
-            let bp = positions_list(board, base_house, bit);
+            let (bp, _) = positions_list(board, base_house, bit);
             let start2 = if base == cover { i1 + 1 } else { 0 };
             for i2 in start2..side {
                 let cover_house = cover0 + i2;
@@ -83,12 +89,13 @@ fn search(board: &Candidates, base: usize, cover: usize, best: &mut Option<Best>
                 if count != 2 && !(cover == 0 && (3..6).contains(&count)) {
                     continue;
                 }
-                let cp = positions_list(board, cover_house, bit);
+                let (cp, n) = positions_list(board, cover_house, bit);
+                let cp = &cp[..n];
                 let empty_rect = cover == 0 && (3..6).contains(&cp.len());
                 let ends: [usize; 2] = if cp.len() == 2 {
                     [cp[0], cp[1]]
                 } else if empty_rect {
-                    match heart(board, cover_house, &cp) {
+                    match heart(board, cover_house, cp) {
                         Some(e) => [e, e],
                         None => continue,
                     }
