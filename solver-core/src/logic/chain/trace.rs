@@ -8,7 +8,7 @@
 
 use std::cell::RefCell;
 
-use super::state::{Set, Start, cells};
+use super::state::{NO_CELL, Set, Start, cells};
 
 /// Which links a chain may use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -483,10 +483,9 @@ fn follow_off(t: &mut Trace, start: &Start, i: u16, mode: Mode) {
     if mode == Mode::Y {
         return;
     }
-    for h in start.tables.cell_houses[c] {
-        let places = start.cand[d] & start.tables.houses[h as usize];
-        if places.count_ones() == 2 {
-            t.add_one((places & !(1 << c)).trailing_zeros() as usize, d, true, i);
+    for p in start.bilocal(c, d) {
+        if p != NO_CELL {
+            t.add_one(usize::from(p), d, true, i);
         }
     }
 }

@@ -30,11 +30,12 @@ pub(crate) fn static_chains(s: &Start, xy: &mut Option<Traced>) -> Option<Deduct
             continue;
         }
         let keep = mode == Mode::Xy;
+        let list = s.candidates();
         let mut kept = Traced {
-            on: Vec::new(),
-            off: Vec::new(),
+            on: Vec::with_capacity(if keep { list.len() } else { 0 }),
+            off: Vec::with_capacity(if keep { list.len() } else { 0 }),
         };
-        for (c, d) in s.candidates() {
+        for (c, d) in list {
             let found = (&mut cycle, &mut chain);
             candidate(s, (c, d), (mode, name, base), [&mut on, &mut off], found);
             // Kept traces take their buffers along; the others' are reused.
