@@ -37,16 +37,22 @@ pub(crate) fn unique_loop(board: &Candidates) -> Option<Found> {
             best = Some((found.tenths, kind, found));
         }
     };
-    let mut path = Vec::new();
-    let mut loops = Vec::new();
+    let mut walk = Walk {
+        board,
+        pair: 0,
+        path: Vec::new(),
+        on_path: vec![0; board.masks.len().div_ceil(64)],
+        loops: Vec::new(),
+    };
     for start in 0..board.masks.len() {
         let m = board.masks[start];
         if m.count_ones() != 2 {
             continue;
         }
-        loops.clear();
-        extend(board, start, m, &mut path, 2, 0, None, &mut loops);
-        for cells in loops.drain(..) {
+        walk.pair = m;
+        walk.loops.clear();
+        walk.extend(start, 2, 0, None);
+        for cells in walk.loops.drain(..) {
             let pattern = Loop { cells, pair: m };
             if valid(board, &pattern.cells) {
                 loop_steps(board, &pattern, &mut consider);
@@ -56,45 +62,51 @@ pub(crate) fn unique_loop(board: &Candidates) -> Option<Found> {
     best.map(|(_, _, found)| found)
 }
 
-/// SE's depth-first search for closed loops through cells holding both digits.
-#[allow(clippy::too_many_arguments)]
-fn extend(
-    board: &Candidates,
-    cell: usize,
+/// SE's depth-first search for closed loops through cells holding both digits of `pair`.
+struct Walk<'a> {
+    board: &'a Candidates,
     pair: u64,
-    path: &mut Vec<usize>,
-    allowed_extra: u8,
-    extra: u64,
-    last_slot: Option<usize>,
-    out: &mut Vec<Vec<usize>>,
-) {
-    path.push(cell);
-    for slot in REGION_SLOTS {
-        if Some(slot) == last_slot {
-            continue;
-        }
-        let house = board.layout.cell_houses[cell][slot] as usize;
-        for &next in &board.layout.houses[house] {
-            let next = next as usize;
-            if next == path[0] && path.len() >= 4 {
-                out.push(path.clone());
-            } else if !path.contains(&next) {
-                let m = board.masks[next];
-                if m & pair != pair {
-                    continue;
-                }
-                // SE lets extra digits leak between sibling branches; here each branch keeps
-                // its own, so that no loop depends on the order cells are visited in.
-                let extra = extra | m & !pair;
-                let wide = m.count_ones() > 2;
-                if !wide || extra.count_ones() == 1 || allowed_extra > 0 {
-                    let left = allowed_extra.saturating_sub(u8::from(wide));
-                    extend(board, next, pair, path, left, extra, Some(slot), out);
+    /// The cells of the loop so far, and the same as a cell set (bit c % 64 of word c / 64),
+    /// so that a cell is known on the path at once.
+    path: Vec<usize>,
+    on_path: Vec<u64>,
+    /// The closed loops found.
+    loops: Vec<Vec<usize>>,
+}
+
+impl Walk<'_> {
+    fn extend(&mut self, cell: usize, allowed_extra: u8, extra: u64, last_slot: Option<usize>) {
+        let board = self.board;
+        self.path.push(cell);
+        self.on_path[cell / 64] |= 1 << (cell % 64);
+        for slot in REGION_SLOTS {
+            if Some(slot) == last_slot {
+                continue;
+            }
+            let house = board.layout.cell_houses[cell][slot] as usize;
+            for &next in &board.layout.houses[house] {
+                let next = next as usize;
+                if next == self.path[0] && self.path.len() >= 4 {
+                    self.loops.push(self.path.clone());
+                } else if self.on_path[next / 64] >> (next % 64) & 1 == 0 {
+                    let m = board.masks[next];
+                    if m & self.pair != self.pair {
+                        continue;
+                    }
+                    // SE lets extra digits leak between sibling branches; here each branch
+                    // keeps its own, so that no loop depends on the order cells are visited in.
+                    let extra = extra | m & !self.pair;
+                    let wide = m.count_ones() > 2;
+                    if !wide || extra.count_ones() == 1 || allowed_extra > 0 {
+                        let left = allowed_extra.saturating_sub(u8::from(wide));
+                        self.extend(next, left, extra, Some(slot));
+                    }
                 }
             }
         }
+        self.path.pop();
+        self.on_path[cell / 64] &= !(1 << (cell % 64));
     }
-    path.pop();
 }
 
 /// Every house the loop visits is visited once by an odd and once by an even position.
