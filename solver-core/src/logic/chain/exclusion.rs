@@ -19,25 +19,24 @@ pub(crate) fn aligned_pair(s: &Start) -> Option<Deduction> {
             if common.count_ones() < 2 {
                 continue;
             }
-            // Peers of both cells with two candidates exclude exactly that pair.
-            // As a set of pairs, bit `x * 9 + y` for digits x < y (no list to allocate).
-            let pairs = cells(common)
-                .map(|c| s.digits(c))
-                .filter(|m| m.count_ones() == 2)
-                .fold(0u128, |set, m| {
-                    let x = m.trailing_zeros();
-                    let y = 15 - m.leading_zeros();
-                    set | 1 << (x * 9 + y)
-                });
-            let pair = |x: usize, y: usize| pairs >> (x.min(y) * 9 + x.max(y)) & 1 != 0;
-            let allowed = |x: usize, y: usize| (x != y || !sees) && (x == y || !pair(x, y));
+            // Peers of both cells with two candidates exclude exactly that pair: for each
+            // digit, the digits it may not pair with.
+            let mut partners = [0u16; 9];
+            for m in cells(common).map(|c| s.digits(c)) {
+                if m.count_ones() == 2 {
+                    let (x, y) = (m.trailing_zeros() as usize, 15 - m.leading_zeros() as usize);
+                    partners[x] |= 1 << y;
+                    partners[y] |= 1 << x;
+                }
+            }
+            // A digit stays while the other cell has a digit to pair it with (the same one
+            // only when the cells do not see each other).
             let (ma, mb) = (s.digits(a), s.digits(b));
             let mut elims = Vec::new();
-            for (cell, mine, theirs, first) in [(a, ma, mb, true), (b, mb, ma, false)] {
+            for (cell, mine, theirs) in [(a, ma, mb), (b, mb, ma)] {
                 for x in bits9(mine) {
-                    let ok =
-                        bits9(theirs).any(|y| if first { allowed(x, y) } else { allowed(y, x) });
-                    if !ok {
+                    let same = if sees { 1 << x } else { 0 };
+                    if theirs & !partners[x] & !same == 0 {
                         elims.push((cell as u16, x as u8 + 1));
                     }
                 }
