@@ -115,11 +115,11 @@ fn both(
             if limit.is_some_and(|l| low > l) {
                 continue;
             }
-            let nodes = union(branches, q, e).saturating_sub(short);
-            let mut found = Deduction::setting(name, rating::rate(base, nodes), q, e, false);
-            if best.as_ref().is_some_and(|b| b.tenths < found.tenths) {
+            let tenths = rating::rate(base, union(branches, q, e).saturating_sub(short));
+            if best.as_ref().is_some_and(|b| b.tenths < tenths) {
                 continue;
             }
+            let mut found = Deduction::setting(name, tenths, q, e, false);
             for t in branches {
                 if let Some(i) = t.find(q, e, false) {
                     found.support.extend(deduction::support(t, &[i]));
