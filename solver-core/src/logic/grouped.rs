@@ -104,10 +104,22 @@ fn victims(
 
 /// For each link, the links that may follow it, found through the cells its end sees.
 fn successors(board: &Candidates, links: &[Link]) -> Vec<Vec<usize>> {
-    let mut starting: Vec<Vec<usize>> = vec![Vec::new(); board.masks.len()];
-    for (j, l) in links.iter().enumerate() {
-        starting[l.from[0]].push(j);
+    // The links starting at each cell, in link order: `order[first[c]..first[c + 1]]`
+    // (one list for all cells, not one per cell).
+    let mut first = vec![0usize; board.masks.len() + 1];
+    for l in links {
+        first[l.from[0] + 1] += 1;
     }
+    for c in 0..board.masks.len() {
+        first[c + 1] += first[c];
+    }
+    let mut order = vec![0usize; links.len()];
+    let mut fill = first.clone();
+    for (j, l) in links.iter().enumerate() {
+        order[fill[l.from[0]]] = j;
+        fill[l.from[0]] += 1;
+    }
+    let starting = |c: usize| order.get(*first.get(c)?..*first.get(c + 1)?);
     let words = board.masks.len().div_ceil(64);
     links
         .iter()
@@ -118,7 +130,7 @@ fn successors(board: &Candidates, links: &[Link]) -> Vec<Vec<usize>> {
                 while m != 0 {
                     let cell = w * 64 + m.trailing_zeros() as usize;
                     m &= m - 1;
-                    if let Some(list) = starting.get(cell) {
+                    if let Some(list) = starting(cell) {
                         out.extend(list.iter().copied().filter(|&j| a.joins(&links[j])));
                     }
                 }
