@@ -271,6 +271,26 @@ impl Candidates {
         self.pos[house * self.layout.side + usize::from(digit - 1)]
     }
 
+    /// The cells other than `a` and `b` that see both and hold a candidate of `bit`, lowest
+    /// first (peer sets, not a sweep of the grid: the chain patterns ask this per candidate).
+    pub(crate) fn seeing_both(&self, a: usize, b: usize, bit: u64) -> impl Iterator<Item = usize> {
+        let (pa, pb) = (&self.layout.peers[a], &self.layout.peers[b]);
+        pa.iter()
+            .zip(pb)
+            .enumerate()
+            .flat_map(|(w, (x, y))| {
+                let mut m = x & y;
+                std::iter::from_fn(move || {
+                    (m != 0).then(|| {
+                        let c = w * 64 + m.trailing_zeros() as usize;
+                        m &= m - 1;
+                        c
+                    })
+                })
+            })
+            .filter(move |&c| self.masks[c] & bit != 0)
+    }
+
     /// Digits already placed in a house.
     pub(crate) fn placed_in(&self, house: usize) -> u64 {
         self.layout.houses[house]

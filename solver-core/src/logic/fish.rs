@@ -2,7 +2,7 @@
 
 use super::board::{Candidates, bits, digit_char};
 use super::step::{Found, Technique};
-use super::subsets::combos;
+use super::subsets::combos_within;
 
 /// A digit whose places in `k` rows (or columns) lie in `k` columns (rows): it leaves the
 /// rest of those columns (rows).
@@ -26,7 +26,7 @@ pub(crate) fn fish(board: &Candidates, k: usize) -> Option<Found> {
                     items.push((line, pos));
                 }
             }
-            let found = combos(&items, k, &mut |chosen, cover| {
+            let found = combos_within(&items, k, k as u32, &mut |chosen, cover| {
                 if cover.count_ones() as usize != k {
                     return None;
                 }

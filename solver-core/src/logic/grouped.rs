@@ -104,10 +104,22 @@ fn victims(
 
 /// For each link, the links that may follow it, found through the cells its end sees.
 fn successors(board: &Candidates, links: &[Link]) -> Vec<Vec<usize>> {
-    let mut starting: Vec<Vec<usize>> = vec![Vec::new(); board.masks.len()];
-    for (j, l) in links.iter().enumerate() {
-        starting[l.from[0]].push(j);
+    // The links starting at each cell, in link order: `order[first[c]..first[c + 1]]`
+    // (one list for all cells, not one per cell).
+    let mut first = vec![0usize; board.masks.len() + 1];
+    for l in links {
+        first[l.from[0] + 1] += 1;
     }
+    for c in 0..board.masks.len() {
+        first[c + 1] += first[c];
+    }
+    let mut order = vec![0usize; links.len()];
+    let mut fill = first.clone();
+    for (j, l) in links.iter().enumerate() {
+        order[fill[l.from[0]]] = j;
+        fill[l.from[0]] += 1;
+    }
+    let starting = |c: usize| order.get(*first.get(c)?..*first.get(c + 1)?);
     let words = board.masks.len().div_ceil(64);
     links
         .iter()
@@ -118,7 +130,7 @@ fn successors(board: &Candidates, links: &[Link]) -> Vec<Vec<usize>> {
                 while m != 0 {
                     let cell = w * 64 + m.trailing_zeros() as usize;
                     m &= m - 1;
-                    if let Some(list) = starting.get(cell) {
+                    if let Some(list) = starting(cell) {
                         out.extend(list.iter().copied().filter(|&j| a.joins(&links[j])));
                     }
                 }
@@ -133,26 +145,26 @@ fn groups(board: &Candidates, house: usize, places: &[usize]) -> Option<(Vec<usi
     let layout = &board.layout;
     if board.kind(house) == HouseKind::Box {
         // The first heart whose row and column hold every place; the heart itself empty.
+        // Counted first, listed only for the heart that works.
         return layout.houses[house]
             .iter()
             .map(|&e| e as usize)
             .find_map(|e| {
                 let (row, col) = (layout.row(e), layout.col(e));
-                let on_row: Vec<usize> = places
-                    .iter()
-                    .copied()
-                    .filter(|&p| layout.row(p) == row && p != e)
-                    .collect();
-                let on_col: Vec<usize> = places
-                    .iter()
-                    .copied()
-                    .filter(|&p| layout.col(p) == col && p != e)
-                    .collect();
-                (!places.contains(&e)
-                    && on_row.len() + on_col.len() == places.len()
-                    && !on_row.is_empty()
-                    && !on_col.is_empty())
-                .then_some((on_row, on_col))
+                let on_row = |p: &&usize| layout.row(**p) == row && **p != e;
+                let on_col = |p: &&usize| layout.col(**p) == col && **p != e;
+                let (rows, cols) = (
+                    places.iter().filter(on_row).count(),
+                    places.iter().filter(on_col).count(),
+                );
+                (!places.contains(&e) && rows + cols == places.len() && rows > 0 && cols > 0).then(
+                    || {
+                        (
+                            places.iter().filter(on_row).copied().collect(),
+                            places.iter().filter(on_col).copied().collect(),
+                        )
+                    },
+                )
             });
     }
     // A line: places in exactly two of the boxes it crosses.
@@ -166,28 +178,38 @@ fn groups(board: &Candidates, house: usize, places: &[usize]) -> Option<(Vec<usi
         .then_some((a, b))
 }
 
+/// The strong links of a digit both ways round, and which are grouped; none when no link is
+/// grouped (the searches need one, and building links is most of their cost).
 fn links_of(board: &Candidates, digit: u8) -> (Vec<Link>, Vec<bool>) {
-    let mut links = Vec::new();
-    let mut grouped = Vec::new();
+    let mut parts = Vec::new();
     for house in 0..board.layout.houses.len() {
         let pos = board.positions(house, digit);
         if !(2..=6).contains(&pos.count_ones()) {
             continue;
         }
-        let places: Vec<usize> = bits(pos)
-            .map(|i| board.layout.houses[house][i] as usize)
-            .collect();
-        let parts = match places.len() {
+        // At most six places: listed on the stack.
+        let mut buf = [0usize; 6];
+        for (slot, i) in buf.iter_mut().zip(bits(pos)) {
+            *slot = board.layout.houses[house][i] as usize;
+        }
+        let places = &buf[..pos.count_ones() as usize];
+        let split = match places.len() {
             2 => Some((vec![places[0]], vec![places[1]])),
-            3..=6 => groups(board, house, &places),
+            3..=6 => groups(board, house, places),
             _ => None,
         };
-        if let Some((a, b)) = parts {
-            let g = a.len() > 1 || b.len() > 1;
-            links.push(Link::new(board, a.clone(), b.clone(), house));
-            links.push(Link::new(board, b, a, house));
-            grouped.extend([g, g]);
-        }
+        parts.extend(split.map(|(a, b)| (a, b, house)));
+    }
+    if parts.iter().all(|(a, b, _)| a.len() == 1 && b.len() == 1) {
+        return (Vec::new(), Vec::new());
+    }
+    let mut links = Vec::with_capacity(2 * parts.len());
+    let mut grouped = Vec::with_capacity(2 * parts.len());
+    for (a, b, house) in parts {
+        let g = a.len() > 1 || b.len() > 1;
+        links.push(Link::new(board, a.clone(), b.clone(), house));
+        links.push(Link::new(board, b, a, house));
+        grouped.extend([g, g]);
     }
     (links, grouped)
 }
@@ -216,11 +238,6 @@ pub(crate) fn grouped_turbot(board: &Candidates) -> Option<Found> {
                     *a |= b;
                 }
                 let elims = victims(board, 1 << d, &l1.from_seen, &l2.to_seen, &all);
-                let chain: Vec<usize> = [&l1.from, &l1.to, &l2.from, &l2.to]
-                    .into_iter()
-                    .flatten()
-                    .copied()
-                    .collect();
                 if elims.is_empty() {
                     continue;
                 }
@@ -248,7 +265,11 @@ pub(crate) fn grouped_turbot(board: &Candidates) -> Option<Found> {
                     board.house_name(l1.house),
                     board.house_name(l2.house)
                 );
-                let support = chain.iter().map(|&c| (c as u16, digit)).collect();
+                let support = [&l1.from, &l1.to, &l2.from, &l2.to]
+                    .into_iter()
+                    .flatten()
+                    .map(|&c| (c as u16, digit))
+                    .collect();
                 let found = Found::removing(Technique::TurbotFish(name), tenths, elims)
                     .resting_on(support)
                     .saying(text);

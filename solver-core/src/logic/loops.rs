@@ -3,7 +3,7 @@
 
 use super::board::{Candidates, bits, digit_char, digit_names};
 use super::step::{Found, Technique, candidates_of};
-use super::subsets::combos;
+use super::subsets::{combos, combos_within};
 
 /// SE's region types in order: box, row, column, as slots of `cell_houses`.
 const REGION_SLOTS: [usize; 3] = [2, 0, 1];
@@ -37,16 +37,22 @@ pub(crate) fn unique_loop(board: &Candidates) -> Option<Found> {
             best = Some((found.tenths, kind, found));
         }
     };
-    let mut path = Vec::new();
-    let mut loops = Vec::new();
+    let mut walk = Walk {
+        board,
+        pair: 0,
+        path: Vec::new(),
+        on_path: vec![0; board.masks.len().div_ceil(64)],
+        loops: Vec::new(),
+    };
     for start in 0..board.masks.len() {
         let m = board.masks[start];
         if m.count_ones() != 2 {
             continue;
         }
-        loops.clear();
-        extend(board, start, m, &mut path, 2, 0, None, &mut loops);
-        for cells in loops.drain(..) {
+        walk.pair = m;
+        walk.loops.clear();
+        walk.extend(start, 2, 0, None);
+        for cells in walk.loops.drain(..) {
             let pattern = Loop { cells, pair: m };
             if valid(board, &pattern.cells) {
                 loop_steps(board, &pattern, &mut consider);
@@ -56,45 +62,51 @@ pub(crate) fn unique_loop(board: &Candidates) -> Option<Found> {
     best.map(|(_, _, found)| found)
 }
 
-/// SE's depth-first search for closed loops through cells holding both digits.
-#[allow(clippy::too_many_arguments)]
-fn extend(
-    board: &Candidates,
-    cell: usize,
+/// SE's depth-first search for closed loops through cells holding both digits of `pair`.
+struct Walk<'a> {
+    board: &'a Candidates,
     pair: u64,
-    path: &mut Vec<usize>,
-    allowed_extra: u8,
-    extra: u64,
-    last_slot: Option<usize>,
-    out: &mut Vec<Vec<usize>>,
-) {
-    path.push(cell);
-    for slot in REGION_SLOTS {
-        if Some(slot) == last_slot {
-            continue;
-        }
-        let house = board.layout.cell_houses[cell][slot] as usize;
-        for &next in &board.layout.houses[house] {
-            let next = next as usize;
-            if next == path[0] && path.len() >= 4 {
-                out.push(path.clone());
-            } else if !path.contains(&next) {
-                let m = board.masks[next];
-                if m & pair != pair {
-                    continue;
-                }
-                // SE lets extra digits leak between sibling branches; here each branch keeps
-                // its own, so that no loop depends on the order cells are visited in.
-                let extra = extra | m & !pair;
-                let wide = m.count_ones() > 2;
-                if !wide || extra.count_ones() == 1 || allowed_extra > 0 {
-                    let left = allowed_extra.saturating_sub(u8::from(wide));
-                    extend(board, next, pair, path, left, extra, Some(slot), out);
+    /// The cells of the loop so far, and the same as a cell set (bit c % 64 of word c / 64),
+    /// so that a cell is known on the path at once.
+    path: Vec<usize>,
+    on_path: Vec<u64>,
+    /// The closed loops found.
+    loops: Vec<Vec<usize>>,
+}
+
+impl Walk<'_> {
+    fn extend(&mut self, cell: usize, allowed_extra: u8, extra: u64, last_slot: Option<usize>) {
+        let board = self.board;
+        self.path.push(cell);
+        self.on_path[cell / 64] |= 1 << (cell % 64);
+        for slot in REGION_SLOTS {
+            if Some(slot) == last_slot {
+                continue;
+            }
+            let house = board.layout.cell_houses[cell][slot] as usize;
+            for &next in &board.layout.houses[house] {
+                let next = next as usize;
+                if next == self.path[0] && self.path.len() >= 4 {
+                    self.loops.push(self.path.clone());
+                } else if self.on_path[next / 64] >> (next % 64) & 1 == 0 {
+                    let m = board.masks[next];
+                    if m & self.pair != self.pair {
+                        continue;
+                    }
+                    // SE lets extra digits leak between sibling branches; here each branch
+                    // keeps its own, so that no loop depends on the order cells are visited in.
+                    let extra = extra | m & !self.pair;
+                    let wide = m.count_ones() > 2;
+                    if !wide || extra.count_ones() == 1 || allowed_extra > 0 {
+                        let left = allowed_extra.saturating_sub(u8::from(wide));
+                        self.extend(next, left, extra, Some(slot));
+                    }
                 }
             }
         }
+        self.path.pop();
+        self.on_path[cell / 64] &= !(1 << (cell % 64));
     }
-    path.pop();
 }
 
 /// Every house the loop visits is visited once by an odd and once by an even position.
@@ -262,39 +274,44 @@ fn type3(
                     .filter(|&(c, m)| c != c1 && c != c2 && m != 0)
                     .collect();
                 let common_extra = extras & board.masks[c1] & board.masks[c2];
-                combos(&others, degree - 1, &mut |chosen, union| -> Option<()> {
-                    let set = union | extras;
-                    if (union | common_extra).count_ones() as usize != degree
-                        || set.count_ones() as usize != degree
-                    {
-                        return None;
-                    }
-                    let members: Vec<usize> = bits(chosen).map(|i| others[i].0).collect();
-                    let rest = others
-                        .iter()
-                        .map(|&(c, _)| c)
-                        .filter(|c| !members.contains(c));
-                    let elims = candidates_of(board, rest, set);
-                    if !elims.is_empty() {
-                        let text = format!(
-                            "{} on {}: {} or {} holds one of {}, which with {} forms a naked set in {}, so {} leaves its other cells",
-                            board.cell_names(pattern.cells.iter().copied()),
-                            digit_names(pattern.pair),
-                            board.cell_name(c1),
-                            board.cell_name(c2),
-                            digit_names(extras),
-                            board.cell_names(members.iter().copied()),
-                            board.house_name(house),
-                            digit_names(set)
-                        );
-                        consider(
-                            Found::removing(Technique::UniqueRectangle3, tenths, elims)
-                                .saying(text),
-                            3,
-                        );
-                    }
-                    None
-                });
+                combos_within(
+                    &others,
+                    degree - 1,
+                    degree as u32,
+                    &mut |chosen, union| -> Option<()> {
+                        let set = union | extras;
+                        if (union | common_extra).count_ones() as usize != degree
+                            || set.count_ones() as usize != degree
+                        {
+                            return None;
+                        }
+                        let members: Vec<usize> = bits(chosen).map(|i| others[i].0).collect();
+                        let rest = others
+                            .iter()
+                            .map(|&(c, _)| c)
+                            .filter(|c| !members.contains(c));
+                        let elims = candidates_of(board, rest, set);
+                        if !elims.is_empty() {
+                            let text = format!(
+                                "{} on {}: {} or {} holds one of {}, which with {} forms a naked set in {}, so {} leaves its other cells",
+                                board.cell_names(pattern.cells.iter().copied()),
+                                digit_names(pattern.pair),
+                                board.cell_name(c1),
+                                board.cell_name(c2),
+                                digit_names(extras),
+                                board.cell_names(members.iter().copied()),
+                                board.house_name(house),
+                                digit_names(set)
+                            );
+                            consider(
+                                Found::removing(Technique::UniqueRectangle3, tenths, elims)
+                                    .saying(text),
+                                3,
+                            );
+                        }
+                        None
+                    },
+                );
             }
             if degree * 2 < empty && degree >= 2 {
                 hidden_type3(

@@ -131,13 +131,9 @@ impl Search<'_> {
             self.links[path[0]].from,
             self.links[path[path.len() - 1]].to,
         );
-        let elims: Vec<(u16, u8)> = (0..board.masks.len())
-            .filter(|&c| {
-                board.masks[c] & bit != 0
-                    && !self.uses(path, c)
-                    && board.layout.sees(c, start)
-                    && board.layout.sees(c, end)
-            })
+        let elims: Vec<(u16, u8)> = board
+            .seeing_both(start, end, bit)
+            .filter(|&c| !self.uses(path, c))
             .map(|c| (c as u16, self.digit))
             .collect();
         if elims.is_empty() {

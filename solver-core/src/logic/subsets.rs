@@ -11,35 +11,47 @@ pub(crate) fn combos<T>(
     k: usize,
     visit: &mut impl FnMut(u64, u64) -> Option<T>,
 ) -> Option<T> {
-    fn go<T>(
-        items: &[(usize, u64)],
-        start: usize,
-        left: usize,
-        chosen: u64,
-        union: u64,
-        visit: &mut impl FnMut(u64, u64) -> Option<T>,
-    ) -> Option<T> {
-        if left == 0 {
-            return visit(chosen, union);
-        }
-        for i in start..=items.len().saturating_sub(left) {
-            if let Some(t) = go(
-                items,
-                i + 1,
-                left - 1,
-                chosen | 1 << i,
-                union | items[i].1,
-                visit,
-            ) {
-                return Some(t);
+    combos_within(items, k, u32::MAX, visit)
+}
+
+/// [`combos`] over the subsets whose masks hold at most `cap` bits together: a subset past
+/// it is never extended (its supersets are past it too).
+pub(crate) fn combos_within<T>(
+    items: &[(usize, u64)],
+    k: usize,
+    cap: u32,
+    visit: &mut impl FnMut(u64, u64) -> Option<T>,
+) -> Option<T> {
+    /// One subset's choices from `start` on.
+    struct Walk<'a, F> {
+        items: &'a [(usize, u64)],
+        cap: u32,
+        visit: &'a mut F,
+    }
+    impl<F> Walk<'_, F> {
+        fn go<T>(&mut self, start: usize, left: usize, chosen: u64, union: u64) -> Option<T>
+        where
+            F: FnMut(u64, u64) -> Option<T>,
+        {
+            if left == 0 {
+                return (self.visit)(chosen, union);
             }
+            for i in start..=self.items.len().saturating_sub(left) {
+                let next = union | self.items[i].1;
+                if next.count_ones() > self.cap {
+                    continue;
+                }
+                if let Some(t) = self.go(i + 1, left - 1, chosen | 1 << i, next) {
+                    return Some(t);
+                }
+            }
+            None
         }
-        None
     }
     if items.len() < k {
         return None;
     }
-    go(items, 0, k, 0, 0, visit)
+    Walk { items, cap, visit }.go(0, k, 0, 0)
 }
 
 fn naked_technique(k: usize) -> (Technique, u16) {
@@ -74,7 +86,7 @@ pub(crate) fn naked_set(board: &Candidates, k: usize) -> Option<Found> {
                 .map(|&c| (c as usize, board.masks[c as usize]))
                 .filter(|(_, m)| (2..=k as u32).contains(&m.count_ones())),
         );
-        let found = combos(&items, k, &mut |chosen, union| {
+        let found = combos_within(&items, k, k as u32, &mut |chosen, union| {
             if union.count_ones() as usize != k {
                 return None;
             }
@@ -132,12 +144,22 @@ pub(crate) fn hidden_set(board: &Candidates, k: usize, direct: bool) -> Option<F
                 items.push((d, pos));
             }
         }
-        let found = combos(&items, k, &mut |chosen, union| {
+        let found = combos_within(&items, k, k as u32, &mut |chosen, union| {
             if union.count_ones() as usize != k {
                 return None;
             }
             let digits = bits(chosen).fold(0u64, |acc, i| acc | 1 << items[i].0);
             let set: Vec<usize> = bits(union).map(|i| cells[i] as usize).collect();
+            // What the set changes first: most sets found change nothing, and need no sentence.
+            let change = if direct {
+                Err(direct_single(board, house, union, open & !digits)?)
+            } else {
+                let elims = candidates_of(board, set.iter().copied(), !digits);
+                if elims.is_empty() {
+                    return None;
+                }
+                Ok(elims)
+            };
             let support = candidates_of(board, set.iter().copied(), digits);
             let text = format!(
                 "in {}, {} can only go in {}",
@@ -145,28 +167,24 @@ pub(crate) fn hidden_set(board: &Candidates, k: usize, direct: bool) -> Option<F
                 digit_names(digits),
                 board.cell_names(set.iter().copied())
             );
-            if direct {
-                return direct_single(board, house, union, open & !digits).map(|(cell, digit)| {
+            Some(match change {
+                Err((cell, digit)) => {
                     let text = format!(
                         "{text}; then only {} can hold {}",
                         board.cell_name(cell),
                         digit_char(digit)
                     );
                     Found::placing(technique, tenths, cell, digit)
-                        .resting_on(support.clone())
+                        .resting_on(support)
                         .saying(text)
-                });
-            }
-            let elims = candidates_of(board, set.iter().copied(), !digits);
-            if elims.is_empty() {
-                return None;
-            }
-            let text = format!("{text}, so other digits leave those cells");
-            Some(
-                Found::removing(technique, tenths, elims)
-                    .resting_on(support)
-                    .saying(text),
-            )
+                }
+                Ok(elims) => {
+                    let text = format!("{text}, so other digits leave those cells");
+                    Found::removing(technique, tenths, elims)
+                        .resting_on(support)
+                        .saying(text)
+                }
+            })
         });
         if found.is_some() {
             return found;

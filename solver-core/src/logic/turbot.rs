@@ -13,35 +13,41 @@ fn first_house(side: usize, kind: usize) -> usize {
     }
 }
 
-/// A candidate step with SE's sort keys (rating, then more eliminations first).
-struct Candidate {
+/// The best step so far with SE's sort key (rating, then more eliminations first).
+struct Best {
     found: Found,
     removed: usize,
+}
+
+/// Whether a step of `tenths` removing `removed` candidates would replace `best` (a tie keeps
+/// the earlier one, in search order).
+fn beats(best: &Option<Best>, tenths: u16, removed: usize) -> bool {
+    best.as_ref().is_none_or(|b| {
+        (tenths, std::cmp::Reverse(removed)) < (b.found.tenths, std::cmp::Reverse(b.removed))
+    })
 }
 
 /// The turbot-fish step SE would pick: all are gathered, the lowest rating with the most
 /// eliminations wins, ties in search order.
 pub(crate) fn turbot_fish(board: &Candidates) -> Option<Found> {
-    let mut best: Option<Candidate> = None;
+    let mut best: Option<Best> = None;
     for (base, cover) in [(1, 1), (2, 2), (2, 1), (1, 0), (2, 0)] {
-        search(board, base, cover, &mut |c| {
-            let better = best.as_ref().is_none_or(|b| {
-                (c.found.tenths, std::cmp::Reverse(c.removed))
-                    < (b.found.tenths, std::cmp::Reverse(b.removed))
-            });
-            if better {
-                best = Some(c);
-            }
-        });
+        search(board, base, cover, &mut best);
     }
     best.map(|b| b.found)
 }
 
-fn positions_list(board: &Candidates, house: usize, bit: u64) -> Vec<usize> {
+/// The cells of a house holding the digit of `bit`, when there are at most six (the searches
+/// look at no more), listed on the stack.
+fn positions_list(board: &Candidates, house: usize, bit: u64) -> ([usize; 6], usize) {
     let digit = bit.trailing_zeros() as u8 + 1;
-    bits(board.positions(house, digit))
-        .map(|i| board.layout.houses[house][i] as usize)
-        .collect()
+    let mut out = [0; 6];
+    let mut n = 0;
+    for (slot, i) in out.iter_mut().zip(bits(board.positions(house, digit))) {
+        *slot = board.layout.houses[house][i] as usize;
+        n += 1;
+    }
+    (out, n)
 }
 
 /// The house two cells share, looked for as column, row, then box (SE's order).
@@ -64,7 +70,7 @@ fn heart(board: &Candidates, block: usize, places: &[usize]) -> Option<usize> {
     })
 }
 
-fn search(board: &Candidates, base: usize, cover: usize, emit: &mut impl FnMut(Candidate)) {
+fn search(board: &Candidates, base: usize, cover: usize, best: &mut Option<Best>) {
     let side = board.side();
     let layout = &board.layout;
     let (base0, cover0) = (first_house(side, base), first_house(side, cover));
@@ -75,7 +81,7 @@ fn search(board: &Candidates, base: usize, cover: usize, emit: &mut impl FnMut(C
             if board.positions(base_house, d as u8 + 1).count_ones() != 2 {
                 continue;
             }
-            let bp = positions_list(board, base_house, bit);
+            let (bp, _) = positions_list(board, base_house, bit);
             let start2 = if base == cover { i1 + 1 } else { 0 };
             for i2 in start2..side {
                 let cover_house = cover0 + i2;
@@ -83,12 +89,13 @@ fn search(board: &Candidates, base: usize, cover: usize, emit: &mut impl FnMut(C
                 if count != 2 && !(cover == 0 && (3..6).contains(&count)) {
                     continue;
                 }
-                let cp = positions_list(board, cover_house, bit);
+                let (cp, n) = positions_list(board, cover_house, bit);
+                let cp = &cp[..n];
                 let empty_rect = cover == 0 && (3..6).contains(&cp.len());
                 let ends: [usize; 2] = if cp.len() == 2 {
                     [cp[0], cp[1]]
                 } else if empty_rect {
-                    match heart(board, cover_house, &cp) {
+                    match heart(board, cover_house, cp) {
                         Some(e) => [e, e],
                         None => continue,
                     }
@@ -117,7 +124,7 @@ fn search(board: &Candidates, base: usize, cover: usize, emit: &mut impl FnMut(C
                     empty_rect,
                     cells,
                 };
-                pattern.steps(board, emit);
+                pattern.steps(board, best);
             }
         }
     }
@@ -136,9 +143,8 @@ struct Pattern {
 
 impl Pattern {
     /// Every orientation of the two links joined by a weak link in a third house.
-    fn steps(&self, board: &Candidates, emit: &mut impl FnMut(Candidate)) {
+    fn steps(&self, board: &Candidates, best: &mut Option<Best>) {
         let layout = &board.layout;
-        let bit = 1u64 << (self.digit - 1);
         let (base_house, cover_house) = self.houses;
         let cells = self.cells;
         for i in 0..2 {
@@ -157,17 +163,7 @@ impl Pattern {
                         && (layout.cell_houses[c].contains(&(cover_house as u16))
                             || layout.cell_houses[c].contains(&(base_house as u16)))
                 };
-                let elims: Vec<(u16, u8)> = (0..board.masks.len())
-                    .filter(|&c| {
-                        board.masks[c] & bit != 0
-                            && c != start
-                            && c != end
-                            && layout.sees(c, start)
-                            && layout.sees(c, end)
-                            && !in_pattern(c)
-                    })
-                    .map(|c| (c as u16, self.digit))
-                    .collect();
+                let elims = self.victims(board, start, end, in_pattern);
                 if elims.is_empty() {
                     continue;
                 }
@@ -177,6 +173,10 @@ impl Pattern {
                     ((2, 1), _) | ((1, 2), _) => ("2-String Kite", 41),
                     _ => ("Turbot fish", 42),
                 };
+                // Only a step that wins is worth its sentence.
+                if !beats(best, tenths, elims.len()) {
+                    continue;
+                }
                 let removed = elims.len();
                 let support = [start, bridge1, bridge2, end]
                     .map(|c| (c as u16, self.digit))
@@ -193,8 +193,24 @@ impl Pattern {
                 let found = Found::removing(Technique::TurbotFish(name), tenths, elims)
                     .resting_on(support)
                     .saying(text);
-                emit(Candidate { found, removed });
+                *best = Some(Best { found, removed });
             }
         }
+    }
+
+    /// The cells holding the digit that see both `start` and `end`, outside the pattern.
+    fn victims(
+        &self,
+        board: &Candidates,
+        start: usize,
+        end: usize,
+        in_pattern: impl Fn(usize) -> bool,
+    ) -> Vec<(u16, u8)> {
+        let bit = 1u64 << (self.digit - 1);
+        board
+            .seeing_both(start, end, bit)
+            .filter(|&c| !in_pattern(c))
+            .map(|c| (c as u16, self.digit))
+            .collect()
     }
 }

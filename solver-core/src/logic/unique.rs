@@ -2,7 +2,7 @@
 
 use super::board::{Candidates, bits, digit_names};
 use super::step::{Found, Technique, candidates_of};
-use super::subsets::combos;
+use super::subsets::combos_within;
 
 /// The cells and digits that break a bivalue universal grave, found as SE does: a digit with
 /// other than 0 or 2 places in a house must owe it to exactly one cell of 3+ candidates.
@@ -181,7 +181,7 @@ fn bug_type3(board: &Candidates, bug: &Bug) -> Option<Found> {
             .map(|c| (c, board.masks[c]))
             .collect();
         for degree in 2..=6usize {
-            let found = combos(&region, degree - 1, &mut |chosen, union| {
+            let found = combos_within(&region, degree - 1, degree as u32, &mut |chosen, union| {
                 if union.count_ones() as usize != degree || bug.all_extra & !union != 0 {
                     return None;
                 }

@@ -77,18 +77,25 @@ pub(crate) fn wxyz_wing(board: &Candidates) -> Option<Found> {
 /// Cells outside the pattern that hold `digit` and see all of `cells` that hold it.
 fn seeing_all_holders(board: &Candidates, cells: &[usize], digit: usize, out: &mut Vec<(u16, u8)>) {
     let bit = 1u64 << digit;
-    let holders: Vec<usize> = cells
-        .iter()
-        .copied()
-        .filter(|&c| board.masks[c] & bit != 0)
-        .collect();
-    for v in 0..board.masks.len() {
-        if board.masks[v] & bit != 0
-            && !cells.contains(&v)
-            && holders.iter().all(|&h| board.layout.sees(v, h))
-            && !out.contains(&(v as u16, digit as u8 + 1))
-        {
-            out.push((v as u16, digit as u8 + 1));
+    let n = board.masks.len();
+    let holders = cells.iter().filter(|&&c| board.masks[c] & bit != 0);
+    // Peer sets leave out the cell itself, so no holder sees itself (as `sees` has it).
+    for w in 0..n.div_ceil(64) {
+        let mut m = holders
+            .clone()
+            .fold(u64::MAX, |m, &h| m & board.layout.peers[h][w]);
+        while m != 0 {
+            let v = w * 64 + m.trailing_zeros() as usize;
+            m &= m - 1;
+            if v >= n {
+                break;
+            }
+            if board.masks[v] & bit != 0
+                && !cells.contains(&v)
+                && !out.contains(&(v as u16, digit as u8 + 1))
+            {
+                out.push((v as u16, digit as u8 + 1));
+            }
         }
     }
 }

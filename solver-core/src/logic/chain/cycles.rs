@@ -4,7 +4,7 @@
 use super::deduction::{self, Deduction, fact};
 use super::rating;
 use super::state::{Start, cells};
-use super::trace::{Mode, Trace};
+use super::trace::{FACT_WORDS, Facts, Mode, Trace};
 
 /// SE's name and base rating of a cycle of `mode` (X, Y or XY).
 pub(crate) fn kind(mode: Mode) -> (&'static str, u16) {
@@ -17,22 +17,55 @@ pub(crate) fn kind(mode: Mode) -> (&'static str, u16) {
 
 /// Offers the cycle through candidate (`c`, `d`) to `best`, from the traces of the candidate
 /// assumed true and false (shared with the forcing chains: a trace without a contradiction
-/// is the same whether or not it was to go on past one).
+/// is the same whether or not it was to go on past one); none rated above `bar`, the lowest
+/// rating found so far, which such a cycle could not displace.
 pub(crate) fn offer(
     s: &Start,
     [on, off]: [&Trace; 2],
     mode: Mode,
     (c, d): (usize, usize),
-    best: &mut Option<Deduction>,
+    (best, bar): (&mut Option<Deduction>, Option<u16>),
 ) {
     // A contradiction is a forcing chain's business, not a cycle's.
     if on.contradiction.is_some() || off.contradiction.is_some() || !closes(s, on, mode) {
         return;
     }
-    let (name, base) = kind(mode);
-    if let Some(found) = both(s, [on, off], name, base, (c, d)) {
+    let bar = best.as_ref().map(|b| b.tenths).into_iter().chain(bar).min();
+    if let Some(found) = both(s, [on, off], kind(mode), (c, d), bar) {
         found.offer(best);
     }
+}
+
+/// Whether the traces, cut at some depth, leave room for a cycle rated `bar` or lower: no
+/// contradiction among their facts, and a removal both reach that shallow. When not, the
+/// whole traces offer no such cycle either.
+pub(crate) fn may_offer(s: &Start, [on, off]: [&Trace; 2], mode: Mode, bar: u16) -> bool {
+    if on.contradiction.is_some() || off.contradiction.is_some() {
+        return false;
+    }
+    let base = kind(mode).1;
+    (0..9).any(|e| {
+        cells(s.cand[e] & on.off[e] & off.off[e]).any(|q| {
+            let nodes = deepest([on, off], q, e).saturating_sub(short(base));
+            rating::rate(base, nodes) <= bar
+        })
+    })
+}
+
+/// Facts a cycle on `base` counts fewer: single-kind loops count two facts fewer
+/// (calibrated on the rated file: SE counts their links, while mixed loops match the facts
+/// of both branches).
+pub(crate) fn short(base: u16) -> usize {
+    if base == rating::CYCLE { 2 } else { 0 }
+}
+
+/// The depth of the removal of digit index `e` from `q` in the branch where it is deeper.
+fn deepest(branches: [&Trace; 2], q: usize, e: usize) -> usize {
+    branches
+        .iter()
+        .filter_map(|t| t.find(q, e, false).map(|i| t.nodes[usize::from(i)].depth))
+        .max()
+        .map_or(0, usize::from)
 }
 
 /// Whether the chain from the start comes back to it: a later true fact that removes a
@@ -63,25 +96,30 @@ fn closes(s: &Start, on: &Trace, mode: Mode) -> bool {
     })
 }
 
-/// Removals both branches reach, rated by the facts of the two branches together.
+/// Removals both branches reach, rated by the facts of the two branches together; none
+/// rated above `bar`.
 fn both(
     s: &Start,
     branches: [&Trace; 2],
-    name: &'static str,
-    base: u16,
+    (name, base): (&'static str, u16),
     (c, d): (usize, usize),
+    bar: Option<u16>,
 ) -> Option<Deduction> {
     let mut best: Option<Deduction> = None;
+    let short = short(base);
     for e in 0..9 {
         for q in cells(s.cand[e] & branches[0].off[e] & branches[1].off[e]) {
-            // Single-kind loops count two facts fewer (calibrated on the rated file: SE
-            // counts their links, while mixed loops match the facts of both branches).
-            let short = if base == rating::CYCLE { 2 } else { 0 };
-            let nodes = union(branches, q, e).saturating_sub(short);
-            let mut found = Deduction::setting(name, rating::rate(base, nodes), q, e, false);
-            if best.as_ref().is_some_and(|b| b.tenths < found.tenths) {
+            // The longer branch's depth bounds the count from below.
+            let low = rating::rate(base, deepest(branches, q, e).saturating_sub(short));
+            let limit = best.as_ref().map(|b| b.tenths).into_iter().chain(bar).min();
+            if limit.is_some_and(|l| low > l) {
                 continue;
             }
+            let tenths = rating::rate(base, union(branches, q, e).saturating_sub(short));
+            if best.as_ref().is_some_and(|b| b.tenths < tenths) {
+                continue;
+            }
+            let mut found = Deduction::setting(name, tenths, q, e, false);
             for t in branches {
                 if let Some(i) = t.find(q, e, false) {
                     found.support.extend(deduction::support(t, &[i]));
@@ -104,13 +142,11 @@ fn both(
 /// The number of distinct facts the removal of digit index `e` from `q` rests on, over both
 /// branches.
 fn union(branches: [&Trace; 2], q: usize, e: usize) -> usize {
-    let mut seen = vec![false; 81 * 9 * 2];
+    let mut seen: Facts = [0; FACT_WORDS];
     for t in branches {
         if let Some(i) = t.find(q, e, false) {
-            for (c, d, on) in deduction::support_facts(t, &[i]) {
-                seen[(c * 9 + d) * 2 + usize::from(on)] = true;
-            }
+            t.mark_facts(i, &mut seen);
         }
     }
-    seen.iter().filter(|&&x| x).count()
+    seen.iter().map(|w| w.count_ones() as usize).sum()
 }

@@ -123,22 +123,6 @@ pub(crate) fn support(trace: &Trace, targets: &[u16]) -> Vec<(u16, u8)> {
     out
 }
 
-/// The facts (cell, digit index, on) that the given trace nodes rest on, themselves included.
-pub(crate) fn support_facts(trace: &Trace, targets: &[u16]) -> Vec<(usize, usize, bool)> {
-    let mut seen = vec![false; trace.nodes.len()];
-    let mut stack = targets.to_vec();
-    let mut out = Vec::new();
-    while let Some(i) = stack.pop() {
-        if std::mem::replace(&mut seen[i as usize], true) {
-            continue;
-        }
-        let n = trace.nodes[i as usize];
-        out.push((usize::from(n.cell), usize::from(n.digit), n.on));
-        stack.extend_from_slice(trace.parents_of(i));
-    }
-    out
-}
-
 /// Removals for people: "r1c1≠5, r2c3≠7".
 pub(crate) fn removals(list: &[(u16, u8)]) -> String {
     list.iter()

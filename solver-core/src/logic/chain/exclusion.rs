@@ -19,25 +19,24 @@ pub(crate) fn aligned_pair(s: &Start) -> Option<Deduction> {
             if common.count_ones() < 2 {
                 continue;
             }
-            // Peers of both cells with two candidates exclude exactly that pair.
-            // As a set of pairs, bit `x * 9 + y` for digits x < y (no list to allocate).
-            let pairs = cells(common)
-                .map(|c| s.digits(c))
-                .filter(|m| m.count_ones() == 2)
-                .fold(0u128, |set, m| {
-                    let x = m.trailing_zeros();
-                    let y = 15 - m.leading_zeros();
-                    set | 1 << (x * 9 + y)
-                });
-            let pair = |x: usize, y: usize| pairs >> (x.min(y) * 9 + x.max(y)) & 1 != 0;
-            let allowed = |x: usize, y: usize| (x != y || !sees) && (x == y || !pair(x, y));
+            // Peers of both cells with two candidates exclude exactly that pair: for each
+            // digit, the digits it may not pair with.
+            let mut partners = [0u16; 9];
+            for m in cells(common).map(|c| s.digits(c)) {
+                if m.count_ones() == 2 {
+                    let (x, y) = (m.trailing_zeros() as usize, 15 - m.leading_zeros() as usize);
+                    partners[x] |= 1 << y;
+                    partners[y] |= 1 << x;
+                }
+            }
+            // A digit stays while the other cell has a digit to pair it with (the same one
+            // only when the cells do not see each other).
             let (ma, mb) = (s.digits(a), s.digits(b));
             let mut elims = Vec::new();
-            for (cell, mine, theirs, first) in [(a, ma, mb, true), (b, mb, ma, false)] {
+            for (cell, mine, theirs) in [(a, ma, mb), (b, mb, ma)] {
                 for x in bits9(mine) {
-                    let ok =
-                        bits9(theirs).any(|y| if first { allowed(x, y) } else { allowed(y, x) });
-                    if !ok {
+                    let same = if sees { 1 << x } else { 0 };
+                    if theirs & !partners[x] & !same == 0 {
                         elims.push((cell as u16, x as u8 + 1));
                     }
                 }
@@ -69,33 +68,27 @@ pub(crate) fn aligned_pair(s: &Start) -> Option<Deduction> {
 /// in two cells that see each other (`clash`: 0-1, 0-2, 1-2) and holds no peer's `masks` whole.
 fn allowed_digits(digits: [u16; 3], clash: [bool; 3], masks: &[u16]) -> [u16; 3] {
     let mut allowed = [0u16; 3];
-    // Each loop skips the digits that could only repeat what is already allowed: a
-    // combination matters only while one of its digits is new for its cell.
     let mut xs = digits[0];
-    while xs != 0 {
-        if allowed[1] == digits[1] && allowed[2] == digits[2] {
-            xs &= !allowed[0];
-        }
-        let Some(x) = pop(&mut xs) else { break };
+    while let Some(x) = pop(&mut xs) {
         let mut ys = digits[1] & !(u16::from(clash[0]) << x);
-        while ys != 0 {
-            if allowed[0] >> x & 1 != 0 && allowed[2] == digits[2] {
-                ys &= !allowed[1];
-            }
-            let Some(y) = pop(&mut ys) else { break };
+        while let Some(y) = pop(&mut ys) {
+            // The third digits that complete x and y: a peer's digits all among x, y and z
+            // rule z out (all of them when x and y alone cover the peer).
+            let xy = 1u16 << x | 1 << y;
             let mut zs = digits[2] & !(u16::from(clash[1]) << x) & !(u16::from(clash[2]) << y);
-            while zs != 0 {
-                if allowed[0] >> x & 1 != 0 && allowed[1] >> y & 1 != 0 {
-                    zs &= !allowed[2];
+            for &m in masks {
+                let rest = m & !xy;
+                if rest & rest.wrapping_sub(1) == 0 {
+                    zs &= !rest;
+                    if rest == 0 {
+                        zs = 0;
+                    }
                 }
-                let Some(z) = pop(&mut zs) else { break };
-                let combo = 1u16 << x | 1 << y | 1 << z;
-                if masks.iter().any(|&m| m & !combo == 0) {
-                    continue;
-                }
+            }
+            if zs != 0 {
                 allowed[0] |= 1 << x;
                 allowed[1] |= 1 << y;
-                allowed[2] |= 1 << z;
+                allowed[2] |= zs;
                 if allowed == digits {
                     return allowed;
                 }
@@ -181,6 +174,10 @@ fn triple(s: &Start, digits: &[u16; 81], base: [usize; 3], small: Set) -> Option
     let clash = [(0, 1), (0, 2), (1, 2)].map(|(i, j)| sees(i, j));
     let digits = digits3;
     let allowed = allowed_digits(digits, clash, masks);
+    // Nearly every triple removes nothing: told by the masks, before any list is built.
+    if allowed == digits {
+        return None;
+    }
     let elims: Vec<(u16, u8)> = (0..3)
         .flat_map(|k| bits9(digits[k] & !allowed[k]).map(move |d| (base[k] as u16, d as u8 + 1)))
         .collect();

@@ -108,7 +108,12 @@ fn double(s: &Start, b: &Branches, name: &'static str, base: u16) -> Option<Dedu
 /// Facts that follow from every candidate of a cell, or every place of a digit in a house.
 fn forcing(s: &Start, b: &Branches, name: &'static str, base: u16) -> Option<Deduction> {
     let mut best: Option<Deduction> = None;
-    let index = |c: usize, d: usize| b.list.iter().position(|&x| x == (c, d));
+    // Each candidate's place in the list, looked up for every cell and house.
+    let mut slots = [usize::MAX; 81 * 9];
+    for (k, &(c, d)) in b.list.iter().enumerate() {
+        slots[c * 9 + d] = k;
+    }
+    let index = |c: usize, d: usize| Some(slots[c * 9 + d]).filter(|&k| k != usize::MAX);
     for c in cells(s.open()) {
         let ks: Vec<usize> = (0..9).filter_map(|d| index(c, d)).collect();
         let branches: Vec<&Trace> = ks.iter().map(|&k| &b.on[k]).collect();

@@ -12,6 +12,7 @@ pub(crate) type Set = u128;
 pub(crate) const FULL: Set = (1 << 81) - 1;
 
 /// House and peer tables of the classic grid, built once per process.
+#[derive(Debug)]
 pub(crate) struct Tables {
     /// Peers of each cell (not the cell itself).
     pub(crate) peers: [Set; 81],
@@ -81,15 +82,45 @@ pub(crate) fn cells(mut set: Set) -> impl Iterator<Item = usize> {
 pub(crate) struct Start {
     state: State,
     masks: [u16; 81],
+    /// The shared tables, at hand (traces read them for every fact).
+    pub(crate) tables: &'static Tables,
+    /// For each candidate (`c * 9 + d`), its digit's other place in each of its cell's row,
+    /// column and box where it has only two ([`NO_CELL`] where not): the static strong links
+    /// that every trace follows.
+    bilocal: [[u8; 3]; 81 * 9],
 }
+
+/// No cell, in [`Start::bilocal`].
+pub(crate) const NO_CELL: u8 = u8::MAX;
 
 impl Start {
     /// The start of searches on `state`.
     pub(crate) fn new(state: State) -> Start {
+        let t = tables();
+        let mut bilocal = [[NO_CELL; 3]; 81 * 9];
+        for (d, &cand) in state.cand.iter().enumerate() {
+            for c in cells(cand) {
+                for (slot, &h) in bilocal[c * 9 + d].iter_mut().zip(&t.cell_houses[c]) {
+                    let places = cand & t.houses[usize::from(h)];
+                    if places.count_ones() == 2 {
+                        *slot = (places & !(1 << c)).trailing_zeros() as u8;
+                    }
+                }
+            }
+        }
         Start {
             masks: std::array::from_fn(|c| state.digits(c)),
             state,
+            tables: t,
+            bilocal,
         }
+    }
+
+    /// The other places of digit index `d` in the houses of `c` where it has two (row,
+    /// column, box; [`NO_CELL`] where it has more).
+    #[inline]
+    pub(crate) fn bilocal(&self, c: usize, d: usize) -> [u8; 3] {
+        self.bilocal[c * 9 + d]
     }
 
     /// The candidate digits of a cell, bit `d` for digit index `d` (as [`State::digits`]).

@@ -6,7 +6,9 @@
 //! chains), dynamic (strong links judged on the board the chain has already changed) and
 //! dynamic+ (locked candidates applied inside the chain too).
 
-use super::state::{Set, Start, cells, tables};
+use std::cell::RefCell;
+
+use super::state::{NO_CELL, Set, Start, cells};
 
 /// Which links a chain may use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,25 +65,78 @@ pub(crate) struct Trace {
     pub(crate) extra: usize,
     /// Whether to go on past a contradiction (unary chains look for one particular fact).
     go_on: bool,
+    /// The first node left unfollowed at a depth limit ([`trace_static_within`]).
+    pub(crate) cut: Option<usize>,
 }
+
+/// Words of a set of facts or of trace nodes (a trace holds each fact at most once).
+pub(crate) const FACT_WORDS: usize = (81 * 9 * 2usize).div_ceil(64);
+
+/// A set of facts, bit [`key`] each, or of a trace's nodes.
+pub(crate) type Facts = [u64; FACT_WORDS];
 
 /// The index slot of a fact.
 fn key(c: usize, d: usize, on: bool) -> usize {
     (c * 9 + d) * 2 + usize::from(on)
 }
 
+/// The most traces a thread keeps for reuse: every candidate's two traces of one search.
+const SPARE_MAX: usize = 2 * 81 * 9;
+
+thread_local! {
+    /// Cleared traces whose buffers the next searches reuse: a search makes hundreds of
+    /// traces per step, and allocating them cost as much as tracing.
+    static SPARE: RefCell<Vec<Trace>> = const { RefCell::new(Vec::new()) };
+}
+
+impl Drop for Trace {
+    fn drop(&mut self) {
+        if self.index.is_empty() {
+            return;
+        }
+        self.clear();
+        let mut t = std::mem::replace(self, Trace::shell());
+        // Gone at thread exit (or full): the trace is then simply freed.
+        let _ = SPARE.try_with(|spare| {
+            if let Ok(mut spare) = spare.try_borrow_mut()
+                && spare.len() < SPARE_MAX
+            {
+                spare.push(std::mem::replace(&mut t, Trace::shell()));
+            }
+        });
+        // A trace left here frees its buffers without coming back to this point.
+        t.index = Vec::new();
+    }
+}
+
 impl Trace {
-    /// An empty trace.
+    /// An empty trace, with the buffers of a dropped one when the thread has one.
     pub(crate) fn new() -> Trace {
+        let spare = SPARE
+            .try_with(|spare| spare.try_borrow_mut().ok()?.pop())
+            .ok()
+            .flatten();
+        spare.unwrap_or_else(|| {
+            let mut t = Trace::shell();
+            t.nodes.reserve(256);
+            t.parents.reserve(512);
+            t.index = vec![NONE; 81 * 9 * 2];
+            t
+        })
+    }
+
+    /// A trace without buffers, left behind where a dropped one moves to the spares.
+    fn shell() -> Trace {
         Trace {
-            nodes: Vec::with_capacity(256),
-            parents: Vec::with_capacity(512),
-            index: vec![NONE; 81 * 9 * 2],
+            nodes: Vec::new(),
+            parents: Vec::new(),
+            index: Vec::new(),
             on: [0; 9],
             off: [0; 9],
             contradiction: None,
             go_on: false,
             extra: 0,
+            cut: None,
         }
     }
 
@@ -97,6 +152,7 @@ impl Trace {
         self.contradiction = None;
         self.extra = 0;
         self.go_on = false;
+        self.cut = None;
     }
 
     /// Turns a static trace that went on past its contradiction into the one that stops
@@ -134,7 +190,30 @@ impl Trace {
 
     /// Adds a fact (once) with its parents; a fact whose opposite holds is a contradiction.
     fn add(&mut self, c: usize, d: usize, on: bool, parents: &[u16]) {
-        if self.index[key(c, d, on)] != NONE || self.stopped() {
+        let depth = parents
+            .iter()
+            .map(|&p| self.nodes[p as usize].depth)
+            .max()
+            .unwrap_or(0);
+        if self.push(c, d, on, depth) {
+            self.parents.extend_from_slice(parents);
+            self.settle(c, d, on, parents.len());
+        }
+    }
+
+    /// [`Trace::add`] for a fact with one parent, the links of every static chain (no slice
+    /// to copy).
+    #[inline(always)]
+    fn add_one(&mut self, c: usize, d: usize, on: bool, parent: u16) {
+        // The hot path of every trace: the fact's own and opposite sets say whether it is
+        // new and whether it clashes, without the index.
+        let bit: Set = 1 << c;
+        let (mine, theirs) = if on {
+            (self.on[d], self.off[d])
+        } else {
+            (self.off[d], self.on[d])
+        };
+        if mine & bit != 0 || self.stopped() {
             return;
         }
         let i = self.nodes.len() as u16;
@@ -143,14 +222,45 @@ impl Trace {
             digit: d as u8,
             on,
             first_parent: self.parents.len() as u32,
-            parents: parents.len() as u16,
-            depth: 1 + parents
-                .iter()
-                .map(|&p| self.nodes[p as usize].depth)
-                .max()
-                .unwrap_or(0),
+            parents: 1,
+            depth: 1 + self.nodes[usize::from(parent)].depth,
         });
-        self.parents.extend_from_slice(parents);
+        self.parents.push(parent);
+        self.index[key(c, d, on)] = i;
+        if on {
+            self.on[d] |= bit;
+        } else {
+            self.off[d] |= bit;
+        }
+        if theirs & bit != 0 {
+            let j = self.index[key(c, d, !on)];
+            self.clash(vec![j, i]);
+        }
+    }
+
+    /// Pushes a new fact's node, its parents to follow; whether it was new.
+    #[inline]
+    fn push(&mut self, c: usize, d: usize, on: bool, parent_depth: u16) -> bool {
+        if self.index[key(c, d, on)] != NONE || self.stopped() {
+            return false;
+        }
+        self.nodes.push(Node {
+            cell: c as u8,
+            digit: d as u8,
+            on,
+            first_parent: self.parents.len() as u32,
+            parents: 0,
+            depth: 1 + parent_depth,
+        });
+        true
+    }
+
+    /// Indexes the node just pushed with its `parents`; a fact whose opposite holds is a
+    /// contradiction.
+    #[inline]
+    fn settle(&mut self, c: usize, d: usize, on: bool, parents: usize) {
+        let i = (self.nodes.len() - 1) as u16;
+        self.nodes[usize::from(i)].parents = parents as u16;
         self.index[key(c, d, on)] = i;
         if on {
             self.on[d] |= 1 << c;
@@ -189,26 +299,46 @@ impl Trace {
 
     /// The number of facts the given nodes rest on, themselves included.
     pub(crate) fn ancestors(&self, targets: &[u16]) -> usize {
+        let mut count = 0;
+        self.sweep(targets, |_| count += 1);
+        count
+    }
+
+    /// Marks in `facts` (bit [`key`]) every fact the node `i` rests on, itself included.
+    pub(crate) fn mark_facts(&self, i: u16, facts: &mut Facts) {
+        self.sweep(&[i], |n| {
+            let k = key(usize::from(n.cell), usize::from(n.digit), n.on);
+            facts[k / 64] |= 1 << (k % 64);
+        });
+    }
+
+    /// Calls `visit` once on each node the targets rest on, themselves included, last first.
+    fn sweep(&self, targets: &[u16], mut visit: impl FnMut(&Node)) {
         // Parents come before their children, so one sweep down from the last target marks
         // every ancestor (no stack, and the marks live on the stack).
-        let mut seen = [0u64; (81 * 9 * 2usize).div_ceil(64)];
-        let mark = |seen: &mut [u64], i: u16| seen[usize::from(i) / 64] |= 1 << (i % 64);
+        let mut seen: Facts = [0; FACT_WORDS];
         let Some(&top) = targets.iter().max() else {
-            return 0;
+            return;
         };
         for &i in targets {
-            mark(&mut seen, i);
+            seen[usize::from(i) / 64] |= 1 << (i % 64);
         }
-        let mut count = 0;
-        for i in (0..=top).rev() {
-            if seen[usize::from(i) / 64] >> (i % 64) & 1 != 0 {
-                count += 1;
+        let mut w = usize::from(top) / 64;
+        loop {
+            while seen[w] != 0 {
+                let b = 63 - seen[w].leading_zeros() as usize;
+                seen[w] &= !(1 << b);
+                let i = (w * 64 + b) as u16;
+                visit(&self.nodes[usize::from(i)]);
                 for &p in self.parents_of(i) {
-                    mark(&mut seen, p);
+                    seen[usize::from(p) / 64] |= 1 << (p % 64);
                 }
             }
+            if w == 0 {
+                return;
+            }
+            w -= 1;
         }
-        count
     }
 
     /// The chain to a node as facts from the assumption, following first parents.
@@ -246,17 +376,60 @@ pub(crate) fn trace_with(
 pub(crate) fn trace_into(
     t: &mut Trace,
     start: &Start,
+    fact: (usize, usize, bool),
+    mode: Mode,
+    go_on: bool,
+) {
+    run(t, start, fact, mode, go_on, u16::MAX);
+}
+
+/// [`trace_into`] for a static mode (X, Y, XY), going on past contradictions, that follows
+/// no fact of depth `limit` or more: the trace is then the full one's facts of depth at
+/// most `limit` (a static trace adds facts by growing depth), and [`Trace::cut`] says
+/// whether any were left out.
+pub(crate) fn trace_static_within(
+    t: &mut Trace,
+    start: &Start,
+    fact: (usize, usize, bool),
+    mode: Mode,
+    limit: u16,
+) {
+    debug_assert!(matches!(mode, Mode::X | Mode::Y | Mode::Xy));
+    run(t, start, fact, mode, true, limit);
+}
+
+/// Makes a trace cut by [`trace_static_within`] whole, going on where it stopped.
+pub(crate) fn finish_static(t: &mut Trace, start: &Start, mode: Mode) {
+    if let Some(from) = t.cut.take() {
+        follow(t, start, mode, from, u16::MAX);
+    }
+}
+
+/// The propagation of [`trace_into`], following only facts of depth below `limit`.
+fn run(
+    t: &mut Trace,
+    start: &Start,
     (c, d, on): (usize, usize, bool),
     mode: Mode,
     go_on: bool,
+    limit: u16,
 ) {
     t.clear();
     t.go_on = go_on;
     t.add(c, d, on, &[]);
-    let mut i = 0;
+    follow(t, start, mode, 0, limit);
+}
+
+/// Follows the trace's facts from node `from` on, up to depth `limit` (excluded).
+fn follow(t: &mut Trace, start: &Start, mode: Mode, from: usize, limit: u16) {
+    let mut i = from;
     loop {
         while i < t.nodes.len() && !t.stopped() {
             let n = t.nodes[i];
+            if n.depth >= limit {
+                t.cut = Some(i);
+                return;
+            }
             if n.on {
                 follow_on(t, start, i as u16, mode);
             } else {
@@ -279,12 +452,12 @@ fn follow_on(t: &mut Trace, start: &Start, i: u16, mode: Mode) {
         while others != 0 {
             let e = others.trailing_zeros() as usize;
             others &= others - 1;
-            t.add(c, e, false, &[i]);
+            t.add_one(c, e, false, i);
         }
     }
     // Peers already shown false would be skipped by `add`; leaving them out saves the calls.
-    for p in cells(start.cand[d] & tables().peers[c] & !t.off[d]) {
-        t.add(p, d, false, &[i]);
+    for p in cells(start.cand[d] & start.tables.peers[c] & !t.off[d]) {
+        t.add_one(p, d, false, i);
     }
 }
 
@@ -296,7 +469,7 @@ fn follow_off(t: &mut Trace, start: &Start, i: u16, mode: Mode) {
         if mode != Mode::Nishio {
             dynamic_cell(t, start, c);
         }
-        for h in tables().cell_houses[c] {
+        for h in start.tables.cell_houses[c] {
             dynamic_house(t, start, h as usize, d);
         }
         return;
@@ -305,20 +478,14 @@ fn follow_off(t: &mut Trace, start: &Start, i: u16, mode: Mode) {
     // digit, whatever else the chain has shown (SE's implication graph).
     let all = start.digits(c);
     if mode != Mode::X && all.count_ones() == 2 {
-        t.add(c, (all & !(1 << d)).trailing_zeros() as usize, true, &[i]);
+        t.add_one(c, (all & !(1 << d)).trailing_zeros() as usize, true, i);
     }
     if mode == Mode::Y {
         return;
     }
-    for h in tables().cell_houses[c] {
-        let places = start.cand[d] & tables().houses[h as usize];
-        if places.count_ones() == 2 {
-            t.add(
-                (places & !(1 << c)).trailing_zeros() as usize,
-                d,
-                true,
-                &[i],
-            );
+    for p in start.bilocal(c, d) {
+        if p != NO_CELL {
+            t.add_one(usize::from(p), d, true, i);
         }
     }
 }
@@ -350,7 +517,7 @@ fn dynamic_cell(t: &mut Trace, start: &Start, c: usize) {
 /// On the board the chain has changed: a digit with one place left in a house goes there;
 /// with none, the assumption is false.
 fn dynamic_house(t: &mut Trace, start: &Start, h: usize, d: usize) {
-    let all = start.cand[d] & tables().houses[h];
+    let all = start.cand[d] & start.tables.houses[h];
     let left = all & !t.off[d];
     // Two places or more left, or the last one already known: nothing new follows (the
     // common case, so nothing is allocated).
@@ -369,7 +536,7 @@ fn dynamic_house(t: &mut Trace, start: &Start, h: usize, d: usize) {
 
 /// Pointing and claiming on the board as the chain left it; whether a fact was added.
 fn locked(t: &mut Trace, start: &Start) -> bool {
-    let tb = tables();
+    let tb = start.tables;
     let before = t.nodes.len();
     for d in 0..9 {
         let cand = start.cand[d] & !t.off[d];

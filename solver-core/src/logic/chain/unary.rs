@@ -6,7 +6,7 @@ use super::deduction::{self, Deduction};
 use super::multiple::Traced;
 use super::rating;
 use super::state::Start;
-use super::trace::{Mode, Trace, trace, trace_into};
+use super::trace::{Mode, Trace, finish_static, trace, trace_static_within};
 
 /// The lowest-rated cycle or self-contradicting static chain on the board (SE's X-, Y- then
 /// XY-chains; cycles and forcing chains tie as SE sorts one producer's hints).
@@ -30,19 +30,14 @@ pub(crate) fn static_chains(s: &Start, xy: &mut Option<Traced>) -> Option<Deduct
             continue;
         }
         let keep = mode == Mode::Xy;
+        let list = s.candidates();
         let mut kept = Traced {
-            on: Vec::new(),
-            off: Vec::new(),
+            on: Vec::with_capacity(if keep { list.len() } else { 0 }),
+            off: Vec::with_capacity(if keep { list.len() } else { 0 }),
         };
-        for (c, d) in s.candidates() {
-            trace_into(&mut on, s, (c, d, true), mode, true);
-            trace_into(&mut off, s, (c, d, false), mode, true);
-            for t in [&on, &off] {
-                if let Some(found) = self_contradiction(t, name, base) {
-                    found.offer(&mut chain);
-                }
-            }
-            cycles::offer(s, [&on, &off], mode, (c, d), &mut cycle);
+        for (c, d) in list {
+            let found = (&mut cycle, &mut chain);
+            candidate(s, (c, d), (mode, name, base), [&mut on, &mut off], found);
             // Kept traces take their buffers along; the others' are reused.
             if keep {
                 kept.on.push(std::mem::replace(&mut on, Trace::new()));
@@ -58,6 +53,59 @@ pub(crate) fn static_chains(s: &Start, xy: &mut Option<Traced>) -> Option<Deduct
         found.offer(&mut best);
     }
     best
+}
+
+/// Traces candidate (`c`, `d`) true and false at `mode` into `on` and `off`, offering its
+/// self-contradictions to `chain` and its cycle to `cycle`.
+///
+/// Once something is found, only what rates no higher can matter (a higher rating changes
+/// neither the lowest rating nor what is found at it), so the traces stop at the depth past
+/// which everything rates higher; they are redone whole only when a cycle may still come of
+/// them (a cycle needs the whole traces: no contradiction anywhere, a loop that closes), from
+/// where they stopped.
+fn candidate(
+    s: &Start,
+    (c, d): (usize, usize),
+    (mode, name, base): (Mode, &'static str, u16),
+    [on, off]: [&mut Trace; 2],
+    (cycle, chain): (&mut Option<Deduction>, &mut Option<Deduction>),
+) {
+    let bar = [&*cycle, &*chain]
+        .into_iter()
+        .filter_map(|b| b.as_ref().map(|b| b.tenths))
+        .min();
+    let limit = bar.map_or(u16::MAX, |bar| depth_limit(base, mode, bar));
+    trace_static_within(on, s, (c, d, true), mode, limit);
+    trace_static_within(off, s, (c, d, false), mode, limit);
+    for t in [&*on, &*off] {
+        if let Some(found) = self_contradiction(t, name, base, bar) {
+            found.offer(chain);
+        }
+    }
+    if let Some(bar) = bar.filter(|_| on.cut.is_some() || off.cut.is_some()) {
+        if !cycles::may_offer(s, [on, off], mode, bar) {
+            return;
+        }
+        finish_static(on, s, mode);
+        finish_static(off, s, mode);
+    }
+    cycles::offer(s, [on, off], mode, (c, d), (cycle, bar));
+}
+
+/// The depth past which a fact of a `mode` trace rates above `bar` both as the end of a chain
+/// on `base` (rated by the facts it rests on, at least its depth) and as a cycle's removal.
+fn depth_limit(base: u16, mode: Mode, bar: u16) -> u16 {
+    let cycle = cycles::kind(mode).1;
+    let fits = |depth: usize| {
+        rating::rate(base, depth) <= bar
+            || rating::rate(cycle, depth.saturating_sub(cycles::short(cycle))) <= bar
+    };
+    // A trace holds each of the 1,458 facts at most once, so no depth goes past that.
+    let mut depth = 1;
+    while depth < 81 * 9 * 2 && fits(depth + 1) {
+        depth += 1;
+    }
+    depth as u16
 }
 
 /// Nishio forcing chains: a digit assumed in a cell whose consequences for that digit alone
@@ -87,12 +135,21 @@ pub(crate) fn nishio(s: &Start) -> Option<Deduction> {
     best
 }
 
-/// The chain from a trace's assumption back to its opposite, if there is one.
-fn self_contradiction(t: &Trace, name: &'static str, base: u16) -> Option<Deduction> {
+/// The chain from a trace's assumption back to its opposite, if there is one rated no
+/// higher than `bar` (the best so far, which a higher one could not displace).
+fn self_contradiction(
+    t: &Trace,
+    name: &'static str,
+    base: u16,
+    bar: Option<u16>,
+) -> Option<Deduction> {
     let root = t.nodes[0];
     let (c, d, on) = (usize::from(root.cell), usize::from(root.digit), root.on);
     let end = t.find(c, d, !on)?;
     let tenths = rating::rate(base, t.ancestors(&[end]));
+    if bar.is_some_and(|b| tenths > b) {
+        return None;
+    }
     let mut found = Deduction::setting(name, tenths, c, d, !on);
     found.support = deduction::support(t, &[end]);
     found.text = format!(
