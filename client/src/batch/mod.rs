@@ -9,6 +9,7 @@ mod fleet;
 mod read;
 mod reorder;
 mod send;
+mod summary;
 
 use std::io::IsTerminal;
 use std::sync::Arc;
@@ -25,10 +26,13 @@ use crate::request::{NoPuzzles, Tally};
 /// Chunks read ahead of the streams; the servers' windows bound the rest.
 const READ_AHEAD: usize = 4;
 
+/// Bytes of output gathered before a write: a few hundred answers per system call.
+const OUT_BUFFER: usize = 1 << 16;
+
 /// What the reader tells the printer, in input order.
 pub enum Item {
     /// Puzzles sent to be solved, as one chunk.
-    Puzzles(Vec<(Origin, pb::Grid)>),
+    Puzzles(Arc<read::Chunk>),
     /// A line that did not parse: answered here, never sent.
     Invalid(Origin, String),
     /// Every line has been read.
@@ -63,8 +67,8 @@ pub async fn run(
     } else {
         None
     };
-    let mut summary = reorder::Summary::new(total);
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut summary = summary::Summary::new(total);
+    let mut out = std::io::BufWriter::with_capacity(OUT_BUFFER, std::io::stdout().lock());
     let mut reading = true;
     let mut failure = None;
     while reading || reorder.outstanding() > 0 {
@@ -77,7 +81,7 @@ pub async fn run(
             },
             answer = answer_rx.recv() => match answer {
                 Some(Ok((chunk, reply))) => {
-                    if let Err(err) = reorder.answer(&chunk, &reply) {
+                    if let Err(err) = reorder.answer(&chunk, reply) {
                         failure = Some(err);
                     }
                 }

@@ -143,7 +143,7 @@ pub async fn worker(
             Err(Lost::Server { reason, unanswered }) => (reason, unanswered),
         };
         let (reason, unanswered) = lost;
-        let puzzles: usize = unanswered.iter().map(|c| c.numbers.len()).sum();
+        let puzzles: usize = unanswered.iter().map(|c| c.len()).sum();
         failures += 1;
         // Alone, there is nobody to hand the work to and no point in waiting.
         let alone = queue.workers() <= 1;
@@ -225,7 +225,7 @@ async fn stream(
                 Some(chunk) => {
                     let message = packed(&chunk, options);
                     in_flight.insert(sent, chunk.clone());
-                    sent += chunk.numbers.len() as u64;
+                    sent += chunk.len() as u64;
                     let sent = match &tx { Some(tx) => tx.send(message).await.is_ok(), None => false };
                     if !sent {
                         // The stream is over; its status comes from the replies.
