@@ -133,6 +133,9 @@ impl Connection {
             if let Some(side) = global.max_grid_side {
                 config.max_grid_side = side;
             }
+            config.batch_window = crate::knob("SB_WINDOW", config.batch_window);
+            config.max_stream_bytes = crate::knob("SB_SBYTES", config.max_stream_bytes);
+            if let Ok(w) = std::env::var("SB_WORKERS") { config.workers = w.parse().ok(); }
             let server = sudoku_server::start(config)
                 .await
                 .context("cannot start the embedded server")?;

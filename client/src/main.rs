@@ -25,6 +25,10 @@ use crate::cli::{Cli, Command, Format};
 use crate::conn::Connection;
 use crate::output::Printer;
 
+pub fn knob(name: &str, default: usize) -> usize {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
 fn main() -> ExitCode {
     style::init();
     let cli = Cli::parse();
@@ -35,6 +39,7 @@ fn main() -> ExitCode {
         return exit_code(write_stdout(&script).map(|()| true));
     }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(knob("SB_RT", 2))
         .enable_all()
         .build()
     {

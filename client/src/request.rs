@@ -91,32 +91,44 @@ pub fn solves_cells<C: Copy + Into<u32>>(
     let Ok(shape) = solver_core::Shape::new(dim(box_rows), dim(box_cols)) else {
         return false;
     };
-    let side = shape.side();
+    let (side, width) = (shape.side(), shape.box_cols());
     if solution.len() != side * side || puzzle.len() != side * side {
         return false;
     }
+    // The classic shape with its sizes known when compiled: the loops unroll, no division left.
+    if (side, width) == (9, 3) {
+        cells_solve(puzzle, solution, 9, 3)
+    } else {
+        cells_solve(puzzle, solution, side, width)
+    }
+}
+
+/// [`solves_cells`] once the shape (`side`, boxes `width` cells wide) and lengths are checked.
+#[inline(always)]
+fn cells_solve<C: Copy + Into<u32>>(puzzle: &[C], solution: &[C], side: usize, width: usize) -> bool {
+    let (puzzle, solution) = (&puzzle[..side * side], &solution[..side * side]);
     // No early exit, so that the loop runs branch-free over the cells.
     let kept = puzzle.iter().zip(solution).fold(true, |ok, (&given, &v)| {
         let (given, v): (u32, u32) = (given.into(), v.into());
-        ok & (v != 0) & (dim(v) <= side) & ((given == 0) | (given == v))
+        ok & (v != 0) & (v as usize <= side) & ((given == 0) | (given == v))
     });
-    kept && houses_complete(shape, solution)
+    kept && houses_complete(solution, side, width)
 }
 
-/// Whether every row, column and box of `cells` (each a digit of the shape) holds every
-/// digit. A house has as many cells as digits, so it holds each once exactly when the bits of
-/// its cells' digits make up all of them: ORs only, no test per cell.
-fn houses_complete<C: Copy + Into<u32>>(shape: solver_core::Shape, cells: &[C]) -> bool {
-    let side = shape.side();
-    let width = shape.box_cols();
+/// Whether every row, column and box of `cells` (each a digit 1..=`side`) holds every digit.
+/// A house has as many cells as digits, so it holds each once exactly when the bits of its
+/// cells' digits make up all of them: ORs only, no test per cell.
+#[inline(always)]
+fn houses_complete<C: Copy + Into<u32>>(cells: &[C], side: usize, width: usize) -> bool {
+    let height = side / width;
     let all = u64::MAX >> (64 - side);
     let mut cols = [0u64; solver_core::Shape::MAX_SIDE];
     let mut boxes = [0u64; solver_core::Shape::MAX_SIDE];
     let mut rows = all;
     for (row, cells) in cells.chunks_exact(side).enumerate() {
-        let first_box = shape.box_of(row, 0);
+        // Boxes are `height` rows by `width` columns, so a band of rows meets `height` boxes.
+        let first_box = row / height * height;
         let mut in_row = 0u64;
-        // A row meets `side / width` boxes, `width` cells each.
         for (b, cells) in cells.chunks_exact(width).enumerate() {
             let mut in_box = 0u64;
             for (i, &v) in cells.iter().enumerate() {
@@ -159,7 +171,12 @@ pub fn push_line<C: Copy + Into<u32>>(
     if !fits {
         return None;
     }
-    out.extend(cells.iter().map(|&v| TEXT[v.into() as usize]));
+    let start = out.len();
+    out.resize(start + cells.len(), 0);
+    for (text, &v) in out[start..].iter_mut().zip(cells) {
+        // Every value is at most the side (checked above); `min` spares the bounds check.
+        *text = TEXT[(v.into() as usize).min(TEXT.len() - 1)];
+    }
     Some(())
 }
 
@@ -276,6 +293,36 @@ mod tests {
         assert_eq!(line_of(&good).as_deref(), Some("1234341221434321"));
         assert_eq!(line_of(&large), None);
         assert_eq!(line_of(&puzzle).as_deref(), Some("1..............."));
+    }
+
+    #[test]
+    fn packed_cells_are_checked_in_their_own_box_shape() {
+        let cells = |t: &str| -> Vec<u8> {
+            t.bytes()
+                .map(|b| if b == b'.' { 0 } else { b - b'0' })
+                .collect()
+        };
+        let (empty, good) = (
+            cells(&".".repeat(36)),
+            cells("123456456123231564564231312645645312"),
+        );
+        // Every row and column right, the boxes not.
+        let latin = cells("123456234561345612456123561234612345");
+        assert!(solves_cells(2, 3, &empty, &good));
+        assert!(!solves_cells(3, 2, &empty, &good));
+        assert!(!solves_cells(2, 3, &empty, &latin));
+        let puzzle = cells(
+            ".................3.....1.6......6.1...3.9......4....2..6......9.7..8...521...7...",
+        );
+        let solution =
+            cells("546328791821769543937541862792856314183294657654173928368415279479682135215937486");
+        assert!(solves_cells(3, 3, &puzzle, &solution));
+        let mut swapped = solution.clone();
+        swapped.swap(0, 1);
+        assert!(!solves_cells(3, 3, &puzzle, &swapped));
+        let mut line = Vec::new();
+        assert_eq!(push_line(&mut line, 3, 3, &solution), Some(()));
+        assert_eq!(line, solution.iter().map(|v| b'0' + v).collect::<Vec<u8>>());
     }
 
     #[test]

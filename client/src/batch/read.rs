@@ -60,7 +60,7 @@ pub async fn read(
     if inputs.is_empty() {
         inputs.push(None);
     }
-    let mut packer = Packer::default();
+    let mut packer = Packer { limit: crate::knob("SB_CHUNK", CHUNK), ..Packer::default() };
     let mut number = 0usize;
     for input in inputs {
         let mut lines = LineReader::new(open_input(input.as_deref()).await?, input.as_deref());
@@ -141,6 +141,7 @@ fn classic_value(b: u8) -> Option<u8> {
 #[derive(Default)]
 struct Packer {
     next_id: u64,
+    limit: usize,
     shape: (u32, u32),
     origins: Vec<Origin>,
     cells: Vec<u8>,
@@ -149,7 +150,7 @@ struct Packer {
 impl Packer {
     /// Whether the chunk has no room left.
     fn full(&self) -> bool {
-        self.origins.len() >= CHUNK
+        self.origins.len() >= self.limit
     }
 
     /// Whether `grid` can join the chunk: room left and the same shape.

@@ -194,7 +194,7 @@ async fn stream(
         reason: format!("cannot connect: {}", crate::conn::error_chain(&e)),
         unanswered: Vec::new(),
     })?;
-    let (tx, rx) = mpsc::channel::<pb::PackedPuzzles>(IN_FLIGHT);
+    let (tx, rx) = mpsc::channel::<pb::PackedPuzzles>(crate::knob("SB_INFLIGHT", IN_FLIGHT));
     let mut client = conn.sudoku_on(channel);
     // Chunks sent and not yet answered, by the stream index of their first puzzle, which
     // the server's answer names.
@@ -219,9 +219,10 @@ async fn stream(
         Err(status) => return Err(lost(status, &mut in_flight)),
     };
     let mut tx = Some(tx);
+    let inflight_max = crate::knob("SB_INFLIGHT", IN_FLIGHT);
     loop {
         tokio::select! {
-            chunk = queue.next(), if tx.is_some() && in_flight.len() < IN_FLIGHT => match chunk {
+            chunk = queue.next(), if tx.is_some() && in_flight.len() < inflight_max => match chunk {
                 Some(chunk) => {
                     let message = packed(&chunk, options);
                     in_flight.insert(sent, chunk.clone());
