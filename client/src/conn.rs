@@ -133,9 +133,8 @@ impl Connection {
             if let Some(side) = global.max_grid_side {
                 config.max_grid_side = side;
             }
-            config.batch_window = crate::knob("SB_WINDOW", config.batch_window);
-            config.max_stream_bytes = crate::knob("SB_SBYTES", config.max_stream_bytes);
-            if let Ok(w) = std::env::var("SB_WORKERS") { config.workers = w.parse().ok(); }
+            // Its one client sets the pace (see `Pace::EMBEDDED`).
+            config.batch_window = crate::batch::Pace::EMBEDDED.window();
             let server = sudoku_server::start(config)
                 .await
                 .context("cannot start the embedded server")?;
@@ -183,6 +182,11 @@ impl Connection {
             timeout: global.timeout,
             compression,
         })
+    }
+
+    /// Whether the server is the embedded one, in this process.
+    pub fn is_embedded(&self) -> bool {
+        self.embedded.is_some()
     }
 
     /// Each server on its own.

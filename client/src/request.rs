@@ -105,7 +105,12 @@ pub fn solves_cells<C: Copy + Into<u32>>(
 
 /// [`solves_cells`] once the shape (`side`, boxes `width` cells wide) and lengths are checked.
 #[inline(always)]
-fn cells_solve<C: Copy + Into<u32>>(puzzle: &[C], solution: &[C], side: usize, width: usize) -> bool {
+fn cells_solve<C: Copy + Into<u32>>(
+    puzzle: &[C],
+    solution: &[C],
+    side: usize,
+    width: usize,
+) -> bool {
     let (puzzle, solution) = (&puzzle[..side * side], &solution[..side * side]);
     // No early exit, so that the loop runs branch-free over the cells.
     let kept = puzzle.iter().zip(solution).fold(true, |ok, (&given, &v)| {
@@ -314,8 +319,9 @@ mod tests {
         let puzzle = cells(
             ".................3.....1.6......6.1...3.9......4....2..6......9.7..8...521...7...",
         );
-        let solution =
-            cells("546328791821769543937541862792856314183294657654173928368415279479682135215937486");
+        let solution = cells(
+            "546328791821769543937541862792856314183294657654173928368415279479682135215937486",
+        );
         assert!(solves_cells(3, 3, &puzzle, &solution));
         let mut swapped = solution.clone();
         swapped.swap(0, 1);

@@ -6,6 +6,7 @@
 //! [`reorder`] holds early answers until their turn and counts them.
 
 mod fleet;
+mod pace;
 mod read;
 mod reorder;
 mod send;
@@ -17,6 +18,7 @@ use std::sync::Arc;
 use sudoku_proto::pb;
 use tokio::sync::mpsc;
 
+pub use self::pace::Pace;
 use crate::cli::BatchArgs;
 use crate::conn::Connection;
 use crate::input::Origin;
@@ -49,7 +51,8 @@ pub async fn run(
     let (chunk_tx, chunk_rx) = mpsc::channel(READ_AHEAD);
     let (item_tx, mut item_rx) = mpsc::unbounded_channel::<Item>();
     let (answer_tx, mut answer_rx) = mpsc::unbounded_channel();
-    let reader = tokio::spawn(read::read(args.clone(), chunk_tx, item_tx));
+    let chunk = Pace::of(&conn).chunk;
+    let reader = tokio::spawn(read::read(args.clone(), chunk, chunk_tx, item_tx));
     let queue = Arc::new(send::Queue::new(chunk_rx));
     let options = pb::SolveOptions::from(&args.options);
     let fleet = tokio::spawn(fleet::run(

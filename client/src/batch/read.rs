@@ -11,10 +11,6 @@ use crate::cli::BatchArgs;
 use crate::input::{LineReader, Origin, Place, open_input, puzzle_field};
 use crate::request::parse;
 
-/// Most puzzles in one BatchSolvePacked message: large enough that a message's cost is
-/// spread thin, small enough that a lost server leaves little to re-send.
-pub const CHUNK: usize = 256;
-
 /// Puzzles of one shape, sent as one BatchSolvePacked message and answered together.
 #[derive(Debug)]
 pub struct Chunk {
@@ -42,12 +38,14 @@ impl Chunk {
     }
 }
 
-/// Reads every input in order and packs the puzzles that parse into chunks of one shape:
+/// Reads every input in order and packs the puzzles that parse into chunks of one shape, at
+/// most `chunk` puzzles each:
 /// a chunk goes out when full, when the shape changes, or when the input has nothing more in
 /// memory (so a slow pipe is not held back). Each chunk goes to `items` first, so the printer
 /// knows its puzzles before an answer can arrive; a line that does not parse is answered there.
 pub async fn read(
     args: BatchArgs,
+    chunk: usize,
     chunks: mpsc::Sender<Arc<Chunk>>,
     items: mpsc::UnboundedSender<Item>,
 ) -> anyhow::Result<()> {
@@ -60,7 +58,10 @@ pub async fn read(
     if inputs.is_empty() {
         inputs.push(None);
     }
-    let mut packer = Packer { limit: crate::knob("SB_CHUNK", CHUNK), ..Packer::default() };
+    let mut packer = Packer {
+        limit: chunk,
+        ..Packer::default()
+    };
     let mut number = 0usize;
     for input in inputs {
         let mut lines = LineReader::new(open_input(input.as_deref()).await?, input.as_deref());
@@ -141,6 +142,7 @@ fn classic_value(b: u8) -> Option<u8> {
 #[derive(Default)]
 struct Packer {
     next_id: u64,
+    /// Most puzzles in a chunk.
     limit: usize,
     shape: (u32, u32),
     origins: Vec<Origin>,
@@ -212,7 +214,7 @@ impl Packer {
             id: self.next_id,
             box_rows: self.shape.0,
             box_cols: self.shape.1,
-            origins: std::mem::replace(&mut self.origins, Vec::with_capacity(CHUNK)),
+            origins: std::mem::replace(&mut self.origins, Vec::with_capacity(self.limit)),
             cells: std::mem::replace(&mut self.cells, cells),
         });
         self.next_id += 1;
