@@ -102,6 +102,11 @@ impl Server {
     }
 }
 
+/// Whether the flags leave the calls to an embedded server (no `--server` given).
+pub fn is_embedded(global: &Global) -> bool {
+    global.servers.iter().all(|s| s.trim().is_empty())
+}
+
 /// A ready connection, with the embedded server kept alive while it is used.
 pub struct Connection {
     channel: Channel,
