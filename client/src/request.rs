@@ -165,7 +165,6 @@ pub fn push_line<C: Copy + Into<u32>>(
     box_cols: u32,
     cells: &[C],
 ) -> Option<()> {
-    const TEXT: &[u8; 36] = b".123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
     let side = usize::try_from(box_rows.checked_mul(box_cols)?).ok()?;
     if cells.len() != side * side || side > solver_core::Shape::MAX_SIDE {
         return None;
@@ -179,8 +178,14 @@ pub fn push_line<C: Copy + Into<u32>>(
     let start = out.len();
     out.resize(start + cells.len(), 0);
     for (text, &v) in out[start..].iter_mut().zip(cells) {
-        // Every value is at most the side (checked above); `min` spares the bounds check.
-        *text = TEXT[(v.into() as usize).min(TEXT.len() - 1)];
+        // At most the side (checked above), so a byte; selects, not a table, so that the
+        // loop runs on vectors.
+        let v = v.into() as u8;
+        *text = match v {
+            0 => b'.',
+            1..=9 => b'0' + v,
+            _ => b'A' - 10 + v,
+        };
     }
     Some(())
 }
@@ -329,6 +334,19 @@ mod tests {
         let mut line = Vec::new();
         assert_eq!(push_line(&mut line, 3, 3, &solution), Some(()));
         assert_eq!(line, solution.iter().map(|v| b'0' + v).collect::<Vec<u8>>());
+        // Past 9, letters; past the side, no line.
+        let mut sixteen: Vec<u8> = (0..=16).collect();
+        sixteen.resize(256, 1);
+        line.clear();
+        assert_eq!(push_line(&mut line, 4, 4, &sixteen), Some(()));
+        assert!(line.starts_with(b".123456789ABCDEFG1"));
+        sixteen[3] = 17;
+        assert_eq!(push_line(&mut line, 4, 4, &sixteen), None);
+        assert_eq!(
+            line.len(),
+            256,
+            "a refused line leaves the output as it was"
+        );
     }
 
     #[test]
