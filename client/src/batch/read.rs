@@ -70,27 +70,17 @@ pub async fn read(
                 number: number + 1,
                 place: Place::Line(line_no),
             };
-            let added = match args.options.shape {
-                None => packer.add_classic(line, &origin),
-                Some(_) => false,
-            };
-            if !added {
-                if line.trim().is_empty() || line.trim_start().starts_with('#') {
-                    continue;
-                }
-                let field = puzzle_field(line);
-                let parsed = match args.options.shape {
-                    None => classic(field).map_or_else(|| parse(field, None), Ok),
-                    shape => parse(field, shape),
-                };
-                match parsed {
-                    Ok(grid) => {
+            let packed = args.options.shape.is_none() && packer.add_classic(line, &origin);
+            if !packed {
+                match parse_line(line, args.options.shape) {
+                    None => continue,
+                    Some(Ok(grid)) => {
                         if !packer.fits(&grid) && !packer.flush(&chunks, &items).await {
                             return Ok(());
                         }
                         packer.add(origin, &grid);
                     }
-                    Err(error) => {
+                    Some(Err(error)) => {
                         let _ = items.send(Item::Invalid(origin, error.message));
                     }
                 }
@@ -104,6 +94,22 @@ pub async fn read(
     packer.flush(&chunks, &items).await;
     let _ = items.send(Item::Done);
     Ok(())
+}
+
+/// The puzzle of a line that is not a whole classic one (see [`Packer::add_classic`]), or
+/// why it is not one; `None` for a blank or comment line.
+fn parse_line(
+    line: &str,
+    shape: Option<solver_core::Shape>,
+) -> Option<Result<pb::Grid, pb::SolveError>> {
+    if line.trim().is_empty() || line.trim_start().starts_with('#') {
+        return None;
+    }
+    let field = puzzle_field(line);
+    Some(match shape {
+        None => classic(field).map_or_else(|| parse(field, None), Ok),
+        shape => parse(field, shape),
+    })
 }
 
 /// A classic one-line puzzle (81 characters, `.` or `0` empty, `1`-`9`) as wire cells,
