@@ -1,9 +1,10 @@
 //! `sudoku batch`: every puzzle through BatchSolvePacked streams, on one server or spread
 //! over several, answers back in input order.
 //!
-//! [`read`] turns files into puzzles and packs them into chunks, [`send`] runs one worker
-//! per server taking chunks from one queue (a lost server's chunks go to the others),
-//! [`reorder`] holds early answers until their turn and counts them.
+//! [`read`] turns files into puzzles and packs them into chunks ([`pace`] says how big),
+//! [`send`] runs one worker per server taking chunks from one queue (a lost server's chunks
+//! go to the others), [`reorder`] holds early answers until their turn, and [`summary`]
+//! checks, prints and counts them.
 
 mod fleet;
 mod pace;
