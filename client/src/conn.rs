@@ -102,6 +102,11 @@ impl Server {
     }
 }
 
+/// Whether the flags leave the calls to an embedded server (no `--server` given).
+pub fn is_embedded(global: &Global) -> bool {
+    global.servers.iter().all(|s| s.trim().is_empty())
+}
+
 /// A ready connection, with the embedded server kept alive while it is used.
 pub struct Connection {
     channel: Channel,
@@ -133,6 +138,8 @@ impl Connection {
             if let Some(side) = global.max_grid_side {
                 config.max_grid_side = side;
             }
+            // Its one client sets the pace (see `Pace::EMBEDDED`).
+            config.batch_window = crate::batch::Pace::EMBEDDED.window();
             let server = sudoku_server::start(config)
                 .await
                 .context("cannot start the embedded server")?;
@@ -180,6 +187,11 @@ impl Connection {
             timeout: global.timeout,
             compression,
         })
+    }
+
+    /// Whether the server is the embedded one, in this process.
+    pub fn is_embedded(&self) -> bool {
+        self.embedded.is_some()
     }
 
     /// Each server on its own.

@@ -7,7 +7,7 @@ use sudoku_proto::pb::{self, Outcome};
 
 use crate::cli::Format;
 use crate::input::Origin;
-use crate::request::line_of;
+use crate::request::{line_of, push_line};
 use crate::style::{self, Tone};
 
 /// The word for an outcome, as printed in `line` format and in JSON.
@@ -20,6 +20,21 @@ pub fn outcome_word(outcome: Outcome) -> &'static str {
         Outcome::Invalid | Outcome::Unspecified => "invalid",
         Outcome::BudgetExhausted | Outcome::DeadlineExceeded => "stopped",
     }
+}
+
+/// Appends one answer in `line` format: the solution's text for a unique or solved puzzle
+/// whose solution (box rows, box columns, cells) is a grid of that shape, else the outcome word.
+pub fn push_line_answer<C: Copy + Into<u32>>(
+    out: &mut Vec<u8>,
+    outcome: Outcome,
+    solution: Option<(u32, u32, &[C])>,
+) {
+    let printed = matches!(outcome, Outcome::Unique | Outcome::Solved)
+        && solution.is_some_and(|(rows, cols, cells)| push_line(out, rows, cols, cells).is_some());
+    if !printed {
+        out.extend_from_slice(outcome_word(outcome).as_bytes());
+    }
+    out.push(b'\n');
 }
 
 /// One puzzle's answer as the client saw it.
@@ -57,6 +72,11 @@ impl Printer {
         Printer { format }
     }
 
+    /// The format it writes.
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
     /// Writes one answer.
     pub fn answer(&self, out: &mut impl Write, origin: &Origin, answer: Answer) -> io::Result<()> {
         match answer {
@@ -91,10 +111,16 @@ impl Printer {
                 .and_then(|g| grid_from_pb(g).ok())
         };
         match self.format {
-            Format::Line => match (response.solution.as_ref().and_then(line_of), outcome) {
-                (Some(line), Outcome::Unique | Outcome::Solved) => writeln!(out, "{line}"),
-                _ => writeln!(out, "{}", outcome_word(outcome)),
-            },
+            Format::Line => {
+                let solution = response.solution.as_ref();
+                let mut line = Vec::with_capacity(solution.map_or(0, |g| g.cells.len()) + 1);
+                push_line_answer(
+                    &mut line,
+                    outcome,
+                    solution.map(|g| (g.box_rows, g.box_cols, &g.cells[..])),
+                );
+                out.write_all(&line)
+            }
             Format::Json => {
                 let stats = response.stats.unwrap_or_default();
                 let value = serde_json::json!({

@@ -57,67 +57,137 @@ pub fn is_solved(outcome: Outcome) -> bool {
     )
 }
 
+/// What `check` reports when a server's solution breaks the rules or the givens.
+pub const BAD_SOLUTION: &str = "the server's solution does not solve the puzzle";
+
 /// Why a server's answer cannot be trusted: its solution breaks the rules or the givens.
 pub fn bad_solution(puzzle: &pb::Grid, response: &pb::SolveResponse) -> Option<String> {
     let solution = response.solution.as_ref()?;
-    (!solves(puzzle, solution))
-        .then(|| "the server's solution does not solve the puzzle".to_owned())
+    (!solves(puzzle, solution)).then(|| BAD_SOLUTION.to_owned())
 }
 
 /// Whether `solution` solves `puzzle`: the same shape, every cell a digit, no digit twice in a
-/// row, column or box, and the givens kept. Read straight off the wire cells: batches check
-/// every answer, and building two grids per puzzle cost more than the easiest solves.
+/// row, column or box, and the givens kept.
 pub fn solves(puzzle: &pb::Grid, solution: &pb::Grid) -> bool {
+    (solution.box_rows, solution.box_cols) == (puzzle.box_rows, puzzle.box_cols)
+        && solves_cells(
+            puzzle.box_rows,
+            puzzle.box_cols,
+            &puzzle.cells,
+            &solution.cells,
+        )
+}
+
+/// [`solves`] on bare cells of one box shape, as Grid messages (u32) or packed ones (a byte
+/// each) carry them. Read straight off the wire: batches check every answer, and building two
+/// grids per puzzle cost more than the easiest solves.
+pub fn solves_cells<C: Copy + Into<u32>>(
+    box_rows: u32,
+    box_cols: u32,
+    puzzle: &[C],
+    solution: &[C],
+) -> bool {
     let dim = |v: u32| usize::try_from(v).unwrap_or(usize::MAX);
-    let Ok(shape) = solver_core::Shape::new(dim(puzzle.box_rows), dim(puzzle.box_cols)) else {
+    let Ok(shape) = solver_core::Shape::new(dim(box_rows), dim(box_cols)) else {
         return false;
     };
-    let side = shape.side();
-    if (solution.box_rows, solution.box_cols) != (puzzle.box_rows, puzzle.box_cols)
-        || solution.cells.len() != side * side
-        || puzzle.cells.len() != side * side
-    {
+    let (side, width) = (shape.side(), shape.box_cols());
+    if solution.len() != side * side || puzzle.len() != side * side {
         return false;
     }
-    // Digits seen per row, column and box, one bit each; row by row, so that no cell needs a
-    // division to find its houses.
-    let mut seen = [[0u64; solver_core::Shape::MAX_SIDE]; 3];
-    let rows = solution.cells.chunks(side).zip(puzzle.cells.chunks(side));
-    for (row, (cells, givens)) in rows.enumerate() {
-        let first_box = shape.box_of(row, 0);
-        for (col, (&v, &given)) in cells.iter().zip(givens).enumerate() {
-            if v == 0 || dim(v) > side || (given != 0 && given != v) {
-                return false;
-            }
-            let bit = 1u64 << (v - 1);
-            let houses = [row, col, first_box + col / shape.box_cols()];
-            for (kind, &house) in houses.iter().enumerate() {
-                if seen[kind][house] & bit != 0 {
-                    return false;
-                }
-                seen[kind][house] |= bit;
-            }
-        }
+    // The classic shape with its sizes known when compiled: the loops unroll, no division left.
+    if (side, width) == (9, 3) {
+        cells_solve(puzzle, solution, 9, 3)
+    } else {
+        cells_solve(puzzle, solution, side, width)
     }
-    true
+}
+
+/// [`solves_cells`] once the shape (`side`, boxes `width` cells wide) and lengths are checked.
+#[inline(always)]
+fn cells_solve<C: Copy + Into<u32>>(
+    puzzle: &[C],
+    solution: &[C],
+    side: usize,
+    width: usize,
+) -> bool {
+    let (puzzle, solution) = (&puzzle[..side * side], &solution[..side * side]);
+    // No early exit, so that the loop runs branch-free over the cells.
+    let kept = puzzle.iter().zip(solution).fold(true, |ok, (&given, &v)| {
+        let (given, v): (u32, u32) = (given.into(), v.into());
+        ok & (v != 0) & (v as usize <= side) & ((given == 0) | (given == v))
+    });
+    kept && houses_complete(solution, side, width)
+}
+
+/// Whether every row, column and box of `cells` (each a digit 1..=`side`) holds every digit.
+/// A house has as many cells as digits, so it holds each once exactly when the bits of its
+/// cells' digits make up all of them: ORs only, no test per cell.
+#[inline(always)]
+fn houses_complete<C: Copy + Into<u32>>(cells: &[C], side: usize, width: usize) -> bool {
+    let height = side / width;
+    let all = u64::MAX >> (64 - side);
+    let mut cols = [0u64; solver_core::Shape::MAX_SIDE];
+    let mut boxes = [0u64; solver_core::Shape::MAX_SIDE];
+    let mut rows = all;
+    for (row, cells) in cells.chunks_exact(side).enumerate() {
+        // Boxes are `height` rows by `width` columns, so a band of rows meets `height` boxes.
+        let first_box = row / height * height;
+        let mut in_row = 0u64;
+        for (b, cells) in cells.chunks_exact(width).enumerate() {
+            let mut in_box = 0u64;
+            for (i, &v) in cells.iter().enumerate() {
+                let bit = 1u64 << (v.into() - 1);
+                in_box |= bit;
+                cols[b * width + i] |= bit;
+            }
+            in_row |= in_box;
+            boxes[first_box + b] |= in_box;
+        }
+        rows &= in_row;
+    }
+    rows == all && cols[..side].iter().chain(&boxes[..side]).all(|&h| h == all)
 }
 
 /// A grid's one-line text straight from its wire cells (`.` for empty, `1`-`9`, then `A`-`Z`);
 /// `None` when a value is not a cell of that shape.
 pub fn line_of(grid: &pb::Grid) -> Option<String> {
-    let side = usize::try_from(grid.box_rows * grid.box_cols).ok()?;
-    if grid.cells.len() != side * side || side > solver_core::Shape::MAX_SIDE {
+    let mut line = Vec::with_capacity(grid.cells.len() + 1);
+    push_line(&mut line, grid.box_rows, grid.box_cols, &grid.cells)?;
+    String::from_utf8(line).ok()
+}
+
+/// Appends the one-line text of `cells` (of that box shape) to `out`; `None`, with `out` as it
+/// was, when a value is not a cell of that shape.
+pub fn push_line<C: Copy + Into<u32>>(
+    out: &mut Vec<u8>,
+    box_rows: u32,
+    box_cols: u32,
+    cells: &[C],
+) -> Option<()> {
+    let side = usize::try_from(box_rows.checked_mul(box_cols)?).ok()?;
+    if cells.len() != side * side || side > solver_core::Shape::MAX_SIDE {
         return None;
     }
-    let mut line = String::with_capacity(grid.cells.len() + 1);
-    for &v in &grid.cells {
-        line.push(match v {
-            0 => '.',
-            _ if v as usize > side => return None,
-            _ => char::from_digit(v, 36)?.to_ascii_uppercase(),
-        });
+    let fits = cells
+        .iter()
+        .fold(true, |ok, &v| ok & (v.into() as usize <= side));
+    if !fits {
+        return None;
     }
-    Some(line)
+    let start = out.len();
+    out.resize(start + cells.len(), 0);
+    for (text, &v) in out[start..].iter_mut().zip(cells) {
+        // At most the side (checked above), so a byte; selects, not a table, so that the
+        // loop runs on vectors.
+        let v = v.into() as u8;
+        *text = match v {
+            0 => b'.',
+            1..=9 => b'0' + v,
+            _ => b'A' - 10 + v,
+        };
+    }
+    Some(())
 }
 
 /// Reports a per-puzzle problem on stderr without stopping.
@@ -134,20 +204,36 @@ pub fn failed(tally: &mut Tally, origin: &Origin, reason: &str) {
 
 /// Counts one server answer, reporting on stderr why it failed if it did.
 pub fn check(tally: &mut Tally, origin: &Origin, puzzle: &pb::Grid, response: &pb::SolveResponse) {
+    let bad = bad_solution(puzzle, response).is_some();
+    count(
+        tally,
+        origin,
+        bad,
+        response.outcome(),
+        response.error.as_ref(),
+    );
+}
+
+/// Counts one server answer whose solution, if it had one, was checked (`bad`: it does not
+/// solve the puzzle), reporting on stderr why it failed if it did.
+pub fn count(
+    tally: &mut Tally,
+    origin: &Origin,
+    bad: bool,
+    outcome: Outcome,
+    error: Option<&pb::SolveError>,
+) {
     tally.total += 1;
-    if let Some(problem) = bad_solution(puzzle, response) {
-        report(origin, &problem);
+    if bad {
+        report(origin, BAD_SOLUTION);
         tally.failed += 1;
         return;
     }
-    if response.outcome() == Outcome::Invalid {
-        let reason = response
-            .error
-            .as_ref()
-            .map_or("the server gave no reason", |e| e.message.as_str());
+    if outcome == Outcome::Invalid {
+        let reason = error.map_or("the server gave no reason", |e| e.message.as_str());
         report(origin, reason);
     }
-    if !is_solved(response.outcome()) {
+    if !is_solved(outcome) {
         tally.failed += 1;
     }
 }
@@ -217,6 +303,50 @@ mod tests {
         assert_eq!(line_of(&good).as_deref(), Some("1234341221434321"));
         assert_eq!(line_of(&large), None);
         assert_eq!(line_of(&puzzle).as_deref(), Some("1..............."));
+    }
+
+    #[test]
+    fn packed_cells_are_checked_in_their_own_box_shape() {
+        let cells = |t: &str| -> Vec<u8> {
+            t.bytes()
+                .map(|b| if b == b'.' { 0 } else { b - b'0' })
+                .collect()
+        };
+        let (empty, good) = (
+            cells(&".".repeat(36)),
+            cells("123456456123231564564231312645645312"),
+        );
+        // Every row and column right, the boxes not.
+        let latin = cells("123456234561345612456123561234612345");
+        assert!(solves_cells(2, 3, &empty, &good));
+        assert!(!solves_cells(3, 2, &empty, &good));
+        assert!(!solves_cells(2, 3, &empty, &latin));
+        let puzzle = cells(
+            ".................3.....1.6......6.1...3.9......4....2..6......9.7..8...521...7...",
+        );
+        let solution = cells(
+            "546328791821769543937541862792856314183294657654173928368415279479682135215937486",
+        );
+        assert!(solves_cells(3, 3, &puzzle, &solution));
+        let mut swapped = solution.clone();
+        swapped.swap(0, 1);
+        assert!(!solves_cells(3, 3, &puzzle, &swapped));
+        let mut line = Vec::new();
+        assert_eq!(push_line(&mut line, 3, 3, &solution), Some(()));
+        assert_eq!(line, solution.iter().map(|v| b'0' + v).collect::<Vec<u8>>());
+        // Past 9, letters; past the side, no line.
+        let mut sixteen: Vec<u8> = (0..=16).collect();
+        sixteen.resize(256, 1);
+        line.clear();
+        assert_eq!(push_line(&mut line, 4, 4, &sixteen), Some(()));
+        assert!(line.starts_with(b".123456789ABCDEFG1"));
+        sixteen[3] = 17;
+        assert_eq!(push_line(&mut line, 4, 4, &sixteen), None);
+        assert_eq!(
+            line.len(),
+            256,
+            "a refused line leaves the output as it was"
+        );
     }
 
     #[test]

@@ -1,14 +1,17 @@
 //! `sudoku batch`: every puzzle through BatchSolvePacked streams, on one server or spread
 //! over several, answers back in input order.
 //!
-//! [`read`] turns files into puzzles and packs them into chunks, [`send`] runs one worker
-//! per server taking chunks from one queue (a lost server's chunks go to the others),
-//! [`reorder`] holds early answers until their turn and counts them.
+//! [`read`] turns files into puzzles and packs them into chunks ([`pace`] says how big),
+//! [`send`] runs one worker per server taking chunks from one queue (a lost server's chunks
+//! go to the others), [`reorder`] holds early answers until their turn, and [`summary`]
+//! checks, prints and counts them.
 
 mod fleet;
+mod pace;
 mod read;
 mod reorder;
 mod send;
+mod summary;
 
 use std::io::IsTerminal;
 use std::sync::Arc;
@@ -16,6 +19,7 @@ use std::sync::Arc;
 use sudoku_proto::pb;
 use tokio::sync::mpsc;
 
+pub use self::pace::Pace;
 use crate::cli::BatchArgs;
 use crate::conn::Connection;
 use crate::input::Origin;
@@ -25,10 +29,13 @@ use crate::request::{NoPuzzles, Tally};
 /// Chunks read ahead of the streams; the servers' windows bound the rest.
 const READ_AHEAD: usize = 4;
 
+/// Bytes of output gathered before a write: a few hundred answers per system call.
+const OUT_BUFFER: usize = 1 << 16;
+
 /// What the reader tells the printer, in input order.
 pub enum Item {
     /// Puzzles sent to be solved, as one chunk.
-    Puzzles(Vec<(Origin, pb::Grid)>),
+    Puzzles(Arc<read::Chunk>),
     /// A line that did not parse: answered here, never sent.
     Invalid(Origin, String),
     /// Every line has been read.
@@ -45,7 +52,8 @@ pub async fn run(
     let (chunk_tx, chunk_rx) = mpsc::channel(READ_AHEAD);
     let (item_tx, mut item_rx) = mpsc::unbounded_channel::<Item>();
     let (answer_tx, mut answer_rx) = mpsc::unbounded_channel();
-    let reader = tokio::spawn(read::read(args.clone(), chunk_tx, item_tx));
+    let chunk = Pace::of(&conn).chunk;
+    let reader = tokio::spawn(read::read(args.clone(), chunk, chunk_tx, item_tx));
     let queue = Arc::new(send::Queue::new(chunk_rx));
     let options = pb::SolveOptions::from(&args.options);
     let fleet = tokio::spawn(fleet::run(
@@ -63,8 +71,8 @@ pub async fn run(
     } else {
         None
     };
-    let mut summary = reorder::Summary::new(total);
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut summary = summary::Summary::new(total);
+    let mut out = std::io::BufWriter::with_capacity(OUT_BUFFER, std::io::stdout().lock());
     let mut reading = true;
     let mut failure = None;
     while reading || reorder.outstanding() > 0 {
@@ -77,7 +85,7 @@ pub async fn run(
             },
             answer = answer_rx.recv() => match answer {
                 Some(Ok((chunk, reply))) => {
-                    if let Err(err) = reorder.answer(&chunk, &reply) {
+                    if let Err(err) = reorder.answer(&chunk, reply) {
                         failure = Some(err);
                     }
                 }

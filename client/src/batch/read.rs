@@ -11,10 +11,6 @@ use crate::cli::BatchArgs;
 use crate::input::{LineReader, Origin, Place, open_input, puzzle_field};
 use crate::request::parse;
 
-/// Most puzzles in one BatchSolvePacked message: large enough that a message's cost is
-/// spread thin, small enough that a lost server leaves little to re-send.
-pub const CHUNK: usize = 256;
-
 /// Puzzles of one shape, sent as one BatchSolvePacked message and answered together.
 #[derive(Debug)]
 pub struct Chunk {
@@ -24,18 +20,32 @@ pub struct Chunk {
     pub box_rows: u32,
     /// Box shape.
     pub box_cols: u32,
-    /// Each puzzle's number (1-based, as in messages), in order.
-    pub numbers: Vec<usize>,
-    /// The puzzles' cells, one byte per cell.
+    /// Where each puzzle came from, in order.
+    pub origins: Vec<Origin>,
+    /// The puzzles' cells, one byte per cell value.
     pub cells: Vec<u8>,
 }
 
-/// Reads every input in order and packs the puzzles that parse into chunks of one shape:
+impl Chunk {
+    /// Puzzles in the chunk.
+    pub fn len(&self) -> usize {
+        self.origins.len()
+    }
+
+    /// Cells per puzzle.
+    pub fn cells_each(&self) -> usize {
+        (self.box_rows * self.box_cols).pow(2) as usize
+    }
+}
+
+/// Reads every input in order and packs the puzzles that parse into chunks of one shape, at
+/// most `chunk` puzzles each:
 /// a chunk goes out when full, when the shape changes, or when the input has nothing more in
-/// memory (so a slow pipe is not held back). Its puzzles go to `items` first, so the printer
-/// knows them before an answer can arrive; a line that does not parse is answered there.
+/// memory (so a slow pipe is not held back). Each chunk goes to `items` first, so the printer
+/// knows its puzzles before an answer can arrive; a line that does not parse is answered there.
 pub async fn read(
     args: BatchArgs,
+    chunk: usize,
     chunks: mpsc::Sender<Arc<Chunk>>,
     items: mpsc::UnboundedSender<Item>,
 ) -> anyhow::Result<()> {
@@ -48,36 +58,35 @@ pub async fn read(
     if inputs.is_empty() {
         inputs.push(None);
     }
-    let mut packer = Packer::default();
+    let mut packer = Packer {
+        limit: chunk,
+        ..Packer::default()
+    };
     let mut number = 0usize;
     for input in inputs {
         let mut lines = LineReader::new(open_input(input.as_deref()).await?, input.as_deref());
         while let Some((line_no, line)) = lines.next().await? {
-            if line.trim().is_empty() || line.trim_start().starts_with('#') {
-                continue;
-            }
-            number += 1;
             let origin = Origin {
-                number,
+                number: number + 1,
                 place: Place::Line(line_no),
             };
-            let field = puzzle_field(&line);
-            let parsed = match args.options.shape {
-                None => classic(field).map_or_else(|| parse(field, None), Ok),
-                shape => parse(field, shape),
-            };
-            match parsed {
-                Ok(grid) => {
-                    if !packer.fits(&grid) && !packer.flush(&chunks, &items).await {
-                        return Ok(());
+            let packed = args.options.shape.is_none() && packer.add_classic(line, &origin);
+            if !packed {
+                match parse_line(line, args.options.shape) {
+                    None => continue,
+                    Some(Ok(grid)) => {
+                        if !packer.fits(&grid) && !packer.flush(&chunks, &items).await {
+                            return Ok(());
+                        }
+                        packer.add(origin, &grid);
                     }
-                    packer.add(origin, grid);
-                }
-                Err(error) => {
-                    let _ = items.send(Item::Invalid(origin, error.message));
+                    Some(Err(error)) => {
+                        let _ = items.send(Item::Invalid(origin, error.message));
+                    }
                 }
             }
-            if !lines.buffered() && !packer.flush(&chunks, &items).await {
+            number += 1;
+            if (packer.full() || !lines.buffered()) && !packer.flush(&chunks, &items).await {
                 return Ok(());
             }
         }
@@ -87,22 +96,34 @@ pub async fn read(
     Ok(())
 }
 
+/// The puzzle of a line that is not a whole classic one (see [`Packer::add_classic`]), or
+/// why it is not one; `None` for a blank or comment line.
+fn parse_line(
+    line: &str,
+    shape: Option<solver_core::Shape>,
+) -> Option<Result<pb::Grid, pb::SolveError>> {
+    if line.trim().is_empty() || line.trim_start().starts_with('#') {
+        return None;
+    }
+    let field = puzzle_field(line);
+    Some(match shape {
+        None => classic(field).map_or_else(|| parse(field, None), Ok),
+        shape => parse(field, shape),
+    })
+}
+
 /// A classic one-line puzzle (81 characters, `.` or `0` empty, `1`-`9`) as wire cells,
 /// without looking for repeated digits: the server checks every puzzle anyway and names the
 /// cells of a repeat, and parsing cost the client as much as solving the easiest puzzles.
 /// Anything else goes through the full parser.
 fn classic(field: &str) -> Option<pb::Grid> {
     let bytes = field.as_bytes();
-    if bytes.len() != 81 {
+    if bytes.len() != CLASSIC_CELLS {
         return None;
     }
     let cells = bytes
         .iter()
-        .map(|&b| match b {
-            b'.' => Some(0),
-            b'0'..=b'9' => Some(u32::from(b - b'0')),
-            _ => None,
-        })
+        .map(|&b| classic_value(b).map(u32::from))
         .collect::<Option<Vec<u32>>>()?;
     Some(pb::Grid {
         box_rows: 3,
@@ -111,25 +132,78 @@ fn classic(field: &str) -> Option<pb::Grid> {
     })
 }
 
+/// Cells of a classic grid.
+const CLASSIC_CELLS: usize = 81;
+
+/// A classic cell's value from its character.
+fn classic_value(b: u8) -> Option<u8> {
+    match b {
+        b'.' => Some(0),
+        b'0'..=b'9' => Some(b - b'0'),
+        _ => None,
+    }
+}
+
 /// The chunk being filled.
 #[derive(Default)]
 struct Packer {
     next_id: u64,
-    puzzles: Vec<(Origin, pb::Grid)>,
+    /// Most puzzles in a chunk.
+    limit: usize,
+    shape: (u32, u32),
+    origins: Vec<Origin>,
+    cells: Vec<u8>,
 }
 
 impl Packer {
-    /// Whether `grid` can join the chunk: room left and the same shape.
-    fn fits(&self, grid: &pb::Grid) -> bool {
-        self.puzzles.len() < CHUNK
-            && self
-                .puzzles
-                .first()
-                .is_none_or(|(_, g)| (g.box_rows, g.box_cols) == (grid.box_rows, grid.box_cols))
+    /// Whether the chunk has no room left.
+    fn full(&self) -> bool {
+        self.origins.len() >= self.limit
     }
 
-    fn add(&mut self, origin: Origin, grid: pb::Grid) {
-        self.puzzles.push((origin, grid));
+    /// Whether `grid` can join the chunk: room left and the same shape.
+    fn fits(&self, grid: &pb::Grid) -> bool {
+        self.origins.is_empty() || (!self.full() && self.shape == (grid.box_rows, grid.box_cols))
+    }
+
+    fn add(&mut self, origin: Origin, grid: &pb::Grid) {
+        self.shape = (grid.box_rows, grid.box_cols);
+        self.origins.push(origin);
+        // Values are at most the side (checked when parsed), so they fit a byte.
+        self.cells.extend(grid.cells.iter().map(|&v| v as u8));
+    }
+
+    /// Adds `line` if it starts with a whole classic one-line puzzle (what
+    /// [`puzzle_field`] and [`classic`] would take) and the chunk has room for it; false
+    /// leaves the line to the general path. Most lines of big inputs go this way, without a
+    /// copy of their cells on the way.
+    fn add_classic(&mut self, line: &str, origin: &Origin) -> bool {
+        let bytes = line.as_bytes();
+        let Some(field) = bytes.get(..CLASSIC_CELLS) else {
+            return false;
+        };
+        // The field ends at the 81st character only when whitespace follows it.
+        let ends = bytes
+            .get(CLASSIC_CELLS)
+            .is_none_or(|&b| b.is_ascii() && char::from(b).is_whitespace());
+        if !ends || !(self.origins.is_empty() || (!self.full() && self.shape == (3, 3))) {
+            return false;
+        }
+        // Every cell converted and checked, then one test: no branch per cell.
+        let mut cells = [0u8; CLASSIC_CELLS];
+        let mut digits = true;
+        for (cell, &b) in cells.iter_mut().zip(field) {
+            let digit = b.wrapping_sub(b'0');
+            digits &= digit <= 9 || b == b'.';
+            *cell = if b == b'.' { 0 } else { digit };
+        }
+        if !digits {
+            return false;
+        }
+        self.cells.extend_from_slice(&cells);
+        self.shape = (3, 3);
+        self.origins.push(origin.clone());
+        true
     }
 
     /// Sends the chunk, if any; false when nobody takes chunks any more.
@@ -138,24 +212,20 @@ impl Packer {
         chunks: &mpsc::Sender<Arc<Chunk>>,
         items: &mpsc::UnboundedSender<Item>,
     ) -> bool {
-        let Some((_, first)) = self.puzzles.first() else {
+        if self.origins.is_empty() {
             return true;
-        };
-        let chunk = Chunk {
+        }
+        let cells = Vec::with_capacity(self.cells.len());
+        let chunk = Arc::new(Chunk {
             id: self.next_id,
-            box_rows: first.box_rows,
-            box_cols: first.box_cols,
-            numbers: self.puzzles.iter().map(|(o, _)| o.number).collect(),
-            // Values are at most the side (checked when parsed), so they fit a byte.
-            cells: self
-                .puzzles
-                .iter()
-                .flat_map(|(_, g)| g.cells.iter().map(|&v| v as u8))
-                .collect(),
-        };
+            box_rows: self.shape.0,
+            box_cols: self.shape.1,
+            origins: std::mem::replace(&mut self.origins, Vec::with_capacity(self.limit)),
+            cells: std::mem::replace(&mut self.cells, cells),
+        });
         self.next_id += 1;
-        let _ = items.send(Item::Puzzles(std::mem::take(&mut self.puzzles)));
-        chunks.send(Arc::new(chunk)).await.is_ok()
+        let _ = items.send(Item::Puzzles(chunk.clone()));
+        chunks.send(chunk).await.is_ok()
     }
 }
 

@@ -1,295 +1,224 @@
-//! Putting answers, which arrive by chunk in completion order, back in input order, and
-//! counting them.
+//! Putting answers, which arrive by chunk in completion order, back in input order.
 
-use std::collections::{BTreeMap, HashSet};
-use std::io::{IsTerminal, Write};
-use std::time::Instant;
+use std::collections::VecDeque;
+use std::sync::Arc;
 
-use anyhow::Context;
-use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 use sudoku_proto::pb::{self, Outcome};
 
 use super::Item;
 use super::read::Chunk;
 use crate::input::Origin;
-use crate::output::{Answer, Printer, outcome_word};
-use crate::request::{Tally, check, failed};
 
-/// One puzzle waiting for its turn to be printed.
-struct Slot {
-    origin: Origin,
-    /// The puzzle sent, to check the answer against; `None` when it never parsed.
-    puzzle: Option<pb::Grid>,
-    answer: Option<Result<pb::SolveResponse, String>>,
+/// A puzzle read, waiting for its turn to be printed.
+enum Slot {
+    /// A line that did not parse, and why.
+    Invalid(Origin, String),
+    /// A puzzle sent in chunk `id`, at `offset`.
+    Sent { id: u64, offset: usize },
 }
 
-/// Puts answers, which arrive in completion order, back in input order.
+/// A chunk sent, and its answer once in.
+struct Sent {
+    chunk: Arc<Chunk>,
+    reply: Option<pb::PackedAnswers>,
+}
+
+/// Puts answers, which arrive in completion order, back in input order. Puzzles and chunks
+/// are numbered in input order, so both wait in queues indexed from the next to print:
+/// nothing per puzzle is allocated or searched for.
 #[derive(Default)]
 pub struct Reorder {
-    /// Puzzles by number (1-based), until printed.
-    slots: BTreeMap<usize, Slot>,
-    /// Chunks answered, so that a second answer to one is caught.
-    answered: HashSet<u64>,
+    /// Puzzles from number `next` on; `None` until read (a line that does not parse is
+    /// known before the chunk of the puzzles around it).
+    slots: VecDeque<Option<Slot>>,
+    /// Chunks from id `first_chunk` on, until their last puzzle is printed.
+    chunks: VecDeque<Option<Sent>>,
+    first_chunk: u64,
     /// Puzzles read so far.
     pub pushed: usize,
-    /// The next puzzle number to print.
-    next: usize,
+    /// Puzzles printed so far.
+    printed: usize,
 }
 
-/// One puzzle ready to print: the server's answer and the puzzle sent, or why it was not sent.
-pub type Ready = Result<(pb::Grid, pb::SolveResponse), String>;
+/// One puzzle ready to print: the server's answer, or why it was not sent.
+pub enum Ready<'a> {
+    /// The server answered.
+    Answer(Answered<'a>),
+    /// The line did not parse.
+    Invalid(&'a str),
+}
+
+/// A puzzle's answer, read from its chunk's reply.
+#[derive(Clone, Copy)]
+pub struct Answered<'a> {
+    /// The chunk the puzzle went in.
+    pub chunk: &'a Chunk,
+    reply: &'a pb::PackedAnswers,
+    offset: usize,
+}
 
 impl Reorder {
-    /// Takes note of a puzzle read.
+    /// Takes note of puzzles read.
     pub fn push(&mut self, item: Item) {
         match item {
-            Item::Puzzles(puzzles) => {
-                for (origin, grid) in puzzles {
-                    self.insert(origin, Some(grid), None);
+            Item::Puzzles(chunk) => {
+                for (offset, origin) in chunk.origins.iter().enumerate() {
+                    let id = chunk.id;
+                    self.insert(origin.number, Slot::Sent { id, offset });
                 }
+                let at = chunk.id.saturating_sub(self.first_chunk) as usize;
+                if self.chunks.len() <= at {
+                    self.chunks.resize_with(at + 1, || None);
+                }
+                self.chunks[at] = Some(Sent { chunk, reply: None });
             }
-            Item::Invalid(origin, reason) => self.insert(origin, None, Some(Err(reason))),
+            Item::Invalid(origin, reason) => {
+                self.insert(origin.number, Slot::Invalid(origin, reason))
+            }
             Item::Done => {}
         }
     }
 
-    fn insert(
-        &mut self,
-        origin: Origin,
-        puzzle: Option<pb::Grid>,
-        answer: Option<Result<pb::SolveResponse, String>>,
-    ) {
+    fn insert(&mut self, number: usize, slot: Slot) {
         self.pushed += 1;
-        self.slots.insert(
-            origin.number,
-            Slot {
-                origin,
-                puzzle,
-                answer,
-            },
-        );
+        // Numbers start at 1 and every one below `number` not yet printed has a place.
+        let at = number.saturating_sub(self.printed + 1);
+        if self.slots.len() <= at {
+            self.slots.resize_with(at + 1, || None);
+        }
+        self.slots[at] = Some(slot);
     }
 
     /// Files a chunk's answers under its puzzles.
-    pub fn answer(&mut self, chunk: &Chunk, reply: &pb::PackedAnswers) -> anyhow::Result<()> {
+    pub fn answer(&mut self, chunk: &Chunk, reply: pb::PackedAnswers) -> anyhow::Result<()> {
+        let Some(at) = chunk.id.checked_sub(self.first_chunk) else {
+            anyhow::bail!("message {} was answered twice", chunk.id);
+        };
+        let Some(Some(sent)) = self.chunks.get_mut(at as usize) else {
+            anyhow::bail!("an answer for message {}, which is not waiting", chunk.id);
+        };
         anyhow::ensure!(
-            self.answered.insert(chunk.id),
+            sent.reply.is_none(),
             "message {} was answered twice",
             chunk.id
         );
         anyhow::ensure!(
-            reply.outcomes.len() == chunk.numbers.len(),
+            reply.outcomes.len() == sent.chunk.len(),
             "message {}: {} outcomes for {} puzzles",
             chunk.id,
             reply.outcomes.len(),
-            chunk.numbers.len()
+            sent.chunk.len()
         );
-        for (offset, &number) in chunk.numbers.iter().enumerate() {
-            let slot = self
-                .slots
-                .get_mut(&number)
-                .with_context(|| format!("an answer for puzzle {number}, which is not waiting"))?;
-            slot.answer = Some(Ok(unpack(chunk, reply, offset)));
-        }
+        sent.reply = Some(reply);
         Ok(())
     }
 
     /// Puzzles read but not yet printed.
     pub fn outstanding(&self) -> usize {
-        self.slots.len()
+        self.pushed - self.printed
     }
 
     /// Hands every puzzle whose turn has come, in order, to `print`.
-    pub fn drain(
+    pub fn drain<E>(
         &mut self,
-        mut print: impl FnMut(&Origin, Ready) -> std::io::Result<()>,
-    ) -> std::io::Result<()> {
-        if self.next == 0 {
-            self.next = 1;
-        }
-        while let Some(slot) = self.slots.get(&self.next) {
-            if slot.answer.is_none() {
-                break;
+        mut print: impl FnMut(&Origin, Ready) -> Result<(), E>,
+    ) -> Result<(), E> {
+        while let Some(Some(slot)) = self.slots.front() {
+            match slot {
+                Slot::Invalid(origin, reason) => print(origin, Ready::Invalid(reason))?,
+                &Slot::Sent { id, offset } => {
+                    let at = id.saturating_sub(self.first_chunk) as usize;
+                    let Some(Some(Sent {
+                        chunk,
+                        reply: Some(reply),
+                    })) = self.chunks.get(at)
+                    else {
+                        break;
+                    };
+                    let answer = Answered {
+                        chunk,
+                        reply,
+                        offset,
+                    };
+                    print(&chunk.origins[offset], Ready::Answer(answer))?;
+                    // Chunks end in id order, so the chunk whose last puzzle this was is the
+                    // oldest.
+                    if offset + 1 == chunk.len() {
+                        self.chunks.pop_front();
+                        self.first_chunk += 1;
+                    }
+                }
             }
-            let Some(slot) = self.slots.remove(&self.next) else {
-                break;
-            };
-            let ready = match (slot.answer, slot.puzzle) {
-                (Some(Ok(response)), Some(puzzle)) => Ok((puzzle, response)),
-                (Some(Err(reason)), _) => Err(reason),
-                _ => Err("no answer".to_owned()),
-            };
-            print(&slot.origin, ready)?;
-            self.next += 1;
+            self.slots.pop_front();
+            self.printed += 1;
         }
         Ok(())
     }
 }
 
-/// The answer to the chunk's puzzle at `offset`, in BatchSolve's terms, so that checking and
-/// printing are the same for every way of sending.
-fn unpack(chunk: &Chunk, reply: &pb::PackedAnswers, offset: usize) -> pb::SolveResponse {
-    let outcome = reply
-        .outcomes
-        .get(offset)
-        .and_then(|&o| Outcome::try_from(i32::from(o)).ok())
-        .unwrap_or(Outcome::Unspecified);
-    let cells = (chunk.box_rows * chunk.box_cols).pow(2) as usize;
-    let solution = matches!(
-        outcome,
-        Outcome::Unique | Outcome::Solved | Outcome::Multiple
-    )
-    .then(|| reply.solutions.get(offset * cells..(offset + 1) * cells))
-    .flatten()
-    .map(|bytes| pb::Grid {
-        box_rows: chunk.box_rows,
-        box_cols: chunk.box_cols,
-        cells: bytes.iter().map(|&b| u32::from(b)).collect(),
-    });
-    let error = reply
-        .errors
-        .iter()
-        .find(|e| e.offset as usize == offset)
-        .and_then(|e| e.error.clone());
-    pb::SolveResponse {
-        id: String::new(),
-        index: (chunk.numbers[offset] - 1) as u64,
-        outcome: outcome.into(),
-        solution,
-        solutions_found: reply.solutions_found.get(offset).copied().unwrap_or(0),
-        stats: Some(pb::SolveStats {
-            guesses: reply.guesses.get(offset).copied().unwrap_or(0),
-            ..pb::SolveStats::default()
-        }),
-        error,
-    }
-}
-
-/// Counts outcomes, shows progress, and prints the closing line on stderr.
-pub struct Summary {
-    /// Puzzles answered, and how many failed.
-    pub tally: Tally,
-    counts: BTreeMap<&'static str, usize>,
-    start: Instant,
-    progress: Option<ProgressBar>,
-}
-
-impl Summary {
-    /// Starts counting, with a progress display on a terminal: a bar with the ETA when the
-    /// number of puzzles is known (`total`), a spinner otherwise.
-    pub fn new(total: Option<u64>) -> Summary {
-        let progress = std::io::stderr().is_terminal().then(|| {
-            let (bar, template) = match total {
-                Some(total) => (
-                    ProgressBar::new(total),
-                    "{wide_bar} {human_pos}/{human_len} puzzles  {rate}  ETA {eta}",
-                ),
-                None => (
-                    ProgressBar::new_spinner(),
-                    "{spinner} {human_pos} puzzles  {rate}  {elapsed}",
-                ),
-            };
-            let style = ProgressStyle::with_template(template)
-                .unwrap_or_else(|_| ProgressStyle::default_bar())
-                .with_key(
-                    "rate",
-                    |state: &ProgressState, w: &mut dyn std::fmt::Write| {
-                        let _ = write!(w, "{}/s", round_rate(state.per_sec()));
-                    },
-                );
-            bar.set_style(style);
-            bar
-        });
-        Summary {
-            tally: Tally::default(),
-            counts: BTreeMap::new(),
-            start: Instant::now(),
-            progress,
-        }
+impl Answered<'_> {
+    /// The puzzle's outcome.
+    pub fn outcome(&self) -> Outcome {
+        self.reply
+            .outcomes
+            .get(self.offset)
+            .and_then(|&o| Outcome::try_from(i32::from(o)).ok())
+            .unwrap_or(Outcome::Unspecified)
     }
 
-    /// Checks, prints and counts one answer.
-    pub fn print(
-        &mut self,
-        printer: &Printer,
-        out: &mut impl Write,
-        origin: &Origin,
-        ready: Ready,
-    ) -> std::io::Result<()> {
-        let word = match &ready {
-            Ok((puzzle, response)) => {
-                check(&mut self.tally, origin, puzzle, response);
-                printer.answer(out, origin, Answer::Response(response))?;
-                outcome_word(response.outcome())
-            }
-            Err(reason) => {
-                failed(&mut self.tally, origin, reason);
-                printer.answer(out, origin, Answer::invalid(reason))?;
-                "invalid"
-            }
-        };
-        *self.counts.entry(word).or_default() += 1;
-        if let Some(bar) = &self.progress {
-            bar.inc(1);
-        }
-        Ok(())
+    /// The puzzle's cells as sent.
+    pub fn puzzle(&self) -> &[u8] {
+        let cells = self.chunk.cells_each();
+        &self.chunk.cells[self.offset * cells..(self.offset + 1) * cells]
     }
 
-    /// Clears the spinner and prints the closing line.
-    pub fn finish(&self) {
-        if let Some(bar) = &self.progress {
-            bar.finish_and_clear();
-        }
-        let seconds = self.start.elapsed().as_secs_f64();
-        let by_outcome: Vec<String> = self
-            .counts
-            .iter()
-            .map(|(w, n)| format!("{n} {w}"))
-            .collect();
-        eprintln!(
-            "{} puzzles: {} in {:.2} s ({:.0} puzzles/s)",
-            self.tally.total,
-            if by_outcome.is_empty() {
-                "none".to_owned()
-            } else {
-                by_outcome.join(", ")
-            },
-            seconds,
-            self.tally.total as f64 / seconds.max(1e-9)
+    /// The solution, where the outcome has one.
+    pub fn solution(&self) -> Option<&[u8]> {
+        let cells = self.chunk.cells_each();
+        let has = matches!(
+            self.outcome(),
+            Outcome::Unique | Outcome::Solved | Outcome::Multiple
         );
+        has.then(|| {
+            self.reply
+                .solutions
+                .get(self.offset * cells..(self.offset + 1) * cells)
+        })
+        .flatten()
     }
-}
 
-/// A rate as people read it: three significant digits, thousands separated (12,300/s).
-fn round_rate(per_sec: f64) -> String {
-    if !per_sec.is_finite() || per_sec < 1.0 {
-        return format!("{:.1}", per_sec.max(0.0));
+    /// Why the server found the puzzle invalid, if it said.
+    pub fn error(&self) -> Option<&pb::SolveError> {
+        self.reply
+            .errors
+            .iter()
+            .find(|e| e.offset as usize == self.offset)
+            .and_then(|e| e.error.as_ref())
     }
-    let digits = per_sec.log10().floor() as i32;
-    let scale = 10f64.powi((digits - 2).max(0));
-    let rounded = ((per_sec / scale).round() * scale) as u64;
-    let text = rounded.to_string();
-    let mut grouped = String::new();
-    for (i, c) in text.chars().enumerate() {
-        if i > 0 && (text.len() - i).is_multiple_of(3) {
-            grouped.push(',');
+
+    /// The answer in BatchSolve's terms, for the formats that print every field.
+    pub fn response(&self) -> pb::SolveResponse {
+        let solution = self.solution().map(|bytes| pb::Grid {
+            box_rows: self.chunk.box_rows,
+            box_cols: self.chunk.box_cols,
+            cells: bytes.iter().map(|&b| u32::from(b)).collect(),
+        });
+        pb::SolveResponse {
+            id: String::new(),
+            index: (self.chunk.origins[self.offset].number - 1) as u64,
+            outcome: self.outcome().into(),
+            solution,
+            solutions_found: self
+                .reply
+                .solutions_found
+                .get(self.offset)
+                .copied()
+                .unwrap_or(0),
+            stats: Some(pb::SolveStats {
+                guesses: self.reply.guesses.get(self.offset).copied().unwrap_or(0),
+                ..pb::SolveStats::default()
+            }),
+            error: self.error().cloned(),
         }
-        grouped.push(c);
-    }
-    grouped
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn rates_are_rounded_to_three_digits() {
-        assert_eq!(round_rate(0.25), "0.2");
-        assert_eq!(round_rate(7.4), "7");
-        assert_eq!(round_rate(123.4), "123");
-        assert_eq!(round_rate(12_345.6), "12,300");
-        assert_eq!(round_rate(1_234_567.0), "1,230,000");
-        assert_eq!(round_rate(f64::NAN), "0.0");
     }
 }

@@ -11,14 +11,9 @@ use sudoku_proto::pb;
 use tokio::sync::{Notify, mpsc};
 use tokio_stream::wrappers::ReceiverStream;
 
+use super::pace::Pace;
 use super::read::Chunk;
 use crate::conn::{Connection, Server, is_server_lost, status_error};
-
-/// Chunks one stream has in flight: enough to keep a server's solver threads busy while
-/// answers travel back (2 measured as fast as 8 on the CLI bench; one more covers a chunk's
-/// slow tail on a big server), few enough that the servers share the work and a lost one
-/// leaves little to re-send.
-const IN_FLIGHT: usize = 3;
 
 /// Attempts to reconnect to a lost server before leaving the job to the others.
 const RECONNECTS: u32 = 3;
@@ -143,7 +138,7 @@ pub async fn worker(
             Err(Lost::Server { reason, unanswered }) => (reason, unanswered),
         };
         let (reason, unanswered) = lost;
-        let puzzles: usize = unanswered.iter().map(|c| c.numbers.len()).sum();
+        let puzzles: usize = unanswered.iter().map(|c| c.len()).sum();
         failures += 1;
         // Alone, there is nobody to hand the work to and no point in waiting.
         let alone = queue.workers() <= 1;
@@ -194,7 +189,8 @@ async fn stream(
         reason: format!("cannot connect: {}", crate::conn::error_chain(&e)),
         unanswered: Vec::new(),
     })?;
-    let (tx, rx) = mpsc::channel::<pb::PackedPuzzles>(IN_FLIGHT);
+    let limit = Pace::of(conn).in_flight;
+    let (tx, rx) = mpsc::channel::<pb::PackedPuzzles>(limit);
     let mut client = conn.sudoku_on(channel);
     // Chunks sent and not yet answered, by the stream index of their first puzzle, which
     // the server's answer names.
@@ -221,11 +217,11 @@ async fn stream(
     let mut tx = Some(tx);
     loop {
         tokio::select! {
-            chunk = queue.next(), if tx.is_some() && in_flight.len() < IN_FLIGHT => match chunk {
+            chunk = queue.next(), if tx.is_some() && in_flight.len() < limit => match chunk {
                 Some(chunk) => {
                     let message = packed(&chunk, options);
                     in_flight.insert(sent, chunk.clone());
-                    sent += chunk.numbers.len() as u64;
+                    sent += chunk.len() as u64;
                     let sent = match &tx { Some(tx) => tx.send(message).await.is_ok(), None => false };
                     if !sent {
                         // The stream is over; its status comes from the replies.
