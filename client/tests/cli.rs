@@ -562,6 +562,23 @@ fn every_command_against_a_separate_server() {
             .write_stdin(format!("{CLASSIC}\n{CLASSIC}\n")),
     );
     assert_eq!(out.lines().count(), 2);
+    // Compressed batches of several chunks each way: the same answers as plain.
+    let many = format!("{CLASSIC}\n").repeat(3000);
+    let plain = stdout(
+        sudoku()
+            .args(["--server", &url, "batch"])
+            .write_stdin(many.clone()),
+    );
+    assert_eq!(plain.lines().count(), 3000);
+    assert_solves(&grid(CLASSIC), plain.lines().next().unwrap_or(""));
+    for codec in ["gzip", "zstd"] {
+        let packed = stdout(
+            sudoku()
+                .args(["--server", &url, "--compress", codec, "batch"])
+                .write_stdin(many.clone()),
+        );
+        assert_eq!(packed, plain, "{codec}");
+    }
     sudoku()
         .args(["health", "--server", &url])
         .assert()

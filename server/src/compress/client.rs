@@ -18,7 +18,8 @@ use super::{Codec, Op};
 /// `send_compressed`/`accept_compressed`.
 #[derive(Debug, Clone, Copy)]
 pub struct CompressLayer {
-    codec: Codec,
+    /// `None` passes calls through untouched, so that one client type serves both choices.
+    codec: Option<Codec>,
     /// The largest message an answer may expand to.
     limit: usize,
 }
@@ -26,7 +27,17 @@ pub struct CompressLayer {
 impl CompressLayer {
     /// Sends `codec` and expands answers up to `limit` bytes a message.
     pub fn new(codec: Codec, limit: usize) -> CompressLayer {
+        CompressLayer::optional(Some(codec), limit)
+    }
+
+    /// Sends `codec`, or leaves calls plain for `None`.
+    pub fn optional(codec: Option<Codec>, limit: usize) -> CompressLayer {
         CompressLayer { codec, limit }
+    }
+
+    /// `inner` behind this layer, for callers without `tower` in scope.
+    pub fn on<S>(self, inner: S) -> Compressed<S> {
+        self.layer(inner)
     }
 }
 
@@ -46,7 +57,7 @@ impl<S> Layer<S> for CompressLayer {
 #[derive(Debug, Clone)]
 pub struct Compressed<S> {
     inner: S,
-    codec: Codec,
+    codec: Option<Codec>,
     limit: usize,
 }
 
@@ -68,7 +79,11 @@ where
     }
 
     fn call(&mut self, request: http::Request<tonic::body::Body>) -> Self::Future {
-        let (codec, limit) = (self.codec, self.limit);
+        let limit = self.limit;
+        let Some(codec) = self.codec else {
+            let call = self.inner.call(request);
+            return Box::pin(async move { Ok(call.await?.map(tonic::body::Body::new)) });
+        };
         let (mut parts, body) = request.into_parts();
         let name = HeaderValue::from_static(codec.name());
         parts.headers.insert(ENCODING, name.clone());
