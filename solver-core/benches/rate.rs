@@ -165,40 +165,7 @@ fn main() {
         .count();
     println!("ratings changed by the random symmetry: {moved}");
 
-    println!("\nper SE rating: count, our mean, exact, unfinished, our hardest techniques");
-    let mut buckets: BTreeMap<u16, Vec<&Rating>> = BTreeMap::new();
-    for (se, r) in &pairs {
-        buckets.entry(*se).or_default().push(r);
-    }
-    for (se, rs) in &buckets {
-        let mean = rs.iter().map(|r| f64::from(r.tenths)).sum::<f64>() / rs.len() as f64 / 10.0;
-        let exact = rs.iter().filter(|r| r.tenths == *se).count();
-        let stuck = rs.iter().filter(|r| r.lower_bound).count();
-        let mut hardest: BTreeMap<String, usize> = BTreeMap::new();
-        for r in rs {
-            let name = r.hardest.as_ref().map_or("none".into(), |s| {
-                format!("{} {:.1}", s.technique, s.rating())
-            });
-            *hardest.entry(name).or_default() += 1;
-        }
-        let mut top: Vec<(String, usize)> = hardest.into_iter().collect();
-        top.sort_by_key(|t| std::cmp::Reverse(t.1));
-        let top: Vec<String> = top
-            .iter()
-            .take(3)
-            .map(|(n, c)| format!("{n} x{c}"))
-            .collect();
-        println!(
-            "  {:>4.1}: {:>3}, mean {:>4.2}, exact {:>3}, unfinished {:>3}, {}",
-            f64::from(*se) / 10.0,
-            rs.len(),
-            mean,
-            exact,
-            stuck,
-            top.join(", ")
-        );
-    }
-
+    per_rating(&pairs);
     rate_hardest("puzzles6_forum_hardest_1106", 1, &options, &mut dump);
     // Every puzzle of this file is rated 11 or more by SE: a sample shows how far our nested
     // chains agree (the dump leaves it out, to keep the dumps of older versions comparable).
@@ -262,4 +229,41 @@ fn rate_hardest(name: &str, sample: usize, options: &RateOptions, dump: &mut Str
         at(100),
         100.0 * eleven as f64 / tenths.len().max(1) as f64
     );
+}
+
+/// Per SE rating: how many, our mean, how many exact, and our most common hardest steps.
+fn per_rating(pairs: &[(u16, &Rating)]) {
+    println!("\nper SE rating: count, our mean, exact, unfinished, our hardest techniques");
+    let mut buckets: BTreeMap<u16, Vec<&Rating>> = BTreeMap::new();
+    for (se, r) in pairs {
+        buckets.entry(*se).or_default().push(r);
+    }
+    for (se, rs) in &buckets {
+        let mean = rs.iter().map(|r| f64::from(r.tenths)).sum::<f64>() / rs.len() as f64 / 10.0;
+        let exact = rs.iter().filter(|r| r.tenths == *se).count();
+        let stuck = rs.iter().filter(|r| r.lower_bound).count();
+        let mut hardest: BTreeMap<String, usize> = BTreeMap::new();
+        for r in rs {
+            let name = r.hardest.as_ref().map_or("none".into(), |s| {
+                format!("{} {:.1}", s.technique, s.rating())
+            });
+            *hardest.entry(name).or_default() += 1;
+        }
+        let mut top: Vec<(String, usize)> = hardest.into_iter().collect();
+        top.sort_by_key(|t| std::cmp::Reverse(t.1));
+        let top: Vec<String> = top
+            .iter()
+            .take(3)
+            .map(|(n, c)| format!("{n} x{c}"))
+            .collect();
+        println!(
+            "  {:>4.1}: {:>3}, mean {:>4.2}, exact {:>3}, unfinished {:>3}, {}",
+            f64::from(*se) / 10.0,
+            rs.len(),
+            mean,
+            exact,
+            stuck,
+            top.join(", ")
+        );
+    }
 }
