@@ -96,7 +96,9 @@ where
                 .headers()
                 .get(ENCODING)
                 .and_then(|e| e.to_str().ok())
-                .and_then(Codec::named);
+                .and_then(Codec::named)
+                // A trailers-only answer has no messages to expand.
+                .filter(|_| !response.headers().contains_key("grpc-status"));
             let Some(codec) = sent else {
                 return Ok(response.map(tonic::body::Body::new));
             };

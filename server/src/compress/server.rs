@@ -15,6 +15,8 @@ use super::{Codec, Op};
 
 pub(super) const ENCODING: &str = "grpc-encoding";
 pub(super) const ACCEPT: &str = "grpc-accept-encoding";
+/// Set in the headers only when the answer is trailers-only.
+const STATUS: &str = "grpc-status";
 
 /// Serves gzip and zstd at level 1 for every service behind it.
 #[derive(Debug, Clone, Copy)]
@@ -91,7 +93,12 @@ where
         let call = self.inner.call(request);
         Box::pin(async move {
             let response = call.await?;
-            let Some(codec) = answer.filter(|_| !response.headers().contains_key(ENCODING)) else {
+            // A trailers-only answer (an error before any message: the status is in these
+            // headers) must stay one: wrapped, its body would end with a DATA frame where
+            // clients such as grpcio expect trailers.
+            let headers = response.headers();
+            let plain = headers.contains_key(ENCODING) || headers.contains_key(STATUS);
+            let Some(codec) = answer.filter(|_| !plain) else {
                 return Ok(response.map(tonic::body::Body::new));
             };
             let (mut parts, body) = response.into_parts();
@@ -101,5 +108,37 @@ where
             let body = tonic::body::Body::new(Reframe::new(body, Op::Compress(codec)));
             Ok(http::Response::from_parts(parts, body))
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A service answering every call with a trailers-only INVALID_ARGUMENT, as tonic does.
+    fn refusing() -> impl Service<
+        http::Request<tonic::body::Body>,
+        Response = http::Response<tonic::body::Body>,
+        Error = std::convert::Infallible,
+        Future = std::future::Ready<
+            Result<http::Response<tonic::body::Body>, std::convert::Infallible>,
+        >,
+    > + Clone {
+        tower::service_fn(|_| {
+            std::future::ready(Ok(tonic::Status::invalid_argument("no").into_http()))
+        })
+    }
+
+    #[tokio::test]
+    async fn a_trailers_only_answer_stays_trailers_only() {
+        let mut service = ServeCompressed::new(1024).layer(refusing());
+        let request = http::Request::builder()
+            .header(ACCEPT, "identity,deflate,gzip")
+            .body(tonic::body::Body::empty())
+            .unwrap();
+        let response = service.call(request).await.unwrap();
+        assert_eq!(response.headers().get(STATUS).unwrap(), "3");
+        assert!(response.headers().get(ENCODING).is_none());
+        assert!(response.body().is_end_stream(), "no DATA frame may follow");
     }
 }
