@@ -15,6 +15,8 @@
 //! `SUDOKU_DATA` moves the dataset folder; `SUDOKU_BENCH_LIMIT` caps the puzzles per set
 //! (default 50,000: the whole hard set, so the 10 ms ticks of the CPU counters are noise); `SUDOKU_BENCH_ROUNDS` sets the rounds (default 3).
 
+mod common;
+
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -27,9 +29,10 @@ use sudoku_server::compress::Codec;
 use sudoku_server::compress::client::CompressLayer;
 use tokio_stream::StreamExt;
 use tonic::codec::CompressionEncoding;
-use tonic::codegen::StdError;
 use tonic::transport::Channel;
 use tower::Layer;
+
+use common::{env_number, load, packed_messages, packed_stream};
 
 const HARD: &str = "puzzles5_forum_hardest_1905_11+";
 const EASY: &str = "puzzles2_17_clue";
@@ -43,13 +46,6 @@ const UNARY_CONCURRENCY: usize = 32;
 const PACKED: usize = 1_000;
 /// Clock ticks per second in `/proc/*/stat` (USER_HZ: 100 on every Linux platform in use).
 const USER_HZ: f64 = 100.0;
-
-fn env_number(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 /// User plus system CPU seconds in a `/proc/.../stat` file (fields 14 and 15).
 fn cpu_seconds(stat_path: &str) -> anyhow::Result<f64> {
@@ -116,17 +112,6 @@ impl Drop for Server {
     }
 }
 
-fn load(name: &str, limit: usize) -> Option<Vec<Grid>> {
-    let set = test_support::read_dataset(&test_support::data_file(name)?);
-    let puzzles: Vec<Grid> = set
-        .puzzles
-        .iter()
-        .take(limit)
-        .filter_map(|l| l.parse().ok())
-        .collect();
-    Some(puzzles)
-}
-
 /// The bare solver's CPU seconds for `puzzles`, on this thread.
 fn bare_cpu(puzzles: &[Grid]) -> anyhow::Result<f64> {
     let options = Options::default();
@@ -145,28 +130,6 @@ enum Wire {
     Plain,
     Gzip,
     Zstd,
-}
-
-/// Sends `messages` on one BatchSolvePacked stream; the puzzles answered.
-async fn packed_stream<S>(
-    mut client: SudokuClient<S>,
-    messages: Vec<PackedPuzzles>,
-) -> anyhow::Result<usize>
-where
-    S: tonic::client::GrpcService<tonic::body::Body>,
-    S::Error: Into<StdError>,
-    S::ResponseBody: http_body::Body<Data = bytes::Bytes> + Send + 'static,
-    <S::ResponseBody as http_body::Body>::Error: Into<StdError> + Send,
-{
-    let mut answers = client
-        .batch_solve_packed(tokio_stream::iter(messages))
-        .await?
-        .into_inner();
-    let mut answered = 0;
-    while let Some(answer) = answers.next().await {
-        answered += answer?.outcomes.len();
-    }
-    Ok(answered)
 }
 
 async fn packed_call(
@@ -194,16 +157,7 @@ async fn packed_call(
 
 /// Sends `puzzles` over `STREAMS` BatchSolvePacked streams at once.
 async fn packed(channel: &Channel, wire: Wire, puzzles: &[Grid]) -> anyhow::Result<()> {
-    let messages: Vec<PackedPuzzles> = puzzles
-        .chunks(PACKED)
-        .map(|part| PackedPuzzles {
-            cells: part
-                .iter()
-                .flat_map(|p| p.cells().iter().copied())
-                .collect(),
-            ..PackedPuzzles::default()
-        })
-        .collect();
+    let messages = packed_messages(puzzles, PACKED);
     let mut calls = Vec::new();
     for stream in 0..STREAMS {
         let mine = messages

@@ -14,6 +14,8 @@
 //! `SUDOKU_BENCH_ONLY` (comma-separated sections `batch`, `packed`, `unary` and dataset names)
 //! runs only the sections named, on only the datasets named (all where none are).
 
+mod common;
+
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
@@ -26,11 +28,12 @@ use sudoku_server::compress::Codec;
 use sudoku_server::compress::client::CompressLayer;
 use tokio_stream::StreamExt;
 use tonic::codec::CompressionEncoding;
-use tonic::codegen::StdError;
 use tonic::transport::Channel;
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_client::HealthClient;
 use tower::Layer;
+
+use common::{env_number, load, packed_messages, packed_stream};
 
 const CONCURRENCY: usize = 16;
 /// Puzzles per stream, and per alternation between the gRPC and in-process runs: long enough
@@ -39,13 +42,6 @@ const CONCURRENCY: usize = 16;
 const CHUNK: usize = 10_000;
 /// Puzzles per BatchSolvePacked message.
 const PACKED: usize = 1_000;
-
-fn env_number(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 const SECTIONS: [&str; 3] = ["batch", "packed", "unary"];
 const DATASETS: [&str; 2] = ["puzzles5_forum_hardest_1905_11+", "puzzles2_17_clue"];
@@ -63,17 +59,6 @@ fn wanted(name: &str) -> bool {
         &DATASETS
     };
     named.contains(&name) || !named.iter().any(|n| kind.contains(n))
-}
-
-fn load(name: &str, limit: usize) -> Option<Vec<Grid>> {
-    let set = test_support::read_dataset(&test_support::data_file(name)?);
-    Some(
-        set.puzzles
-            .iter()
-            .take(limit)
-            .filter_map(|l| l.parse().ok())
-            .collect(),
-    )
 }
 
 fn requests(puzzles: &[Grid]) -> Vec<SolveRequest> {
@@ -221,28 +206,6 @@ const WIRES: [Wire; 5] = [
     Wire::Tonic(CompressionEncoding::Zstd),
 ];
 
-/// Sends `messages` on one BatchSolvePacked stream; the puzzles answered.
-async fn packed_stream<S>(
-    mut client: SudokuClient<S>,
-    messages: Vec<PackedPuzzles>,
-) -> anyhow::Result<usize>
-where
-    S: tonic::client::GrpcService<tonic::body::Body>,
-    S::Error: Into<StdError>,
-    S::ResponseBody: http_body::Body<Data = bytes::Bytes> + Send + 'static,
-    <S::ResponseBody as http_body::Body>::Error: Into<StdError> + Send,
-{
-    let mut answers = client
-        .batch_solve_packed(tokio_stream::iter(messages))
-        .await?
-        .into_inner();
-    let mut answered = 0;
-    while let Some(answer) = answers.next().await {
-        answered += answer?.outcomes.len();
-    }
-    Ok(answered)
-}
-
 async fn packed_run(
     channel: &Channel,
     wire: Wire,
@@ -273,18 +236,7 @@ async fn bench_packed(
     let mut times = [Duration::ZERO; WIRES.len() + 1];
     let options = Options::default();
     for chunk in puzzles.chunks(CHUNK) {
-        let messages: Vec<PackedPuzzles> = chunk
-            .chunks(PACKED)
-            .map(|part| PackedPuzzles {
-                box_rows: 3,
-                box_cols: 3,
-                cells: part
-                    .iter()
-                    .flat_map(|p| p.cells().iter().copied())
-                    .collect(),
-                ..PackedPuzzles::default()
-            })
-            .collect();
+        let messages = packed_messages(chunk, PACKED);
         for (slot, wire) in WIRES.into_iter().enumerate() {
             let mut best = Duration::MAX;
             for _ in 0..3 {
