@@ -11,17 +11,21 @@ use tracing_subscriber::EnvFilter;
 /// Exit status when a second signal cuts the drain short: 128 + SIGINT, as shells report it.
 const INTERRUPTED: u8 = 130;
 
-#[tokio::main]
-async fn main() -> ExitCode {
+fn main() -> ExitCode {
     let config = Config::parse();
     init_logs(config.log_format);
-    match run(config).await {
-        Ok(code) => code,
-        Err(err) => {
-            tracing::error!("{err:#}");
-            ExitCode::FAILURE
-        }
-    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(config.async_worker_count())
+        .enable_all()
+        .build();
+    let result = match runtime {
+        Ok(runtime) => runtime.block_on(run(config)),
+        Err(err) => Err(anyhow::Error::new(err).context("cannot start the async runtime")),
+    };
+    result.unwrap_or_else(|err| {
+        tracing::error!("{err:#}");
+        ExitCode::FAILURE
+    })
 }
 
 /// Logs to stderr; colour only on a terminal and never when NO_COLOR is set (and non-empty).
