@@ -43,9 +43,10 @@ pub(super) fn zstd_expand(payload: &[u8], cap: u64, out: &mut Vec<u8>) -> io::Re
     CONTEXTS.with_borrow_mut(|contexts| {
         let context = match &mut contexts.zstd_expander {
             Some(context) => context,
-            empty => empty.insert(DCtx::try_create().ok_or_else(|| {
-                io::Error::new(io::ErrorKind::OutOfMemory, "no zstd context")
-            })?),
+            empty => empty
+                .insert(DCtx::try_create().ok_or_else(|| {
+                    io::Error::new(io::ErrorKind::OutOfMemory, "no zstd context")
+                })?),
         };
         // `with_context` resets the context's session, whatever a failed message left in it.
         zstd::stream::read::Decoder::with_context(payload, context)
