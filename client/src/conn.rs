@@ -198,10 +198,9 @@ impl Connection {
                 eprintln!("sudoku: using an embedded server, reached in memory");
             }
             let local = Server::in_memory(server.dialer().clone())?;
-            let channel = local
-                .connect()
-                .await
-                .context("cannot reach the embedded server")?;
+            // Connected on first use: `batch` opens its own stream's connection and never
+            // uses this one (an HTTP/2 handshake saved at start-up).
+            let channel = local.lazy();
             let local = vec![local];
             (
                 channel,

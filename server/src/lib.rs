@@ -356,8 +356,12 @@ where
         let _ = stop.await;
         tracing::info!(grace_ms = grace.as_millis() as u64, "draining");
         health.drain().await;
-        // Let health watchers hear NOT_SERVING before connections get GOAWAY.
-        tokio::time::sleep(notice).await;
+        // Let health watchers hear NOT_SERVING before connections get GOAWAY. A zero notice
+        // (the embedded server) skips the timer, which would still wait for its next tick
+        // (up to a millisecond).
+        if !notice.is_zero() {
+            tokio::time::sleep(notice).await;
+        }
         signal_drain.notify_one();
     };
     let serve = router.serve_with_incoming_shutdown(incoming, on_stop);

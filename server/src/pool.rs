@@ -129,7 +129,7 @@ impl Pool {
     /// result may come after later ones. Grouping small puzzles saves a thread wake-up each.
     pub fn submit<J>(&self, tenant: Tenant, jobs: Vec<J>, each: impl Deliver<J>)
     where
-        J: AsRef<Job> + Send + 'static,
+        J: AsRef<Job> + AsMut<Job> + Send + 'static,
     {
         self.metrics.in_flight().inc_by(jobs.len() as i64);
         let chunk = Chunk {
@@ -193,7 +193,7 @@ struct Chunk<J, F> {
 
 impl<J, F> Chunk<J, F>
 where
-    J: AsRef<Job> + Send + 'static,
+    J: AsRef<Job> + AsMut<Job> + Send + 'static,
     F: Deliver<J>,
 {
     /// Solves puzzles for one time slice, then queues the rest behind other tenants' work.
@@ -201,24 +201,31 @@ where
         let start = Instant::now();
         // One clock read per puzzle: the end of one solve is the start of the next.
         let mut now = start;
-        while let Some(job) = self.jobs.pop_front() {
+        // Answered since the last flush, taken off the in-flight gauge together: a shared
+        // counter written per puzzle bounces between the solver threads' caches.
+        let mut answered = 0;
+        while let Some(mut job) = self.jobs.pop_front() {
             // Each puzzle gets a whole slice: one started late in the task is not cut short.
-            match run(job.as_ref(), &self.metrics, now, Some(now + SLICE)) {
-                Ran::Done(result) => self.answer(job, result),
+            match run(job.as_mut(), &self.metrics, now, Some(now + SLICE)) {
+                Ran::Done(result) => {
+                    answered += 1;
+                    self.answer(job, result);
+                }
                 Ran::Overran => self.to_long_lane(job),
             }
             now = Instant::now();
             if now - start >= SLICE && !self.jobs.is_empty() {
-                self.flush();
+                self.flush(answered);
                 let lanes = self.lanes.clone();
                 lanes.short(self.tenant, Box::new(move || self.run()));
                 return;
             }
         }
-        self.flush();
+        self.flush(answered);
     }
 
-    fn flush(&self) {
+    fn flush(&self, answered: i64) {
+        self.metrics.in_flight().dec_by(answered);
         self.each
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -226,7 +233,6 @@ where
     }
 
     fn answer(&self, job: J, result: Result<Report, PoolError>) {
-        self.metrics.in_flight().dec();
         let mut each = self.each.lock().unwrap_or_else(PoisonError::into_inner);
         each.deliver(job, result);
     }
@@ -236,7 +242,8 @@ where
         self.lanes.long(
             self.tenant,
             Box::new(move || {
-                let result = run_to_end(job.as_ref(), &metrics);
+                let mut job = job;
+                let result = run_to_end(job.as_mut(), &metrics);
                 metrics.in_flight().dec();
                 let mut each = each.lock().unwrap_or_else(PoisonError::into_inner);
                 each.deliver(job, result);
@@ -247,7 +254,7 @@ where
 }
 
 /// Solves with no time slice, to the puzzle's own deadline or budget.
-fn run_to_end(job: &Job, metrics: &Metrics) -> Result<Report, PoolError> {
+fn run_to_end(job: &mut Job, metrics: &Metrics) -> Result<Report, PoolError> {
     match run(job, metrics, Instant::now(), None) {
         Ran::Done(result) => result,
         // `run` reports an overrun only for a sliced solve.
@@ -263,18 +270,29 @@ enum Ran {
     Overran,
 }
 
-/// Solves `job`, starting `now`.
-fn run(job: &Job, metrics: &Metrics, now: Instant, slice_end: Option<Instant>) -> Ran {
-    let grid = &job.grid;
+/// Solves `job`, starting `now`. The deadline the solve gets (the caller's, the solve-time
+/// cap, the time slice: the earliest) is set in the job's own options for the solve and put
+/// back after: copying the options would touch the shared cancel flag's reference count
+/// twice per puzzle, a cache line every solver thread of the stream writes.
+fn run(job: &mut Job, metrics: &Metrics, now: Instant, slice_end: Option<Instant>) -> Ran {
+    let own = job.options.deadline;
     // The solve-time cap starts now, not when the request arrived.
-    let capped = now.checked_add(job.cap);
-    let options = &Options {
-        deadline: match (job.options.deadline, capped) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        },
-        ..job.options.clone()
+    let capped = match (own, now.checked_add(job.cap)) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
     };
+    // The slice applies only when it ends before the puzzle's own deadline.
+    let sliced = slice_end.filter(|&end| capped.is_none_or(|d| end < d));
+    job.options.deadline = sliced.or(capped);
+    let ran = solve_job(job, metrics, sliced.is_some());
+    job.options.deadline = own;
+    ran
+}
+
+/// Solves `job` with the deadline already set; `sliced` when that deadline is the end of a
+/// time slice, so stopping there is an overrun rather than an answer.
+fn solve_job(job: &Job, metrics: &Metrics, sliced: bool) -> Ran {
+    let options = &job.options;
     let cancelled = || {
         options
             .cancel
@@ -285,31 +303,18 @@ fn run(job: &Job, metrics: &Metrics, now: Instant, slice_end: Option<Instant>) -
         metrics.abandoned().inc();
         return Ran::Done(Err(PoolError::Abandoned));
     }
-    // The slice applies only when it ends before the puzzle's own deadline.
-    let sliced = slice_end.filter(|&end| options.deadline.is_none_or(|d| end < d));
-    let sliced_options;
-    let options = match sliced {
-        Some(end) => {
-            sliced_options = Options {
-                deadline: Some(end),
-                ..options.clone()
-            };
-            &sliced_options
-        }
-        None => options,
-    };
     let solution = guarded(metrics, || {
         #[cfg(feature = "fault-injection")]
         if job.fault_panic() {
             panic!("fault injected by a test");
         }
-        solver_core::solve(grid, options)
+        solver_core::solve(&job.grid, options)
     });
     let solution = match solution {
         Ok(solution) => solution,
         Err(err) => return Ran::Done(Err(err)),
     };
-    let overran = sliced.is_some()
+    let overran = sliced
         && matches!(
             solution.outcome,
             Outcome::Stopped {

@@ -138,6 +138,12 @@ impl AsRef<Job> for Job {
     }
 }
 
+impl AsMut<Job> for Job {
+    fn as_mut(&mut self) -> &mut Job {
+        self
+    }
+}
+
 /// Checks a request and applies the server's caps and the caller's deadline.
 pub fn prepare(
     request: &pb::SolveRequest,

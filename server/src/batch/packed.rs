@@ -99,6 +99,7 @@ impl Batched for pb::PackedPuzzles {
             let packer = Packer {
                 out: to.out.clone(),
                 progress: to.progress.clone(),
+                delivered: 0,
             };
             to.shared.pool.submit(to.caller.tenant, chunk, packer);
         }
@@ -248,15 +249,29 @@ impl AsRef<Job> for Item {
     }
 }
 
+impl AsMut<Job> for Item {
+    fn as_mut(&mut self) -> &mut Job {
+        &mut self.job
+    }
+}
+
 /// Fills packs from one solver thread and sends each message's answer when it is complete.
 struct Packer {
     out: tokio::sync::mpsc::Sender<Vec<(pb::PackedAnswers, Hold)>>,
     progress: Arc<std::sync::atomic::AtomicU64>,
+    /// Answers made since the last flush, added to `progress` together: the stream's reader
+    /// and every solver thread write that counter, and once a puzzle it cost a cache miss.
+    delivered: u64,
 }
 
 impl Deliver<Item> for Packer {
+    fn flush(&mut self) {
+        self.progress
+            .fetch_add(std::mem::take(&mut self.delivered), Ordering::Relaxed);
+    }
+
     fn deliver(&mut self, item: Item, result: Result<Report, PoolError>) {
-        self.progress.fetch_add(1, Ordering::Relaxed);
+        self.delivered += 1;
         let done = match result {
             Ok(solution) => item.pack.solved(item.offset, &solution),
             Err(PoolError::Solve(err)) => item

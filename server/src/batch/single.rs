@@ -156,3 +156,9 @@ impl AsRef<Job> for Item {
         &self.job
     }
 }
+
+impl AsMut<Job> for Item {
+    fn as_mut(&mut self) -> &mut Job {
+        &mut self.job
+    }
+}
