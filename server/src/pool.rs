@@ -25,11 +25,27 @@ const INLINE_GUESSES: u64 = 8;
 /// a millisecond, so only the truly slow move, and the work thrown away is at most this.
 const SLICE: Duration = Duration::from_millis(5);
 
+/// A puzzle as the solver threads take it: a [`Job`], or what becomes one there.
+pub trait Work: Send + 'static {
+    /// The job to solve, made ready on the solver thread the first time it is asked for (so
+    /// building and checking the grid is not the async thread's work); `None` when there is
+    /// nothing to solve, which goes to [`Deliver::refused`].
+    fn job(&mut self) -> Option<&mut Job>;
+}
+
+impl Work for Job {
+    fn job(&mut self) -> Option<&mut Job> {
+        Some(self)
+    }
+}
+
 /// Where a pool's results go: each as it comes, then a flush whenever a solver thread stops
 /// working for the caller for a while (end of a slice, a long solve done).
 pub trait Deliver<J>: Send + 'static {
     /// Takes one result.
     fn deliver(&mut self, job: J, result: Result<Report, PoolError>);
+    /// Takes work whose [`Work::job`] found nothing to solve; it holds its own answer.
+    fn refused(&mut self, _work: J) {}
     /// Sends on whatever was held back to go out together.
     fn flush(&mut self) {}
 }
@@ -129,7 +145,7 @@ impl Pool {
     /// result may come after later ones. Grouping small puzzles saves a thread wake-up each.
     pub fn submit<J>(&self, tenant: Tenant, jobs: Vec<J>, each: impl Deliver<J>)
     where
-        J: AsRef<Job> + AsMut<Job> + Send + 'static,
+        J: Work,
     {
         self.metrics.in_flight().inc_by(jobs.len() as i64);
         let chunk = Chunk {
@@ -193,7 +209,7 @@ struct Chunk<J, F> {
 
 impl<J, F> Chunk<J, F>
 where
-    J: AsRef<Job> + AsMut<Job> + Send + 'static,
+    J: Work,
     F: Deliver<J>,
 {
     /// Solves puzzles for one time slice, then queues the rest behind other tenants' work.
@@ -204,14 +220,19 @@ where
         // Answered since the last flush, taken off the in-flight gauge together: a shared
         // counter written per puzzle bounces between the solver threads' caches.
         let mut answered = 0;
-        while let Some(mut job) = self.jobs.pop_front() {
+        while let Some(mut work) = self.jobs.pop_front() {
+            let Some(job) = work.job() else {
+                answered += 1;
+                self.lock().refused(work);
+                continue;
+            };
             // Each puzzle gets a whole slice: one started late in the task is not cut short.
-            match run(job.as_mut(), &self.metrics, now, Some(now + SLICE)) {
+            match run(job, &self.metrics, now, Some(now + SLICE)) {
                 Ran::Done(result) => {
                     answered += 1;
-                    self.answer(job, result);
+                    self.lock().deliver(work, result);
                 }
-                Ran::Overran => self.to_long_lane(job),
+                Ran::Overran => self.to_long_lane(work),
             }
             now = Instant::now();
             if now - start >= SLICE && !self.jobs.is_empty() {
@@ -226,15 +247,11 @@ where
 
     fn flush(&self, answered: i64) {
         self.metrics.in_flight().dec_by(answered);
-        self.each
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .flush();
+        self.lock().flush();
     }
 
-    fn answer(&self, job: J, result: Result<Report, PoolError>) {
-        let mut each = self.each.lock().unwrap_or_else(PoisonError::into_inner);
-        each.deliver(job, result);
+    fn lock(&self) -> std::sync::MutexGuard<'_, F> {
+        self.each.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     fn to_long_lane(&self, job: J) {
@@ -243,10 +260,14 @@ where
             self.tenant,
             Box::new(move || {
                 let mut job = job;
-                let result = run_to_end(job.as_mut(), &metrics);
+                // Made ready in the short lane, so always there.
+                let result = job.job().map(|job| run_to_end(job, &metrics));
                 metrics.in_flight().dec();
                 let mut each = each.lock().unwrap_or_else(PoisonError::into_inner);
-                each.deliver(job, result);
+                match result {
+                    Some(result) => each.deliver(job, result),
+                    None => each.refused(job),
+                }
                 each.flush();
             }),
         );

@@ -132,18 +132,6 @@ impl Job {
     }
 }
 
-impl AsRef<Job> for Job {
-    fn as_ref(&self) -> &Job {
-        self
-    }
-}
-
-impl AsMut<Job> for Job {
-    fn as_mut(&mut self) -> &mut Job {
-        self
-    }
-}
-
 /// Checks a request and applies the server's caps and the caller's deadline.
 pub fn prepare(
     request: &pb::SolveRequest,
