@@ -1,5 +1,5 @@
-//! The only place calls are made from: an embedded server on a loopback port, or channels
-//! to one or several remote servers.
+//! The only place calls are made from: an embedded server reached in memory (real HTTP/2 and
+//! gRPC, no socket), or channels to one or several remote servers.
 
 use std::time::Duration;
 
