@@ -1,11 +1,13 @@
-//! The only place calls are made from: an embedded server on a loopback port, or channels
-//! to one or several remote servers.
+//! The only place calls are made from: an embedded server reached in memory (real HTTP/2 and
+//! gRPC, no socket), or channels to one or several remote servers.
 
 use std::time::Duration;
 
 use anyhow::{Context, bail};
+use hyper_util::rt::TokioIo;
 use sudoku_proto::pb::puzzles_client::PuzzlesClient;
 use sudoku_proto::pb::sudoku_client::SudokuClient;
+use sudoku_server::Dialer;
 use sudoku_server::compress::Codec;
 use sudoku_server::compress::client::{CompressLayer, Compressed};
 use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
@@ -27,6 +29,8 @@ pub struct Server {
     endpoint: Endpoint,
     /// TLS settings for https, kept to reach each address of the host under its name.
     tls: Option<ClientTlsConfig>,
+    /// How to reach the embedded server, in memory; `None` for a server on the network.
+    dialer: Option<Dialer>,
 }
 
 impl Server {
@@ -41,6 +45,18 @@ impl Server {
             url: url.to_owned(),
             endpoint: endpoint_with(url, tls.clone())?,
             tls,
+            dialer: None,
+        })
+    }
+
+    /// The embedded server, reached through `dialer`.
+    fn in_memory(dialer: Dialer) -> anyhow::Result<Server> {
+        Ok(Server {
+            url: EMBEDDED_URL.to_owned(),
+            // The authority only names the server in requests; the dialer makes the connection.
+            endpoint: endpoint_with(EMBEDDED_URL, None)?,
+            tls: None,
+            dialer: Some(dialer),
         })
     }
 
@@ -49,6 +65,9 @@ impl Server {
     /// the host's name under TLS; the server itself for an address literal, or when the name
     /// does not resolve (connecting then says why).
     pub async fn resolve(&self) -> Vec<Server> {
+        if self.dialer.is_some() {
+            return vec![self.clone()];
+        }
         let uri = self.endpoint.uri();
         let (Some(host), Some(scheme)) = (uri.host(), uri.scheme_str()) else {
             return vec![self.clone()];
@@ -76,6 +95,7 @@ impl Server {
                 url: format!("{} ({addr})", self.url),
                 endpoint,
                 tls,
+                dialer: None,
             })
         });
         let servers: Vec<Server> = each.collect();
@@ -94,13 +114,36 @@ impl Server {
     /// A new connection to this server; a host name is resolved again, so a job that
     /// reconnects follows pods behind a headless Service as they come and go.
     pub async fn connect(&self) -> Result<Channel, tonic::transport::Error> {
-        self.endpoint.connect().await
+        match &self.dialer {
+            Some(dialer) => self.endpoint.connect_with_connector(dial(dialer)).await,
+            None => self.endpoint.connect().await,
+        }
     }
 
     /// A channel that connects on first use (and reconnects after a loss).
     pub fn lazy(&self) -> Channel {
-        self.endpoint.connect_lazy()
+        match &self.dialer {
+            Some(dialer) => self.endpoint.connect_with_connector_lazy(dial(dialer)),
+            None => self.endpoint.connect_lazy(),
+        }
     }
+}
+
+/// The name the embedded server goes by in requests (it has no address).
+const EMBEDDED_URL: &str = "http://embedded.invalid";
+
+/// A connector that opens in-memory connections to the embedded server.
+fn dial(
+    dialer: &Dialer,
+) -> impl tower::Service<
+    tonic::transport::Uri,
+    Response = TokioIo<tokio::io::DuplexStream>,
+    Error = std::io::Error,
+    Future = std::future::Ready<std::io::Result<TokioIo<tokio::io::DuplexStream>>>,
+> + Send
++ 'static {
+    let dialer = dialer.clone();
+    tower::service_fn(move |_| std::future::ready(dialer.dial().map(TokioIo::new)))
 }
 
 /// Whether the flags leave the calls to an embedded server (no `--server` given).
@@ -115,7 +158,7 @@ pub struct Connection {
     servers: Vec<Server>,
     /// Who answers, for messages: the URL(s), or "the embedded server".
     target: String,
-    embedded: Option<sudoku_server::Server>,
+    embedded: Option<sudoku_server::InMemoryServer>,
     timeout: Option<Duration>,
     compression: Option<Codec>,
 }
@@ -148,18 +191,16 @@ impl Connection {
             }
             // Its one client sets the pace (see `Pace::EMBEDDED`).
             config.batch_window = crate::batch::Pace::EMBEDDED.window();
-            let server = sudoku_server::start(config)
+            let server = sudoku_server::start_in_memory(config)
                 .await
                 .context("cannot start the embedded server")?;
-            let url = format!("http://{}", server.addr());
             if global.verbose {
-                eprintln!("sudoku: using an embedded server at {url}");
+                eprintln!("sudoku: using an embedded server, reached in memory");
             }
-            let local = Server::new(&url, global)?;
-            let channel = local
-                .connect()
-                .await
-                .context("cannot reach the embedded server")?;
+            let local = Server::in_memory(server.dialer().clone())?;
+            // Connected on first use: `batch` opens its own stream's connection and never
+            // uses this one (an HTTP/2 handshake saved at start-up).
+            let channel = local.lazy();
             let local = vec![local];
             (
                 channel,

@@ -164,7 +164,7 @@ impl LineReader {
     /// The next line and its 1-based number, without the line ending.
     pub async fn next(&mut self) -> anyhow::Result<Option<(usize, &str)>> {
         self.input.consume(std::mem::take(&mut self.lent));
-        let whole = self.input.buffer().iter().position(|&b| b == b'\n');
+        let whole = memchr::memchr(b'\n', self.input.buffer());
         let raw = match whole {
             Some(end) if end <= MAX_LINE_BYTES => {
                 self.lent = end + 1;

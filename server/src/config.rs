@@ -188,7 +188,8 @@ pub struct Config {
 }
 
 impl Config {
-    /// A configuration for an in-process server: loopback, ephemeral port, no metrics port.
+    /// A configuration for an in-process server: loopback, ephemeral port, no metrics port
+    /// (where started on a socket; [`crate::start_in_memory`] uses neither).
     pub fn embedded() -> Config {
         Config {
             listen: SocketAddr::from(([127, 0, 0, 1], 0)),

@@ -2,6 +2,7 @@
 //!
 //! [`start`] binds, serves `sudoku.v1.Sudoku`, `sudoku.v1.Puzzles`, `grpc.health.v1.Health` and server reflection
 //! (v1 and v1alpha), and optionally Prometheus metrics; [`Server::shutdown`] drains it.
+//! [`start_in_memory`] serves the same (but reflection) to this process alone, through memory.
 #![deny(missing_docs)]
 
 mod batch;
@@ -12,6 +13,7 @@ mod generate;
 mod health;
 mod incoming;
 mod lanes;
+mod memory;
 mod metrics;
 mod pool;
 mod puzzles;
@@ -36,6 +38,7 @@ use tonic::transport::server::Router;
 use tonic::transport::{Identity, ServerTlsConfig};
 
 pub use config::{Config, ConfigError, LogFormat, OptionalAddr};
+pub use memory::Dialer;
 pub use metrics::Metrics;
 pub use shutdown::{Signal, signal};
 
@@ -61,9 +64,7 @@ const CONNECTION_WINDOW: u32 = 8 << 20;
 pub struct Server {
     addr: SocketAddr,
     metrics_addr: Option<SocketAddr>,
-    metrics: Arc<Metrics>,
-    stop: Option<oneshot::Sender<()>>,
-    task: JoinHandle<anyhow::Result<()>>,
+    running: Running,
 }
 
 impl Server {
@@ -79,12 +80,48 @@ impl Server {
 
     /// The live metrics.
     pub fn metrics(&self) -> &Arc<Metrics> {
-        &self.metrics
+        &self.running.metrics
     }
 
     /// Drains: health goes NOT_SERVING, the listener closes, calls in flight get the grace
     /// period to finish.
-    pub async fn shutdown(mut self) -> anyhow::Result<()> {
+    pub async fn shutdown(self) -> anyhow::Result<()> {
+        self.running.shutdown().await
+    }
+}
+
+/// A running server that only this process reaches, through [`Dialer`]: no socket, no port.
+pub struct InMemoryServer {
+    dialer: Dialer,
+    running: Running,
+}
+
+impl InMemoryServer {
+    /// Opens connections to it.
+    pub fn dialer(&self) -> &Dialer {
+        &self.dialer
+    }
+
+    /// The live metrics.
+    pub fn metrics(&self) -> &Arc<Metrics> {
+        &self.running.metrics
+    }
+
+    /// Drains as [`Server::shutdown`] does; dialling fails from then on.
+    pub async fn shutdown(self) -> anyhow::Result<()> {
+        self.running.shutdown().await
+    }
+}
+
+/// The serving task of either kind of server, and how to stop it.
+struct Running {
+    metrics: Arc<Metrics>,
+    stop: Option<oneshot::Sender<()>>,
+    task: JoinHandle<anyhow::Result<()>>,
+}
+
+impl Running {
+    async fn shutdown(mut self) -> anyhow::Result<()> {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }
@@ -107,7 +144,14 @@ pub async fn start_on(listener: TcpListener, config: Config) -> anyhow::Result<S
     let metrics = Arc::new(Metrics::new());
     let shared = Arc::new(Shared::new(&config, metrics.clone())?);
     let health = Health::new().await;
-    let router = services(transport(&config)?, &config, shared, &health, &metrics)?;
+    let router = services(
+        transport(&config)?,
+        &config,
+        shared,
+        &health,
+        &metrics,
+        true,
+    )?;
     let metrics_stop = Arc::new(Notify::new());
     let metrics_addr = serve_metrics(&config, metrics.clone(), metrics_stop.clone()).await?;
     tracing::info!(
@@ -117,21 +161,71 @@ pub async fn start_on(listener: TcpListener, config: Config) -> anyhow::Result<S
         "serving"
     );
     let incoming = Incoming::new(listener, &config, metrics.clone());
-    let (stop_tx, stop_rx) = oneshot::channel::<()>();
-    let task = tokio::spawn(async move {
-        let notice = Duration::from_millis(config.not_serving_notice_ms);
-        let result = serve(router, incoming, health, config.grace(), notice, stop_rx).await;
+    let running = launch(router, incoming, health, &config, metrics, move || {
         metrics_stop.notify_one();
-        tracing::info!("stopped");
-        result
     });
     Ok(Server {
         addr,
         metrics_addr,
+        running,
+    })
+}
+
+/// Starts a server reached only through the returned [`InMemoryServer::dialer`], for a
+/// client in this process: `config.listen` and the metrics listener are not used, and the
+/// connection limits and handshake timeout (which guard a socket against strangers) do not
+/// apply. Reflection is left out: no tool outside the process can reach it.
+pub async fn start_in_memory(config: Config) -> anyhow::Result<InMemoryServer> {
+    config.check()?;
+    let metrics = Arc::new(Metrics::new());
+    let shared = Arc::new(Shared::new(&config, metrics.clone())?);
+    let health = Health::new().await;
+    let router = services(
+        transport(&config)?,
+        &config,
+        shared,
+        &health,
+        &metrics,
+        false,
+    )?;
+    let (dialer, accepted) = memory::pair();
+    let running = launch(router, accepted, health, &config, metrics, || {});
+    Ok(InMemoryServer { dialer, running })
+}
+
+/// Serves `incoming` in the background until stopped; `stopped` runs when it is over.
+fn launch<I, IO>(
+    router: Router<Layers>,
+    incoming: I,
+    health: Health,
+    config: &Config,
+    metrics: Arc<Metrics>,
+    stopped: impl FnOnce() + Send + 'static,
+) -> Running
+where
+    I: futures::Stream<Item = std::io::Result<IO>> + Send + 'static,
+    IO: tokio::io::AsyncRead
+        + tokio::io::AsyncWrite
+        + tonic::transport::server::Connected
+        + Unpin
+        + Send
+        + 'static,
+    IO::ConnectInfo: Clone + Send + Sync + 'static,
+{
+    let (stop_tx, stop_rx) = oneshot::channel::<()>();
+    let notice = Duration::from_millis(config.not_serving_notice_ms);
+    let grace = config.grace();
+    let task = tokio::spawn(async move {
+        let result = serve(router, incoming, health, grace, notice, stop_rx).await;
+        stopped();
+        tracing::info!("stopped");
+        result
+    });
+    Running {
         metrics,
         stop: Some(stop_tx),
         task,
-    })
+    }
 }
 
 /// The HTTP/2 side: stream limits, keepalive, flow-control windows and TLS.
@@ -166,13 +260,15 @@ type Layers = tower::layer::util::Stack<
 >;
 
 /// Every service the server answers, each accepting and answering gzip and zstd (by
-/// [`ServeCompressed`]), with every call counted by the metrics layer.
+/// [`ServeCompressed`]), with every call counted by the metrics layer; server reflection
+/// where `reflection` (building its index costs start-up time a short-lived server notices).
 fn services(
     transport: tonic::transport::Server,
     config: &Config,
     shared: Arc<Shared>,
     health: &Health,
     metrics: &Arc<Metrics>,
+    reflection: bool,
 ) -> anyhow::Result<Router<Layers>> {
     macro_rules! compressed {
         ($service:expr) => {
@@ -183,11 +279,6 @@ fn services(
                 .accept_compressed(CompressionEncoding::Zstd)
         };
     }
-    let reflection = || {
-        tonic_reflection::server::Builder::configure()
-            .register_encoded_file_descriptor_set(sudoku_proto::FILE_DESCRIPTOR_SET)
-            .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
-    };
     let sudoku = compressed!(
         SudokuServer::new(SudokuService::new(shared.clone()))
             .max_decoding_message_size(config.max_message_bytes)
@@ -199,12 +290,21 @@ fn services(
     let mut transport = transport
         .layer(CountCalls::new(metrics.clone()))
         .layer(ServeCompressed::new(config.max_message_bytes));
-    Ok(transport
+    let router = transport
         .add_service(sudoku)
         .add_service(puzzles)
-        .add_service(compressed!(health.service()))
-        .add_service(compressed!(reflection().build_v1()?))
-        .add_service(compressed!(reflection().build_v1alpha()?)))
+        .add_service(compressed!(health.service()));
+    if !reflection {
+        return Ok(router);
+    }
+    let builder = || {
+        tonic_reflection::server::Builder::configure()
+            .register_encoded_file_descriptor_set(sudoku_proto::FILE_DESCRIPTOR_SET)
+            .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+    };
+    Ok(router
+        .add_service(compressed!(builder().build_v1()?))
+        .add_service(compressed!(builder().build_v1alpha()?)))
 }
 
 /// Serves `/metrics` when configured; `stop` ends it.
@@ -232,22 +332,36 @@ async fn serve_metrics(
 
 /// Serves until `stop`, then drains: NOT_SERVING first (health watchers hear it and their
 /// streams end), the listener closes, and calls in flight get `grace` to finish.
-async fn serve(
+async fn serve<I, IO>(
     router: Router<Layers>,
-    incoming: Incoming,
+    incoming: I,
     health: Health,
     grace: Duration,
     notice: Duration,
     stop: oneshot::Receiver<()>,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<()>
+where
+    I: futures::Stream<Item = std::io::Result<IO>>,
+    IO: tokio::io::AsyncRead
+        + tokio::io::AsyncWrite
+        + tonic::transport::server::Connected
+        + Unpin
+        + Send
+        + 'static,
+    IO::ConnectInfo: Clone + Send + Sync + 'static,
+{
     let draining = Arc::new(Notify::new());
     let signal_drain = draining.clone();
     let on_stop = async move {
         let _ = stop.await;
         tracing::info!(grace_ms = grace.as_millis() as u64, "draining");
         health.drain().await;
-        // Let health watchers hear NOT_SERVING before connections get GOAWAY.
-        tokio::time::sleep(notice).await;
+        // Let health watchers hear NOT_SERVING before connections get GOAWAY. A zero notice
+        // (the embedded server) skips the timer, which would still wait for its next tick
+        // (up to a millisecond).
+        if !notice.is_zero() {
+            tokio::time::sleep(notice).await;
+        }
         signal_drain.notify_one();
     };
     let serve = router.serve_with_incoming_shutdown(incoming, on_stop);

@@ -25,11 +25,27 @@ const INLINE_GUESSES: u64 = 8;
 /// a millisecond, so only the truly slow move, and the work thrown away is at most this.
 const SLICE: Duration = Duration::from_millis(5);
 
+/// A puzzle as the solver threads take it: a [`Job`], or what becomes one there.
+pub trait Work: Send + 'static {
+    /// The job to solve, made ready on the solver thread the first time it is asked for (so
+    /// building and checking the grid is not the async thread's work); `None` when there is
+    /// nothing to solve, which goes to [`Deliver::refused`].
+    fn job(&mut self) -> Option<&mut Job>;
+}
+
+impl Work for Job {
+    fn job(&mut self) -> Option<&mut Job> {
+        Some(self)
+    }
+}
+
 /// Where a pool's results go: each as it comes, then a flush whenever a solver thread stops
 /// working for the caller for a while (end of a slice, a long solve done).
 pub trait Deliver<J>: Send + 'static {
     /// Takes one result.
     fn deliver(&mut self, job: J, result: Result<Report, PoolError>);
+    /// Takes work whose [`Work::job`] found nothing to solve; it holds its own answer.
+    fn refused(&mut self, _work: J) {}
     /// Sends on whatever was held back to go out together.
     fn flush(&mut self) {}
 }
@@ -129,7 +145,7 @@ impl Pool {
     /// result may come after later ones. Grouping small puzzles saves a thread wake-up each.
     pub fn submit<J>(&self, tenant: Tenant, jobs: Vec<J>, each: impl Deliver<J>)
     where
-        J: AsRef<Job> + Send + 'static,
+        J: Work,
     {
         self.metrics.in_flight().inc_by(jobs.len() as i64);
         let chunk = Chunk {
@@ -193,7 +209,7 @@ struct Chunk<J, F> {
 
 impl<J, F> Chunk<J, F>
 where
-    J: AsRef<Job> + Send + 'static,
+    J: Work,
     F: Deliver<J>,
 {
     /// Solves puzzles for one time slice, then queues the rest behind other tenants' work.
@@ -201,34 +217,41 @@ where
         let start = Instant::now();
         // One clock read per puzzle: the end of one solve is the start of the next.
         let mut now = start;
-        while let Some(job) = self.jobs.pop_front() {
+        // Answered since the last flush, taken off the in-flight gauge together: a shared
+        // counter written per puzzle bounces between the solver threads' caches.
+        let mut answered = 0;
+        while let Some(mut work) = self.jobs.pop_front() {
+            let Some(job) = work.job() else {
+                answered += 1;
+                self.lock().refused(work);
+                continue;
+            };
             // Each puzzle gets a whole slice: one started late in the task is not cut short.
-            match run(job.as_ref(), &self.metrics, now, Some(now + SLICE)) {
-                Ran::Done(result) => self.answer(job, result),
-                Ran::Overran => self.to_long_lane(job),
+            match run(job, &self.metrics, now, Some(now + SLICE)) {
+                Ran::Done(result) => {
+                    answered += 1;
+                    self.lock().deliver(work, result);
+                }
+                Ran::Overran => self.to_long_lane(work),
             }
             now = Instant::now();
             if now - start >= SLICE && !self.jobs.is_empty() {
-                self.flush();
+                self.flush(answered);
                 let lanes = self.lanes.clone();
                 lanes.short(self.tenant, Box::new(move || self.run()));
                 return;
             }
         }
-        self.flush();
+        self.flush(answered);
     }
 
-    fn flush(&self) {
-        self.each
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .flush();
+    fn flush(&self, answered: i64) {
+        self.metrics.in_flight().dec_by(answered);
+        self.lock().flush();
     }
 
-    fn answer(&self, job: J, result: Result<Report, PoolError>) {
-        self.metrics.in_flight().dec();
-        let mut each = self.each.lock().unwrap_or_else(PoisonError::into_inner);
-        each.deliver(job, result);
+    fn lock(&self) -> std::sync::MutexGuard<'_, F> {
+        self.each.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     fn to_long_lane(&self, job: J) {
@@ -236,10 +259,15 @@ where
         self.lanes.long(
             self.tenant,
             Box::new(move || {
-                let result = run_to_end(job.as_ref(), &metrics);
+                let mut job = job;
+                // Made ready in the short lane, so always there.
+                let result = job.job().map(|job| run_to_end(job, &metrics));
                 metrics.in_flight().dec();
                 let mut each = each.lock().unwrap_or_else(PoisonError::into_inner);
-                each.deliver(job, result);
+                match result {
+                    Some(result) => each.deliver(job, result),
+                    None => each.refused(job),
+                }
                 each.flush();
             }),
         );
@@ -247,7 +275,7 @@ where
 }
 
 /// Solves with no time slice, to the puzzle's own deadline or budget.
-fn run_to_end(job: &Job, metrics: &Metrics) -> Result<Report, PoolError> {
+fn run_to_end(job: &mut Job, metrics: &Metrics) -> Result<Report, PoolError> {
     match run(job, metrics, Instant::now(), None) {
         Ran::Done(result) => result,
         // `run` reports an overrun only for a sliced solve.
@@ -263,18 +291,29 @@ enum Ran {
     Overran,
 }
 
-/// Solves `job`, starting `now`.
-fn run(job: &Job, metrics: &Metrics, now: Instant, slice_end: Option<Instant>) -> Ran {
-    let grid = &job.grid;
+/// Solves `job`, starting `now`. The deadline the solve gets (the caller's, the solve-time
+/// cap, the time slice: the earliest) is set in the job's own options for the solve and put
+/// back after: copying the options would touch the shared cancel flag's reference count
+/// twice per puzzle, a cache line every solver thread of the stream writes.
+fn run(job: &mut Job, metrics: &Metrics, now: Instant, slice_end: Option<Instant>) -> Ran {
+    let own = job.options.deadline;
     // The solve-time cap starts now, not when the request arrived.
-    let capped = now.checked_add(job.cap);
-    let options = &Options {
-        deadline: match (job.options.deadline, capped) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        },
-        ..job.options.clone()
+    let capped = match (own, now.checked_add(job.cap)) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
     };
+    // The slice applies only when it ends before the puzzle's own deadline.
+    let sliced = slice_end.filter(|&end| capped.is_none_or(|d| end < d));
+    job.options.deadline = sliced.or(capped);
+    let ran = solve_job(job, metrics, sliced.is_some());
+    job.options.deadline = own;
+    ran
+}
+
+/// Solves `job` with the deadline already set; `sliced` when that deadline is the end of a
+/// time slice, so stopping there is an overrun rather than an answer.
+fn solve_job(job: &Job, metrics: &Metrics, sliced: bool) -> Ran {
+    let options = &job.options;
     let cancelled = || {
         options
             .cancel
@@ -285,31 +324,18 @@ fn run(job: &Job, metrics: &Metrics, now: Instant, slice_end: Option<Instant>) -
         metrics.abandoned().inc();
         return Ran::Done(Err(PoolError::Abandoned));
     }
-    // The slice applies only when it ends before the puzzle's own deadline.
-    let sliced = slice_end.filter(|&end| options.deadline.is_none_or(|d| end < d));
-    let sliced_options;
-    let options = match sliced {
-        Some(end) => {
-            sliced_options = Options {
-                deadline: Some(end),
-                ..options.clone()
-            };
-            &sliced_options
-        }
-        None => options,
-    };
     let solution = guarded(metrics, || {
         #[cfg(feature = "fault-injection")]
         if job.fault_panic() {
             panic!("fault injected by a test");
         }
-        solver_core::solve(grid, options)
+        solver_core::solve(&job.grid, options)
     });
     let solution = match solution {
         Ok(solution) => solution,
         Err(err) => return Ran::Done(Err(err)),
     };
-    let overran = sliced.is_some()
+    let overran = sliced
         && matches!(
             solution.outcome,
             Outcome::Stopped {

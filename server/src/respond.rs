@@ -132,12 +132,6 @@ impl Job {
     }
 }
 
-impl AsRef<Job> for Job {
-    fn as_ref(&self) -> &Job {
-        self
-    }
-}
-
 /// Checks a request and applies the server's caps and the caller's deadline.
 pub fn prepare(
     request: &pb::SolveRequest,

@@ -10,7 +10,7 @@ use sudoku_proto::pb;
 use tonic::Status;
 
 use super::{Batched, Hold, Read, Submit};
-use crate::pool::{Deliver, PoolError};
+use crate::pool::{Deliver, PoolError, Work};
 use crate::respond::{Job, Limits, wire_outcome};
 use crate::status::RequestError;
 
@@ -66,25 +66,19 @@ impl Batched for pb::PackedPuzzles {
                 hold,
             } = read;
             let count = message.cells.len() / shape.cells();
-            let pack = Arc::new(Pack::new(message.id, first, hold, count, shape.cells()));
-            for (offset, cells) in message.cells.chunks_exact(shape.cells()).enumerate() {
-                let job = options.clone().and_then(|options| {
-                    let grid = unpack(shape, cells).map_err(|e| pb::SolveError::from(&e))?;
-                    Ok(Job::new(grid, options, to.shared.limits.max_solve_time))
-                });
-                match job {
-                    Ok(job) => items.push(Item {
-                        job,
-                        pack: pack.clone(),
-                        offset,
-                    }),
-                    Err(error) => {
-                        if let Some(answer) = pack.failed(offset, error) {
-                            to.send_now(vec![answer]);
-                        }
-                    }
-                }
-            }
+            let source = Source {
+                shape,
+                cells: message.cells,
+                options,
+                cap: to.shared.limits.max_solve_time,
+            };
+            let pack = Arc::new(Pack::new(message.id, first, hold, count, source));
+            // The grids are built and checked on the solver threads (see `Item`).
+            items.extend((0..count).map(|offset| Item {
+                pack: pack.clone(),
+                offset,
+                step: Step::Packed,
+            }));
             if count == 0
                 && let Some(answer) = pack.take()
             {
@@ -99,6 +93,7 @@ impl Batched for pb::PackedPuzzles {
             let packer = Packer {
                 out: to.out.clone(),
                 progress: to.progress.clone(),
+                delivered: 0,
             };
             to.shared.pool.submit(to.caller.tenant, chunk, packer);
         }
@@ -155,10 +150,21 @@ fn unpack(shape: Shape, bytes: &[u8]) -> Result<Grid, GridError> {
     Grid::new(shape, &cells)
 }
 
-/// One message's answers as they come in from the solver threads.
+/// One message's puzzles, and its answers as they come in from the solver threads.
 struct Pack {
     state: Mutex<PackState>,
-    cells: usize,
+    source: Source,
+}
+
+/// What a message's puzzles are made from on the solver threads.
+struct Source {
+    shape: Shape,
+    /// The message's cells, one byte each, puzzle after puzzle.
+    cells: Vec<u8>,
+    /// The message's solver options, or why they are refused (every puzzle then is).
+    options: Result<solver_core::Options, pb::SolveError>,
+    /// The solve-time cap of each puzzle.
+    cap: std::time::Duration,
 }
 
 struct PackState {
@@ -169,12 +175,12 @@ struct PackState {
 }
 
 impl Pack {
-    fn new(id: String, first: u64, hold: Hold, count: usize, cells: usize) -> Pack {
+    fn new(id: String, first: u64, hold: Hold, count: usize, source: Source) -> Pack {
         let answer = pb::PackedAnswers {
             id,
             first,
             outcomes: vec![pb::Outcome::Unspecified as u8; count],
-            solutions: vec![0; count * cells],
+            solutions: vec![0; count * source.shape.cells()],
             errors: Vec::new(),
             guesses: vec![0; count],
             solutions_found: vec![0; count],
@@ -185,8 +191,21 @@ impl Pack {
                 remaining: count,
                 hold: Some(hold),
             }),
-            cells,
+            source,
         }
+    }
+
+    /// The job of the puzzle at `offset`, or why it is not a puzzle.
+    fn job(&self, offset: usize) -> Result<Job, pb::SolveError> {
+        let source = &self.source;
+        let options = source.options.clone()?;
+        let size = source.shape.cells();
+        let cells = source
+            .cells
+            .get(offset * size..(offset + 1) * size)
+            .unwrap_or_default();
+        let grid = unpack(source.shape, cells).map_err(|e| pb::SolveError::from(&e))?;
+        Ok(Job::new(grid, options, source.cap))
     }
 
     /// Records a solve; the message's answer, once every puzzle has one.
@@ -196,8 +215,9 @@ impl Pack {
         state.answer.guesses[offset] = solution.stats.guesses;
         state.answer.solutions_found[offset] = solution.outcome.found() as u64;
         if let Some(grid) = solution.outcome.grid() {
-            let at = offset * self.cells;
-            state.answer.solutions[at..at + self.cells].copy_from_slice(grid.cells());
+            let size = self.source.shape.cells();
+            let at = offset * size;
+            state.answer.solutions[at..at + size].copy_from_slice(grid.cells());
         }
         state.done_one()
     }
@@ -231,20 +251,42 @@ impl PackState {
 
     fn take(&mut self) -> Option<(pb::PackedAnswers, Hold)> {
         let hold = self.hold.take()?;
+        // Refused puzzles are found by the solver threads in no set order.
+        self.answer.errors.sort_unstable_by_key(|e| e.offset);
         Some((std::mem::take(&mut self.answer), hold))
     }
 }
 
 /// A puzzle of a packed message on its way through a solver thread.
 struct Item {
-    job: Job,
     pack: Arc<Pack>,
     offset: usize,
+    step: Step,
 }
 
-impl AsRef<Job> for Item {
-    fn as_ref(&self) -> &Job {
-        &self.job
+/// How far an [`Item`] is: its grid is built and checked on the solver thread, which spares
+/// the stream's async thread (the one reading every message) the per-puzzle work.
+enum Step {
+    /// Still cells in the message.
+    Packed,
+    /// A job to solve.
+    Ready(Job),
+    /// Not a puzzle the solver takes, and why.
+    Refused(pb::SolveError),
+}
+
+impl Work for Item {
+    fn job(&mut self) -> Option<&mut Job> {
+        if let Step::Packed = self.step {
+            self.step = match self.pack.job(self.offset) {
+                Ok(job) => Step::Ready(job),
+                Err(error) => Step::Refused(error),
+            };
+        }
+        match &mut self.step {
+            Step::Ready(job) => Some(job),
+            Step::Packed | Step::Refused(_) => None,
+        }
     }
 }
 
@@ -252,11 +294,30 @@ impl AsRef<Job> for Item {
 struct Packer {
     out: tokio::sync::mpsc::Sender<Vec<(pb::PackedAnswers, Hold)>>,
     progress: Arc<std::sync::atomic::AtomicU64>,
+    /// Answers made since the last flush, added to `progress` together: the stream's reader
+    /// and every solver thread write that counter, and once a puzzle it cost a cache miss.
+    delivered: u64,
 }
 
 impl Deliver<Item> for Packer {
+    fn flush(&mut self) {
+        self.progress
+            .fetch_add(std::mem::take(&mut self.delivered), Ordering::Relaxed);
+    }
+
+    fn refused(&mut self, item: Item) {
+        self.delivered += 1;
+        let Step::Refused(error) = item.step else {
+            return; // `Work::job` refuses only with a reason
+        };
+        if let Some(answer) = item.pack.failed(item.offset, error) {
+            // A full channel cannot happen (see `Answers`); closed means nobody listens.
+            let _ = self.out.try_send(vec![answer]);
+        }
+    }
+
     fn deliver(&mut self, item: Item, result: Result<Report, PoolError>) {
-        self.progress.fetch_add(1, Ordering::Relaxed);
+        self.delivered += 1;
         let done = match result {
             Ok(solution) => item.pack.solved(item.offset, &solution),
             Err(PoolError::Solve(err)) => item

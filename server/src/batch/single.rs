@@ -9,7 +9,7 @@ use tokio::sync::mpsc;
 use tonic::Status;
 
 use super::{Batched, Hold, Read, Submit};
-use crate::pool::{Deliver, PoolError};
+use crate::pool::{Deliver, PoolError, Work};
 use crate::respond::{Job, Limits, invalid, prepare, response};
 use crate::status::RequestError;
 
@@ -151,8 +151,8 @@ struct Item {
     hold: Hold,
 }
 
-impl AsRef<Job> for Item {
-    fn as_ref(&self) -> &Job {
-        &self.job
+impl Work for Item {
+    fn job(&mut self) -> Option<&mut Job> {
+        Some(&mut self.job)
     }
 }

@@ -1,0 +1,54 @@
+//! Connections through memory, for a client in the same process (the CLI's embedded server):
+//! the same HTTP/2 and gRPC as over TCP, with the bytes handed over in a buffer instead of
+//! through the kernel's loopback. On a batch of easy puzzles the loopback's system calls and
+//! TCP processing cost the async thread about a fifth of its time.
+
+use std::io;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use futures::Stream;
+use tokio::io::DuplexStream;
+use tokio::sync::mpsc;
+
+/// Bytes in flight each way on a connection before the writer waits: a few 1,024-puzzle
+/// messages (83 KB each), so a batch's writes rarely wait for the reader.
+const BUFFER: usize = 1 << 20;
+
+/// Opens connections to an in-memory server; cloned freely.
+#[derive(Clone, Debug)]
+pub struct Dialer {
+    accept: mpsc::UnboundedSender<DuplexStream>,
+}
+
+impl Dialer {
+    /// A new connection: the client's end of a pipe whose other end the server serves.
+    /// Fails once the server has stopped.
+    pub fn dial(&self) -> io::Result<DuplexStream> {
+        let (client, server) = tokio::io::duplex(BUFFER);
+        self.accept.send(server).map_err(|_| {
+            io::Error::new(io::ErrorKind::ConnectionRefused, "the server has stopped")
+        })?;
+        Ok(client)
+    }
+}
+
+/// The server's side: each dialled connection as it comes.
+pub(crate) struct Accepted {
+    rx: mpsc::UnboundedReceiver<DuplexStream>,
+}
+
+/// A dialer and the connections it opens.
+pub(crate) fn pair() -> (Dialer, Accepted) {
+    // Unbounded: one connection per dial, and the only dialler is this process's client.
+    let (accept, rx) = mpsc::unbounded_channel();
+    (Dialer { accept }, Accepted { rx })
+}
+
+impl Stream for Accepted {
+    type Item = io::Result<DuplexStream>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.rx.poll_recv(cx).map(|stream| stream.map(Ok))
+    }
+}
