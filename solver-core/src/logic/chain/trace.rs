@@ -140,11 +140,9 @@ impl Trace {
         }
     }
 
-    /// Empties the trace, keeping its buffers (only the index slots in use are reset).
+    /// Empties the trace, keeping its buffers. The index keeps its stale slots: a slot is
+    /// read only where the fact's bit in `on` or `off` says it was written for this trace.
     pub(crate) fn clear(&mut self) {
-        for n in &self.nodes {
-            self.index[key(usize::from(n.cell), usize::from(n.digit), n.on)] = NONE;
-        }
         self.nodes.clear();
         self.parents.clear();
         self.on = [0; 9];
@@ -166,7 +164,6 @@ impl Trace {
         let keep = usize::from(last) + 1;
         for n in &self.nodes[keep..] {
             let (c, d) = (usize::from(n.cell), usize::from(n.digit));
-            self.index[key(c, d, n.on)] = NONE;
             let facts = if n.on { &mut self.on } else { &mut self.off };
             facts[d] &= !(1 << c);
         }
@@ -177,8 +174,16 @@ impl Trace {
     }
 
     /// The node of a fact, if derived.
+    #[inline]
     pub(crate) fn find(&self, c: usize, d: usize, on: bool) -> Option<u16> {
-        Some(self.index[key(c, d, on)]).filter(|&i| i != NONE)
+        self.holds(c, d, on).then(|| self.index[key(c, d, on)])
+    }
+
+    /// Whether the trace holds a fact (its bit, which says the fact's index slot is valid).
+    #[inline]
+    fn holds(&self, c: usize, d: usize, on: bool) -> bool {
+        let facts = if on { &self.on } else { &self.off };
+        facts[d] >> c & 1 != 0
     }
 
     /// Parents of a node.
@@ -241,7 +246,7 @@ impl Trace {
     /// Pushes a new fact's node, its parents to follow; whether it was new.
     #[inline]
     fn push(&mut self, c: usize, d: usize, on: bool, parent_depth: u16) -> bool {
-        if self.index[key(c, d, on)] != NONE || self.stopped() {
+        if self.holds(c, d, on) || self.stopped() {
             return false;
         }
         self.nodes.push(Node {
