@@ -3,6 +3,7 @@
 //! Explainer rates these 0.1 above the plain Skyscraper / Kite / Turbot Fish.
 
 use super::board::{Candidates, HouseKind, bits, digit_char};
+use super::per_digit;
 use super::step::{Found, Technique};
 
 /// Words of a cell set: enough for the largest grid (35 × 35 cells).
@@ -13,15 +14,36 @@ const WORDS: usize = (crate::Shape::MAX_SIDE * crate::Shape::MAX_SIDE).div_ceil(
 /// grid (2 words for 9x9): copying and clearing whole sets is most of the searches' cost.
 type Cells<const W: usize> = [u64; W];
 
-/// Runs `search` with the smallest cell-set size that holds the board's cells.
-fn by_size<T>(board: &Candidates, search: [fn(&Candidates) -> T; 4]) -> T {
-    let [two, four, ten, all] = search;
+/// The one of `options` (for 2, 4, 10 and all words) whose cell sets are the smallest that
+/// hold the board's cells.
+fn by_size<F>(board: &Candidates, options: [F; 4]) -> F {
+    let [two, four, ten, all] = options;
     match board.masks.len().div_ceil(64) {
-        ..=2 => two(board),
-        3..=4 => four(board),
-        5..=10 => ten(board),
-        _ => all(board),
+        ..=2 => two,
+        3..=4 => four,
+        5..=10 => ten,
+        _ => all,
     }
+}
+
+/// The best step of one digit with its sort key (rating, removals).
+type Best = Option<(u16, usize, Found)>;
+
+/// The best step over the digits, each digit's from `find` (kept per digit as `search`).
+fn over_digits(
+    board: &Candidates,
+    search: per_digit::Search,
+    find: [fn(&Candidates, usize) -> Best; 4],
+) -> Option<Found> {
+    let find = by_size(board, find);
+    let mut best: Best = None;
+    for d in 0..board.side() {
+        per_digit::keep_better(
+            &mut best,
+            per_digit::cached(search, board, d, || find(board, d)),
+        );
+    }
+    best.map(|(_, _, f)| f)
 }
 
 fn cell_set<const W: usize>(cells: impl IntoIterator<Item = usize>) -> Cells<W> {
@@ -290,25 +312,23 @@ fn links_of<const W: usize>(board: &Candidates, digit: u8) -> (Vec<Link<W>>, Vec
 
 /// The best grouped two-link chain: lowest rating, then most eliminations.
 pub(crate) fn grouped_turbot(board: &Candidates) -> Option<Found> {
-    by_size(
-        board,
-        [
-            turbot_in::<2>,
-            turbot_in::<4>,
-            turbot_in::<10>,
-            turbot_in::<WORDS>,
-        ],
-    )
+    let find = [
+        turbot_digit::<2>,
+        turbot_digit::<4>,
+        turbot_digit::<10>,
+        turbot_digit::<WORDS>,
+    ];
+    over_digits(board, per_digit::Search::GroupedTurbot, find)
 }
 
-/// [`grouped_turbot`] with cell sets of `W` words.
-fn turbot_in<const W: usize>(board: &Candidates) -> Option<Found> {
-    let mut best: Option<(u16, usize, Found)> = None;
-    for d in 0..board.side() {
+/// [`grouped_turbot`] for digit index `d`, with cell sets of `W` words.
+fn turbot_digit<const W: usize>(board: &Candidates, d: usize) -> Best {
+    let mut best: Best = None;
+    {
         let digit = d as u8 + 1;
         let (links, grouped) = links_of::<W>(board, digit);
         if !grouped.contains(&true) {
-            continue;
+            return None;
         }
         let next = successors(board, &links);
         let pairs = (0..links.len())
@@ -364,31 +384,29 @@ fn turbot_in<const W: usize>(board: &Candidates) -> Option<Found> {
             }
         }
     }
-    best.map(|(_, _, f)| f)
+    best
 }
 
 /// The best chain of three links, at least one grouped: rated as SE's three-link chains
 /// plus 0.1 (Skyscraper 5.5, Turbot Fish 5.6, Kite 5.7).
 pub(crate) fn grouped_three(board: &Candidates) -> Option<Found> {
-    by_size(
-        board,
-        [
-            three_in::<2>,
-            three_in::<4>,
-            three_in::<10>,
-            three_in::<WORDS>,
-        ],
-    )
+    let find = [
+        three_digit::<2>,
+        three_digit::<4>,
+        three_digit::<10>,
+        three_digit::<WORDS>,
+    ];
+    over_digits(board, per_digit::Search::GroupedThree, find)
 }
 
-/// [`grouped_three`] with cell sets of `W` words.
-fn three_in<const W: usize>(board: &Candidates) -> Option<Found> {
-    let mut best: Option<(u16, usize, Found)> = None;
-    for d in 0..board.side() {
+/// [`grouped_three`] for digit index `d`, with cell sets of `W` words.
+fn three_digit<const W: usize>(board: &Candidates, d: usize) -> Best {
+    let mut best: Best = None;
+    {
         let digit = d as u8 + 1;
         let (links, grouped) = links_of::<W>(board, digit);
         if !grouped.contains(&true) {
-            continue;
+            return None;
         }
         // Links that may follow each link in a chain, found once per digit.
         let next = successors(board, &links);
@@ -408,14 +426,14 @@ fn three_in<const W: usize>(board: &Candidates) -> Option<Found> {
             }
         }
     }
-    best.map(|(_, _, f)| f)
+    best
 }
 
 fn consider_three<const W: usize>(
     board: &Candidates,
     digit: u8,
     chain: [&Link<W>; 3],
-    best: &mut Option<(u16, usize, Found)>,
+    best: &mut Best,
 ) {
     let bit = 1u64 << (digit - 1);
     let mut all = chain[0].cells;

@@ -57,6 +57,7 @@ mod grouped;
 mod locked;
 mod loops;
 mod named;
+mod per_digit;
 mod rating;
 mod singles;
 mod step;

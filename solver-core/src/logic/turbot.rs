@@ -2,6 +2,7 @@
 //! Turbot Fish / Empty Rectangle (4.2); two strong links of one digit joined by a weak link.
 
 use super::board::{Candidates, bits, digit_char};
+use super::per_digit;
 use super::step::{Found, Technique};
 
 /// Region kinds in SE's numbering: 0 box, 1 row, 2 column.
@@ -14,6 +15,7 @@ fn first_house(side: usize, kind: usize) -> usize {
 }
 
 /// The best step so far with SE's sort key (rating, then more eliminations first).
+#[derive(Clone)]
 struct Best {
     found: Found,
     removed: usize,
@@ -30,11 +32,32 @@ fn beats(best: &Option<Best>, tenths: u16, removed: usize) -> bool {
 /// The turbot-fish step SE would pick: all are gathered, the lowest rating with the most
 /// eliminations wins, ties in search order.
 pub(crate) fn turbot_fish(board: &Candidates) -> Option<Found> {
+    // Each digit's best of each kind (kept per digit), then the best of them in SE's order:
+    // kinds first, then digits.
+    let per_digit: Vec<[Option<Best>; KINDS.len()]> = (0..board.side())
+        .map(|d| per_digit::cached(per_digit::Search::Turbot, board, d, || kinds(board, d)))
+        .collect();
     let mut best: Option<Best> = None;
-    for (base, cover) in [(1, 1), (2, 2), (2, 1), (1, 0), (2, 0)] {
-        search(board, base, cover, &mut best);
+    for k in 0..KINDS.len() {
+        for found in per_digit.iter().filter_map(|kinds| kinds[k].as_ref()) {
+            if beats(&best, found.found.tenths, found.removed) {
+                best = Some(found.clone());
+            }
+        }
     }
     best.map(|b| b.found)
+}
+
+/// SE's order of the (base, cover) region kinds of the two links.
+const KINDS: [(usize, usize); 5] = [(1, 1), (2, 2), (2, 1), (1, 0), (2, 0)];
+
+/// The best step of digit index `d` for each pair of [`KINDS`].
+fn kinds(board: &Candidates, d: usize) -> [Option<Best>; KINDS.len()] {
+    KINDS.map(|(base, cover)| {
+        let mut best = None;
+        search(board, d, (base, cover), &mut best);
+        best
+    })
 }
 
 /// The cells of a house holding the digit of `bit`, when there are at most six (the searches
@@ -70,11 +93,12 @@ fn heart(board: &Candidates, block: usize, places: &[usize]) -> Option<usize> {
     })
 }
 
-fn search(board: &Candidates, base: usize, cover: usize, best: &mut Option<Best>) {
+/// The best pattern of digit index `d` whose links lie in houses of kinds `base`, `cover`.
+fn search(board: &Candidates, d: usize, (base, cover): (usize, usize), best: &mut Option<Best>) {
     let side = board.side();
     let layout = &board.layout;
     let (base0, cover0) = (first_house(side, base), first_house(side, cover));
-    for d in 0..side {
+    {
         let bit = 1u64 << d;
         for i1 in 0..side {
             let base_house = base0 + i1;
