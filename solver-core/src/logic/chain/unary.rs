@@ -78,7 +78,8 @@ fn candidate(
     trace_static_within(on, s, (c, d, true), mode, limit);
     trace_static_within(off, s, (c, d, false), mode, limit);
     for t in [&*on, &*off] {
-        if let Some(found) = self_contradiction(t, name, base, bar) {
+        let current = chain.as_ref().map(|b| b.tenths);
+        if let Some(found) = self_contradiction(t, name, base, (bar, current)) {
             found.offer(chain);
         }
     }
@@ -100,12 +101,19 @@ fn depth_limit(base: u16, mode: Mode, bar: u16) -> u16 {
         rating::rate(base, depth) <= bar
             || rating::rate(cycle, depth.saturating_sub(cycles::short(cycle))) <= bar
     };
-    // A trace holds each of the 1,458 facts at most once, so no depth goes past that.
-    let mut depth = 1;
-    while depth < 81 * 9 * 2 && fits(depth + 1) {
-        depth += 1;
+    // A trace holds each of the 1,458 facts at most once, so no depth goes past that. Both
+    // ratings grow with the depth, so the depths that fit run from 2 to some bound: found by
+    // halving (this runs for every candidate once something is found).
+    let (mut low, mut high) = (1usize, 81 * 9 * 2);
+    while low < high {
+        let mid = (low + high).div_ceil(2);
+        if fits(mid) {
+            low = mid;
+        } else {
+            high = mid - 1;
+        }
     }
-    depth as u16
+    low as u16
 }
 
 /// Nishio forcing chains: a digit assumed in a cell whose consequences for that digit alone
@@ -136,12 +144,14 @@ pub(crate) fn nishio(s: &Start) -> Option<Deduction> {
 }
 
 /// The chain from a trace's assumption back to its opposite, if there is one rated no
-/// higher than `bar` (the best so far, which a higher one could not displace).
+/// higher than `bar` (the best so far, which a higher one could not displace); told in words
+/// only when it rates below `current`, the best chain so far (an equal one is merged into
+/// that one, which keeps its own sentence).
 fn self_contradiction(
     t: &Trace,
     name: &'static str,
     base: u16,
-    bar: Option<u16>,
+    (bar, current): (Option<u16>, Option<u16>),
 ) -> Option<Deduction> {
     let root = t.nodes[0];
     let (c, d, on) = (usize::from(root.cell), usize::from(root.digit), root.on);
@@ -152,11 +162,13 @@ fn self_contradiction(
     }
     let mut found = Deduction::setting(name, tenths, c, d, !on);
     found.support = deduction::support(t, &[end]);
-    found.text = format!(
-        "{name}: {} so {}",
-        deduction::path(&t.path(end)),
-        deduction::fact(c, d, !on)
-    );
+    if current.is_none_or(|b| tenths < b) {
+        found.text = format!(
+            "{name}: {} so {}",
+            deduction::path(&t.path(end)),
+            deduction::fact(c, d, !on)
+        );
+    }
     Some(found)
 }
 
