@@ -67,6 +67,9 @@ pub(crate) fn aligned_pair(s: &Start) -> Option<Deduction> {
 /// The digits each of three cells (`digits`) takes in some combination that repeats no digit
 /// in two cells that see each other (`clash`: 0-1, 0-2, 1-2) and holds no peer's `masks` whole.
 fn allowed_digits(digits: [u16; 3], clash: [bool; 3], masks: &[u16]) -> [u16; 3] {
+    // Compared whole at every combination found: one word, not three.
+    let pack = |m: [u16; 3]| u64::from(m[0]) | u64::from(m[1]) << 16 | u64::from(m[2]) << 32;
+    let whole = pack(digits);
     let mut allowed = [0u16; 3];
     let mut xs = digits[0];
     while let Some(x) = pop(&mut xs) {
@@ -89,7 +92,7 @@ fn allowed_digits(digits: [u16; 3], clash: [bool; 3], masks: &[u16]) -> [u16; 3]
                 allowed[0] |= 1 << x;
                 allowed[1] |= 1 << y;
                 allowed[2] |= zs;
-                if allowed == digits {
+                if pack(allowed) == whole {
                     return allowed;
                 }
             }
