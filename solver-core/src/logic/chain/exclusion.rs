@@ -12,11 +12,22 @@ const NAME: &str = "Aligned pair exclusion";
 pub(crate) fn aligned_pair(s: &Start) -> Option<Deduction> {
     let t = tables();
     let open = s.open();
+    let bivalue: Set = cells(open)
+        .filter(|&c| s.digits(c).count_ones() == 2)
+        .fold(0, |m, c| m | 1 << c);
     for a in cells(open) {
         for b in cells(open & !((1u128 << (a + 1)) - 1)) {
             let sees = t.peers[a] >> b & 1 != 0;
             let common = t.peers[a] & t.peers[b] & open;
             if common.count_ones() < 2 {
+                continue;
+            }
+            // A digit of one cell goes only when every digit of the other is its partner in
+            // a common bivalue peer (or the same digit): one partner per such peer, so the
+            // other cell must hold at most one digit more than there are such peers.
+            let most = (common & bivalue).count_ones() + 1;
+            let (na, nb) = (s.digits(a).count_ones(), s.digits(b).count_ones());
+            if nb > most && na > most {
                 continue;
             }
             // Peers of both cells with two candidates exclude exactly that pair: for each
@@ -101,6 +112,24 @@ fn allowed_digits(digits: [u16; 3], clash: [bool; 3], masks: &[u16]) -> [u16; 3]
     allowed
 }
 
+/// Whether the peers' `masks` (of two digits or more) can rule out a digit of the three
+/// cells at all: a cheap test that passes over most triples without trying combinations.
+///
+/// A digit of one cell goes when every choice for the other two is ruled out. Given a digit
+/// for the second cell too, a peer rules out at most one digit of the third, unless it holds
+/// only the two given (then it rules out all of them); so either the third cell holds at
+/// most two digits more than there are peers (two may clash with the given ones), or each
+/// choice for the second cell (all its digits but one at least) has such a peer of its own.
+fn may_exclude(digits: [u16; 3], masks: &[u16]) -> bool {
+    if masks.iter().any(|m| m.count_ones() < 2) {
+        return true;
+    }
+    let n = masks.len() as u32;
+    let size = digits.map(u16::count_ones);
+    let fits = |second: u32, third: u32| third <= n + 2 || second <= n + 1;
+    fits(size[1], size[2]) || fits(size[0], size[2]) || fits(size[0], size[1])
+}
+
 /// Takes the lowest digit index out of a mask.
 fn pop(m: &mut u16) -> Option<usize> {
     (*m != 0).then(|| {
@@ -173,6 +202,9 @@ fn triple(s: &Start, digits: &[u16; 81], base: [usize; 3], small: Set) -> Option
         }
     }
     let masks = &masks[..count];
+    if !may_exclude(digits3, masks) {
+        return None;
+    }
     let sees = |i: usize, j: usize| t.peers[base[i]] >> base[j] & 1 != 0;
     let clash = [(0, 1), (0, 2), (1, 2)].map(|(i, j)| sees(i, j));
     let digits = digits3;
