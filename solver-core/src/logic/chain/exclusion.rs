@@ -1,15 +1,70 @@
 //! Aligned pair exclusion: two cells that see each other cannot take a pair of digits that
 //! would empty a common peer (a cell holding only those digits) or repeat a digit.
 
+use std::cell::Cell;
+use std::thread::LocalKey;
+
 use super::deduction::{self, Deduction};
 use super::rating;
-use super::state::{Set, Start, cells, tables};
+use super::state::{FULL, Set, Start, cells, tables};
+
+/// A board as the exclusions read it: each cell's digits, and the open cells.
+#[derive(Clone, Copy)]
+struct Board {
+    digits: [u16; 81],
+    open: Set,
+}
+
+impl Board {
+    fn of(s: &Start) -> Board {
+        Board {
+            digits: std::array::from_fn(|c| s.digits(c)),
+            open: s.open(),
+        }
+    }
+}
+
+/// The board a search last found nothing on. A pair or triple is told only by its cells'
+/// digits and those of its common peers: where none of them changed since, it finds nothing
+/// again and is passed over (hard puzzles run these searches at every step, and a step
+/// changes few cells).
+type NothingOn = LocalKey<Cell<Option<Board>>>;
+
+thread_local! {
+    static PAIRS_FOUND_NOTHING: Cell<Option<Board>> = const { Cell::new(None) };
+    static TRIPLES_FOUND_NOTHING: Cell<Option<Board>> = const { Cell::new(None) };
+}
+
+/// The cells whose digits (or openness) differ from the board `memo` last found nothing on;
+/// every cell when there is none.
+fn changed_since(memo: &'static NothingOn, now: &Board) -> Set {
+    let Some(then) = memo.try_with(Cell::get).ok().flatten() else {
+        return FULL;
+    };
+    (0..81)
+        .filter(|&c| then.digits[c] != now.digits[c])
+        .fold(then.open ^ now.open, |m, c| m | 1 << c)
+}
+
+/// Records the board a search ran on when it found nothing (else forgets).
+fn remember<T>(memo: &'static NothingOn, now: &Board, found: &Option<T>) {
+    let _ = memo.try_with(|m| m.set(found.is_none().then_some(*now)));
+}
 
 /// SE's name.
 const NAME: &str = "Aligned pair exclusion";
 
 /// The first aligned pair exclusion on the board.
 pub(crate) fn aligned_pair(s: &Start) -> Option<Deduction> {
+    let now = Board::of(s);
+    let changed = changed_since(&PAIRS_FOUND_NOTHING, &now);
+    let found = first_pair(s, changed);
+    remember(&PAIRS_FOUND_NOTHING, &now, &found);
+    found
+}
+
+/// [`aligned_pair`] over the pairs that some cell of `changed` bears on.
+fn first_pair(s: &Start, changed: Set) -> Option<Deduction> {
     let t = tables();
     let open = s.open();
     let bivalue: Set = cells(open)
@@ -17,6 +72,9 @@ pub(crate) fn aligned_pair(s: &Start) -> Option<Deduction> {
         .fold(0, |m, c| m | 1 << c);
     for a in cells(open) {
         for b in cells(open & !((1u128 << (a + 1)) - 1)) {
+            if (1 << a | 1 << b | t.peers[a] & t.peers[b]) & changed == 0 {
+                continue;
+            }
             let sees = t.peers[a] >> b & 1 != 0;
             let common = t.peers[a] & t.peers[b] & open;
             if common.count_ones() < 2 {
@@ -150,9 +208,17 @@ const TRIPLE: &str = "Aligned triplet exclusion";
 /// The first aligned triplet exclusion: three cells with common peers, each of whose
 /// candidates is in no combination of digits that the three cells could take together.
 pub(crate) fn aligned_triple(s: &Start) -> Option<Deduction> {
+    let now = Board::of(s);
+    let changed = changed_since(&TRIPLES_FOUND_NOTHING, &now);
+    let found = first_triple(s, &now, changed);
+    remember(&TRIPLES_FOUND_NOTHING, &now, &found);
+    found
+}
+
+/// [`aligned_triple`] over the triples that some cell of `changed` bears on.
+fn first_triple(s: &Start, now: &Board, changed: Set) -> Option<Deduction> {
     let t = tables();
-    let open = s.open();
-    let digits: [u16; 81] = std::array::from_fn(|c| s.digits(c));
+    let (open, digits) = (now.open, now.digits);
     let base: Vec<usize> = cells(open)
         .filter(|&c| digits[c].count_ones() >= 2)
         .collect();
@@ -172,7 +238,10 @@ pub(crate) fn aligned_triple(s: &Start) -> Option<Deduction> {
             // The third cells (after b, in base order) that see one of those small peers.
             let near = cells(ab_small).fold(0, |m: Set, p| m | t.peers[p]);
             let above = !((1u128 << (b + 1)) - 1);
-            for c in cells(base_set & above & near) {
+            // With the pair and its common peers unchanged, only a changed third cell counts.
+            let pair_changed = (1 << a | 1 << b | t.peers[a] & t.peers[b]) & changed != 0;
+            let thirds = if pair_changed { FULL } else { changed };
+            for c in cells(base_set & above & near & thirds) {
                 let common = ab & t.peers[c];
                 if let Some(found) = triple(s, &digits, [a, b, c], common & small) {
                     return Some(found);
