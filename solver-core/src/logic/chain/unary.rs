@@ -1,11 +1,14 @@
 //! Forcing X-, Y- and XY-chains: an assumption that implies its own opposite (SE's unary
 //! chaining; an AIC's elimination is the assumption "the target is true" failing this way).
 
+use std::cell::Cell;
+use std::thread::LocalKey;
+
 use super::cycles;
 use super::deduction::{self, Deduction};
 use super::multiple::Traced;
 use super::rating;
-use super::state::Start;
+use super::state::{Set, Start};
 use super::trace::{Mode, Trace, finish_static, trace, trace_static_within};
 
 /// The lowest-rated cycle or self-contradicting static chain on the board (SE's X-, Y- then
@@ -30,12 +33,20 @@ pub(crate) fn static_chains(s: &Start, xy: &mut Option<Traced>) -> Option<Deduct
             continue;
         }
         let keep = mode == Mode::Xy;
+        let skip = if mode == Mode::X {
+            unchanged_digits(&X_FOUND_NOTHING, s)
+        } else {
+            0
+        };
         let list = s.candidates();
         let mut kept = Traced {
             on: Vec::with_capacity(if keep { list.len() } else { 0 }),
             off: Vec::with_capacity(if keep { list.len() } else { 0 }),
         };
         for (c, d) in list {
+            if skip >> d & 1 != 0 {
+                continue;
+            }
             let found = (&mut cycle, &mut chain);
             candidate(s, (c, d), (mode, name, base), [&mut on, &mut off], found);
             // Kept traces take their buffers along; the others' are reused.
@@ -46,6 +57,9 @@ pub(crate) fn static_chains(s: &Start, xy: &mut Option<Traced>) -> Option<Deduct
         }
         if keep {
             *xy = Some(kept);
+        }
+        if mode == Mode::X {
+            remember(&X_FOUND_NOTHING, s, cycle.is_some() || chain.is_some());
         }
     }
     let mut best = cycle;
@@ -120,7 +134,11 @@ fn depth_limit(base: u16, mode: Mode, bar: u16) -> u16 {
 /// contradict each other.
 pub(crate) fn nishio(s: &Start) -> Option<Deduction> {
     let mut best: Option<Deduction> = None;
+    let skip = unchanged_digits(&NISHIO_FOUND_NOTHING, s);
     for (c, d) in s.candidates() {
+        if skip >> d & 1 != 0 {
+            continue;
+        }
         let t = trace(s, c, d, true, Mode::Nishio);
         let Some(clash) = &t.contradiction else {
             continue;
@@ -140,7 +158,35 @@ pub(crate) fn nishio(s: &Start) -> Option<Deduction> {
         );
         found.offer(&mut best);
     }
+    remember(&NISHIO_FOUND_NOTHING, s, best.is_some());
     best
+}
+
+/// Each digit's candidates when a search last found nothing.
+type NothingOn = LocalKey<Cell<Option<[Set; 9]>>>;
+
+thread_local! {
+    /// For the X-chains and cycles, and for Nishio chains: both follow one digit's
+    /// candidates alone, so a digit whose candidates are as they were when the search last
+    /// found nothing finds nothing again (hard puzzles run these at every step, and a step
+    /// moves few digits).
+    static X_FOUND_NOTHING: Cell<Option<[Set; 9]>> = const { Cell::new(None) };
+    static NISHIO_FOUND_NOTHING: Cell<Option<[Set; 9]>> = const { Cell::new(None) };
+}
+
+/// The digits (bit `d`) whose candidates are those `memo` last found nothing on.
+fn unchanged_digits(memo: &'static NothingOn, s: &Start) -> u16 {
+    let Some(then) = memo.try_with(Cell::get).ok().flatten() else {
+        return 0;
+    };
+    (0..9)
+        .filter(|&d| then[d] == s.cand[d])
+        .fold(0, |m, d| m | 1 << d)
+}
+
+/// Records the candidates a search ran on when it found nothing (else forgets).
+fn remember(memo: &'static NothingOn, s: &Start, found: bool) {
+    let _ = memo.try_with(|m| m.set((!found).then_some(s.cand)));
 }
 
 /// The chain from a trace's assumption back to its opposite, if there is one rated no
