@@ -54,6 +54,7 @@ mod chain;
 mod engine;
 mod fish;
 mod grouped;
+mod house_memo;
 mod locked;
 mod loops;
 mod named;
