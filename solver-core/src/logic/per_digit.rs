@@ -1,6 +1,6 @@
 //! Results of single-digit searches kept from one step to the next, per digit.
 //!
-//! A single-digit pattern (turbot fish, strong-link chains, grouped or not) depends on the
+//! A single-digit pattern (fish, turbot fish, strong-link chains, grouped or not) depends on the
 //! places of its digit alone, and one step changes few digits' places: at the steps of a
 //! hard puzzle, where every basic search runs and fails, two digits in three are where they
 //! were the step before. A search split per digit asks here first and redoes only the digits
@@ -22,6 +22,9 @@ pub(crate) enum Search {
     StrongLinks3,
     StrongLinks4,
     GroupedThree,
+    Fish2,
+    Fish3,
+    Fish4,
 }
 
 /// One kept result and the places it was found on.
