@@ -232,15 +232,15 @@ fn first_triple(s: &Start, now: &Board, changed: Set) -> Option<Deduction> {
         for &b in &base[i + 1..] {
             let ab = t.peers[a] & t.peers[b] & open;
             let ab_small = ab & small;
-            if ab_small == 0 {
+            // With the pair and its common peers unchanged, only a changed third cell counts.
+            let pair_changed = (1 << a | 1 << b | t.peers[a] & t.peers[b]) & changed != 0;
+            let thirds = if pair_changed { FULL } else { changed };
+            let above = !((1u128 << (b + 1)) - 1);
+            if ab_small == 0 || base_set & above & thirds == 0 {
                 continue;
             }
             // The third cells (after b, in base order) that see one of those small peers.
             let near = cells(ab_small).fold(0, |m: Set, p| m | t.peers[p]);
-            let above = !((1u128 << (b + 1)) - 1);
-            // With the pair and its common peers unchanged, only a changed third cell counts.
-            let pair_changed = (1 << a | 1 << b | t.peers[a] & t.peers[b]) & changed != 0;
-            let thirds = if pair_changed { FULL } else { changed };
             for c in cells(base_set & above & near & thirds) {
                 let common = ab & t.peers[c];
                 if let Some(found) = triple(s, &digits, [a, b, c], common & small) {

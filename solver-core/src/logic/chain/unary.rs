@@ -110,6 +110,25 @@ fn candidate(
 /// The depth past which a fact of a `mode` trace rates above `bar` both as the end of a chain
 /// on `base` (rated by the facts it rests on, at least its depth) and as a cycle's removal.
 fn depth_limit(base: u16, mode: Mode, bar: u16) -> u16 {
+    /// A limit's question (base, mode, bar) and answer.
+    type Limit = ((u16, Mode, u16), u16);
+    thread_local! {
+        /// The last limit worked out: the bar changes seldom, and every candidate asks.
+        static LAST: Cell<Option<Limit>> = const { Cell::new(None) };
+    }
+    let key = (base, mode, bar);
+    if let Some((k, limit)) = LAST.try_with(Cell::get).ok().flatten()
+        && k == key
+    {
+        return limit;
+    }
+    let limit = work_out_limit(base, mode, bar);
+    let _ = LAST.try_with(|last| last.set(Some((key, limit))));
+    limit
+}
+
+/// [`depth_limit`], worked out.
+fn work_out_limit(base: u16, mode: Mode, bar: u16) -> u16 {
     let cycle = cycles::kind(mode).1;
     let fits = |depth: usize| {
         rating::rate(base, depth) <= bar
