@@ -551,12 +551,13 @@ fn dynamic_cell(t: &mut Trace, start: &Start, c: usize) {
     {
         return;
     }
-    let offs: Vec<u16> = (0..9)
-        .filter(|&e| gone >> e & 1 != 0)
-        .filter_map(|e| t.find(c, e, false))
-        .collect();
+    let offs = Nodes::of(
+        (0..9)
+            .filter(|&e| gone >> e & 1 != 0)
+            .filter_map(|e| t.find(c, e, false)),
+    );
     if left == 0 {
-        t.empty(offs);
+        t.empty(offs.to_vec());
     } else {
         t.add(c, left.trailing_zeros() as usize, true, &offs);
     }
@@ -572,13 +573,40 @@ fn dynamic_house(t: &mut Trace, start: &Start, h: usize, d: usize) {
     if left & left.wrapping_sub(1) != 0 || t.on[d] & left != 0 {
         return;
     }
-    let offs: Vec<u16> = cells(all & t.off[d])
-        .filter_map(|q| t.find(q, d, false))
-        .collect();
+    let offs = Nodes::of(cells(all & t.off[d]).filter_map(|q| t.find(q, d, false)));
     if left == 0 {
-        t.empty(offs);
+        t.empty(offs.to_vec());
     } else {
         t.add(left.trailing_zeros() as usize, d, true, &offs);
+    }
+}
+
+/// The nodes a dynamic fact rests on: at most nine (a cell's digits, a house's places), on
+/// the stack (most dynamic facts are found this way, and a list each cost an allocation).
+struct Nodes {
+    list: [u16; 9],
+    len: usize,
+}
+
+impl Nodes {
+    fn of(nodes: impl Iterator<Item = u16>) -> Nodes {
+        let mut out = Nodes {
+            list: [0; 9],
+            len: 0,
+        };
+        for i in nodes {
+            out.list[out.len] = i;
+            out.len += 1;
+        }
+        out
+    }
+}
+
+impl std::ops::Deref for Nodes {
+    type Target = [u16];
+
+    fn deref(&self) -> &[u16] {
+        &self.list[..self.len]
     }
 }
 
@@ -596,9 +624,10 @@ fn locked(t: &mut Trace, start: &Start) -> bool {
                     continue;
                 }
                 // The pattern rests on the digit's removal from the rest of `from`.
-                let offs: Vec<u16> = cells(start.cand[d] & from & !to & t.off[d])
-                    .filter_map(|q| t.find(q, d, false))
-                    .collect();
+                let offs = Nodes::of(
+                    cells(start.cand[d] & from & !to & t.off[d])
+                        .filter_map(|q| t.find(q, d, false)),
+                );
                 for q in cells(gone) {
                     t.add(q, d, false, &offs);
                 }
