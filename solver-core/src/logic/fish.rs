@@ -29,45 +29,43 @@ fn digit_fish(board: &Candidates, k: usize, d: usize) -> Option<Found> {
     };
     let side = board.side();
     let mut items = Vec::with_capacity(side);
-    {
-        let digit = d as u8 + 1;
-        for rows in [true, false] {
-            let base_first = if rows { 0 } else { side };
-            let cover_first = if rows { side } else { 0 };
-            items.clear();
-            for line in 0..side {
-                let pos = board.positions(base_first + line, digit);
-                if (2..=k as u32).contains(&pos.count_ones()) {
-                    items.push((line, pos));
-                }
+    let digit = d as u8 + 1;
+    for rows in [true, false] {
+        let base_first = if rows { 0 } else { side };
+        let cover_first = if rows { side } else { 0 };
+        items.clear();
+        for line in 0..side {
+            let pos = board.positions(base_first + line, digit);
+            if (2..=k as u32).contains(&pos.count_ones()) {
+                items.push((line, pos));
             }
-            let found = combos_within(&items, k, k as u32, &mut |chosen, cover| {
-                if cover.count_ones() as usize != k {
-                    return None;
-                }
-                let base: u64 = bits(chosen).fold(0, |acc, i| acc | 1 << items[i].0);
-                let mut elims = Vec::new();
-                for c in bits(cover) {
-                    for (i, &cell) in board.layout.houses[cover_first + c].iter().enumerate() {
-                        if base & 1 << i == 0 && board.masks[cell as usize] & 1 << d != 0 {
-                            elims.push((cell, digit));
-                        }
+        }
+        let found = combos_within(&items, k, k as u32, &mut |chosen, cover| {
+            if cover.count_ones() as usize != k {
+                return None;
+            }
+            let base: u64 = bits(chosen).fold(0, |acc, i| acc | 1 << items[i].0);
+            let mut elims = Vec::new();
+            for c in bits(cover) {
+                for (i, &cell) in board.layout.houses[cover_first + c].iter().enumerate() {
+                    if base & 1 << i == 0 && board.masks[cell as usize] & 1 << d != 0 {
+                        elims.push((cell, digit));
                     }
                 }
-                if elims.is_empty() {
-                    return None;
-                }
-                Some(describe(
-                    board,
-                    (technique, tenths),
-                    elims,
-                    (rows, digit),
-                    (base, cover),
-                ))
-            });
-            if found.is_some() {
-                return found;
             }
+            if elims.is_empty() {
+                return None;
+            }
+            Some(describe(
+                board,
+                (technique, tenths),
+                elims,
+                (rows, digit),
+                (base, cover),
+            ))
+        });
+        if found.is_some() {
+            return found;
         }
     }
     None

@@ -324,64 +324,62 @@ pub(crate) fn grouped_turbot(board: &Candidates) -> Option<Found> {
 /// [`grouped_turbot`] for digit index `d`, with cell sets of `W` words.
 fn turbot_digit<const W: usize>(board: &Candidates, d: usize) -> Best {
     let mut best: Best = None;
-    {
-        let digit = d as u8 + 1;
-        let (links, grouped) = links_of::<W>(board, digit);
-        if !grouped.contains(&true) {
-            return None;
-        }
-        let next = successors(board, &links);
-        let pairs = (0..links.len())
-            .flat_map(|i| next.of(i).iter().map(move |&j| (i, j)))
-            .filter(|&(i, j)| grouped[i] || grouped[j]);
-        for (i, j) in pairs {
-            let (l1, l2) = (&links[i], &links[j]);
-            {
-                if !l1.joins(l2) {
-                    continue;
-                }
-                let mut all = l1.cells;
-                for (a, b) in all.iter_mut().zip(&l2.cells) {
-                    *a |= b;
-                }
-                let elims = victims(board, 1 << d, &l1.from_seen, &l2.to_seen, &all);
-                if elims.is_empty() {
-                    continue;
-                }
-                let kinds = (board.kind(l1.house), board.kind(l2.house));
-                let (name, tenths) = match kinds {
-                    (HouseKind::Row, HouseKind::Row) | (HouseKind::Col, HouseKind::Col) => {
-                        ("Grouped Skyscraper", 41)
-                    }
-                    (HouseKind::Row, HouseKind::Col) | (HouseKind::Col, HouseKind::Row) => {
-                        ("Grouped 2-String Kite", 42)
-                    }
-                    _ => ("Grouped Turbot Fish", 43),
-                };
-                let removed = elims.len();
-                if best.as_ref().is_some_and(|(t, r, _)| {
-                    (tenths, std::cmp::Reverse(removed)) >= (*t, std::cmp::Reverse(*r))
-                }) {
-                    continue;
-                }
-                let text = format!(
-                    "{} is in {} or {} (strong links in {} and {}), so it leaves the cells that see both",
-                    digit_char(digit),
-                    board.cell_names(l1.from.iter().copied()),
-                    board.cell_names(l2.to.iter().copied()),
-                    board.house_name(l1.house),
-                    board.house_name(l2.house)
-                );
-                let support = [&l1.from, &l1.to, &l2.from, &l2.to]
-                    .into_iter()
-                    .flatten()
-                    .map(|&c| (c as u16, digit))
-                    .collect();
-                let found = Found::removing(Technique::TurbotFish(name), tenths, elims)
-                    .resting_on(support)
-                    .saying(text);
-                best = Some((tenths, removed, found));
+    let digit = d as u8 + 1;
+    let (links, grouped) = links_of::<W>(board, digit);
+    if !grouped.contains(&true) {
+        return None;
+    }
+    let next = successors(board, &links);
+    let pairs = (0..links.len())
+        .flat_map(|i| next.of(i).iter().map(move |&j| (i, j)))
+        .filter(|&(i, j)| grouped[i] || grouped[j]);
+    for (i, j) in pairs {
+        let (l1, l2) = (&links[i], &links[j]);
+        {
+            if !l1.joins(l2) {
+                continue;
             }
+            let mut all = l1.cells;
+            for (a, b) in all.iter_mut().zip(&l2.cells) {
+                *a |= b;
+            }
+            let elims = victims(board, 1 << d, &l1.from_seen, &l2.to_seen, &all);
+            if elims.is_empty() {
+                continue;
+            }
+            let kinds = (board.kind(l1.house), board.kind(l2.house));
+            let (name, tenths) = match kinds {
+                (HouseKind::Row, HouseKind::Row) | (HouseKind::Col, HouseKind::Col) => {
+                    ("Grouped Skyscraper", 41)
+                }
+                (HouseKind::Row, HouseKind::Col) | (HouseKind::Col, HouseKind::Row) => {
+                    ("Grouped 2-String Kite", 42)
+                }
+                _ => ("Grouped Turbot Fish", 43),
+            };
+            let removed = elims.len();
+            if best.as_ref().is_some_and(|(t, r, _)| {
+                (tenths, std::cmp::Reverse(removed)) >= (*t, std::cmp::Reverse(*r))
+            }) {
+                continue;
+            }
+            let text = format!(
+                "{} is in {} or {} (strong links in {} and {}), so it leaves the cells that see both",
+                digit_char(digit),
+                board.cell_names(l1.from.iter().copied()),
+                board.cell_names(l2.to.iter().copied()),
+                board.house_name(l1.house),
+                board.house_name(l2.house)
+            );
+            let support = [&l1.from, &l1.to, &l2.from, &l2.to]
+                .into_iter()
+                .flatten()
+                .map(|&c| (c as u16, digit))
+                .collect();
+            let found = Found::removing(Technique::TurbotFish(name), tenths, elims)
+                .resting_on(support)
+                .saying(text);
+            best = Some((tenths, removed, found));
         }
     }
     best
@@ -402,27 +400,25 @@ pub(crate) fn grouped_three(board: &Candidates) -> Option<Found> {
 /// [`grouped_three`] for digit index `d`, with cell sets of `W` words.
 fn three_digit<const W: usize>(board: &Candidates, d: usize) -> Best {
     let mut best: Best = None;
-    {
-        let digit = d as u8 + 1;
-        let (links, grouped) = links_of::<W>(board, digit);
-        if !grouped.contains(&true) {
-            return None;
-        }
-        // Links that may follow each link in a chain, found once per digit.
-        let next = successors(board, &links);
-        for (i, l1) in links.iter().enumerate() {
-            for &j in next.of(i) {
-                let l2 = &links[j];
-                for &k in next.of(j) {
-                    let l3 = &links[k];
-                    if !(grouped[i] || grouped[j] || grouped[k]) || l3.house == l1.house {
-                        continue;
-                    }
-                    if !disjoint(&l3.cells, &l1.cells) {
-                        continue;
-                    }
-                    consider_three(board, digit, [l1, l2, l3], &mut best);
+    let digit = d as u8 + 1;
+    let (links, grouped) = links_of::<W>(board, digit);
+    if !grouped.contains(&true) {
+        return None;
+    }
+    // Links that may follow each link in a chain, found once per digit.
+    let next = successors(board, &links);
+    for (i, l1) in links.iter().enumerate() {
+        for &j in next.of(i) {
+            let l2 = &links[j];
+            for &k in next.of(j) {
+                let l3 = &links[k];
+                if !(grouped[i] || grouped[j] || grouped[k]) || l3.house == l1.house {
+                    continue;
                 }
+                if !disjoint(&l3.cells, &l1.cells) {
+                    continue;
+                }
+                consider_three(board, digit, [l1, l2, l3], &mut best);
             }
         }
     }

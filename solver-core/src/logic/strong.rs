@@ -73,37 +73,35 @@ pub(crate) fn strong_links(board: &Candidates, n: usize) -> Option<Found> {
 fn digit_links(board: &Candidates, n: usize, d: usize) -> Option<(u16, usize, Found)> {
     let mut best: Option<(u16, usize, Found)> = None;
     let mut path = Vec::with_capacity(n);
-    {
-        let bit = 1u64 << d;
-        let links = links_of(board, bit);
-        // Links whose start sees a link's end: the weak joints of a chain.
-        let next: Vec<Vec<usize>> = links
-            .iter()
-            .map(|l| {
-                (0..links.len())
-                    .filter(|&j| {
-                        let m = links[j];
-                        board.layout.sees(l.to, m.from)
-                            && m.to != l.from
-                            && m.to != l.to
-                            && m.from != l.from
-                    })
-                    .collect()
-            })
-            .collect();
-        let mut search = Search {
-            board,
-            links: &links,
-            next: &next,
-            n,
-            digit: d as u8 + 1,
-            best: &mut best,
-        };
-        for i in 0..links.len() {
-            path.clear();
-            path.push(i);
-            search.extend(&mut path);
-        }
+    let bit = 1u64 << d;
+    let links = links_of(board, bit);
+    // Links whose start sees a link's end: the weak joints of a chain.
+    let next: Vec<Vec<usize>> = links
+        .iter()
+        .map(|l| {
+            (0..links.len())
+                .filter(|&j| {
+                    let m = links[j];
+                    board.layout.sees(l.to, m.from)
+                        && m.to != l.from
+                        && m.to != l.to
+                        && m.from != l.from
+                })
+                .collect()
+        })
+        .collect();
+    let mut search = Search {
+        board,
+        links: &links,
+        next: &next,
+        n,
+        digit: d as u8 + 1,
+        best: &mut best,
+    };
+    for i in 0..links.len() {
+        path.clear();
+        path.push(i);
+        search.extend(&mut path);
     }
     best
 }

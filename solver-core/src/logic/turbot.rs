@@ -98,58 +98,56 @@ fn search(board: &Candidates, d: usize, (base, cover): (usize, usize), best: &mu
     let side = board.side();
     let layout = &board.layout;
     let (base0, cover0) = (first_house(side, base), first_house(side, cover));
-    {
-        let bit = 1u64 << d;
-        for i1 in 0..side {
-            let base_house = base0 + i1;
-            if board.positions(base_house, d as u8 + 1).count_ones() != 2 {
+    let bit = 1u64 << d;
+    for i1 in 0..side {
+        let base_house = base0 + i1;
+        if board.positions(base_house, d as u8 + 1).count_ones() != 2 {
+            continue;
+        }
+        let (bp, _) = positions_list(board, base_house, bit);
+        let start2 = if base == cover { i1 + 1 } else { 0 };
+        for i2 in start2..side {
+            let cover_house = cover0 + i2;
+            let count = board.positions(cover_house, d as u8 + 1).count_ones();
+            if count != 2 && !(cover == 0 && (3..6).contains(&count)) {
                 continue;
             }
-            let (bp, _) = positions_list(board, base_house, bit);
-            let start2 = if base == cover { i1 + 1 } else { 0 };
-            for i2 in start2..side {
-                let cover_house = cover0 + i2;
-                let count = board.positions(cover_house, d as u8 + 1).count_ones();
-                if count != 2 && !(cover == 0 && (3..6).contains(&count)) {
-                    continue;
+            let (cp, n) = positions_list(board, cover_house, bit);
+            let cp = &cp[..n];
+            let empty_rect = cover == 0 && (3..6).contains(&cp.len());
+            let ends: [usize; 2] = if cp.len() == 2 {
+                [cp[0], cp[1]]
+            } else if empty_rect {
+                match heart(board, cover_house, cp) {
+                    Some(e) => [e, e],
+                    None => continue,
                 }
-                let (cp, n) = positions_list(board, cover_house, bit);
-                let cp = &cp[..n];
-                let empty_rect = cover == 0 && (3..6).contains(&cp.len());
-                let ends: [usize; 2] = if cp.len() == 2 {
-                    [cp[0], cp[1]]
-                } else if empty_rect {
-                    match heart(board, cover_house, cp) {
-                        Some(e) => [e, e],
-                        None => continue,
-                    }
-                } else {
-                    continue;
-                };
-                let cells = [bp[0], bp[1], ends[0], ends[1]];
-                let distinct = if empty_rect {
-                    cells[0] != cells[2] && cells[1] != cells[2]
-                } else {
-                    (0..4).all(|i| (i + 1..4).all(|j| cells[i] != cells[j]))
-                };
-                if !distinct {
-                    continue;
-                }
-                if empty_rect
-                    && (layout.cell_houses[cells[0]][2] == layout.cell_houses[cells[2]][2]
-                        || layout.cell_houses[cells[1]][2] == layout.cell_houses[cells[2]][2])
-                {
-                    continue;
-                }
-                let pattern = Pattern {
-                    digit: d as u8 + 1,
-                    kinds: (base, cover),
-                    houses: (base_house, cover_house),
-                    empty_rect,
-                    cells,
-                };
-                pattern.steps(board, best);
+            } else {
+                continue;
+            };
+            let cells = [bp[0], bp[1], ends[0], ends[1]];
+            let distinct = if empty_rect {
+                cells[0] != cells[2] && cells[1] != cells[2]
+            } else {
+                (0..4).all(|i| (i + 1..4).all(|j| cells[i] != cells[j]))
+            };
+            if !distinct {
+                continue;
             }
+            if empty_rect
+                && (layout.cell_houses[cells[0]][2] == layout.cell_houses[cells[2]][2]
+                    || layout.cell_houses[cells[1]][2] == layout.cell_houses[cells[2]][2])
+            {
+                continue;
+            }
+            let pattern = Pattern {
+                digit: d as u8 + 1,
+                kinds: (base, cover),
+                houses: (base_house, cover_house),
+                empty_rect,
+                cells,
+            };
+            pattern.steps(board, best);
         }
     }
 }
