@@ -138,19 +138,17 @@ impl Walk<'_> {
 
 /// Every house the loop visits is visited once by an odd and once by an even position.
 fn valid(board: &Candidates, cells: &[usize]) -> bool {
-    let mut odd = Vec::new();
-    let mut even = Vec::new();
+    // House sets (at most 3 × 35 houses): each side visits a house at most once.
+    let (mut odd, mut even) = (0u128, 0u128);
     for (i, &c) in cells.iter().enumerate() {
         let seen = if i % 2 == 1 { &mut odd } else { &mut even };
         for h in board.layout.cell_houses[c] {
-            if seen.contains(&h) {
+            if *seen >> h & 1 != 0 {
                 return false;
             }
-            seen.push(h);
+            *seen |= 1 << h;
         }
     }
-    odd.sort_unstable();
-    even.sort_unstable();
     odd == even
 }
 
@@ -162,11 +160,12 @@ fn loop_steps(board: &Candidates, pattern: &Loop, consider: &mut impl FnMut(Foun
         .filter(|&c| board.masks[c].count_ones() > 2)
         .collect();
     let base = pattern.tenths();
-    let names = board.cell_names(pattern.cells.iter().copied());
-    let pair = digit_names(pattern.pair);
-    let support = candidates_of(board, pattern.cells.iter().copied(), pattern.pair);
+    // Named and listed only for a step (most loops give none).
+    let support = || candidates_of(board, pattern.cells.iter().copied(), pattern.pair);
     match extra_cells.len() {
         1 => {
+            let names = board.cell_names(pattern.cells.iter().copied());
+            let pair = digit_names(pattern.pair);
             let cell = extra_cells[0];
             let elims = candidates_of(board, [cell], pattern.pair);
             let text = format!(
@@ -174,7 +173,7 @@ fn loop_steps(board: &Candidates, pattern: &Loop, consider: &mut impl FnMut(Foun
                 board.cell_name(cell)
             );
             let found = Found::removing(Technique::UniqueRectangle1, base, elims)
-                .resting_on(support)
+                .resting_on(support())
                 .saying(text);
             consider(found, 1);
         }
@@ -186,7 +185,7 @@ fn loop_steps(board: &Candidates, pattern: &Loop, consider: &mut impl FnMut(Foun
                 & !pattern.pair;
             if n > 2 || extras.count_ones() == 1 {
                 if let Some(found) = type2(board, pattern, &extra_cells, base) {
-                    consider(found.resting_on(support.clone()), 2);
+                    consider(found.resting_on(support()), 2);
                 }
             } else {
                 type3(
@@ -201,7 +200,7 @@ fn loop_steps(board: &Candidates, pattern: &Loop, consider: &mut impl FnMut(Foun
             if n == 2
                 && let Some(found) = type4(board, pattern, extra_cells[0], extra_cells[1], base)
             {
-                consider(found.resting_on(support), 4);
+                consider(found.resting_on(support()), 4);
             }
         }
     }
