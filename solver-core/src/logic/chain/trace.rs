@@ -83,10 +83,14 @@ fn key(c: usize, d: usize, on: bool) -> usize {
 /// The most traces a thread keeps for reuse: every candidate's two traces of one search.
 const SPARE_MAX: usize = 2 * 81 * 9;
 
+/// A dropped trace's buffers: nodes, parents and index (its fact sets are not worth keeping:
+/// a new trace starts them empty).
+type Buffers = (Vec<Node>, Vec<u16>, Vec<u16>);
+
 thread_local! {
-    /// Cleared traces whose buffers the next searches reuse: a search makes hundreds of
+    /// Buffers of dropped traces that the next searches reuse: a search makes hundreds of
     /// traces per step, and allocating them cost as much as tracing.
-    static SPARE: RefCell<Vec<Trace>> = const { RefCell::new(Vec::new()) };
+    static SPARE: RefCell<Vec<Buffers>> = const { RefCell::new(Vec::new()) };
 }
 
 impl Drop for Trace {
@@ -94,18 +98,22 @@ impl Drop for Trace {
         if self.index.is_empty() {
             return;
         }
-        self.clear();
-        let mut t = std::mem::replace(self, Trace::shell());
-        // Gone at thread exit (or full): the trace is then simply freed.
+        // Only the buffers move (the trace itself is large, most of it fact sets).
+        let mut buffers = (
+            std::mem::take(&mut self.nodes),
+            std::mem::take(&mut self.parents),
+            std::mem::take(&mut self.index),
+        );
+        buffers.0.clear();
+        buffers.1.clear();
+        // Gone at thread exit (or full): the buffers are then simply freed.
         let _ = SPARE.try_with(|spare| {
             if let Ok(mut spare) = spare.try_borrow_mut()
                 && spare.len() < SPARE_MAX
             {
-                spare.push(std::mem::replace(&mut t, Trace::shell()));
+                spare.push(buffers);
             }
         });
-        // A trace left here frees its buffers without coming back to this point.
-        t.index = Vec::new();
     }
 }
 
@@ -116,13 +124,21 @@ impl Trace {
             .try_with(|spare| spare.try_borrow_mut().ok()?.pop())
             .ok()
             .flatten();
-        spare.unwrap_or_else(|| {
-            let mut t = Trace::shell();
-            t.nodes.reserve(256);
-            t.parents.reserve(512);
-            t.index = vec![NONE; 81 * 9 * 2];
-            t
-        })
+        let mut t = Trace::shell();
+        match spare {
+            // Stale index slots are harmless: see [`Trace::clear`].
+            Some((nodes, parents, index)) => {
+                t.nodes = nodes;
+                t.parents = parents;
+                t.index = index;
+            }
+            None => {
+                t.nodes.reserve(256);
+                t.parents.reserve(512);
+                t.index = vec![NONE; 81 * 9 * 2];
+            }
+        }
+        t
     }
 
     /// A trace without buffers, left behind where a dropped one moves to the spares.
