@@ -1,12 +1,27 @@
 //! Basic fish: X-Wing, Swordfish and Jellyfish, on rows and on columns.
 
 use super::board::{Candidates, bits, digit_char};
+use super::per_digit;
 use super::step::{Found, Technique};
 use super::subsets::combos_within;
 
 /// A digit whose places in `k` rows (or columns) lie in `k` columns (rows): it leaves the
 /// rest of those columns (rows).
 pub(crate) fn fish(board: &Candidates, k: usize) -> Option<Found> {
+    let search = match k {
+        2 => Some(per_digit::Search::Fish2),
+        3 => Some(per_digit::Search::Fish3),
+        4 => Some(per_digit::Search::Fish4),
+        _ => None,
+    };
+    (0..board.side()).find_map(|d| match search {
+        Some(search) => per_digit::cached(search, board, d, || digit_fish(board, k, d)),
+        None => digit_fish(board, k, d),
+    })
+}
+
+/// The first fish of size `k` on digit index `d`: rows as base first, then columns.
+fn digit_fish(board: &Candidates, k: usize, d: usize) -> Option<Found> {
     let (technique, tenths) = match k {
         2 => (Technique::XWing, 32),
         3 => (Technique::Swordfish, 38),
@@ -14,45 +29,43 @@ pub(crate) fn fish(board: &Candidates, k: usize) -> Option<Found> {
     };
     let side = board.side();
     let mut items = Vec::with_capacity(side);
-    for d in 0..side {
-        let digit = d as u8 + 1;
-        for rows in [true, false] {
-            let base_first = if rows { 0 } else { side };
-            let cover_first = if rows { side } else { 0 };
-            items.clear();
-            for line in 0..side {
-                let pos = board.positions(base_first + line, digit);
-                if (2..=k as u32).contains(&pos.count_ones()) {
-                    items.push((line, pos));
-                }
+    let digit = d as u8 + 1;
+    for rows in [true, false] {
+        let base_first = if rows { 0 } else { side };
+        let cover_first = if rows { side } else { 0 };
+        items.clear();
+        for line in 0..side {
+            let pos = board.positions(base_first + line, digit);
+            if (2..=k as u32).contains(&pos.count_ones()) {
+                items.push((line, pos));
             }
-            let found = combos_within(&items, k, k as u32, &mut |chosen, cover| {
-                if cover.count_ones() as usize != k {
-                    return None;
-                }
-                let base: u64 = bits(chosen).fold(0, |acc, i| acc | 1 << items[i].0);
-                let mut elims = Vec::new();
-                for c in bits(cover) {
-                    for (i, &cell) in board.layout.houses[cover_first + c].iter().enumerate() {
-                        if base & 1 << i == 0 && board.masks[cell as usize] & 1 << d != 0 {
-                            elims.push((cell, digit));
-                        }
+        }
+        let found = combos_within(&items, k, k as u32, &mut |chosen, cover| {
+            if cover.count_ones() as usize != k {
+                return None;
+            }
+            let base: u64 = bits(chosen).fold(0, |acc, i| acc | 1 << items[i].0);
+            let mut elims = Vec::new();
+            for c in bits(cover) {
+                for (i, &cell) in board.layout.houses[cover_first + c].iter().enumerate() {
+                    if base & 1 << i == 0 && board.masks[cell as usize] & 1 << d != 0 {
+                        elims.push((cell, digit));
                     }
                 }
-                if elims.is_empty() {
-                    return None;
-                }
-                Some(describe(
-                    board,
-                    (technique, tenths),
-                    elims,
-                    (rows, digit),
-                    (base, cover),
-                ))
-            });
-            if found.is_some() {
-                return found;
             }
+            if elims.is_empty() {
+                return None;
+            }
+            Some(describe(
+                board,
+                (technique, tenths),
+                elims,
+                (rows, digit),
+                (base, cover),
+            ))
+        });
+        if found.is_some() {
+            return found;
         }
     }
     None

@@ -3,34 +3,69 @@
 //! Explainer rates these 0.1 above the plain Skyscraper / Kite / Turbot Fish.
 
 use super::board::{Candidates, HouseKind, bits, digit_char};
+use super::per_digit;
 use super::step::{Found, Technique};
 
 /// Words of a cell set: enough for the largest grid (35 × 35 cells).
 const WORDS: usize = (crate::Shape::MAX_SIDE * crate::Shape::MAX_SIDE).div_ceil(64);
 
 /// A set of cells, one bit per cell (bit c % 64 of word c / 64); fixed size, so that the
-/// searches below never allocate one. Only the first `words` words are ever set.
-type Cells = [u64; WORDS];
+/// searches below never allocate one. `W` is the smallest size [`by_size`] offers for the
+/// grid (2 words for 9x9): copying and clearing whole sets is most of the searches' cost.
+type Cells<const W: usize> = [u64; W];
 
-fn cell_set(cells: impl IntoIterator<Item = usize>) -> Cells {
-    let mut set = [0u64; WORDS];
+/// The one of `options` (for 2, 4, 10 and all words) whose cell sets are the smallest that
+/// hold the board's cells.
+fn by_size<F>(board: &Candidates, options: [F; 4]) -> F {
+    let [two, four, ten, all] = options;
+    match board.masks.len().div_ceil(64) {
+        ..=2 => two,
+        3..=4 => four,
+        5..=10 => ten,
+        _ => all,
+    }
+}
+
+/// The best step of one digit with its sort key (rating, removals).
+type Best = Option<(u16, usize, Found)>;
+
+/// The best step over the digits, each digit's from `find` (kept per digit as `search`).
+fn over_digits(
+    board: &Candidates,
+    search: per_digit::Search,
+    find: [fn(&Candidates, usize) -> Best; 4],
+) -> Option<Found> {
+    let find = by_size(board, find);
+    let mut best: Best = None;
+    for d in 0..board.side() {
+        per_digit::keep_better(
+            &mut best,
+            per_digit::cached(search, board, d, || find(board, d)),
+        );
+    }
+    best.map(|(_, _, f)| f)
+}
+
+fn cell_set<const W: usize>(cells: impl IntoIterator<Item = usize>) -> Cells<W> {
+    let mut set = [0u64; W];
     for c in cells {
         set[c / 64] |= 1 << (c % 64);
     }
     set
 }
 
-fn disjoint(a: &Cells, b: &Cells, words: usize) -> bool {
-    (0..words).all(|w| a[w] & b[w] == 0)
+fn disjoint<const W: usize>(a: &Cells<W>, b: &Cells<W>) -> bool {
+    (0..W).all(|w| a[w] & b[w] == 0)
 }
 
-fn subset(a: &Cells, b: &Cells, words: usize) -> bool {
-    (0..words).all(|w| a[w] & !b[w] == 0)
+fn subset<const W: usize>(a: &Cells<W>, b: &Cells<W>) -> bool {
+    (0..W).all(|w| a[w] & !b[w] == 0)
 }
 
-/// The cells that see every cell of a group.
-fn seen_by_all(board: &Candidates, group: &[usize]) -> Cells {
-    let mut seen = [u64::MAX; WORDS];
+/// The cells that see every cell of a group (words past the board's stay full: every
+/// search reads them only against sets empty there).
+fn seen_by_all<const W: usize>(board: &Candidates, group: &[usize]) -> Cells<W> {
+    let mut seen = [u64::MAX; W];
     for &g in group {
         for (s, p) in seen.iter_mut().zip(&board.layout.peers[g]) {
             *s &= p;
@@ -39,30 +74,75 @@ fn seen_by_all(board: &Candidates, group: &[usize]) -> Cells {
     seen
 }
 
-/// A strong link between two groups of cells (one of them holds the digit), with the cell
-/// sets the chain searches need.
-struct Link {
-    from: Vec<usize>,
-    to: Vec<usize>,
-    house: usize,
-    /// Both groups.
-    cells: Cells,
-    from_cells: Cells,
-    /// Cells seeing all of `from`, and all of `to`.
-    from_seen: Cells,
-    to_seen: Cells,
-    /// Words in use for this grid.
-    words: usize,
+/// The cells of one end of a link: one cell, or up to five of a house (a box's places on
+/// its row or column, a line's in one box: six places at most, split in two).
+#[derive(Clone, Copy)]
+struct Group {
+    cells: [usize; 6],
+    len: usize,
 }
 
-impl Link {
-    fn new(board: &Candidates, from: Vec<usize>, to: Vec<usize>, house: usize) -> Link {
+impl Group {
+    fn of(list: &[usize]) -> Group {
+        let mut cells = [0; 6];
+        cells[..list.len()].copy_from_slice(list);
+        Group {
+            cells,
+            len: list.len(),
+        }
+    }
+
+    fn collect(list: impl Iterator<Item = usize>) -> Group {
+        let mut g = Group {
+            cells: [0; 6],
+            len: 0,
+        };
+        for c in list {
+            g.cells[g.len] = c;
+            g.len += 1;
+        }
+        g
+    }
+}
+
+impl<'a> IntoIterator for &'a Group {
+    type Item = &'a usize;
+    type IntoIter = std::slice::Iter<'a, usize>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.cells[..self.len].iter()
+    }
+}
+
+impl std::ops::Deref for Group {
+    type Target = [usize];
+
+    fn deref(&self) -> &[usize] {
+        &self.cells[..self.len]
+    }
+}
+
+/// A strong link between two groups of cells (one of them holds the digit), with the cell
+/// sets the chain searches need.
+struct Link<const W: usize> {
+    from: Group,
+    to: Group,
+    house: usize,
+    /// Both groups.
+    cells: Cells<W>,
+    from_cells: Cells<W>,
+    /// Cells seeing all of `from`, and all of `to`.
+    from_seen: Cells<W>,
+    to_seen: Cells<W>,
+}
+
+impl<const W: usize> Link<W> {
+    fn new(board: &Candidates, from: Group, to: Group, house: usize) -> Link<W> {
         Link {
-            cells: cell_set(from.iter().chain(&to).copied()),
+            cells: cell_set(from.iter().chain(to.iter()).copied()),
             from_cells: cell_set(from.iter().copied()),
             from_seen: seen_by_all(board, &from),
             to_seen: seen_by_all(board, &to),
-            words: board.masks.len().div_ceil(64),
             from,
             to,
             house,
@@ -71,20 +151,20 @@ impl Link {
 
     /// Whether `next` can follow this link: another house, no shared cell, and every cell
     /// of its start sees every cell of this link's end (the weak link).
-    fn joins(&self, next: &Link) -> bool {
+    fn joins(&self, next: &Link<W>) -> bool {
         self.house != next.house
-            && disjoint(&self.cells, &next.cells, self.words)
-            && subset(&next.from_cells, &self.to_seen, self.words)
+            && disjoint(&self.cells, &next.cells)
+            && subset(&next.from_cells, &self.to_seen)
     }
 }
 
 /// The cells holding `bit` that see all of `start` and all of `end`, outside `chain`.
-fn victims(
+fn victims<const W: usize>(
     board: &Candidates,
     bit: u64,
-    start: &Cells,
-    end: &Cells,
-    chain: &Cells,
+    start: &Cells<W>,
+    end: &Cells<W>,
+    chain: &Cells<W>,
 ) -> Vec<(u16, u8)> {
     let digit = bit.trailing_zeros() as u8 + 1;
     let mut out = Vec::new();
@@ -102,8 +182,21 @@ fn victims(
     out
 }
 
+/// For each link, the links that may follow it, in one list: those of link `i` are
+/// `list[first[i]..first[i + 1]]`.
+struct Next {
+    first: Vec<usize>,
+    list: Vec<usize>,
+}
+
+impl Next {
+    fn of(&self, i: usize) -> &[usize] {
+        &self.list[self.first[i]..self.first[i + 1]]
+    }
+}
+
 /// For each link, the links that may follow it, found through the cells its end sees.
-fn successors(board: &Candidates, links: &[Link]) -> Vec<Vec<usize>> {
+fn successors<const W: usize>(board: &Candidates, links: &[Link<W>]) -> Next {
     // The links starting at each cell, in link order: `order[first[c]..first[c + 1]]`
     // (one list for all cells, not one per cell).
     let mut first = vec![0usize; board.masks.len() + 1];
@@ -121,27 +214,30 @@ fn successors(board: &Candidates, links: &[Link]) -> Vec<Vec<usize>> {
     }
     let starting = |c: usize| order.get(*first.get(c)?..*first.get(c + 1)?);
     let words = board.masks.len().div_ceil(64);
-    links
-        .iter()
-        .map(|a| {
-            let mut out = Vec::new();
-            for w in 0..words {
-                let mut m = a.to_seen[w];
-                while m != 0 {
-                    let cell = w * 64 + m.trailing_zeros() as usize;
-                    m &= m - 1;
-                    if let Some(list) = starting(cell) {
-                        out.extend(list.iter().copied().filter(|&j| a.joins(&links[j])));
-                    }
+    let mut next = Next {
+        first: Vec::with_capacity(links.len() + 1),
+        list: Vec::new(),
+    };
+    next.first.push(0);
+    for a in links {
+        for w in 0..words {
+            let mut m = a.to_seen[w];
+            while m != 0 {
+                let cell = w * 64 + m.trailing_zeros() as usize;
+                m &= m - 1;
+                if let Some(list) = starting(cell) {
+                    next.list
+                        .extend(list.iter().copied().filter(|&j| a.joins(&links[j])));
                 }
             }
-            out
-        })
-        .collect()
+        }
+        next.first.push(next.list.len());
+    }
+    next
 }
 
 /// The two groups of a grouped link in `house`, if its places split that way.
-fn groups(board: &Candidates, house: usize, places: &[usize]) -> Option<(Vec<usize>, Vec<usize>)> {
+fn groups(board: &Candidates, house: usize, places: &[usize]) -> Option<(Group, Group)> {
     let layout = &board.layout;
     if board.kind(house) == HouseKind::Box {
         // The first heart whose row and column hold every place; the heart itself empty.
@@ -160,8 +256,8 @@ fn groups(board: &Candidates, house: usize, places: &[usize]) -> Option<(Vec<usi
                 (!places.contains(&e) && rows + cols == places.len() && rows > 0 && cols > 0).then(
                     || {
                         (
-                            places.iter().filter(on_row).copied().collect(),
-                            places.iter().filter(on_col).copied().collect(),
+                            Group::collect(places.iter().filter(on_row).copied()),
+                            Group::collect(places.iter().filter(on_col).copied()),
                         )
                     },
                 )
@@ -169,9 +265,9 @@ fn groups(board: &Candidates, house: usize, places: &[usize]) -> Option<(Vec<usi
     }
     // A line: places in exactly two of the boxes it crosses.
     let first_box = layout.cell_houses[places[0]][2];
-    let (a, b): (Vec<usize>, Vec<usize>) = places
-        .iter()
-        .partition(|&&p| layout.cell_houses[p][2] == first_box);
+    let in_first = |p: &&usize| layout.cell_houses[**p][2] == first_box;
+    let a = Group::collect(places.iter().filter(in_first).copied());
+    let b = Group::collect(places.iter().filter(|p| !in_first(p)).copied());
     let second_box = layout.cell_houses[*b.first()?][2];
     b.iter()
         .all(|&p| layout.cell_houses[p][2] == second_box)
@@ -180,7 +276,7 @@ fn groups(board: &Candidates, house: usize, places: &[usize]) -> Option<(Vec<usi
 
 /// The strong links of a digit both ways round, and which are grouped; none when no link is
 /// grouped (the searches need one, and building links is most of their cost).
-fn links_of(board: &Candidates, digit: u8) -> (Vec<Link>, Vec<bool>) {
+fn links_of<const W: usize>(board: &Candidates, digit: u8) -> (Vec<Link<W>>, Vec<bool>) {
     let mut parts = Vec::new();
     for house in 0..board.layout.houses.len() {
         let pos = board.positions(house, digit);
@@ -194,20 +290,20 @@ fn links_of(board: &Candidates, digit: u8) -> (Vec<Link>, Vec<bool>) {
         }
         let places = &buf[..pos.count_ones() as usize];
         let split = match places.len() {
-            2 => Some((vec![places[0]], vec![places[1]])),
+            2 => Some((Group::of(&places[..1]), Group::of(&places[1..]))),
             3..=6 => groups(board, house, places),
             _ => None,
         };
         parts.extend(split.map(|(a, b)| (a, b, house)));
     }
-    if parts.iter().all(|(a, b, _)| a.len() == 1 && b.len() == 1) {
+    if parts.iter().all(|(a, b, _)| a.len == 1 && b.len == 1) {
         return (Vec::new(), Vec::new());
     }
     let mut links = Vec::with_capacity(2 * parts.len());
     let mut grouped = Vec::with_capacity(2 * parts.len());
     for (a, b, house) in parts {
-        let g = a.len() > 1 || b.len() > 1;
-        links.push(Link::new(board, a.clone(), b.clone(), house));
+        let g = a.len > 1 || b.len > 1;
+        links.push(Link::new(board, a, b, house));
         links.push(Link::new(board, b, a, house));
         grouped.extend([g, g]);
     }
@@ -216,106 +312,124 @@ fn links_of(board: &Candidates, digit: u8) -> (Vec<Link>, Vec<bool>) {
 
 /// The best grouped two-link chain: lowest rating, then most eliminations.
 pub(crate) fn grouped_turbot(board: &Candidates) -> Option<Found> {
-    let mut best: Option<(u16, usize, Found)> = None;
-    for d in 0..board.side() {
-        let digit = d as u8 + 1;
-        let (links, grouped) = links_of(board, digit);
-        if !grouped.contains(&true) {
-            continue;
-        }
-        let next = successors(board, &links);
-        let pairs = (0..links.len())
-            .flat_map(|i| next[i].iter().map(move |&j| (i, j)))
-            .filter(|&(i, j)| grouped[i] || grouped[j]);
-        for (i, j) in pairs {
-            let (l1, l2) = (&links[i], &links[j]);
-            {
-                if !l1.joins(l2) {
-                    continue;
-                }
-                let mut all = l1.cells;
-                for (a, b) in all.iter_mut().zip(&l2.cells) {
-                    *a |= b;
-                }
-                let elims = victims(board, 1 << d, &l1.from_seen, &l2.to_seen, &all);
-                if elims.is_empty() {
-                    continue;
-                }
-                let kinds = (board.kind(l1.house), board.kind(l2.house));
-                let (name, tenths) = match kinds {
-                    (HouseKind::Row, HouseKind::Row) | (HouseKind::Col, HouseKind::Col) => {
-                        ("Grouped Skyscraper", 41)
-                    }
-                    (HouseKind::Row, HouseKind::Col) | (HouseKind::Col, HouseKind::Row) => {
-                        ("Grouped 2-String Kite", 42)
-                    }
-                    _ => ("Grouped Turbot Fish", 43),
-                };
-                let removed = elims.len();
-                if best.as_ref().is_some_and(|(t, r, _)| {
-                    (tenths, std::cmp::Reverse(removed)) >= (*t, std::cmp::Reverse(*r))
-                }) {
-                    continue;
-                }
-                let text = format!(
-                    "{} is in {} or {} (strong links in {} and {}), so it leaves the cells that see both",
-                    digit_char(digit),
-                    board.cell_names(l1.from.iter().copied()),
-                    board.cell_names(l2.to.iter().copied()),
-                    board.house_name(l1.house),
-                    board.house_name(l2.house)
-                );
-                let support = [&l1.from, &l1.to, &l2.from, &l2.to]
-                    .into_iter()
-                    .flatten()
-                    .map(|&c| (c as u16, digit))
-                    .collect();
-                let found = Found::removing(Technique::TurbotFish(name), tenths, elims)
-                    .resting_on(support)
-                    .saying(text);
-                best = Some((tenths, removed, found));
+    let find = [
+        turbot_digit::<2>,
+        turbot_digit::<4>,
+        turbot_digit::<10>,
+        turbot_digit::<WORDS>,
+    ];
+    over_digits(board, per_digit::Search::GroupedTurbot, find)
+}
+
+/// [`grouped_turbot`] for digit index `d`, with cell sets of `W` words.
+fn turbot_digit<const W: usize>(board: &Candidates, d: usize) -> Best {
+    let mut best: Best = None;
+    let digit = d as u8 + 1;
+    let (links, grouped) = links_of::<W>(board, digit);
+    if !grouped.contains(&true) {
+        return None;
+    }
+    let next = successors(board, &links);
+    let pairs = (0..links.len())
+        .flat_map(|i| next.of(i).iter().map(move |&j| (i, j)))
+        .filter(|&(i, j)| grouped[i] || grouped[j]);
+    for (i, j) in pairs {
+        let (l1, l2) = (&links[i], &links[j]);
+        {
+            if !l1.joins(l2) {
+                continue;
             }
+            let mut all = l1.cells;
+            for (a, b) in all.iter_mut().zip(&l2.cells) {
+                *a |= b;
+            }
+            let elims = victims(board, 1 << d, &l1.from_seen, &l2.to_seen, &all);
+            if elims.is_empty() {
+                continue;
+            }
+            let kinds = (board.kind(l1.house), board.kind(l2.house));
+            let (name, tenths) = match kinds {
+                (HouseKind::Row, HouseKind::Row) | (HouseKind::Col, HouseKind::Col) => {
+                    ("Grouped Skyscraper", 41)
+                }
+                (HouseKind::Row, HouseKind::Col) | (HouseKind::Col, HouseKind::Row) => {
+                    ("Grouped 2-String Kite", 42)
+                }
+                _ => ("Grouped Turbot Fish", 43),
+            };
+            let removed = elims.len();
+            if best.as_ref().is_some_and(|(t, r, _)| {
+                (tenths, std::cmp::Reverse(removed)) >= (*t, std::cmp::Reverse(*r))
+            }) {
+                continue;
+            }
+            let text = format!(
+                "{} is in {} or {} (strong links in {} and {}), so it leaves the cells that see both",
+                digit_char(digit),
+                board.cell_names(l1.from.iter().copied()),
+                board.cell_names(l2.to.iter().copied()),
+                board.house_name(l1.house),
+                board.house_name(l2.house)
+            );
+            let support = [&l1.from, &l1.to, &l2.from, &l2.to]
+                .into_iter()
+                .flatten()
+                .map(|&c| (c as u16, digit))
+                .collect();
+            let found = Found::removing(Technique::TurbotFish(name), tenths, elims)
+                .resting_on(support)
+                .saying(text);
+            best = Some((tenths, removed, found));
         }
     }
-    best.map(|(_, _, f)| f)
+    best
 }
 
 /// The best chain of three links, at least one grouped: rated as SE's three-link chains
 /// plus 0.1 (Skyscraper 5.5, Turbot Fish 5.6, Kite 5.7).
 pub(crate) fn grouped_three(board: &Candidates) -> Option<Found> {
-    let mut best: Option<(u16, usize, Found)> = None;
-    for d in 0..board.side() {
-        let digit = d as u8 + 1;
-        let (links, grouped) = links_of(board, digit);
-        if !grouped.contains(&true) {
-            continue;
-        }
-        // Links that may follow each link in a chain, found once per digit.
-        let next = successors(board, &links);
-        for (i, l1) in links.iter().enumerate() {
-            for &j in &next[i] {
-                let l2 = &links[j];
-                for &k in &next[j] {
-                    let l3 = &links[k];
-                    if !(grouped[i] || grouped[j] || grouped[k]) || l3.house == l1.house {
-                        continue;
-                    }
-                    if !disjoint(&l3.cells, &l1.cells, l1.words) {
-                        continue;
-                    }
-                    consider_three(board, digit, [l1, l2, l3], &mut best);
+    let find = [
+        three_digit::<2>,
+        three_digit::<4>,
+        three_digit::<10>,
+        three_digit::<WORDS>,
+    ];
+    over_digits(board, per_digit::Search::GroupedThree, find)
+}
+
+/// [`grouped_three`] for digit index `d`, with cell sets of `W` words.
+fn three_digit<const W: usize>(board: &Candidates, d: usize) -> Best {
+    let mut best: Best = None;
+    let digit = d as u8 + 1;
+    let (links, grouped) = links_of::<W>(board, digit);
+    if !grouped.contains(&true) {
+        return None;
+    }
+    // Links that may follow each link in a chain, found once per digit.
+    let next = successors(board, &links);
+    for (i, l1) in links.iter().enumerate() {
+        for &j in next.of(i) {
+            let l2 = &links[j];
+            for &k in next.of(j) {
+                let l3 = &links[k];
+                if !(grouped[i] || grouped[j] || grouped[k]) || l3.house == l1.house {
+                    continue;
                 }
+                if !disjoint(&l3.cells, &l1.cells) {
+                    continue;
+                }
+                consider_three(board, digit, [l1, l2, l3], &mut best);
             }
         }
     }
-    best.map(|(_, _, f)| f)
+    best
 }
 
-fn consider_three(
+fn consider_three<const W: usize>(
     board: &Candidates,
     digit: u8,
-    chain: [&Link; 3],
-    best: &mut Option<(u16, usize, Found)>,
+    chain: [&Link<W>; 3],
+    best: &mut Best,
 ) {
     let bit = 1u64 << (digit - 1);
     let mut all = chain[0].cells;

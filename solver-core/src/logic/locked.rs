@@ -1,6 +1,7 @@
 //! Locked candidates: pointing (box to line) and claiming (line to box), and SE's direct forms.
 
 use super::board::{Candidates, digit_char};
+use super::per_digit;
 use super::step::{Found, Technique};
 
 /// One locked-candidates pattern: `digit` of house `from` confined to its meeting with `to`.
@@ -14,59 +15,76 @@ struct Lock {
     removed: Vec<u16>,
 }
 
-/// Every locked pattern in SE's order: box to column, box to row, column to box, row to box
-/// (pointing when `pointing`, else claiming), digit by digit.
+/// The first step `visit` makes of a locked pattern in SE's order: box to column, box to
+/// row, column to box, row to box (pointing when `pointing`, else claiming), digit by digit.
+///
+/// A pattern and its step read one digit's places alone: each digit's first steps are kept
+/// from the search before (as `search`) and redone only when its places moved.
 fn locks(
     board: &Candidates,
-    pointing: bool,
-    mut visit: impl FnMut(Lock) -> Option<Found>,
+    (pointing, search): (bool, per_digit::Search),
+    visit: impl Fn(Lock) -> Option<Found>,
+) -> Option<Found> {
+    // (kind of the source house by its slot in `cell_houses`, slot of the target house)
+    let pairs: [(usize, usize); 2] = if pointing {
+        [(2, 1), (2, 0)]
+    } else {
+        [(1, 2), (0, 2)]
+    };
+    let firsts: Vec<[Option<Found>; 2]> = (0..board.side())
+        .map(|d| {
+            per_digit::cached(search, board, d, || {
+                pairs.map(|pair| digit_locks(board, pair, d, &visit))
+            })
+        })
+        .collect();
+    (0..2).find_map(|k| firsts.iter().find_map(|first| first[k].clone()))
+}
+
+/// The first step `visit` makes of a pattern of digit index `d` from houses of the kind
+/// `from_slot` to those of `to_slot`.
+fn digit_locks(
+    board: &Candidates,
+    (from_slot, to_slot): (usize, usize),
+    d: usize,
+    visit: &impl Fn(Lock) -> Option<Found>,
 ) -> Option<Found> {
     let side = board.side();
-    // (kind of the source house by its slot in `cell_houses`, slot of the target house)
-    let pairs: &[(usize, usize)] = if pointing {
-        &[(2, 1), (2, 0)]
-    } else {
-        &[(1, 2), (0, 2)]
-    };
-    for &(from_slot, to_slot) in pairs {
-        for d in 0..side {
-            let digit = d as u8 + 1;
-            let bit = 1u64 << d;
-            for from in from_slot * side..(from_slot + 1) * side {
-                let cells = &board.layout.houses[from];
-                let pos = board.positions(from, digit);
-                if pos.count_ones() < 2 {
-                    continue;
-                }
-                let first = cells[pos.trailing_zeros() as usize];
-                let to = board.layout.cell_houses[first as usize][to_slot] as usize;
-                let all_in = cells
-                    .iter()
-                    .filter(|&&c| board.masks[c as usize] & bit != 0)
-                    .all(|&c| board.layout.cell_houses[c as usize][to_slot] as usize == to);
-                if !all_in {
-                    continue;
-                }
-                let removed: Vec<u16> = board.layout.houses[to]
-                    .iter()
-                    .copied()
-                    .filter(|&c| {
-                        board.masks[c as usize] & bit != 0
-                            && board.layout.cell_houses[c as usize][from_slot] as usize != from
-                    })
-                    .collect();
-                if !removed.is_empty()
-                    && let Some(found) = visit(Lock {
-                        digit,
-                        from,
-                        from_slot,
-                        to,
-                        removed,
-                    })
-                {
-                    return Some(found);
-                }
-            }
+    let digit = d as u8 + 1;
+    let bit = 1u64 << d;
+    for from in from_slot * side..(from_slot + 1) * side {
+        let cells = &board.layout.houses[from];
+        let pos = board.positions(from, digit);
+        if pos.count_ones() < 2 {
+            continue;
+        }
+        let first = cells[pos.trailing_zeros() as usize];
+        let to = board.layout.cell_houses[first as usize][to_slot] as usize;
+        let all_in = cells
+            .iter()
+            .filter(|&&c| board.masks[c as usize] & bit != 0)
+            .all(|&c| board.layout.cell_houses[c as usize][to_slot] as usize == to);
+        if !all_in {
+            continue;
+        }
+        let removed: Vec<u16> = board.layout.houses[to]
+            .iter()
+            .copied()
+            .filter(|&c| {
+                board.masks[c as usize] & bit != 0
+                    && board.layout.cell_houses[c as usize][from_slot] as usize != from
+            })
+            .collect();
+        if !removed.is_empty()
+            && let Some(found) = visit(Lock {
+                digit,
+                from,
+                from_slot,
+                to,
+                removed,
+            })
+        {
+            return Some(found);
         }
     }
     None
@@ -99,7 +117,12 @@ pub(crate) fn locked_candidates(board: &Candidates) -> Option<Found> {
         } else {
             (Technique::Claiming, 28)
         };
-        let found = locks(board, pointing, |lock| {
+        let search = if pointing {
+            per_digit::Search::Pointing
+        } else {
+            per_digit::Search::Claiming
+        };
+        let found = locks(board, (pointing, search), |lock| {
             let elims = lock.removed.iter().map(|&c| (c, lock.digit)).collect();
             Some(
                 Found::removing(technique, tenths, elims)
@@ -127,7 +150,12 @@ fn direct_kind(board: &Candidates, pointing: bool) -> Option<Found> {
     } else {
         (Technique::DirectClaiming, 19)
     };
-    locks(board, pointing, |lock| {
+    let search = if pointing {
+        per_digit::Search::DirectPointing
+    } else {
+        per_digit::Search::DirectClaiming
+    };
+    locks(board, (pointing, search), |lock| {
         let (cell, house) = single_after(board, &lock)?;
         let text = format!(
             "{}; then in {}, only {} can hold {}",

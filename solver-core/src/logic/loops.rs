@@ -40,6 +40,7 @@ pub(crate) fn unique_loop(board: &Candidates) -> Option<Found> {
     let mut walk = Walk {
         board,
         pair: 0,
+        members: Members::default(),
         path: Vec::new(),
         on_path: vec![0; board.masks.len().div_ceil(64)],
         loops: Vec::new(),
@@ -48,6 +49,9 @@ pub(crate) fn unique_loop(board: &Candidates) -> Option<Found> {
         let m = board.masks[start];
         if m.count_ones() != 2 {
             continue;
+        }
+        if walk.pair != m {
+            walk.members.list(board, m);
         }
         walk.pair = m;
         walk.loops.clear();
@@ -62,10 +66,35 @@ pub(crate) fn unique_loop(board: &Candidates) -> Option<Found> {
     best.map(|(_, _, found)| found)
 }
 
+/// The cells of each house holding both digits of a pair, in house order: the only cells a
+/// loop of that pair may visit (a walk looks at each house many times).
+#[derive(Default)]
+struct Members {
+    /// House `h`'s are `cells[first[h]..first[h + 1]]`.
+    first: Vec<usize>,
+    cells: Vec<usize>,
+}
+
+impl Members {
+    fn list(&mut self, board: &Candidates, pair: u64) {
+        self.first.clear();
+        self.cells.clear();
+        self.first.push(0);
+        for house in &board.layout.houses {
+            let holding = house.iter().map(|&c| c as usize);
+            self.cells
+                .extend(holding.filter(|&c| board.masks[c] & pair == pair));
+            self.first.push(self.cells.len());
+        }
+    }
+}
+
 /// SE's depth-first search for closed loops through cells holding both digits of `pair`.
 struct Walk<'a> {
     board: &'a Candidates,
     pair: u64,
+    /// The cells holding `pair`, house by house.
+    members: Members,
     /// The cells of the loop so far, and the same as a cell set (bit c % 64 of word c / 64),
     /// so that a cell is known on the path at once.
     path: Vec<usize>,
@@ -84,15 +113,13 @@ impl Walk<'_> {
                 continue;
             }
             let house = board.layout.cell_houses[cell][slot] as usize;
-            for &next in &board.layout.houses[house] {
-                let next = next as usize;
+            for k in self.members.first[house]..self.members.first[house + 1] {
+                // Only cells holding the pair: the others were passed over here.
+                let next = self.members.cells[k];
                 if next == self.path[0] && self.path.len() >= 4 {
                     self.loops.push(self.path.clone());
                 } else if self.on_path[next / 64] >> (next % 64) & 1 == 0 {
                     let m = board.masks[next];
-                    if m & self.pair != self.pair {
-                        continue;
-                    }
                     // SE lets extra digits leak between sibling branches; here each branch
                     // keeps its own, so that no loop depends on the order cells are visited in.
                     let extra = extra | m & !self.pair;
@@ -111,19 +138,17 @@ impl Walk<'_> {
 
 /// Every house the loop visits is visited once by an odd and once by an even position.
 fn valid(board: &Candidates, cells: &[usize]) -> bool {
-    let mut odd = Vec::new();
-    let mut even = Vec::new();
+    // House sets (at most 3 × 35 houses): each side visits a house at most once.
+    let (mut odd, mut even) = (0u128, 0u128);
     for (i, &c) in cells.iter().enumerate() {
         let seen = if i % 2 == 1 { &mut odd } else { &mut even };
         for h in board.layout.cell_houses[c] {
-            if seen.contains(&h) {
+            if *seen >> h & 1 != 0 {
                 return false;
             }
-            seen.push(h);
+            *seen |= 1 << h;
         }
     }
-    odd.sort_unstable();
-    even.sort_unstable();
     odd == even
 }
 
@@ -135,11 +160,12 @@ fn loop_steps(board: &Candidates, pattern: &Loop, consider: &mut impl FnMut(Foun
         .filter(|&c| board.masks[c].count_ones() > 2)
         .collect();
     let base = pattern.tenths();
-    let names = board.cell_names(pattern.cells.iter().copied());
-    let pair = digit_names(pattern.pair);
-    let support = candidates_of(board, pattern.cells.iter().copied(), pattern.pair);
+    // Named and listed only for a step (most loops give none).
+    let support = || candidates_of(board, pattern.cells.iter().copied(), pattern.pair);
     match extra_cells.len() {
         1 => {
+            let names = board.cell_names(pattern.cells.iter().copied());
+            let pair = digit_names(pattern.pair);
             let cell = extra_cells[0];
             let elims = candidates_of(board, [cell], pattern.pair);
             let text = format!(
@@ -147,7 +173,7 @@ fn loop_steps(board: &Candidates, pattern: &Loop, consider: &mut impl FnMut(Foun
                 board.cell_name(cell)
             );
             let found = Found::removing(Technique::UniqueRectangle1, base, elims)
-                .resting_on(support)
+                .resting_on(support())
                 .saying(text);
             consider(found, 1);
         }
@@ -159,7 +185,7 @@ fn loop_steps(board: &Candidates, pattern: &Loop, consider: &mut impl FnMut(Foun
                 & !pattern.pair;
             if n > 2 || extras.count_ones() == 1 {
                 if let Some(found) = type2(board, pattern, &extra_cells, base) {
-                    consider(found.resting_on(support.clone()), 2);
+                    consider(found.resting_on(support()), 2);
                 }
             } else {
                 type3(
@@ -174,7 +200,7 @@ fn loop_steps(board: &Candidates, pattern: &Loop, consider: &mut impl FnMut(Foun
             if n == 2
                 && let Some(found) = type4(board, pattern, extra_cells[0], extra_cells[1], base)
             {
-                consider(found.resting_on(support), 4);
+                consider(found.resting_on(support()), 4);
             }
         }
     }

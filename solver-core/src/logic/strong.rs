@@ -3,6 +3,7 @@
 //! last one does, so cells seeing both lose it.
 
 use super::board::{Candidates, HouseKind, digit_char};
+use super::per_digit;
 use super::step::{Found, Technique};
 
 /// A conjugate pair: the digit's only two places in a house, oriented `from` → `to`.
@@ -52,44 +53,57 @@ fn name_and_tenths(n: usize, kinds: &[HouseKind]) -> (&'static str, u16) {
     }
 }
 
-/// The best chain of exactly `n` strong links: lowest rating, then most eliminations.
+/// The best chain of exactly `n` strong links: lowest rating, then most eliminations, the
+/// first found among equals.
 pub(crate) fn strong_links(board: &Candidates, n: usize) -> Option<Found> {
-    let side = board.side();
+    let search = if n == 3 {
+        per_digit::Search::StrongLinks3
+    } else {
+        per_digit::Search::StrongLinks4
+    };
     let mut best: Option<(u16, usize, Found)> = None;
-    let mut path = Vec::with_capacity(n);
-    for d in 0..side {
-        let bit = 1u64 << d;
-        let links = links_of(board, bit);
-        // Links whose start sees a link's end: the weak joints of a chain.
-        let next: Vec<Vec<usize>> = links
-            .iter()
-            .map(|l| {
-                (0..links.len())
-                    .filter(|&j| {
-                        let m = links[j];
-                        board.layout.sees(l.to, m.from)
-                            && m.to != l.from
-                            && m.to != l.to
-                            && m.from != l.from
-                    })
-                    .collect()
-            })
-            .collect();
-        let mut search = Search {
-            board,
-            links: &links,
-            next: &next,
-            n,
-            digit: d as u8 + 1,
-            best: &mut best,
-        };
-        for i in 0..links.len() {
-            path.clear();
-            path.push(i);
-            search.extend(&mut path);
-        }
+    for d in 0..board.side() {
+        let found = per_digit::cached(search, board, d, || digit_links(board, n, d));
+        per_digit::keep_better(&mut best, found);
     }
     best.map(|(_, _, f)| f)
+}
+
+/// The best chain of `n` strong links of digit index `d`, with its rating and removals.
+fn digit_links(board: &Candidates, n: usize, d: usize) -> Option<(u16, usize, Found)> {
+    let mut best: Option<(u16, usize, Found)> = None;
+    let mut path = Vec::with_capacity(n);
+    let bit = 1u64 << d;
+    let links = links_of(board, bit);
+    // Links whose start sees a link's end: the weak joints of a chain.
+    let next: Vec<Vec<usize>> = links
+        .iter()
+        .map(|l| {
+            (0..links.len())
+                .filter(|&j| {
+                    let m = links[j];
+                    board.layout.sees(l.to, m.from)
+                        && m.to != l.from
+                        && m.to != l.to
+                        && m.from != l.from
+                })
+                .collect()
+        })
+        .collect();
+    let mut search = Search {
+        board,
+        links: &links,
+        next: &next,
+        n,
+        digit: d as u8 + 1,
+        best: &mut best,
+    };
+    for i in 0..links.len() {
+        path.clear();
+        path.push(i);
+        search.extend(&mut path);
+    }
+    best
 }
 
 struct Search<'a> {

@@ -1,6 +1,7 @@
 //! Naked and hidden subsets (pairs, triples, quads), and SE's direct hidden pair and triple.
 
 use super::board::{Candidates, bits, digit_char, digit_names};
+use super::house_memo;
 use super::singles::house_order;
 use super::step::{Found, Technique, candidates_of};
 
@@ -75,9 +76,29 @@ fn hidden_technique(k: usize, direct: bool) -> (Technique, u16) {
 /// `k` cells of a house whose candidates together are `k` digits: those digits leave the
 /// house's other cells.
 pub(crate) fn naked_set(board: &Candidates, k: usize) -> Option<Found> {
+    use house_memo::Search;
+    let memo = match k {
+        2 => Some(Search::Naked2),
+        3 => Some(Search::Naked3),
+        4 => Some(Search::Naked4),
+        _ => None,
+    };
+    let skip = memo.map_or(0, |m| house_memo::unchanged_houses(m, board));
+    let found = naked_in(board, k, skip);
+    if let Some(m) = memo {
+        house_memo::remember(m, board, found.is_some());
+    }
+    found
+}
+
+/// [`naked_set`] in the houses not in `skip` (bit `h`), where the last search found nothing.
+fn naked_in(board: &Candidates, k: usize, skip: u128) -> Option<Found> {
     let (technique, tenths) = naked_technique(k);
     let mut items = Vec::with_capacity(board.side());
     for house in house_order(board.side()) {
+        if skip >> house & 1 != 0 {
+            continue;
+        }
         let cells = &board.layout.houses[house];
         items.clear();
         items.extend(
@@ -122,10 +143,32 @@ pub(crate) fn naked_set(board: &Candidates, k: usize) -> Option<Found> {
 /// `k` digits of a house confined to `k` cells: other digits leave those cells. In the direct
 /// form (pairs and triples) the step is the hidden single that this leaves in the house.
 pub(crate) fn hidden_set(board: &Candidates, k: usize, direct: bool) -> Option<Found> {
+    use house_memo::Search;
+    let memo = match (k, direct) {
+        (2, true) => Some(Search::DirectHidden2),
+        (3, true) => Some(Search::DirectHidden3),
+        (2, false) => Some(Search::Hidden2),
+        (3, false) => Some(Search::Hidden3),
+        (4, false) => Some(Search::Hidden4),
+        _ => None,
+    };
+    let skip = memo.map_or(0, |m| house_memo::unchanged_houses(m, board));
+    let found = hidden_in(board, (k, direct), skip);
+    if let Some(m) = memo {
+        house_memo::remember(m, board, found.is_some());
+    }
+    found
+}
+
+/// [`hidden_set`] in the houses not in `skip` (bit `h`), where the last search found nothing.
+fn hidden_in(board: &Candidates, (k, direct): (usize, bool), skip: u128) -> Option<Found> {
     let (technique, tenths) = hidden_technique(k, direct);
     let side = board.side();
     let mut items = Vec::with_capacity(side);
     for house in house_order(side) {
+        if skip >> house & 1 != 0 {
+            continue;
+        }
         let cells = &board.layout.houses[house];
         let empty = cells
             .iter()

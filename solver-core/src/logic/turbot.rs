@@ -2,6 +2,7 @@
 //! Turbot Fish / Empty Rectangle (4.2); two strong links of one digit joined by a weak link.
 
 use super::board::{Candidates, bits, digit_char};
+use super::per_digit;
 use super::step::{Found, Technique};
 
 /// Region kinds in SE's numbering: 0 box, 1 row, 2 column.
@@ -14,6 +15,7 @@ fn first_house(side: usize, kind: usize) -> usize {
 }
 
 /// The best step so far with SE's sort key (rating, then more eliminations first).
+#[derive(Clone)]
 struct Best {
     found: Found,
     removed: usize,
@@ -30,11 +32,32 @@ fn beats(best: &Option<Best>, tenths: u16, removed: usize) -> bool {
 /// The turbot-fish step SE would pick: all are gathered, the lowest rating with the most
 /// eliminations wins, ties in search order.
 pub(crate) fn turbot_fish(board: &Candidates) -> Option<Found> {
+    // Each digit's best of each kind (kept per digit), then the best of them in SE's order:
+    // kinds first, then digits.
+    let per_digit: Vec<[Option<Best>; KINDS.len()]> = (0..board.side())
+        .map(|d| per_digit::cached(per_digit::Search::Turbot, board, d, || kinds(board, d)))
+        .collect();
     let mut best: Option<Best> = None;
-    for (base, cover) in [(1, 1), (2, 2), (2, 1), (1, 0), (2, 0)] {
-        search(board, base, cover, &mut best);
+    for k in 0..KINDS.len() {
+        for found in per_digit.iter().filter_map(|kinds| kinds[k].as_ref()) {
+            if beats(&best, found.found.tenths, found.removed) {
+                best = Some(found.clone());
+            }
+        }
     }
     best.map(|b| b.found)
+}
+
+/// SE's order of the (base, cover) region kinds of the two links.
+const KINDS: [(usize, usize); 5] = [(1, 1), (2, 2), (2, 1), (1, 0), (2, 0)];
+
+/// The best step of digit index `d` for each pair of [`KINDS`].
+fn kinds(board: &Candidates, d: usize) -> [Option<Best>; KINDS.len()] {
+    KINDS.map(|(base, cover)| {
+        let mut best = None;
+        search(board, d, (base, cover), &mut best);
+        best
+    })
 }
 
 /// The cells of a house holding the digit of `bit`, when there are at most six (the searches
@@ -70,62 +93,61 @@ fn heart(board: &Candidates, block: usize, places: &[usize]) -> Option<usize> {
     })
 }
 
-fn search(board: &Candidates, base: usize, cover: usize, best: &mut Option<Best>) {
+/// The best pattern of digit index `d` whose links lie in houses of kinds `base`, `cover`.
+fn search(board: &Candidates, d: usize, (base, cover): (usize, usize), best: &mut Option<Best>) {
     let side = board.side();
     let layout = &board.layout;
     let (base0, cover0) = (first_house(side, base), first_house(side, cover));
-    for d in 0..side {
-        let bit = 1u64 << d;
-        for i1 in 0..side {
-            let base_house = base0 + i1;
-            if board.positions(base_house, d as u8 + 1).count_ones() != 2 {
+    let bit = 1u64 << d;
+    for i1 in 0..side {
+        let base_house = base0 + i1;
+        if board.positions(base_house, d as u8 + 1).count_ones() != 2 {
+            continue;
+        }
+        let (bp, _) = positions_list(board, base_house, bit);
+        let start2 = if base == cover { i1 + 1 } else { 0 };
+        for i2 in start2..side {
+            let cover_house = cover0 + i2;
+            let count = board.positions(cover_house, d as u8 + 1).count_ones();
+            if count != 2 && !(cover == 0 && (3..6).contains(&count)) {
                 continue;
             }
-            let (bp, _) = positions_list(board, base_house, bit);
-            let start2 = if base == cover { i1 + 1 } else { 0 };
-            for i2 in start2..side {
-                let cover_house = cover0 + i2;
-                let count = board.positions(cover_house, d as u8 + 1).count_ones();
-                if count != 2 && !(cover == 0 && (3..6).contains(&count)) {
-                    continue;
+            let (cp, n) = positions_list(board, cover_house, bit);
+            let cp = &cp[..n];
+            let empty_rect = cover == 0 && (3..6).contains(&cp.len());
+            let ends: [usize; 2] = if cp.len() == 2 {
+                [cp[0], cp[1]]
+            } else if empty_rect {
+                match heart(board, cover_house, cp) {
+                    Some(e) => [e, e],
+                    None => continue,
                 }
-                let (cp, n) = positions_list(board, cover_house, bit);
-                let cp = &cp[..n];
-                let empty_rect = cover == 0 && (3..6).contains(&cp.len());
-                let ends: [usize; 2] = if cp.len() == 2 {
-                    [cp[0], cp[1]]
-                } else if empty_rect {
-                    match heart(board, cover_house, cp) {
-                        Some(e) => [e, e],
-                        None => continue,
-                    }
-                } else {
-                    continue;
-                };
-                let cells = [bp[0], bp[1], ends[0], ends[1]];
-                let distinct = if empty_rect {
-                    cells[0] != cells[2] && cells[1] != cells[2]
-                } else {
-                    (0..4).all(|i| (i + 1..4).all(|j| cells[i] != cells[j]))
-                };
-                if !distinct {
-                    continue;
-                }
-                if empty_rect
-                    && (layout.cell_houses[cells[0]][2] == layout.cell_houses[cells[2]][2]
-                        || layout.cell_houses[cells[1]][2] == layout.cell_houses[cells[2]][2])
-                {
-                    continue;
-                }
-                let pattern = Pattern {
-                    digit: d as u8 + 1,
-                    kinds: (base, cover),
-                    houses: (base_house, cover_house),
-                    empty_rect,
-                    cells,
-                };
-                pattern.steps(board, best);
+            } else {
+                continue;
+            };
+            let cells = [bp[0], bp[1], ends[0], ends[1]];
+            let distinct = if empty_rect {
+                cells[0] != cells[2] && cells[1] != cells[2]
+            } else {
+                (0..4).all(|i| (i + 1..4).all(|j| cells[i] != cells[j]))
+            };
+            if !distinct {
+                continue;
             }
+            if empty_rect
+                && (layout.cell_houses[cells[0]][2] == layout.cell_houses[cells[2]][2]
+                    || layout.cell_houses[cells[1]][2] == layout.cell_houses[cells[2]][2])
+            {
+                continue;
+            }
+            let pattern = Pattern {
+                digit: d as u8 + 1,
+                kinds: (base, cover),
+                houses: (base_house, cover_house),
+                empty_rect,
+                cells,
+            };
+            pattern.steps(board, best);
         }
     }
 }

@@ -20,11 +20,10 @@ pub(crate) fn wing(board: &Candidates, xyz: bool) -> Option<Found> {
             continue;
         }
         // Bivalue peers of the pivot sharing exactly one digit (XY) or two of three (XYZ).
-        let wings: Vec<usize> = (0..n)
+        let wings: Vec<usize> = peers(board, pivot)
             .filter(|&c| {
                 let m = board.masks[c];
                 m.count_ones() == 2
-                    && layout.sees(pivot, c)
                     && if xyz {
                         m & pm == m
                     } else {
@@ -43,14 +42,9 @@ pub(crate) fn wing(board: &Candidates, xyz: bool) -> Option<Found> {
                     continue;
                 }
                 let digit = z.trailing_zeros() as u8 + 1;
-                let elims: Vec<(u16, u8)> = (0..n)
-                    .filter(|&c| {
-                        c != pivot
-                            && board.masks[c] & z != 0
-                            && layout.sees(c, a)
-                            && layout.sees(c, b)
-                            && (!xyz || layout.sees(c, pivot))
-                    })
+                let elims: Vec<(u16, u8)> = board
+                    .seeing_both(a, b, z)
+                    .filter(|&c| c != pivot && (!xyz || layout.sees(c, pivot)))
                     .map(|c| (c as u16, digit))
                     .collect();
                 if elims.is_empty() {
@@ -75,4 +69,21 @@ pub(crate) fn wing(board: &Candidates, xyz: bool) -> Option<Found> {
         }
     }
     None
+}
+
+/// The peers of a cell, lowest first (its peer set read, not every cell tested).
+fn peers(board: &Candidates, cell: usize) -> impl Iterator<Item = usize> + '_ {
+    board.layout.peers[cell]
+        .iter()
+        .enumerate()
+        .flat_map(|(w, &word)| {
+            let mut m = word;
+            std::iter::from_fn(move || {
+                (m != 0).then(|| {
+                    let c = w * 64 + m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    c
+                })
+            })
+        })
 }

@@ -20,17 +20,25 @@ pub(crate) fn wxyz_wing(board: &Candidates) -> Option<Found> {
         .copied()
         .filter(|&c| width(board.masks[c]) == 2)
         .collect();
-    for (i, &a) in small.iter().enumerate() {
+    // The set cells see each other: each next one is looked for among the later peers of
+    // those before it (a cell set, read in cell order: the order of `small`).
+    let mut small_set: Cells = [0; WORDS];
+    for &c in &small {
+        small_set[c / 64] |= 1 << (c % 64);
+    }
+    let words = n.div_ceil(64);
+    for &a in &small {
         let ma = board.masks[a];
-        for (j, &b) in small.iter().enumerate().skip(i + 1) {
+        let with_a = later(a, &small_set, &layout.peers[a]);
+        for b in cells_of(&with_a[..words]) {
             let mb = board.masks[b];
-            if width(ma | mb) > 4 || !layout.sees(a, b) {
+            if width(ma | mb) > 4 {
                 continue;
             }
-            for &c in &small[j + 1..] {
+            for c in cells_of(&later(b, &with_a, &layout.peers[b])[..words]) {
                 let mc = board.masks[c];
                 let digits = ma | mb | mc;
-                if width(mc) < 2 || width(digits) != 4 || !layout.sees(a, c) || !layout.sees(b, c) {
+                if width(digits) != 4 {
                     continue;
                 }
                 let set = [a, b, c];
@@ -72,6 +80,40 @@ pub(crate) fn wxyz_wing(board: &Candidates) -> Option<Found> {
         }
     }
     best.map(|(_, _, f)| f)
+}
+
+/// Words of a cell set: enough for the largest grid (35 × 35 cells).
+const WORDS: usize = (crate::Shape::MAX_SIDE * crate::Shape::MAX_SIDE).div_ceil(64);
+
+/// A set of cells, bit c % 64 of word c / 64 (on the stack: the search makes one per pair).
+type Cells = [u64; WORDS];
+
+/// The cells of `among` that are peers of `cell` (`peers`) and come after it.
+fn later(cell: usize, among: &Cells, peers: &[u64]) -> Cells {
+    let mut set = [0; WORDS];
+    for (w, (word, p)) in set.iter_mut().zip(peers).enumerate() {
+        let keep = match w.cmp(&(cell / 64)) {
+            std::cmp::Ordering::Less => 0,
+            std::cmp::Ordering::Equal => !(u64::MAX >> (63 - cell % 64)),
+            std::cmp::Ordering::Greater => u64::MAX,
+        };
+        *word = among[w] & p & keep;
+    }
+    set
+}
+
+/// The cells of a cell set, lowest first.
+fn cells_of(set: &[u64]) -> impl Iterator<Item = usize> + '_ {
+    set.iter().enumerate().flat_map(|(w, &word)| {
+        let mut m = word;
+        std::iter::from_fn(move || {
+            (m != 0).then(|| {
+                let c = w * 64 + m.trailing_zeros() as usize;
+                m &= m - 1;
+                c
+            })
+        })
+    })
 }
 
 /// Cells outside the pattern that hold `digit` and see all of `cells` that hold it.

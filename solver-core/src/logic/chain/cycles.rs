@@ -75,19 +75,24 @@ fn closes(s: &Start, on: &Trace, mode: Mode) -> bool {
     let t = super::state::tables();
     let root = on.nodes[0];
     let (c, d) = (usize::from(root.cell), usize::from(root.digit));
-    let mut partners = Vec::new();
+    // At most four partners: the cell's other digit and one place in each of its houses.
+    let mut partners = [(0, 0); 4];
+    let mut count = 0;
     let cell = s.digits(c);
     if mode != Mode::X && cell.count_ones() == 2 {
-        partners.push((c, (cell & !(1 << d)).trailing_zeros() as usize));
+        partners[count] = (c, (cell & !(1 << d)).trailing_zeros() as usize);
+        count += 1;
     }
     if mode != Mode::Y {
         for h in t.cell_houses[c] {
             let places = s.cand[d] & t.houses[h as usize];
             if places.count_ones() == 2 {
-                partners.push(((places & !(1 << c)).trailing_zeros() as usize, d));
+                partners[count] = ((places & !(1 << c)).trailing_zeros() as usize, d);
+                count += 1;
             }
         }
     }
+    let partners = &partners[..count];
     on.nodes[1..].iter().filter(|n| n.on).any(|n| {
         let (q, e) = (usize::from(n.cell), usize::from(n.digit));
         partners.iter().any(|&(w, f)| {
@@ -127,12 +132,15 @@ fn both(
             }
             found.support.sort_unstable();
             found.support.dedup();
-            found.text = format!(
-                "{name}: both {} and {} lead around a loop to {}",
-                fact(c, d, true),
-                fact(c, d, false),
-                fact(q, e, false)
-            );
+            // One as low as the best so far is merged into it, which keeps its own sentence.
+            if best.as_ref().is_none_or(|b| tenths < b.tenths) {
+                found.text = format!(
+                    "{name}: both {} and {} lead around a loop to {}",
+                    fact(c, d, true),
+                    fact(c, d, false),
+                    fact(q, e, false)
+                );
+            }
             found.offer(&mut best);
         }
     }

@@ -1,22 +1,91 @@
 //! Aligned pair exclusion: two cells that see each other cannot take a pair of digits that
 //! would empty a common peer (a cell holding only those digits) or repeat a digit.
 
+use std::cell::Cell;
+use std::thread::LocalKey;
+
 use super::deduction::{self, Deduction};
 use super::rating;
-use super::state::{Set, Start, cells, tables};
+use super::state::{FULL, Set, Start, cells, tables};
+
+/// A board as the exclusions read it: each cell's digits, and the open cells.
+#[derive(Clone, Copy)]
+struct Board {
+    digits: [u16; 81],
+    open: Set,
+}
+
+impl Board {
+    fn of(s: &Start) -> Board {
+        Board {
+            digits: std::array::from_fn(|c| s.digits(c)),
+            open: s.open(),
+        }
+    }
+}
+
+/// The board a search last found nothing on. A pair or triple is told only by its cells'
+/// digits and those of its common peers: where none of them changed since, it finds nothing
+/// again and is passed over (hard puzzles run these searches at every step, and a step
+/// changes few cells).
+type NothingOn = LocalKey<Cell<Option<Board>>>;
+
+thread_local! {
+    static PAIRS_FOUND_NOTHING: Cell<Option<Board>> = const { Cell::new(None) };
+    static TRIPLES_FOUND_NOTHING: Cell<Option<Board>> = const { Cell::new(None) };
+}
+
+/// The cells whose digits (or openness) differ from the board `memo` last found nothing on;
+/// every cell when there is none.
+fn changed_since(memo: &'static NothingOn, now: &Board) -> Set {
+    let Some(then) = memo.try_with(Cell::get).ok().flatten() else {
+        return FULL;
+    };
+    (0..81)
+        .filter(|&c| then.digits[c] != now.digits[c])
+        .fold(then.open ^ now.open, |m, c| m | 1 << c)
+}
+
+/// Records the board a search ran on when it found nothing (else forgets).
+fn remember<T>(memo: &'static NothingOn, now: &Board, found: &Option<T>) {
+    let _ = memo.try_with(|m| m.set(found.is_none().then_some(*now)));
+}
 
 /// SE's name.
 const NAME: &str = "Aligned pair exclusion";
 
 /// The first aligned pair exclusion on the board.
 pub(crate) fn aligned_pair(s: &Start) -> Option<Deduction> {
+    let now = Board::of(s);
+    let changed = changed_since(&PAIRS_FOUND_NOTHING, &now);
+    let found = first_pair(s, changed);
+    remember(&PAIRS_FOUND_NOTHING, &now, &found);
+    found
+}
+
+/// [`aligned_pair`] over the pairs that some cell of `changed` bears on.
+fn first_pair(s: &Start, changed: Set) -> Option<Deduction> {
     let t = tables();
     let open = s.open();
+    let bivalue: Set = cells(open)
+        .filter(|&c| s.digits(c).count_ones() == 2)
+        .fold(0, |m, c| m | 1 << c);
     for a in cells(open) {
         for b in cells(open & !((1u128 << (a + 1)) - 1)) {
+            if (1 << a | 1 << b | t.peers[a] & t.peers[b]) & changed == 0 {
+                continue;
+            }
             let sees = t.peers[a] >> b & 1 != 0;
             let common = t.peers[a] & t.peers[b] & open;
             if common.count_ones() < 2 {
+                continue;
+            }
+            // A digit of one cell goes only when every digit of the other is its partner in
+            // a common bivalue peer (or the same digit): one partner per such peer, so the
+            // other cell must hold at most one digit more than there are such peers.
+            let most = (common & bivalue).count_ones() + 1;
+            let (na, nb) = (s.digits(a).count_ones(), s.digits(b).count_ones());
+            if nb > most && na > most {
                 continue;
             }
             // Peers of both cells with two candidates exclude exactly that pair: for each
@@ -67,6 +136,9 @@ pub(crate) fn aligned_pair(s: &Start) -> Option<Deduction> {
 /// The digits each of three cells (`digits`) takes in some combination that repeats no digit
 /// in two cells that see each other (`clash`: 0-1, 0-2, 1-2) and holds no peer's `masks` whole.
 fn allowed_digits(digits: [u16; 3], clash: [bool; 3], masks: &[u16]) -> [u16; 3] {
+    // Compared whole at every combination found: one word, not three.
+    let pack = |m: [u16; 3]| u64::from(m[0]) | u64::from(m[1]) << 16 | u64::from(m[2]) << 32;
+    let whole = pack(digits);
     let mut allowed = [0u16; 3];
     let mut xs = digits[0];
     while let Some(x) = pop(&mut xs) {
@@ -89,13 +161,31 @@ fn allowed_digits(digits: [u16; 3], clash: [bool; 3], masks: &[u16]) -> [u16; 3]
                 allowed[0] |= 1 << x;
                 allowed[1] |= 1 << y;
                 allowed[2] |= zs;
-                if allowed == digits {
+                if pack(allowed) == whole {
                     return allowed;
                 }
             }
         }
     }
     allowed
+}
+
+/// Whether the peers' `masks` (of two digits or more) can rule out a digit of the three
+/// cells at all: a cheap test that passes over most triples without trying combinations.
+///
+/// A digit of one cell goes when every choice for the other two is ruled out. Given a digit
+/// for the second cell too, a peer rules out at most one digit of the third, unless it holds
+/// only the two given (then it rules out all of them); so either the third cell holds at
+/// most two digits more than there are peers (two may clash with the given ones), or each
+/// choice for the second cell (all its digits but one at least) has such a peer of its own.
+fn may_exclude(digits: [u16; 3], masks: &[u16]) -> bool {
+    if masks.iter().any(|m| m.count_ones() < 2) {
+        return true;
+    }
+    let n = masks.len() as u32;
+    let size = digits.map(u16::count_ones);
+    let fits = |second: u32, third: u32| third <= n + 2 || second <= n + 1;
+    fits(size[1], size[2]) || fits(size[0], size[2]) || fits(size[0], size[1])
 }
 
 /// Takes the lowest digit index out of a mask.
@@ -118,9 +208,17 @@ const TRIPLE: &str = "Aligned triplet exclusion";
 /// The first aligned triplet exclusion: three cells with common peers, each of whose
 /// candidates is in no combination of digits that the three cells could take together.
 pub(crate) fn aligned_triple(s: &Start) -> Option<Deduction> {
+    let now = Board::of(s);
+    let changed = changed_since(&TRIPLES_FOUND_NOTHING, &now);
+    let found = first_triple(s, &now, changed);
+    remember(&TRIPLES_FOUND_NOTHING, &now, &found);
+    found
+}
+
+/// [`aligned_triple`] over the triples that some cell of `changed` bears on.
+fn first_triple(s: &Start, now: &Board, changed: Set) -> Option<Deduction> {
     let t = tables();
-    let open = s.open();
-    let digits: [u16; 81] = std::array::from_fn(|c| s.digits(c));
+    let (open, digits) = (now.open, now.digits);
     let base: Vec<usize> = cells(open)
         .filter(|&c| digits[c].count_ones() >= 2)
         .collect();
@@ -134,13 +232,16 @@ pub(crate) fn aligned_triple(s: &Start) -> Option<Deduction> {
         for &b in &base[i + 1..] {
             let ab = t.peers[a] & t.peers[b] & open;
             let ab_small = ab & small;
-            if ab_small == 0 {
+            // With the pair and its common peers unchanged, only a changed third cell counts.
+            let pair_changed = (1 << a | 1 << b | t.peers[a] & t.peers[b]) & changed != 0;
+            let thirds = if pair_changed { FULL } else { changed };
+            let above = !((1u128 << (b + 1)) - 1);
+            if ab_small == 0 || base_set & above & thirds == 0 {
                 continue;
             }
             // The third cells (after b, in base order) that see one of those small peers.
             let near = cells(ab_small).fold(0, |m: Set, p| m | t.peers[p]);
-            let above = !((1u128 << (b + 1)) - 1);
-            for c in cells(base_set & above & near) {
+            for c in cells(base_set & above & near & thirds) {
                 let common = ab & t.peers[c];
                 if let Some(found) = triple(s, &digits, [a, b, c], common & small) {
                     return Some(found);
@@ -170,6 +271,9 @@ fn triple(s: &Start, digits: &[u16; 81], base: [usize; 3], small: Set) -> Option
         }
     }
     let masks = &masks[..count];
+    if !may_exclude(digits3, masks) {
+        return None;
+    }
     let sees = |i: usize, j: usize| t.peers[base[i]] >> base[j] & 1 != 0;
     let clash = [(0, 1), (0, 2), (1, 2)].map(|(i, j)| sees(i, j));
     let digits = digits3;

@@ -83,10 +83,14 @@ fn key(c: usize, d: usize, on: bool) -> usize {
 /// The most traces a thread keeps for reuse: every candidate's two traces of one search.
 const SPARE_MAX: usize = 2 * 81 * 9;
 
+/// A dropped trace's buffers: nodes, parents and index (its fact sets are not worth keeping:
+/// a new trace starts them empty).
+type Buffers = (Vec<Node>, Vec<u16>, Vec<u16>);
+
 thread_local! {
-    /// Cleared traces whose buffers the next searches reuse: a search makes hundreds of
+    /// Buffers of dropped traces that the next searches reuse: a search makes hundreds of
     /// traces per step, and allocating them cost as much as tracing.
-    static SPARE: RefCell<Vec<Trace>> = const { RefCell::new(Vec::new()) };
+    static SPARE: RefCell<Vec<Buffers>> = const { RefCell::new(Vec::new()) };
 }
 
 impl Drop for Trace {
@@ -94,18 +98,22 @@ impl Drop for Trace {
         if self.index.is_empty() {
             return;
         }
-        self.clear();
-        let mut t = std::mem::replace(self, Trace::shell());
-        // Gone at thread exit (or full): the trace is then simply freed.
+        // Only the buffers move (the trace itself is large, most of it fact sets).
+        let mut buffers = (
+            std::mem::take(&mut self.nodes),
+            std::mem::take(&mut self.parents),
+            std::mem::take(&mut self.index),
+        );
+        buffers.0.clear();
+        buffers.1.clear();
+        // Gone at thread exit (or full): the buffers are then simply freed.
         let _ = SPARE.try_with(|spare| {
             if let Ok(mut spare) = spare.try_borrow_mut()
                 && spare.len() < SPARE_MAX
             {
-                spare.push(std::mem::replace(&mut t, Trace::shell()));
+                spare.push(buffers);
             }
         });
-        // A trace left here frees its buffers without coming back to this point.
-        t.index = Vec::new();
     }
 }
 
@@ -116,13 +124,21 @@ impl Trace {
             .try_with(|spare| spare.try_borrow_mut().ok()?.pop())
             .ok()
             .flatten();
-        spare.unwrap_or_else(|| {
-            let mut t = Trace::shell();
-            t.nodes.reserve(256);
-            t.parents.reserve(512);
-            t.index = vec![NONE; 81 * 9 * 2];
-            t
-        })
+        let mut t = Trace::shell();
+        match spare {
+            // Stale index slots are harmless: see [`Trace::clear`].
+            Some((nodes, parents, index)) => {
+                t.nodes = nodes;
+                t.parents = parents;
+                t.index = index;
+            }
+            None => {
+                t.nodes.reserve(256);
+                t.parents.reserve(512);
+                t.index = vec![NONE; 81 * 9 * 2];
+            }
+        }
+        t
     }
 
     /// A trace without buffers, left behind where a dropped one moves to the spares.
@@ -140,11 +156,9 @@ impl Trace {
         }
     }
 
-    /// Empties the trace, keeping its buffers (only the index slots in use are reset).
+    /// Empties the trace, keeping its buffers. The index keeps its stale slots: a slot is
+    /// read only where the fact's bit in `on` or `off` says it was written for this trace.
     pub(crate) fn clear(&mut self) {
-        for n in &self.nodes {
-            self.index[key(usize::from(n.cell), usize::from(n.digit), n.on)] = NONE;
-        }
         self.nodes.clear();
         self.parents.clear();
         self.on = [0; 9];
@@ -166,7 +180,6 @@ impl Trace {
         let keep = usize::from(last) + 1;
         for n in &self.nodes[keep..] {
             let (c, d) = (usize::from(n.cell), usize::from(n.digit));
-            self.index[key(c, d, n.on)] = NONE;
             let facts = if n.on { &mut self.on } else { &mut self.off };
             facts[d] &= !(1 << c);
         }
@@ -177,8 +190,16 @@ impl Trace {
     }
 
     /// The node of a fact, if derived.
+    #[inline]
     pub(crate) fn find(&self, c: usize, d: usize, on: bool) -> Option<u16> {
-        Some(self.index[key(c, d, on)]).filter(|&i| i != NONE)
+        self.holds(c, d, on).then(|| self.index[key(c, d, on)])
+    }
+
+    /// Whether the trace holds a fact (its bit, which says the fact's index slot is valid).
+    #[inline]
+    fn holds(&self, c: usize, d: usize, on: bool) -> bool {
+        let facts = if on { &self.on } else { &self.off };
+        facts[d] >> c & 1 != 0
     }
 
     /// Parents of a node.
@@ -238,10 +259,55 @@ impl Trace {
         }
     }
 
+    /// [`Trace::add_one`] for the removal of digit index `d` from each of `cells` (none shown
+    /// false yet), lowest first, in one pass: a true fact's peers, most of every trace.
+    #[inline(always)]
+    fn add_offs(&mut self, d: usize, cells: Set, parent: u16) {
+        if cells == 0 || self.stopped() {
+            return;
+        }
+        let depth = 1 + self.nodes[usize::from(parent)].depth;
+        // Only the first clash is recorded, and one that does not go on stops at it.
+        let clashes = if self.contradiction.is_none() {
+            cells & self.on[d]
+        } else {
+            0
+        };
+        let take = if clashes != 0 && !self.go_on {
+            cells & ((2 << clashes.trailing_zeros()) - 1)
+        } else {
+            cells
+        };
+        let (first_node, first_parent) = (self.nodes.len(), self.parents.len() as u32);
+        let mut rest = take;
+        let mut k = 0;
+        while rest != 0 {
+            let c = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            self.nodes.push(Node {
+                cell: c as u8,
+                digit: d as u8,
+                on: false,
+                first_parent: first_parent + k,
+                parents: 1,
+                depth,
+            });
+            self.index[key(c, d, false)] = (first_node + k as usize) as u16;
+            k += 1;
+        }
+        self.parents.extend(std::iter::repeat_n(parent, k as usize));
+        self.off[d] |= take;
+        if clashes != 0 {
+            let q = clashes.trailing_zeros() as usize;
+            let (j, i) = (self.index[key(q, d, true)], self.index[key(q, d, false)]);
+            self.clash(vec![j, i]);
+        }
+    }
+
     /// Pushes a new fact's node, its parents to follow; whether it was new.
     #[inline]
     fn push(&mut self, c: usize, d: usize, on: bool, parent_depth: u16) -> bool {
-        if self.index[key(c, d, on)] != NONE || self.stopped() {
+        if self.holds(c, d, on) || self.stopped() {
             return false;
         }
         self.nodes.push(Node {
@@ -456,9 +522,7 @@ fn follow_on(t: &mut Trace, start: &Start, i: u16, mode: Mode) {
         }
     }
     // Peers already shown false would be skipped by `add`; leaving them out saves the calls.
-    for p in cells(start.cand[d] & start.tables.peers[c] & !t.off[d]) {
-        t.add_one(p, d, false, i);
-    }
+    t.add_offs(d, start.cand[d] & start.tables.peers[c] & !t.off[d], i);
 }
 
 /// A false fact may leave one digit in its cell or one place for its digit in a house.
@@ -503,12 +567,13 @@ fn dynamic_cell(t: &mut Trace, start: &Start, c: usize) {
     {
         return;
     }
-    let offs: Vec<u16> = (0..9)
-        .filter(|&e| gone >> e & 1 != 0)
-        .filter_map(|e| t.find(c, e, false))
-        .collect();
+    let offs = Nodes::of(
+        (0..9)
+            .filter(|&e| gone >> e & 1 != 0)
+            .filter_map(|e| t.find(c, e, false)),
+    );
     if left == 0 {
-        t.empty(offs);
+        t.empty(offs.to_vec());
     } else {
         t.add(c, left.trailing_zeros() as usize, true, &offs);
     }
@@ -524,13 +589,40 @@ fn dynamic_house(t: &mut Trace, start: &Start, h: usize, d: usize) {
     if left & left.wrapping_sub(1) != 0 || t.on[d] & left != 0 {
         return;
     }
-    let offs: Vec<u16> = cells(all & t.off[d])
-        .filter_map(|q| t.find(q, d, false))
-        .collect();
+    let offs = Nodes::of(cells(all & t.off[d]).filter_map(|q| t.find(q, d, false)));
     if left == 0 {
-        t.empty(offs);
+        t.empty(offs.to_vec());
     } else {
         t.add(left.trailing_zeros() as usize, d, true, &offs);
+    }
+}
+
+/// The nodes a dynamic fact rests on: at most nine (a cell's digits, a house's places), on
+/// the stack (most dynamic facts are found this way, and a list each cost an allocation).
+struct Nodes {
+    list: [u16; 9],
+    len: usize,
+}
+
+impl Nodes {
+    fn of(nodes: impl Iterator<Item = u16>) -> Nodes {
+        let mut out = Nodes {
+            list: [0; 9],
+            len: 0,
+        };
+        for i in nodes {
+            out.list[out.len] = i;
+            out.len += 1;
+        }
+        out
+    }
+}
+
+impl std::ops::Deref for Nodes {
+    type Target = [u16];
+
+    fn deref(&self) -> &[u16] {
+        &self.list[..self.len]
     }
 }
 
@@ -548,9 +640,10 @@ fn locked(t: &mut Trace, start: &Start) -> bool {
                     continue;
                 }
                 // The pattern rests on the digit's removal from the rest of `from`.
-                let offs: Vec<u16> = cells(start.cand[d] & from & !to & t.off[d])
-                    .filter_map(|q| t.find(q, d, false))
-                    .collect();
+                let offs = Nodes::of(
+                    cells(start.cand[d] & from & !to & t.off[d])
+                        .filter_map(|q| t.find(q, d, false)),
+                );
                 for q in cells(gone) {
                     t.add(q, d, false, &offs);
                 }

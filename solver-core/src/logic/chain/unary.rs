@@ -1,11 +1,14 @@
 //! Forcing X-, Y- and XY-chains: an assumption that implies its own opposite (SE's unary
 //! chaining; an AIC's elimination is the assumption "the target is true" failing this way).
 
+use std::cell::Cell;
+use std::thread::LocalKey;
+
 use super::cycles;
 use super::deduction::{self, Deduction};
 use super::multiple::Traced;
 use super::rating;
-use super::state::Start;
+use super::state::{Set, Start};
 use super::trace::{Mode, Trace, finish_static, trace, trace_static_within};
 
 /// The lowest-rated cycle or self-contradicting static chain on the board (SE's X-, Y- then
@@ -30,12 +33,20 @@ pub(crate) fn static_chains(s: &Start, xy: &mut Option<Traced>) -> Option<Deduct
             continue;
         }
         let keep = mode == Mode::Xy;
+        let skip = if mode == Mode::X {
+            unchanged_digits(&X_FOUND_NOTHING, s)
+        } else {
+            0
+        };
         let list = s.candidates();
         let mut kept = Traced {
             on: Vec::with_capacity(if keep { list.len() } else { 0 }),
             off: Vec::with_capacity(if keep { list.len() } else { 0 }),
         };
         for (c, d) in list {
+            if skip >> d & 1 != 0 {
+                continue;
+            }
             let found = (&mut cycle, &mut chain);
             candidate(s, (c, d), (mode, name, base), [&mut on, &mut off], found);
             // Kept traces take their buffers along; the others' are reused.
@@ -46,6 +57,9 @@ pub(crate) fn static_chains(s: &Start, xy: &mut Option<Traced>) -> Option<Deduct
         }
         if keep {
             *xy = Some(kept);
+        }
+        if mode == Mode::X {
+            remember(&X_FOUND_NOTHING, s, cycle.is_some() || chain.is_some());
         }
     }
     let mut best = cycle;
@@ -78,7 +92,8 @@ fn candidate(
     trace_static_within(on, s, (c, d, true), mode, limit);
     trace_static_within(off, s, (c, d, false), mode, limit);
     for t in [&*on, &*off] {
-        if let Some(found) = self_contradiction(t, name, base, bar) {
+        let current = chain.as_ref().map(|b| b.tenths);
+        if let Some(found) = self_contradiction(t, name, base, (bar, current)) {
             found.offer(chain);
         }
     }
@@ -95,24 +110,54 @@ fn candidate(
 /// The depth past which a fact of a `mode` trace rates above `bar` both as the end of a chain
 /// on `base` (rated by the facts it rests on, at least its depth) and as a cycle's removal.
 fn depth_limit(base: u16, mode: Mode, bar: u16) -> u16 {
+    /// A limit's question (base, mode, bar) and answer.
+    type Limit = ((u16, Mode, u16), u16);
+    thread_local! {
+        /// The last limit worked out: the bar changes seldom, and every candidate asks.
+        static LAST: Cell<Option<Limit>> = const { Cell::new(None) };
+    }
+    let key = (base, mode, bar);
+    if let Some((k, limit)) = LAST.try_with(Cell::get).ok().flatten()
+        && k == key
+    {
+        return limit;
+    }
+    let limit = work_out_limit(base, mode, bar);
+    let _ = LAST.try_with(|last| last.set(Some((key, limit))));
+    limit
+}
+
+/// [`depth_limit`], worked out.
+fn work_out_limit(base: u16, mode: Mode, bar: u16) -> u16 {
     let cycle = cycles::kind(mode).1;
     let fits = |depth: usize| {
         rating::rate(base, depth) <= bar
             || rating::rate(cycle, depth.saturating_sub(cycles::short(cycle))) <= bar
     };
-    // A trace holds each of the 1,458 facts at most once, so no depth goes past that.
-    let mut depth = 1;
-    while depth < 81 * 9 * 2 && fits(depth + 1) {
-        depth += 1;
+    // A trace holds each of the 1,458 facts at most once, so no depth goes past that. Both
+    // ratings grow with the depth, so the depths that fit run from 2 to some bound: found by
+    // halving (this runs for every candidate once something is found).
+    let (mut low, mut high) = (1usize, 81 * 9 * 2);
+    while low < high {
+        let mid = (low + high).div_ceil(2);
+        if fits(mid) {
+            low = mid;
+        } else {
+            high = mid - 1;
+        }
     }
-    depth as u16
+    low as u16
 }
 
 /// Nishio forcing chains: a digit assumed in a cell whose consequences for that digit alone
 /// contradict each other.
 pub(crate) fn nishio(s: &Start) -> Option<Deduction> {
     let mut best: Option<Deduction> = None;
+    let skip = unchanged_digits(&NISHIO_FOUND_NOTHING, s);
     for (c, d) in s.candidates() {
+        if skip >> d & 1 != 0 {
+            continue;
+        }
         let t = trace(s, c, d, true, Mode::Nishio);
         let Some(clash) = &t.contradiction else {
             continue;
@@ -132,16 +177,46 @@ pub(crate) fn nishio(s: &Start) -> Option<Deduction> {
         );
         found.offer(&mut best);
     }
+    remember(&NISHIO_FOUND_NOTHING, s, best.is_some());
     best
 }
 
+/// Each digit's candidates when a search last found nothing.
+type NothingOn = LocalKey<Cell<Option<[Set; 9]>>>;
+
+thread_local! {
+    /// For the X-chains and cycles, and for Nishio chains: both follow one digit's
+    /// candidates alone, so a digit whose candidates are as they were when the search last
+    /// found nothing finds nothing again (hard puzzles run these at every step, and a step
+    /// moves few digits).
+    static X_FOUND_NOTHING: Cell<Option<[Set; 9]>> = const { Cell::new(None) };
+    static NISHIO_FOUND_NOTHING: Cell<Option<[Set; 9]>> = const { Cell::new(None) };
+}
+
+/// The digits (bit `d`) whose candidates are those `memo` last found nothing on.
+fn unchanged_digits(memo: &'static NothingOn, s: &Start) -> u16 {
+    let Some(then) = memo.try_with(Cell::get).ok().flatten() else {
+        return 0;
+    };
+    (0..9)
+        .filter(|&d| then[d] == s.cand[d])
+        .fold(0, |m, d| m | 1 << d)
+}
+
+/// Records the candidates a search ran on when it found nothing (else forgets).
+fn remember(memo: &'static NothingOn, s: &Start, found: bool) {
+    let _ = memo.try_with(|m| m.set((!found).then_some(s.cand)));
+}
+
 /// The chain from a trace's assumption back to its opposite, if there is one rated no
-/// higher than `bar` (the best so far, which a higher one could not displace).
+/// higher than `bar` (the best so far, which a higher one could not displace); told in words
+/// only when it rates below `current`, the best chain so far (an equal one is merged into
+/// that one, which keeps its own sentence).
 fn self_contradiction(
     t: &Trace,
     name: &'static str,
     base: u16,
-    bar: Option<u16>,
+    (bar, current): (Option<u16>, Option<u16>),
 ) -> Option<Deduction> {
     let root = t.nodes[0];
     let (c, d, on) = (usize::from(root.cell), usize::from(root.digit), root.on);
@@ -152,11 +227,13 @@ fn self_contradiction(
     }
     let mut found = Deduction::setting(name, tenths, c, d, !on);
     found.support = deduction::support(t, &[end]);
-    found.text = format!(
-        "{name}: {} so {}",
-        deduction::path(&t.path(end)),
-        deduction::fact(c, d, !on)
-    );
+    if current.is_none_or(|b| tenths < b) {
+        found.text = format!(
+            "{name}: {} so {}",
+            deduction::path(&t.path(end)),
+            deduction::fact(c, d, !on)
+        );
+    }
     Some(found)
 }
 

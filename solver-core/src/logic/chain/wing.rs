@@ -18,11 +18,8 @@ pub(crate) fn wing(s: &Start, size: usize) -> Option<Deduction> {
         let pool: Vec<usize> = cells(house & open)
             .filter(|&c| (2..=size + 1).contains(&(s.digits(c).count_ones() as usize)))
             .collect();
-        for set in combinations(&pool, size).chunks(size) {
-            let digits = set.iter().fold(0u16, |m, &c| m | s.digits(c));
-            if digits.count_ones() as usize != size + 1 {
-                continue;
-            }
+        let mut pick = Vec::with_capacity(size);
+        for_sets(s, &pool, size, 0, (&mut pick, 0), &mut |set, digits| {
             let biggest = set
                 .iter()
                 .map(|&c| s.digits(c).count_ones())
@@ -61,7 +58,7 @@ pub(crate) fn wing(s: &Start, size: usize) -> Option<Deduction> {
                     .collect();
                 found.offer(&mut best);
             }
-        }
+        });
     }
     best
 }
@@ -102,25 +99,33 @@ fn removals(s: &Start, set: &[usize], y: usize, digits: u16) -> Option<Vec<(u16,
     (!elims.is_empty()).then_some(elims)
 }
 
-/// Every `k`-subset of `items`, in order, one after another in one list (one allocation per
-/// house, not one per subset).
-fn combinations(items: &[usize], k: usize) -> Vec<usize> {
-    let mut out = Vec::new();
-    let mut pick = Vec::with_capacity(k);
-    /// Extends `pick` from `from` on.
-    fn go(items: &[usize], k: usize, from: usize, pick: &mut Vec<usize>, out: &mut Vec<usize>) {
-        if pick.len() == k {
-            out.extend_from_slice(pick);
-            return;
-        }
-        for i in from..items.len() {
-            pick.push(items[i]);
-            go(items, k, i + 1, pick, out);
-            pick.pop();
-        }
+/// Calls `visit` on every `size`-subset of `pool`, in lexicographic order, that holds
+/// exactly `size + 1` digits, with those digits; `pick` holds the cells chosen so far and
+/// their digits. A branch whose digits already number more is cut (the digits of a set only
+/// grow), which skips most subsets without listing them.
+fn for_sets(
+    s: &Start,
+    pool: &[usize],
+    size: usize,
+    from: usize,
+    (pick, digits): (&mut Vec<usize>, u16),
+    visit: &mut impl FnMut(&[usize], u16),
+) {
+    if digits.count_ones() as usize > size + 1 {
+        return;
     }
-    go(items, k, 0, &mut pick, &mut out);
-    out
+    if pick.len() == size {
+        if digits.count_ones() as usize == size + 1 {
+            visit(pick, digits);
+        }
+        return;
+    }
+    for i in from..pool.len() {
+        pick.push(pool[i]);
+        let more = digits | s.digits(pool[i]);
+        for_sets(s, pool, size, i + 1, (&mut *pick, more), visit);
+        pick.pop();
+    }
 }
 
 /// SE's tenths on top of the base by the largest set cell's candidate count (calibrated on

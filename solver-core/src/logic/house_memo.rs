@@ -1,0 +1,87 @@
+//! The board a house-by-house search last found nothing on, so that the next search looks
+//! again only at houses where something changed.
+//!
+//! Naked and hidden subsets read one house at a time: a house whose cells hold the values
+//! and candidates they held when the search last found nothing finds nothing again. At the
+//! steps of a hard puzzle every basic search runs and fails, and a step changes few houses.
+
+use std::cell::RefCell;
+
+use super::board::Candidates;
+use crate::Shape;
+
+/// The searches that remember (one board each).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Search {
+    Naked2,
+    Naked3,
+    Naked4,
+    DirectHidden2,
+    DirectHidden3,
+    Hidden2,
+    Hidden3,
+    Hidden4,
+}
+
+/// A board a search found nothing on.
+struct Nothing {
+    shape: Shape,
+    values: Vec<u8>,
+    masks: Vec<u64>,
+}
+
+thread_local! {
+    static NOTHING: RefCell<Vec<Option<Nothing>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The houses (bit `h`) whose cells hold what they held when `search` last found nothing on
+/// a board of this shape; none when it has not.
+pub(crate) fn unchanged_houses(search: Search, board: &Candidates) -> u128 {
+    NOTHING
+        .try_with(|memo| {
+            let memo = memo.try_borrow().ok()?;
+            let then = memo.get(search as usize)?.as_ref()?;
+            if then.shape != board.shape() {
+                return None;
+            }
+            let mut changed = 0u128;
+            for (cell, (&v, &m)) in board.values.iter().zip(&board.masks).enumerate() {
+                if then.values[cell] != v || then.masks[cell] != m {
+                    for h in board.layout.cell_houses[cell] {
+                        changed |= 1 << h;
+                    }
+                }
+            }
+            Some(!changed)
+        })
+        .ok()
+        .flatten()
+        .unwrap_or(0)
+}
+
+/// Records the board `search` ran on when it found nothing (else forgets it).
+pub(crate) fn remember(search: Search, board: &Candidates, found: bool) {
+    let _ = NOTHING.try_with(|memo| {
+        let Ok(mut memo) = memo.try_borrow_mut() else {
+            return;
+        };
+        let slot = search as usize;
+        if memo.len() <= slot {
+            memo.resize_with(slot + 1, || None);
+        }
+        if found {
+            memo[slot] = None;
+            return;
+        }
+        // The buffers of the board before are reused.
+        let mut then = memo[slot].take().unwrap_or(Nothing {
+            shape: board.shape(),
+            values: Vec::new(),
+            masks: Vec::new(),
+        });
+        then.shape = board.shape();
+        then.values.clone_from(&board.values);
+        then.masks.clone_from(&board.masks);
+        memo[slot] = Some(then);
+    });
+}

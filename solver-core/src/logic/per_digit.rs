@@ -1,0 +1,119 @@
+//! Results of single-digit searches kept from one step to the next, per digit.
+//!
+//! A single-digit pattern (locked candidates, fish, turbot fish, strong-link chains, grouped
+//! or not) depends on the
+//! places of its digit alone, and one step changes few digits' places: at the steps of a
+//! hard puzzle, where every basic search runs and fails, two digits in three are where they
+//! were the step before. A search split per digit asks here first and redoes only the digits
+//! whose places changed; its result is the same, since the kept one was found on the same
+//! places.
+
+use std::any::Any;
+use std::cell::RefCell;
+
+use super::board::Candidates;
+use super::step::Found;
+use crate::Shape;
+
+/// The searches whose per-digit results are kept (one slot per digit each).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Search {
+    Turbot,
+    GroupedTurbot,
+    StrongLinks3,
+    StrongLinks4,
+    GroupedThree,
+    Fish2,
+    Fish3,
+    Fish4,
+    Pointing,
+    Claiming,
+    DirectPointing,
+    DirectClaiming,
+}
+
+/// One kept result and the places it was found on.
+struct Kept {
+    shape: Shape,
+    /// The digit's places, row by row (bit i: the row's i-th cell).
+    rows: Vec<u64>,
+    value: Box<dyn Any>,
+}
+
+impl Kept {
+    fn matches(&self, board: &Candidates, digit: u8) -> bool {
+        self.shape == board.shape()
+            && self.rows.len() == board.side()
+            && self
+                .rows
+                .iter()
+                .enumerate()
+                .all(|(row, &places)| places == board.positions(row, digit))
+    }
+}
+
+thread_local! {
+    /// The last result of each search and digit, `search * MAX_SIDE + digit index`.
+    static KEPT: RefCell<Vec<Option<Kept>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// `compute`'s result for digit index `d` of `board` in `search`: kept from an earlier call
+/// when the digit's places are the same, else computed now (and kept for the next call).
+///
+/// `compute` must depend on the layout and the digit's places only.
+pub(crate) fn cached<R: Clone + 'static>(
+    search: Search,
+    board: &Candidates,
+    d: usize,
+    compute: impl FnOnce() -> R,
+) -> R {
+    let slot = search as usize * Shape::MAX_SIDE + d;
+    let digit = d as u8 + 1;
+    let hit = KEPT
+        .try_with(|kept| {
+            let kept = kept.try_borrow().ok()?;
+            let entry = kept.get(slot)?.as_ref()?;
+            if !entry.matches(board, digit) {
+                return None;
+            }
+            entry.value.downcast_ref::<R>().cloned()
+        })
+        .ok()
+        .flatten();
+    if let Some(value) = hit {
+        return value;
+    }
+    let value = compute();
+    // Gone at thread exit, or busy: the result is simply not kept.
+    let _ = KEPT.try_with(|kept| {
+        let Ok(mut kept) = kept.try_borrow_mut() else {
+            return;
+        };
+        if kept.len() <= slot {
+            kept.resize_with(slot + 1, || None);
+        }
+        kept[slot] = Some(Kept {
+            shape: board.shape(),
+            rows: (0..board.side())
+                .map(|row| board.positions(row, digit))
+                .collect(),
+            value: Box::new(value.clone()),
+        });
+    });
+    value
+}
+
+/// Replaces `best` with `found` when strictly better: a lower rating, or as low with more
+/// removals (SE's order; among equals the first found stays, digit by digit as within one).
+pub(crate) fn keep_better(
+    best: &mut Option<(u16, usize, Found)>,
+    found: Option<(u16, usize, Found)>,
+) {
+    if let Some((tenths, removed, found)) = found
+        && best.as_ref().is_none_or(|(t, r, _)| {
+            (tenths, std::cmp::Reverse(removed)) < (*t, std::cmp::Reverse(*r))
+        })
+    {
+        *best = Some((tenths, removed, found));
+    }
+}
