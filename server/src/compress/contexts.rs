@@ -66,8 +66,9 @@ pub(super) fn gzip_compress(payload: &[u8], level: u32, out: &mut Vec<u8>) -> io
         loop {
             let consumed = usize::try_from(deflate.total_in()).unwrap_or(usize::MAX);
             let rest = payload.get(consumed..).unwrap_or_default();
-            // Puzzle bytes shrink to about a quarter; room for the header and trailer too.
-            out.reserve(rest.len() / 3 + 64);
+            // Puzzle bytes shrink to a third (answers) or a sixth (sparse puzzles); room for
+            // the header and trailer too.
+            out.reserve(rest.len() / 2 + 64);
             let written = deflate.total_out();
             let status = deflate
                 .compress_vec(rest, out, FlushCompress::Finish)

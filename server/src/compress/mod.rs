@@ -66,11 +66,34 @@ impl Codec {
         done.map_err(|err| Status::internal(format!("{} failed: {err}", self.name())))
     }
 
+    /// The expanded size `payload` states (gzip's trailer, zstd's frame header): the
+    /// sender's word, so only a hint, bounded by the caller.
+    fn claimed_size(self, payload: &[u8]) -> usize {
+        let claimed = match self {
+            Codec::Gzip => payload
+                .last_chunk::<4>()
+                .map(|size| u64::from(u32::from_le_bytes(*size))),
+            Codec::Zstd => zstd::zstd_safe::get_frame_content_size(payload)
+                .ok()
+                .flatten(),
+        };
+        claimed.map_or(0, |n| usize::try_from(n).unwrap_or(usize::MAX))
+    }
+
     fn expand(self, payload: &[u8], limit: usize, out: &mut Vec<u8>) -> Result<(), Status> {
         let start = out.len();
         // Read one byte past the limit to tell "at the limit" from "over it" without
         // expanding a hostile message any further.
         let cap = u64::try_from(limit).unwrap_or(u64::MAX).saturating_add(1);
+        // Room for the whole message at once: grown from nothing, the buffer was reallocated
+        // and copied a dozen times per message, and the decoder called in small pieces. The
+        // claim is the sender's, so the room is bounded by the limit and by 16 times the bytes
+        // received (puzzle messages expand 3 to 6 times; beyond 16 the buffer grows as before).
+        let room = self
+            .claimed_size(payload)
+            .min(limit.saturating_add(1))
+            .min(payload.len().saturating_mul(16));
+        out.reserve(room);
         let read = match self {
             Codec::Gzip => {
                 use std::io::Read;
