@@ -205,6 +205,29 @@ mod tests {
     }
 
     #[test]
+    fn a_false_size_claim_reserves_little() {
+        let payload: Vec<u8> = (0..2000u32).map(|i| (i % 9) as u8).collect();
+        let packed = Op::Compress(Codec::Gzip).apply(false, &payload).unwrap();
+        let mut body = packed[PREFIX..].to_vec();
+        // gzip's trailer ends with the expanded size: claim 4 GiB.
+        let at = body.len() - 4;
+        body[at..].copy_from_slice(&u32::MAX.to_le_bytes());
+        let mut out = Vec::new();
+        let err = Codec::Gzip
+            .expand(&body, 1 << 30, &mut out)
+            .expect_err("the size does not match");
+        assert_eq!(err.code(), tonic::Code::InvalidArgument);
+        assert!(
+            out.capacity() <= 16 * body.len() + 4096,
+            "{}",
+            out.capacity()
+        );
+        assert_eq!(Codec::Gzip.claimed_size(&packed[PREFIX..]), payload.len());
+        let zstd = Op::Compress(Codec::Zstd).apply(false, &payload).unwrap();
+        assert_eq!(Codec::Zstd.claimed_size(&zstd[PREFIX..]), payload.len());
+    }
+
+    #[test]
     fn small_messages_go_uncompressed() {
         let packed = Op::Compress(Codec::Gzip).apply(false, b"abc").unwrap();
         assert_eq!(&packed[..], b"\0\0\0\0\x03abc");
