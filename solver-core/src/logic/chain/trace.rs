@@ -36,8 +36,10 @@ pub(crate) struct Node {
     pub(crate) digit: u8,
     /// Whether the digit is shown to be in the cell (else shown not to be).
     pub(crate) on: bool,
-    /// Where the node's parents start in the trace's parent list.
-    first_parent: u32,
+    /// The node's parent when it has one (every static fact), else where its parents start
+    /// in the trace's parent list: most facts have one parent, kept here rather than pushed
+    /// to the list. The list fits 16 bits: at most 1,458 facts of at most nine parents.
+    link: u16,
     /// How many parents the node has.
     parents: u16,
     /// The longest run of parents back to the assumption, the node included: a lower bound
@@ -183,9 +185,7 @@ impl Trace {
             let facts = if n.on { &mut self.on } else { &mut self.off };
             facts[d] &= !(1 << c);
         }
-        let kept = self.nodes[keep - 1];
-        self.parents
-            .truncate(kept.first_parent as usize + usize::from(kept.parents));
+        // Parents listed for dropped nodes stay unread (the trace grows no more).
         self.nodes.truncate(keep);
     }
 
@@ -204,8 +204,11 @@ impl Trace {
 
     /// Parents of a node.
     pub(crate) fn parents_of(&self, i: u16) -> &[u16] {
-        let n = self.nodes[i as usize];
-        let start = n.first_parent as usize;
+        let n = &self.nodes[i as usize];
+        if n.parents == 1 {
+            return std::slice::from_ref(&n.link);
+        }
+        let start = n.link as usize;
         &self.parents[start..start + n.parents as usize]
     }
 
@@ -217,7 +220,13 @@ impl Trace {
             .max()
             .unwrap_or(0);
         if self.push(c, d, on, depth) {
-            self.parents.extend_from_slice(parents);
+            if let [p] = parents {
+                if let Some(n) = self.nodes.last_mut() {
+                    n.link = *p;
+                }
+            } else {
+                self.parents.extend_from_slice(parents);
+            }
             self.settle(c, d, on, parents.len());
         }
     }
@@ -242,11 +251,10 @@ impl Trace {
             cell: c as u8,
             digit: d as u8,
             on,
-            first_parent: self.parents.len() as u32,
+            link: parent,
             parents: 1,
             depth: 1 + self.nodes[usize::from(parent)].depth,
         });
-        self.parents.push(parent);
         self.index[key(c, d, on)] = i;
         if on {
             self.on[d] |= bit;
@@ -278,9 +286,9 @@ impl Trace {
         } else {
             cells
         };
-        let (first_node, first_parent) = (self.nodes.len(), self.parents.len() as u32);
+        let first_node = self.nodes.len();
         let mut rest = take;
-        let mut k = 0;
+        let mut k = 0usize;
         while rest != 0 {
             let c = rest.trailing_zeros() as usize;
             rest &= rest - 1;
@@ -288,14 +296,13 @@ impl Trace {
                 cell: c as u8,
                 digit: d as u8,
                 on: false,
-                first_parent: first_parent + k,
+                link: parent,
                 parents: 1,
                 depth,
             });
-            self.index[key(c, d, false)] = (first_node + k as usize) as u16;
+            self.index[key(c, d, false)] = (first_node + k) as u16;
             k += 1;
         }
-        self.parents.extend(std::iter::repeat_n(parent, k as usize));
         self.off[d] |= take;
         if clashes != 0 {
             let q = clashes.trailing_zeros() as usize;
@@ -314,7 +321,7 @@ impl Trace {
             cell: c as u8,
             digit: d as u8,
             on,
-            first_parent: self.parents.len() as u32,
+            link: self.parents.len() as u16,
             parents: 0,
             depth: 1 + parent_depth,
         });
