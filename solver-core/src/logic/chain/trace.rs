@@ -495,6 +495,21 @@ fn run(
 
 /// Follows the trace's facts from node `from` on, up to depth `limit` (excluded).
 fn follow(t: &mut Trace, start: &Start, mode: Mode, from: usize, limit: u16) {
+    // One copy of the loop per mode, each with its mode a constant: the tests of the mode
+    // that every fact made are then gone.
+    match mode {
+        Mode::X => follow_as(t, start, Mode::X, from, limit),
+        Mode::Y => follow_as(t, start, Mode::Y, from, limit),
+        Mode::Xy => follow_as(t, start, Mode::Xy, from, limit),
+        Mode::Nishio => follow_as(t, start, Mode::Nishio, from, limit),
+        Mode::Dynamic => follow_as(t, start, Mode::Dynamic, from, limit),
+        Mode::Plus => follow_as(t, start, Mode::Plus, from, limit),
+    }
+}
+
+/// [`follow`], inlined into each of its mode's arms.
+#[inline(always)]
+fn follow_as(t: &mut Trace, start: &Start, mode: Mode, from: usize, limit: u16) {
     let mut i = from;
     loop {
         while i < t.nodes.len() && !t.stopped() {
@@ -517,6 +532,7 @@ fn follow(t: &mut Trace, start: &Start, mode: Mode, from: usize, limit: u16) {
 }
 
 /// A true fact removes the cell's other digits and the digit from the cell's peers.
+#[inline(always)]
 fn follow_on(t: &mut Trace, start: &Start, i: u16, mode: Mode) {
     let n = t.nodes[i as usize];
     let (c, d) = (n.cell as usize, n.digit as usize);
@@ -533,6 +549,7 @@ fn follow_on(t: &mut Trace, start: &Start, i: u16, mode: Mode) {
 }
 
 /// A false fact may leave one digit in its cell or one place for its digit in a house.
+#[inline(always)]
 fn follow_off(t: &mut Trace, start: &Start, i: u16, mode: Mode) {
     let n = t.nodes[i as usize];
     let (c, d) = (n.cell as usize, n.digit as usize);
