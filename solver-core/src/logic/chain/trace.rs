@@ -203,7 +203,7 @@ impl Trace {
     }
 
     /// Parents of a node.
-    pub(crate) fn parents_of(&self, i: u16) -> &[u16] {
+    fn parents_of(&self, i: u16) -> &[u16] {
         let n = &self.nodes[i as usize];
         if n.parents == 1 {
             return std::slice::from_ref(&n.link);
@@ -386,7 +386,7 @@ impl Trace {
     }
 
     /// Calls `visit` once on each node the targets rest on, themselves included, last first.
-    fn sweep(&self, targets: &[u16], mut visit: impl FnMut(&Node)) {
+    pub(crate) fn sweep(&self, targets: &[u16], mut visit: impl FnMut(&Node)) {
         // Parents come before their children, so one sweep down from the last target marks
         // every ancestor (no stack, and the marks live on the stack).
         let mut seen: Facts = [0; FACT_WORDS];
