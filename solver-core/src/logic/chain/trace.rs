@@ -582,7 +582,14 @@ fn follow_off(t: &mut Trace, start: &Start, i: u16, mode: Mode) {
 /// assumption is false.
 fn dynamic_cell(t: &mut Trace, start: &Start, c: usize) {
     let all = start.digits(c);
-    let gone = (0..9).fold(0u16, |m, e| m | ((t.off[e] >> c & 1) as u16) << e) & all;
+    // Only the cell's own digits can be gone: most cells hold two to four of the nine.
+    let mut gone = 0u16;
+    let mut rest = all;
+    while rest != 0 {
+        let e = rest.trailing_zeros() as usize;
+        rest &= rest - 1;
+        gone |= ((t.off[e] >> c & 1) as u16) << e;
+    }
     let left = all & !gone;
     // Two digits or more left, or the last one already known: nothing new follows (the
     // common case, so nothing is allocated).
