@@ -580,6 +580,7 @@ fn follow_off(t: &mut Trace, start: &Start, i: u16, mode: Mode) {
 
 /// On the board the chain has changed: a cell with one digit left holds it; with none, the
 /// assumption is false.
+#[inline(always)]
 fn dynamic_cell(t: &mut Trace, start: &Start, c: usize) {
     let all = start.digits(c);
     // Only the cell's own digits can be gone: most cells hold two to four of the nine.
@@ -598,6 +599,13 @@ fn dynamic_cell(t: &mut Trace, start: &Start, c: usize) {
     {
         return;
     }
+    cell_fact(t, c, gone, left);
+}
+
+/// [`dynamic_cell`] where cell `c` has one digit `left` (or none), the others `gone`: out of
+/// line, as the quick test before it runs far more often.
+#[inline(never)]
+fn cell_fact(t: &mut Trace, c: usize, gone: u16, left: u16) {
     let offs = Nodes::of(
         (0..9)
             .filter(|&e| gone >> e & 1 != 0)
@@ -612,6 +620,7 @@ fn dynamic_cell(t: &mut Trace, start: &Start, c: usize) {
 
 /// On the board the chain has changed: a digit with one place left in a house goes there;
 /// with none, the assumption is false.
+#[inline(always)]
 fn dynamic_house(t: &mut Trace, start: &Start, h: usize, d: usize) {
     let all = start.cand[d] & start.tables.houses[h];
     let left = all & !t.off[d];
@@ -620,6 +629,13 @@ fn dynamic_house(t: &mut Trace, start: &Start, h: usize, d: usize) {
     if left & left.wrapping_sub(1) != 0 || t.on[d] & left != 0 {
         return;
     }
+    house_fact(t, all, left, d);
+}
+
+/// [`dynamic_house`] where the house has one place `left` for digit index `d` (or none):
+/// out of line, as the quick test before it runs some twenty times as often.
+#[inline(never)]
+fn house_fact(t: &mut Trace, all: Set, left: Set, d: usize) {
     let offs = Nodes::of(cells(all & t.off[d]).filter_map(|q| t.find(q, d, false)));
     if left == 0 {
         t.empty(offs.to_vec());
