@@ -107,17 +107,9 @@ pub(crate) fn path(nodes: &[Node]) -> String {
 
 /// The candidates (cell, digit 1..=9) that the given trace nodes rest on.
 pub(crate) fn support(trace: &Trace, targets: &[u16]) -> Vec<(u16, u8)> {
-    let mut seen = vec![false; trace.nodes.len()];
-    let mut stack = targets.to_vec();
+    // The trace's own sweep: marks on the stack, no list of nodes to visit.
     let mut out = Vec::new();
-    while let Some(i) = stack.pop() {
-        if std::mem::replace(&mut seen[i as usize], true) {
-            continue;
-        }
-        let n = trace.nodes[i as usize];
-        out.push((u16::from(n.cell), n.digit + 1));
-        stack.extend_from_slice(trace.parents_of(i));
-    }
+    trace.sweep(targets, |n| out.push((u16::from(n.cell), n.digit + 1)));
     out.sort_unstable();
     out.dedup();
     out

@@ -36,8 +36,10 @@ pub(crate) struct Node {
     pub(crate) digit: u8,
     /// Whether the digit is shown to be in the cell (else shown not to be).
     pub(crate) on: bool,
-    /// Where the node's parents start in the trace's parent list.
-    first_parent: u32,
+    /// The node's parent when it has one (every static fact), else where its parents start
+    /// in the trace's parent list: most facts have one parent, kept here rather than pushed
+    /// to the list. The list fits 16 bits: at most 1,458 facts of at most nine parents.
+    link: u16,
     /// How many parents the node has.
     parents: u16,
     /// The longest run of parents back to the assumption, the node included: a lower bound
@@ -183,9 +185,7 @@ impl Trace {
             let facts = if n.on { &mut self.on } else { &mut self.off };
             facts[d] &= !(1 << c);
         }
-        let kept = self.nodes[keep - 1];
-        self.parents
-            .truncate(kept.first_parent as usize + usize::from(kept.parents));
+        // Parents listed for dropped nodes stay unread (the trace grows no more).
         self.nodes.truncate(keep);
     }
 
@@ -203,9 +203,12 @@ impl Trace {
     }
 
     /// Parents of a node.
-    pub(crate) fn parents_of(&self, i: u16) -> &[u16] {
-        let n = self.nodes[i as usize];
-        let start = n.first_parent as usize;
+    fn parents_of(&self, i: u16) -> &[u16] {
+        let n = &self.nodes[i as usize];
+        if n.parents == 1 {
+            return std::slice::from_ref(&n.link);
+        }
+        let start = n.link as usize;
         &self.parents[start..start + n.parents as usize]
     }
 
@@ -217,7 +220,13 @@ impl Trace {
             .max()
             .unwrap_or(0);
         if self.push(c, d, on, depth) {
-            self.parents.extend_from_slice(parents);
+            if let [p] = parents {
+                if let Some(n) = self.nodes.last_mut() {
+                    n.link = *p;
+                }
+            } else {
+                self.parents.extend_from_slice(parents);
+            }
             self.settle(c, d, on, parents.len());
         }
     }
@@ -242,11 +251,10 @@ impl Trace {
             cell: c as u8,
             digit: d as u8,
             on,
-            first_parent: self.parents.len() as u32,
+            link: parent,
             parents: 1,
             depth: 1 + self.nodes[usize::from(parent)].depth,
         });
-        self.parents.push(parent);
         self.index[key(c, d, on)] = i;
         if on {
             self.on[d] |= bit;
@@ -278,9 +286,9 @@ impl Trace {
         } else {
             cells
         };
-        let (first_node, first_parent) = (self.nodes.len(), self.parents.len() as u32);
+        let first_node = self.nodes.len();
         let mut rest = take;
-        let mut k = 0;
+        let mut k = 0usize;
         while rest != 0 {
             let c = rest.trailing_zeros() as usize;
             rest &= rest - 1;
@@ -288,14 +296,13 @@ impl Trace {
                 cell: c as u8,
                 digit: d as u8,
                 on: false,
-                first_parent: first_parent + k,
+                link: parent,
                 parents: 1,
                 depth,
             });
-            self.index[key(c, d, false)] = (first_node + k as usize) as u16;
+            self.index[key(c, d, false)] = (first_node + k) as u16;
             k += 1;
         }
-        self.parents.extend(std::iter::repeat_n(parent, k as usize));
         self.off[d] |= take;
         if clashes != 0 {
             let q = clashes.trailing_zeros() as usize;
@@ -314,7 +321,7 @@ impl Trace {
             cell: c as u8,
             digit: d as u8,
             on,
-            first_parent: self.parents.len() as u32,
+            link: self.parents.len() as u16,
             parents: 0,
             depth: 1 + parent_depth,
         });
@@ -379,7 +386,7 @@ impl Trace {
     }
 
     /// Calls `visit` once on each node the targets rest on, themselves included, last first.
-    fn sweep(&self, targets: &[u16], mut visit: impl FnMut(&Node)) {
+    pub(crate) fn sweep(&self, targets: &[u16], mut visit: impl FnMut(&Node)) {
         // Parents come before their children, so one sweep down from the last target marks
         // every ancestor (no stack, and the marks live on the stack).
         let mut seen: Facts = [0; FACT_WORDS];
@@ -488,6 +495,21 @@ fn run(
 
 /// Follows the trace's facts from node `from` on, up to depth `limit` (excluded).
 fn follow(t: &mut Trace, start: &Start, mode: Mode, from: usize, limit: u16) {
+    // One copy of the loop per mode, each with its mode a constant: the tests of the mode
+    // that every fact made are then gone.
+    match mode {
+        Mode::X => follow_as(t, start, Mode::X, from, limit),
+        Mode::Y => follow_as(t, start, Mode::Y, from, limit),
+        Mode::Xy => follow_as(t, start, Mode::Xy, from, limit),
+        Mode::Nishio => follow_as(t, start, Mode::Nishio, from, limit),
+        Mode::Dynamic => follow_as(t, start, Mode::Dynamic, from, limit),
+        Mode::Plus => follow_as(t, start, Mode::Plus, from, limit),
+    }
+}
+
+/// [`follow`], inlined into each of its mode's arms.
+#[inline(always)]
+fn follow_as(t: &mut Trace, start: &Start, mode: Mode, from: usize, limit: u16) {
     let mut i = from;
     loop {
         while i < t.nodes.len() && !t.stopped() {
@@ -510,6 +532,7 @@ fn follow(t: &mut Trace, start: &Start, mode: Mode, from: usize, limit: u16) {
 }
 
 /// A true fact removes the cell's other digits and the digit from the cell's peers.
+#[inline(always)]
 fn follow_on(t: &mut Trace, start: &Start, i: u16, mode: Mode) {
     let n = t.nodes[i as usize];
     let (c, d) = (n.cell as usize, n.digit as usize);
@@ -526,6 +549,7 @@ fn follow_on(t: &mut Trace, start: &Start, i: u16, mode: Mode) {
 }
 
 /// A false fact may leave one digit in its cell or one place for its digit in a house.
+#[inline(always)]
 fn follow_off(t: &mut Trace, start: &Start, i: u16, mode: Mode) {
     let n = t.nodes[i as usize];
     let (c, d) = (n.cell as usize, n.digit as usize);
@@ -556,9 +580,17 @@ fn follow_off(t: &mut Trace, start: &Start, i: u16, mode: Mode) {
 
 /// On the board the chain has changed: a cell with one digit left holds it; with none, the
 /// assumption is false.
+#[inline(always)]
 fn dynamic_cell(t: &mut Trace, start: &Start, c: usize) {
     let all = start.digits(c);
-    let gone = (0..9).fold(0u16, |m, e| m | ((t.off[e] >> c & 1) as u16) << e) & all;
+    // Only the cell's own digits can be gone: most cells hold two to four of the nine.
+    let mut gone = 0u16;
+    let mut rest = all;
+    while rest != 0 {
+        let e = rest.trailing_zeros() as usize;
+        rest &= rest - 1;
+        gone |= ((t.off[e] >> c & 1) as u16) << e;
+    }
     let left = all & !gone;
     // Two digits or more left, or the last one already known: nothing new follows (the
     // common case, so nothing is allocated).
@@ -567,6 +599,13 @@ fn dynamic_cell(t: &mut Trace, start: &Start, c: usize) {
     {
         return;
     }
+    cell_fact(t, c, gone, left);
+}
+
+/// [`dynamic_cell`] where cell `c` has one digit `left` (or none), the others `gone`: out of
+/// line, as the quick test before it runs far more often.
+#[inline(never)]
+fn cell_fact(t: &mut Trace, c: usize, gone: u16, left: u16) {
     let offs = Nodes::of(
         (0..9)
             .filter(|&e| gone >> e & 1 != 0)
@@ -581,6 +620,7 @@ fn dynamic_cell(t: &mut Trace, start: &Start, c: usize) {
 
 /// On the board the chain has changed: a digit with one place left in a house goes there;
 /// with none, the assumption is false.
+#[inline(always)]
 fn dynamic_house(t: &mut Trace, start: &Start, h: usize, d: usize) {
     let all = start.cand[d] & start.tables.houses[h];
     let left = all & !t.off[d];
@@ -589,6 +629,13 @@ fn dynamic_house(t: &mut Trace, start: &Start, h: usize, d: usize) {
     if left & left.wrapping_sub(1) != 0 || t.on[d] & left != 0 {
         return;
     }
+    house_fact(t, all, left, d);
+}
+
+/// [`dynamic_house`] where the house has one place `left` for digit index `d` (or none):
+/// out of line, as the quick test before it runs some twenty times as often.
+#[inline(never)]
+fn house_fact(t: &mut Trace, all: Set, left: Set, d: usize) {
     let offs = Nodes::of(cells(all & t.off[d]).filter_map(|q| t.find(q, d, false)));
     if left == 0 {
         t.empty(offs.to_vec());

@@ -48,11 +48,17 @@ pub(crate) fn static_chains(s: &Start, xy: &mut Option<Traced>) -> Option<Deduct
                 continue;
             }
             let found = (&mut cycle, &mut chain);
-            candidate(s, (c, d), (mode, name, base), [&mut on, &mut off], found);
-            // Kept traces take their buffers along; the others' are reused.
+            let how = (mode, name, base);
+            // Kept traces are made where they stay (a trace is large to move); the others'
+            // buffers are reused.
             if keep {
-                kept.on.push(std::mem::replace(&mut on, Trace::new()));
-                kept.off.push(std::mem::replace(&mut off, Trace::new()));
+                kept.on.push(Trace::new());
+                kept.off.push(Trace::new());
+                if let (Some(on), Some(off)) = (kept.on.last_mut(), kept.off.last_mut()) {
+                    candidate(s, (c, d), how, [on, off], found);
+                }
+            } else {
+                candidate(s, (c, d), how, [&mut on, &mut off], found);
             }
         }
         if keep {
