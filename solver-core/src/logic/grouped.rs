@@ -335,52 +335,50 @@ fn turbot_digit<const W: usize>(board: &Candidates, d: usize) -> Best {
         .filter(|&(i, j)| grouped[i] || grouped[j]);
     for (i, j) in pairs {
         let (l1, l2) = (&links[i], &links[j]);
-        {
-            if !l1.joins(l2) {
-                continue;
-            }
-            let mut all = l1.cells;
-            for (a, b) in all.iter_mut().zip(&l2.cells) {
-                *a |= b;
-            }
-            let elims = victims(board, 1 << d, &l1.from_seen, &l2.to_seen, &all);
-            if elims.is_empty() {
-                continue;
-            }
-            let kinds = (board.kind(l1.house), board.kind(l2.house));
-            let (name, tenths) = match kinds {
-                (HouseKind::Row, HouseKind::Row) | (HouseKind::Col, HouseKind::Col) => {
-                    ("Grouped Skyscraper", 41)
-                }
-                (HouseKind::Row, HouseKind::Col) | (HouseKind::Col, HouseKind::Row) => {
-                    ("Grouped 2-String Kite", 42)
-                }
-                _ => ("Grouped Turbot Fish", 43),
-            };
-            let removed = elims.len();
-            if best.as_ref().is_some_and(|(t, r, _)| {
-                (tenths, std::cmp::Reverse(removed)) >= (*t, std::cmp::Reverse(*r))
-            }) {
-                continue;
-            }
-            let text = format!(
-                "{} is in {} or {} (strong links in {} and {}), so it leaves the cells that see both",
-                digit_char(digit),
-                board.cell_names(l1.from.iter().copied()),
-                board.cell_names(l2.to.iter().copied()),
-                board.house_name(l1.house),
-                board.house_name(l2.house)
-            );
-            let support = [&l1.from, &l1.to, &l2.from, &l2.to]
-                .into_iter()
-                .flatten()
-                .map(|&c| (c as u16, digit))
-                .collect();
-            let found = Found::removing(Technique::TurbotFish(name), tenths, elims)
-                .resting_on(support)
-                .saying(text);
-            best = Some((tenths, removed, found));
+        if !l1.joins(l2) {
+            continue;
         }
+        let mut all = l1.cells;
+        for (a, b) in all.iter_mut().zip(&l2.cells) {
+            *a |= b;
+        }
+        let elims = victims(board, 1 << d, &l1.from_seen, &l2.to_seen, &all);
+        if elims.is_empty() {
+            continue;
+        }
+        let kinds = (board.kind(l1.house), board.kind(l2.house));
+        let (name, tenths) = match kinds {
+            (HouseKind::Row, HouseKind::Row) | (HouseKind::Col, HouseKind::Col) => {
+                ("Grouped Skyscraper", 41)
+            }
+            (HouseKind::Row, HouseKind::Col) | (HouseKind::Col, HouseKind::Row) => {
+                ("Grouped 2-String Kite", 42)
+            }
+            _ => ("Grouped Turbot Fish", 43),
+        };
+        let removed = elims.len();
+        if best.as_ref().is_some_and(|(t, r, _)| {
+            (tenths, std::cmp::Reverse(removed)) >= (*t, std::cmp::Reverse(*r))
+        }) {
+            continue;
+        }
+        let text = format!(
+            "{} is in {} or {} (strong links in {} and {}), so it leaves the cells that see both",
+            digit_char(digit),
+            board.cell_names(l1.from.iter().copied()),
+            board.cell_names(l2.to.iter().copied()),
+            board.house_name(l1.house),
+            board.house_name(l2.house)
+        );
+        let support = [&l1.from, &l1.to, &l2.from, &l2.to]
+            .into_iter()
+            .flatten()
+            .map(|&c| (c as u16, digit))
+            .collect();
+        let found = Found::removing(Technique::TurbotFish(name), tenths, elims)
+            .resting_on(support)
+            .saying(text);
+        best = Some((tenths, removed, found));
     }
     best
 }
