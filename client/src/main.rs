@@ -48,16 +48,15 @@ fn main() -> ExitCode {
     exit_code(runtime.block_on(run(cli)))
 }
 
-/// Async worker threads: tokio's one per core, or half as many beside the embedded server,
-/// whose solver threads take a core each while its async share (HTTP/2 both ways) is a
-/// fraction of the solving: on 2 cores, one async thread gave the solvers 2% more of the CPU
-/// on a batch of easy puzzles (fewer hand-overs between threads).
+/// Async worker threads: tokio's one per core, or the server's own default beside the
+/// embedded server (one per two cores), whose solver threads take a core each while its async
+/// share (HTTP/2 both ways) is a fraction of the solving: on 2 cores, one async thread gave
+/// the solvers 2% more of the CPU on a batch of easy puzzles (fewer hand-overs).
 fn async_workers(cli: &Cli) -> usize {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     if conn::is_embedded(&cli.global) {
-        (cores / 2).max(1)
+        sudoku_server::Config::embedded().async_worker_count()
     } else {
-        cores
+        std::thread::available_parallelism().map_or(1, |n| n.get())
     }
 }
 

@@ -139,19 +139,8 @@ pub async fn start(config: Config) -> anyhow::Result<Server> {
 
 /// Starts serving on a listener the caller bound.
 pub async fn start_on(listener: TcpListener, config: Config) -> anyhow::Result<Server> {
-    config.check()?;
     let addr = listener.local_addr()?;
-    let metrics = Arc::new(Metrics::new());
-    let shared = Arc::new(Shared::new(&config, metrics.clone())?);
-    let health = Health::new().await;
-    let router = services(
-        transport(&config)?,
-        &config,
-        shared,
-        &health,
-        &metrics,
-        true,
-    )?;
+    let (metrics, health, router) = prepare(&config, true).await?;
     let metrics_stop = Arc::new(Notify::new());
     let metrics_addr = serve_metrics(&config, metrics.clone(), metrics_stop.clone()).await?;
     tracing::info!(
@@ -176,21 +165,31 @@ pub async fn start_on(listener: TcpListener, config: Config) -> anyhow::Result<S
 /// connection limits and handshake timeout (which guard a socket against strangers) do not
 /// apply. Reflection is left out: no tool outside the process can reach it.
 pub async fn start_in_memory(config: Config) -> anyhow::Result<InMemoryServer> {
-    config.check()?;
-    let metrics = Arc::new(Metrics::new());
-    let shared = Arc::new(Shared::new(&config, metrics.clone())?);
-    let health = Health::new().await;
-    let router = services(
-        transport(&config)?,
-        &config,
-        shared,
-        &health,
-        &metrics,
-        false,
-    )?;
+    let (metrics, health, router) = prepare(&config, false).await?;
     let (dialer, accepted) = memory::pair();
     let running = launch(router, accepted, health, &config, metrics, || {});
     Ok(InMemoryServer { dialer, running })
+}
+
+/// What either kind of server serves with, `config` checked first: its metrics, its health
+/// service and every service routed (reflection where `reflection`).
+async fn prepare(
+    config: &Config,
+    reflection: bool,
+) -> anyhow::Result<(Arc<Metrics>, Health, Router<Layers>)> {
+    config.check()?;
+    let metrics = Arc::new(Metrics::new());
+    let shared = Arc::new(Shared::new(config, metrics.clone())?);
+    let health = Health::new().await;
+    let router = services(
+        transport(config)?,
+        config,
+        shared,
+        &health,
+        &metrics,
+        reflection,
+    )?;
+    Ok((metrics, health, router))
 }
 
 /// Serves `incoming` in the background until stopped; `stopped` runs when it is over.
