@@ -10,7 +10,8 @@
 //! each is kept, as a busy neighbour on a shared machine only ever adds.
 //!
 //! On the 17-clue set the same child's CPU per puzzle is measured over packed streams plain,
-//! gzip and zstd: what compression costs the server, whatever the client pays.
+//! gzip and zstd: what compression costs the server, whatever the client pays. Then 50,000
+//! of them by unary calls: what one call costs beyond its solve (`unary_call_us`).
 //!
 //! `SUDOKU_DATA` moves the dataset folder; `SUDOKU_BENCH_LIMIT` caps the puzzles per set
 //! (default 50,000: the whole hard set, so the 10 ms ticks of the CPU counters are noise); `SUDOKU_BENCH_ROUNDS` sets the rounds (default 3).
@@ -40,6 +41,8 @@ const EASY: &str = "puzzles2_17_clue";
 const EASY_PUZZLES: usize = 400_000;
 /// Calls in flight at once: enough that a solver thread never waits for the next message.
 const STREAMS: usize = 4;
+/// Easy puzzles sent by unary calls to measure a call's own cost (about a second).
+const UNARY_EASY: usize = 50_000;
 /// Unary calls in flight at once.
 const UNARY_CONCURRENCY: usize = 32;
 /// Puzzles per BatchSolvePacked message.
@@ -258,10 +261,38 @@ async fn main() -> anyhow::Result<()> {
         Some(easy) => {
             // Easy puzzles take ~2 µs: repeated, so the counters' 10 ms ticks are noise.
             let easy: Vec<Grid> = easy.iter().cycle().take(EASY_PUZZLES).cloned().collect();
-            compression(&server, &channel, &easy, rounds).await?
+            compression(&server, &channel, &easy, rounds).await?;
+            call_cost(&server, &channel, &easy[..UNARY_EASY], rounds).await?
         }
         None => eprintln!("bench cpu: no {EASY}, its section not measured"),
     }
+    Ok(())
+}
+
+/// What a unary call costs the server beyond its solve: easy puzzles (solved on the
+/// calling task, no thread hop) by unary calls, less the bare solver's time for them. This
+/// per-call cost (HTTP/2 framing, headers, routing) is paid whatever the puzzle, which is why
+/// unary Solve cannot come near the bare solver on hard puzzles and throughput callers
+/// should stream.
+async fn call_cost(
+    server: &Server,
+    channel: &Channel,
+    puzzles: &[Grid],
+    rounds: u64,
+) -> anyhow::Result<()> {
+    let [bare, unary_us] = best_of(rounds, puzzles.len(), async || {
+        Ok([
+            bare_cpu(puzzles)?,
+            server_cpu(server, unary(channel, puzzles)).await?,
+        ])
+    })
+    .await?;
+    println!(
+        "bench cpu dataset={EASY} puzzles={} bare_us={bare:.2} unary_us={unary_us:.2} \
+         unary_call_us={:.2}",
+        puzzles.len(),
+        unary_us - bare
+    );
     Ok(())
 }
 
