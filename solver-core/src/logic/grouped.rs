@@ -362,19 +362,23 @@ fn turbot_digit<const W: usize>(board: &Candidates, d: usize) -> Best {
         }) {
             continue;
         }
-        let text = format!(
-            "{} is in {} or {} (strong links in {} and {}), so it leaves the cells that see both",
-            digit_char(digit),
-            board.cell_names(l1.from.iter().copied()),
-            board.cell_names(l2.to.iter().copied()),
-            board.house_name(l1.house),
-            board.house_name(l2.house)
-        );
-        let support = [&l1.from, &l1.to, &l2.from, &l2.to]
-            .into_iter()
-            .flatten()
-            .map(|&c| (c as u16, digit))
-            .collect();
+        let text = || {
+            format!(
+                "{} is in {} or {} (strong links in {} and {}), so it leaves the cells that see both",
+                digit_char(digit),
+                board.cell_names(l1.from.iter().copied()),
+                board.cell_names(l2.to.iter().copied()),
+                board.house_name(l1.house),
+                board.house_name(l2.house)
+            )
+        };
+        let support = || {
+            [&l1.from, &l1.to, &l2.from, &l2.to]
+                .into_iter()
+                .flatten()
+                .map(|&c| (c as u16, digit))
+                .collect()
+        };
         let found = Found::removing(Technique::TurbotFish(name), tenths, elims)
             .resting_on(support)
             .saying(text);
@@ -455,19 +459,23 @@ fn consider_three<const W: usize>(
     }) {
         return;
     }
-    let houses: Vec<String> = chain.iter().map(|l| board.house_name(l.house)).collect();
-    let text = format!(
-        "{} is in {} or {}: strong links in {}, so it leaves the cells that see both",
-        digit_char(digit),
-        board.cell_names(start.iter().copied()),
-        board.cell_names(end.iter().copied()),
-        houses.join(", ")
-    );
-    let support = chain
-        .iter()
-        .flat_map(|l| l.from.iter().chain(&l.to))
-        .map(|&c| (c as u16, digit))
-        .collect();
+    let text = || {
+        let houses: Vec<String> = chain.iter().map(|l| board.house_name(l.house)).collect();
+        format!(
+            "{} is in {} or {}: strong links in {}, so it leaves the cells that see both",
+            digit_char(digit),
+            board.cell_names(start.iter().copied()),
+            board.cell_names(end.iter().copied()),
+            houses.join(", ")
+        )
+    };
+    let support = || {
+        chain
+            .iter()
+            .flat_map(|l| l.from.iter().chain(&l.to))
+            .map(|&c| (c as u16, digit))
+            .collect()
+    };
     let found = Found::removing(Technique::StrongLinks(name), tenths, elims)
         .resting_on(support)
         .saying(text);

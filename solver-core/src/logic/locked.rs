@@ -126,8 +126,8 @@ pub(crate) fn locked_candidates(board: &Candidates) -> Option<Found> {
             let elims = lock.removed.iter().map(|&c| (c, lock.digit)).collect();
             Some(
                 Found::removing(technique, tenths, elims)
-                    .resting_on(support(board, &lock))
-                    .saying(describe(board, &lock)),
+                    .resting_on(|| support(board, &lock))
+                    .saying(|| describe(board, &lock)),
             )
         });
         if found.is_some() {
@@ -157,16 +157,18 @@ fn direct_kind(board: &Candidates, pointing: bool) -> Option<Found> {
     };
     locks(board, (pointing, search), |lock| {
         let (cell, house) = single_after(board, &lock)?;
-        let text = format!(
-            "{}; then in {}, only {} can hold {}",
-            describe(board, &lock),
-            board.house_name(house),
-            board.cell_name(cell),
-            digit_char(lock.digit)
-        );
+        let text = || {
+            format!(
+                "{}; then in {}, only {} can hold {}",
+                describe(board, &lock),
+                board.house_name(house),
+                board.cell_name(cell),
+                digit_char(lock.digit)
+            )
+        };
         Some(
             Found::placing(technique, tenths, cell, lock.digit)
-                .resting_on(support(board, &lock))
+                .resting_on(|| support(board, &lock))
                 .saying(text),
         )
     })

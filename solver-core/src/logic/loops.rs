@@ -164,16 +164,18 @@ fn loop_steps(board: &Candidates, pattern: &Loop, consider: &mut impl FnMut(Foun
     let support = || candidates_of(board, pattern.cells.iter().copied(), pattern.pair);
     match extra_cells.len() {
         1 => {
-            let names = board.cell_names(pattern.cells.iter().copied());
-            let pair = digit_names(pattern.pair);
             let cell = extra_cells[0];
             let elims = candidates_of(board, [cell], pattern.pair);
-            let text = format!(
-                "{names} would hold only {pair} (two solutions), so {} cannot be {pair}",
-                board.cell_name(cell)
-            );
+            let text = || {
+                let names = board.cell_names(pattern.cells.iter().copied());
+                let pair = digit_names(pattern.pair);
+                format!(
+                    "{names} would hold only {pair} (two solutions), so {} cannot be {pair}",
+                    board.cell_name(cell)
+                )
+            };
             let found = Found::removing(Technique::UniqueRectangle1, base, elims)
-                .resting_on(support())
+                .resting_on(support)
                 .saying(text);
             consider(found, 1);
         }
@@ -185,7 +187,7 @@ fn loop_steps(board: &Candidates, pattern: &Loop, consider: &mut impl FnMut(Foun
                 & !pattern.pair;
             if n > 2 || extras.count_ones() == 1 {
                 if let Some(found) = type2(board, pattern, &extra_cells, base) {
-                    consider(found.resting_on(support()), 2);
+                    consider(found.resting_on(support), 2);
                 }
             } else {
                 type3(
@@ -200,7 +202,7 @@ fn loop_steps(board: &Candidates, pattern: &Loop, consider: &mut impl FnMut(Foun
             if n == 2
                 && let Some(found) = type4(board, pattern, extra_cells[0], extra_cells[1], base)
             {
-                consider(found.resting_on(support()), 4);
+                consider(found.resting_on(support), 4);
             }
         }
     }
@@ -220,13 +222,15 @@ fn type2(board: &Candidates, pattern: &Loop, extra_cells: &[usize], tenths: u16)
     if elims.is_empty() {
         return None;
     }
-    let text = format!(
-        "{} on {}: one of {} must be {}, so it leaves the cells that see them all",
-        board.cell_names(pattern.cells.iter().copied()),
-        digit_names(pattern.pair),
-        board.cell_names(extra_cells.iter().copied()),
-        digit_char(value)
-    );
+    let text = || {
+        format!(
+            "{} on {}: one of {} must be {}, so it leaves the cells that see them all",
+            board.cell_names(pattern.cells.iter().copied()),
+            digit_names(pattern.pair),
+            board.cell_names(extra_cells.iter().copied()),
+            digit_char(value)
+        )
+    };
     Some(Found::removing(Technique::UniqueRectangle2, tenths, elims).saying(text))
 }
 
@@ -259,16 +263,18 @@ fn type4(board: &Candidates, pattern: &Loop, c1: usize, c2: usize, tenths: u16) 
         _ => return None,
     };
     let elims = candidates_of(board, [c1, c2], gone);
-    let text = format!(
-        "{} on {}: in {}, {} must go in {} or {}, so {} leaves them",
-        board.cell_names(pattern.cells.iter().copied()),
-        digit_names(pattern.pair),
-        board.house_name(house),
-        digit_names(lock),
-        board.cell_name(c1),
-        board.cell_name(c2),
-        digit_names(gone)
-    );
+    let text = || {
+        format!(
+            "{} on {}: in {}, {} must go in {} or {}, so {} leaves them",
+            board.cell_names(pattern.cells.iter().copied()),
+            digit_names(pattern.pair),
+            board.house_name(house),
+            digit_names(lock),
+            board.cell_name(c1),
+            board.cell_name(c2),
+            digit_names(gone)
+        )
+    };
     Some(Found::removing(Technique::UniqueRectangle4, tenths, elims).saying(text))
 }
 
@@ -318,17 +324,19 @@ fn type3(
                             .filter(|c| !members.contains(c));
                         let elims = candidates_of(board, rest, set);
                         if !elims.is_empty() {
-                            let text = format!(
-                                "{} on {}: {} or {} holds one of {}, which with {} forms a naked set in {}, so {} leaves its other cells",
-                                board.cell_names(pattern.cells.iter().copied()),
-                                digit_names(pattern.pair),
-                                board.cell_name(c1),
-                                board.cell_name(c2),
-                                digit_names(extras),
-                                board.cell_names(members.iter().copied()),
-                                board.house_name(house),
-                                digit_names(set)
-                            );
+                            let text = || {
+                                format!(
+                                    "{} on {}: {} or {} holds one of {}, which with {} forms a naked set in {}, so {} leaves its other cells",
+                                    board.cell_names(pattern.cells.iter().copied()),
+                                    digit_names(pattern.pair),
+                                    board.cell_name(c1),
+                                    board.cell_name(c2),
+                                    digit_names(extras),
+                                    board.cell_names(members.iter().copied()),
+                                    board.house_name(house),
+                                    digit_names(set)
+                                )
+                            };
                             consider(
                                 Found::removing(Technique::UniqueRectangle3, tenths, elims)
                                     .saying(text),
@@ -391,17 +399,19 @@ fn hidden_type3(
             .collect();
         let elims = candidates_of(board, members.iter().copied(), !hidden);
         if !elims.is_empty() {
-            let text = format!(
-                "{} on {}: {} or {} holds one of {}, so in {} the digits {} fill {} with one of them, and other digits leave those cells",
-                board.cell_names(pattern.cells.iter().copied()),
-                digit_names(pattern.pair),
-                board.cell_name(c1),
-                board.cell_name(c2),
-                digit_names(extras),
-                board.house_name(house),
-                digit_names(hidden),
-                board.cell_names(members.iter().copied())
-            );
+            let text = || {
+                format!(
+                    "{} on {}: {} or {} holds one of {}, so in {} the digits {} fill {} with one of them, and other digits leave those cells",
+                    board.cell_names(pattern.cells.iter().copied()),
+                    digit_names(pattern.pair),
+                    board.cell_name(c1),
+                    board.cell_name(c2),
+                    digit_names(extras),
+                    board.house_name(house),
+                    digit_names(hidden),
+                    board.cell_names(members.iter().copied())
+                )
+            };
             consider(
                 Found::removing(Technique::UniqueRectangle3, tenths, elims).saying(text),
                 3,

@@ -5,6 +5,7 @@ use std::fmt;
 use super::board::Candidates;
 use super::engine::{self, End};
 use super::step::{Step, Technique};
+use super::wording::Unread;
 use super::{LogicError, RateOptions, unique_solution};
 use crate::Grid;
 
@@ -101,6 +102,9 @@ pub fn rate(grid: &Grid, options: &RateOptions) -> Result<Rating, LogicError> {
     let mut hardest = None;
     let mut steps = 0usize;
     let mut techniques: Vec<(Technique, usize)> = Vec::new();
+    // Only a step rated above the hardest so far can be the hardest: the others' sentences
+    // and support would go unread.
+    let unread = Unread::new();
     let end = engine::run(
         &mut board,
         options,
@@ -111,6 +115,7 @@ pub fn rate(grid: &Grid, options: &RateOptions) -> Result<Rating, LogicError> {
             if found.tenths > tenths || hardest.is_none() {
                 tenths = tenths.max(found.tenths);
                 hardest = Some(found.to_step(board));
+                unread.upto(tenths);
             }
             match techniques.iter_mut().find(|(t, _)| *t == found.technique) {
                 Some((_, n)) => *n += 1,

@@ -3,6 +3,7 @@
 use std::fmt;
 
 use super::board::Candidates;
+use super::wording;
 
 /// A solving technique, by the name players use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -226,15 +227,19 @@ impl Found {
         }
     }
 
-    /// Adds the candidates the step rests on.
-    pub(crate) fn resting_on(mut self, support: Vec<(u16, u8)>) -> Found {
-        self.support = support;
+    /// Adds the candidates the step rests on, when the step will be read.
+    pub(crate) fn resting_on(mut self, support: impl FnOnce() -> Vec<(u16, u8)>) -> Found {
+        if wording::read(self.tenths) {
+            self.support = support();
+        }
         self
     }
 
-    /// Sets the sentence, prefixed by the technique's name.
-    pub(crate) fn saying(mut self, text: String) -> Found {
-        self.text = format!("{}: {text}", self.technique.name());
+    /// Sets the sentence, prefixed by the technique's name, when the step will be read.
+    pub(crate) fn saying(mut self, text: impl FnOnce() -> String) -> Found {
+        if wording::read(self.tenths) {
+            self.text = format!("{}: {}", self.technique.name(), text());
+        }
         self
     }
 

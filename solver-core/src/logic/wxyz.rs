@@ -62,15 +62,17 @@ pub(crate) fn wxyz_wing(board: &Candidates) -> Option<Found> {
                     }) {
                         continue;
                     }
-                    let text = format!(
-                        "{} hold only {} and {} holds {}; one of their shared digits must be in the set, so the other is in it or in {}, and leaves the cells that see them",
-                        board.cell_names(set),
-                        digit_names(digits),
-                        board.cell_name(y),
-                        digit_names(my),
-                        board.cell_name(y)
-                    );
-                    let support = super::step::candidates_of(board, [a, b, c, y], u64::MAX);
+                    let text = || {
+                        format!(
+                            "{} hold only {} and {} holds {}; one of their shared digits must be in the set, so the other is in it or in {}, and leaves the cells that see them",
+                            board.cell_names(set),
+                            digit_names(digits),
+                            board.cell_name(y),
+                            digit_names(my),
+                            board.cell_name(y)
+                        )
+                    };
+                    let support = || super::step::candidates_of(board, [a, b, c, y], u64::MAX);
                     let found = Found::removing(Technique::WxyzWing, tenths, elims)
                         .resting_on(support)
                         .saying(text);

@@ -1,6 +1,7 @@
 //! What a chain proves, before it becomes an engine step: a name, a rating, the change and a
 //! sentence, plus helpers to name facts for people.
 
+use super::super::wording;
 use super::trace::{Node, Trace};
 
 /// One chain deduction.
@@ -39,6 +40,20 @@ impl Deduction {
             support: Vec::new(),
             text: String::new(),
             own: None,
+        }
+    }
+
+    /// Sets the sentence, when the deduction will be read (see [`wording`]).
+    pub(crate) fn say(&mut self, text: impl FnOnce() -> String) {
+        if wording::read(self.tenths) {
+            self.text = text();
+        }
+    }
+
+    /// Sets the candidates the deduction rests on, when it will be read.
+    pub(crate) fn rest_on(&mut self, support: impl FnOnce() -> Vec<(u16, u8)>) {
+        if wording::read(self.tenths) {
+            self.support = support();
         }
     }
 

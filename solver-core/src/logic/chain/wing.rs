@@ -35,27 +35,30 @@ pub(crate) fn wing(s: &Start, size: usize) -> Option<Deduction> {
                     continue;
                 };
                 let mut found = Deduction::setting(name, tenths, 0, 0, false);
-                found.text = format!(
-                    "{name}: {} hold only {} digits between them and r{}c{} holds two of them, so a shared digit leaves the cells that see every cell holding it: {}",
-                    set.iter()
-                        .map(|&c| format!("r{}c{}", c / 9 + 1, c % 9 + 1))
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                    size + 1,
-                    y / 9 + 1,
-                    y % 9 + 1,
-                    deduction::removals(&elims)
-                );
+                found.say(|| {
+                    format!(
+                        "{name}: {} hold only {} digits between them and r{}c{} holds two of them, so a shared digit leaves the cells that see every cell holding it: {}",
+                        set.iter()
+                            .map(|&c| format!("r{}c{}", c / 9 + 1, c % 9 + 1))
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        size + 1,
+                        y / 9 + 1,
+                        y % 9 + 1,
+                        deduction::removals(&elims)
+                    )
+                });
                 found.eliminations = elims;
-                found.support = set
-                    .iter()
-                    .chain([&y])
-                    .flat_map(|&c| {
-                        (0..9)
-                            .filter(move |&d| s.has(c, d))
-                            .map(move |d| (c as u16, d as u8 + 1))
-                    })
-                    .collect();
+                found.rest_on(|| {
+                    set.iter()
+                        .chain([&y])
+                        .flat_map(|&c| {
+                            (0..9)
+                                .filter(move |&d| s.has(c, d))
+                                .map(move |d| (c as u16, d as u8 + 1))
+                        })
+                        .collect()
+                });
                 found.offer(&mut best);
             }
         });
