@@ -139,6 +139,40 @@ pub fn rate(grid: &Grid, options: &RateOptions) -> Result<Rating, LogicError> {
 mod tests {
     use super::*;
 
+    /// The first step of the highest rating, found with every step worded.
+    fn hardest_worded(puzzle: &str) -> Option<Step> {
+        let grid: Grid = puzzle.parse().expect("a valid puzzle");
+        let mut board = Candidates::from_grid(&grid);
+        let mut hardest: Option<Step> = None;
+        let options = RateOptions::default();
+        engine::run(
+            &mut board,
+            &options,
+            engine::next_step,
+            None,
+            |found, board| {
+                if hardest.as_ref().is_none_or(|h| found.tenths > h.tenths) {
+                    hardest = Some(found.to_step(board));
+                }
+            },
+        );
+        hardest
+    }
+
+    #[test]
+    fn the_hardest_step_keeps_its_sentence_and_support_when_others_go_unworded() {
+        for puzzle in [
+            "....5....5..7.6..3...4.9...37..9..82.8.....3.2.......7..4...2....53.19..6...7...1",
+            "....8..69.....47...4...3..2.5..1...3.96...85.3...6..9.2..1...4...14.....97..5....",
+        ] {
+            let grid: Grid = puzzle.parse().expect("a valid puzzle");
+            let rating = rate(&grid, &RateOptions::default()).expect("a unique solution");
+            let hardest = rating.hardest.expect("a step");
+            assert!(!hardest.text.is_empty() && !hardest.support.is_empty());
+            assert_eq!(Some(hardest), hardest_worded(puzzle));
+        }
+    }
+
     #[test]
     fn bands_match_the_documented_table() {
         assert_eq!(Level::from_tenths(12), Level::Easy);

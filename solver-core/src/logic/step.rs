@@ -290,3 +290,24 @@ pub(crate) fn candidates_of(
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::logic::wording::Unread;
+
+    #[test]
+    fn a_step_at_or_below_the_bar_is_not_worded() {
+        let unread = Unread::new();
+        unread.upto(15);
+        let quiet = Found::placing(Technique::HiddenSingleLine, 15, 0, 1)
+            .resting_on(|| unreachable!("support of an unread step"))
+            .saying(|| unreachable!("sentence of an unread step"));
+        assert!(quiet.text.is_empty() && quiet.support.is_empty());
+        let read = Found::placing(Technique::NakedSingle, 23, 0, 1)
+            .resting_on(|| vec![(0, 1)])
+            .saying(|| String::from("r1c1 can only hold 1"));
+        assert_eq!(read.text, "Naked single: r1c1 can only hold 1");
+        assert_eq!(read.support, [(0, 1)]);
+    }
+}
