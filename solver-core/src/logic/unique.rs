@@ -33,17 +33,14 @@ fn find_bug(board: &Candidates) -> Option<Bug> {
     for house in se_houses(side) {
         for d in 0..side {
             let bit = 1u64 << d;
-            let holders: Vec<usize> = layout.houses[house]
-                .iter()
-                .map(|&c| c as usize)
-                .filter(|&c| board.masks[c] & bit != 0)
-                .collect();
-            if holders.is_empty() || holders.len() == 2 {
+            // The house's places of the digit, read off its position mask (a list per house
+            // and digit was most of this search's cost).
+            let places = board.positions(house, d as u8 + 1);
+            if places == 0 || places.count_ones() == 2 {
                 continue;
             }
-            let mut wide = holders
-                .iter()
-                .copied()
+            let mut wide = bits(places)
+                .map(|i| layout.houses[house][i] as usize)
                 .filter(|&c| board.masks[c].count_ones() >= 3);
             match (wide.next(), wide.next()) {
                 (None, _) => return None,
