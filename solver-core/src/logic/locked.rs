@@ -248,3 +248,25 @@ mod tests {
         assert_eq!(found.support.len(), 3);
     }
 }
+
+#[cfg(test)]
+mod kept_tests {
+    use super::super::board::testing::{empty, remove};
+    use super::super::wording::Unread;
+    use super::*;
+
+    #[test]
+    fn a_step_kept_unworded_by_the_rater_is_worded_when_asked_again() {
+        let mut board = empty(2, 2);
+        remove(&mut board, 3, &[(1, 0), (1, 1)]);
+        {
+            let unread = Unread::new();
+            unread.upto(30);
+            let quiet = locked_candidates(&board).expect("pointing");
+            assert!(quiet.text.is_empty());
+        }
+        let found = locked_candidates(&board).expect("pointing");
+        assert!(found.text.starts_with("Pointing: "), "{found:?}");
+        assert!(!found.support.is_empty());
+    }
+}

@@ -160,6 +160,22 @@ mod tests {
     }
 
     #[test]
+    fn steps_kept_unworded_by_the_rater_are_worded_again_for_an_explanation() {
+        // Single-digit searches keep their steps for the next call (`per_digit`): an
+        // explanation on the same thread must not be handed the rater's unworded ones.
+        let puzzle =
+            "....5....5..7.6..3...4.9...37..9..82.8.....3.2.......7..4...2....53.19..6...7...1";
+        let grid: Grid = puzzle.parse().expect("a valid puzzle");
+        let options = RateOptions::default();
+        rate(&grid, &options).expect("a unique solution");
+        let explained = super::super::explain(&grid, None, &options).expect("a unique solution");
+        assert!(explained.steps.len() > 20);
+        for step in &explained.steps {
+            assert!(step.text.starts_with(step.technique.name()), "{step:?}");
+        }
+    }
+
+    #[test]
     fn the_hardest_step_keeps_its_sentence_and_support_when_others_go_unworded() {
         for puzzle in [
             "....5....5..7.6..3...4.9...37..9..82.8.....3.2.......7..4...2....53.19..6...7...1",

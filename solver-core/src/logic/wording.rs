@@ -12,11 +12,18 @@ thread_local! {
 
 /// Whether a step rated `tenths` will be read, so that its sentence and support are wanted.
 pub(crate) fn read(tenths: u16) -> bool {
-    UNREAD_UPTO
-        .try_with(Cell::get)
-        .ok()
-        .flatten()
-        .is_none_or(|upto| tenths > upto)
+    bar().is_none_or(|upto| tenths > upto)
+}
+
+/// The bar now: steps rated this or lower go unread (`None`: every step is read).
+pub(crate) fn bar() -> Option<u16> {
+    UNREAD_UPTO.try_with(Cell::get).ok().flatten()
+}
+
+/// Whether steps worded under bar `then` are worded enough now: every step left unworded
+/// then goes unread now too (results kept from an earlier search must pass this).
+pub(crate) fn worded_enough(then: Option<u16>) -> bool {
+    then.is_none_or(|then| bar().is_some_and(|now| then <= now))
 }
 
 /// While alive, steps rated at or below the bar set with [`Unread::upto`] go unworded; the
@@ -69,5 +76,17 @@ mod tests {
             assert!(read(27));
         }
         assert!(read(0));
+    }
+
+    #[test]
+    fn what_was_worded_under_a_lower_bar_is_worded_enough() {
+        assert!(worded_enough(None));
+        assert!(!worded_enough(Some(20)));
+        let unread = Unread::new();
+        unread.upto(30);
+        assert!(worded_enough(None));
+        assert!(worded_enough(Some(20)));
+        assert!(worded_enough(Some(30)));
+        assert!(!worded_enough(Some(31)));
     }
 }
