@@ -87,8 +87,11 @@ impl Deduction {
             (&mut self.eliminations, other.eliminations),
             (&mut self.support, other.support),
         ] {
+            // Both lists come sorted, as a rule: a stable sort merges such runs in one pass
+            // where an unstable one sorts all over again (equal entries are identical, so
+            // the order is the same).
             mine.extend(theirs);
-            mine.sort_unstable();
+            mine.sort();
             mine.dedup();
         }
     }
