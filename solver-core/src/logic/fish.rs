@@ -82,14 +82,17 @@ fn describe(
 ) -> Found {
     let base_first = if rows { 0 } else { board.side() };
     let bit = 1u64 << (digit - 1);
-    let mut support = Vec::new();
-    for line in bits(base) {
-        for &cell in &board.layout.houses[base_first + line] {
-            if board.masks[cell as usize] & bit != 0 {
-                support.push((cell, digit));
+    let support = || {
+        let mut support = Vec::new();
+        for line in bits(base) {
+            for &cell in &board.layout.houses[base_first + line] {
+                if board.masks[cell as usize] & bit != 0 {
+                    support.push((cell, digit));
+                }
             }
         }
-    }
+        support
+    };
     let (base_name, cover_name) = if rows {
         ("rows", "columns")
     } else {
@@ -101,12 +104,14 @@ fn describe(
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let text = format!(
-        "in {base_name} {}, {} lies only in {cover_name} {}, so it leaves the rest of those {cover_name}",
-        list(base),
-        digit_char(digit),
-        list(cover)
-    );
+    let text = || {
+        format!(
+            "in {base_name} {}, {} lies only in {cover_name} {}, so it leaves the rest of those {cover_name}",
+            list(base),
+            digit_char(digit),
+            list(cover)
+        )
+    };
     Found::removing(technique, tenths, elims)
         .resting_on(support)
         .saying(text)

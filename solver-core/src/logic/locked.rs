@@ -126,8 +126,8 @@ pub(crate) fn locked_candidates(board: &Candidates) -> Option<Found> {
             let elims = lock.removed.iter().map(|&c| (c, lock.digit)).collect();
             Some(
                 Found::removing(technique, tenths, elims)
-                    .resting_on(support(board, &lock))
-                    .saying(describe(board, &lock)),
+                    .resting_on(|| support(board, &lock))
+                    .saying(|| describe(board, &lock)),
             )
         });
         if found.is_some() {
@@ -157,16 +157,18 @@ fn direct_kind(board: &Candidates, pointing: bool) -> Option<Found> {
     };
     locks(board, (pointing, search), |lock| {
         let (cell, house) = single_after(board, &lock)?;
-        let text = format!(
-            "{}; then in {}, only {} can hold {}",
-            describe(board, &lock),
-            board.house_name(house),
-            board.cell_name(cell),
-            digit_char(lock.digit)
-        );
+        let text = || {
+            format!(
+                "{}; then in {}, only {} can hold {}",
+                describe(board, &lock),
+                board.house_name(house),
+                board.cell_name(cell),
+                digit_char(lock.digit)
+            )
+        };
         Some(
             Found::placing(technique, tenths, cell, lock.digit)
-                .resting_on(support(board, &lock))
+                .resting_on(|| support(board, &lock))
                 .saying(text),
         )
     })
@@ -244,5 +246,27 @@ mod tests {
         assert_eq!(found.placements, vec![(17, 1)]);
         assert!(found.eliminations.is_empty());
         assert_eq!(found.support.len(), 3);
+    }
+}
+
+#[cfg(test)]
+mod kept_tests {
+    use super::super::board::testing::{empty, remove};
+    use super::super::wording::Unread;
+    use super::*;
+
+    #[test]
+    fn a_step_kept_unworded_by_the_rater_is_worded_when_asked_again() {
+        let mut board = empty(2, 2);
+        remove(&mut board, 3, &[(1, 0), (1, 1)]);
+        {
+            let unread = Unread::new();
+            unread.upto(30);
+            let quiet = locked_candidates(&board).expect("pointing");
+            assert!(quiet.text.is_empty());
+        }
+        let found = locked_candidates(&board).expect("pointing");
+        assert!(found.text.starts_with("Pointing: "), "{found:?}");
+        assert!(!found.support.is_empty());
     }
 }

@@ -28,6 +28,12 @@ impl Loop {
 
 /// The best unique-loop step on the board: lowest rating, then lowest type, first found.
 pub(crate) fn unique_loop(board: &Candidates) -> Option<Found> {
+    best_loop(board, true)
+}
+
+/// [`unique_loop`], each walk passing over the starts walked from before when `skip_walked`
+/// (the same step, as the tests check against walks through every cell).
+fn best_loop(board: &Candidates, skip_walked: bool) -> Option<Found> {
     let mut best: Option<(u16, u8, Found)> = None;
     let mut consider = |found: Found, kind: u8| {
         if best
@@ -44,6 +50,7 @@ pub(crate) fn unique_loop(board: &Candidates) -> Option<Found> {
         path: Vec::new(),
         on_path: vec![0; board.masks.len().div_ceil(64)],
         loops: Vec::new(),
+        skip_walked,
     };
     for start in 0..board.masks.len() {
         let m = board.masks[start];
@@ -101,6 +108,8 @@ struct Walk<'a> {
     on_path: Vec<u64>,
     /// The closed loops found.
     loops: Vec<Vec<usize>>,
+    /// Whether the starts walked from before are passed over (see [`Walk::started_from`]).
+    skip_walked: bool,
 }
 
 impl Walk<'_> {
@@ -118,7 +127,9 @@ impl Walk<'_> {
                 let next = self.members.cells[k];
                 if next == self.path[0] && self.path.len() >= 4 {
                     self.loops.push(self.path.clone());
-                } else if self.on_path[next / 64] >> (next % 64) & 1 == 0 {
+                } else if self.on_path[next / 64] >> (next % 64) & 1 == 0
+                    && !self.started_from(next)
+                {
                     let m = board.masks[next];
                     // SE lets extra digits leak between sibling branches; here each branch
                     // keeps its own, so that no loop depends on the order cells are visited in.
@@ -133,6 +144,21 @@ impl Walk<'_> {
         }
         self.path.pop();
         self.on_path[cell / 64] &= !(1 << (cell % 64));
+    }
+}
+
+impl Walk<'_> {
+    /// Whether `cell` is a start already walked from: a bivalue cell of the pair before
+    /// this walk's start.
+    ///
+    /// Whether a loop is found does not depend on where it starts or which way round it
+    /// goes (the extra digits of its cells are judged as a whole: more than two cells with
+    /// extras pass only when they all add the same one digit), so every loop through such a
+    /// cell was found from it already, and its steps rate and rank the same from any start:
+    /// found again, they could not displace the first. Leaving those cells out leaves the
+    /// other loops, in the same order.
+    fn started_from(&self, cell: usize) -> bool {
+        self.skip_walked && cell < self.path[0] && self.board.masks[cell] == self.pair
     }
 }
 
@@ -164,16 +190,18 @@ fn loop_steps(board: &Candidates, pattern: &Loop, consider: &mut impl FnMut(Foun
     let support = || candidates_of(board, pattern.cells.iter().copied(), pattern.pair);
     match extra_cells.len() {
         1 => {
-            let names = board.cell_names(pattern.cells.iter().copied());
-            let pair = digit_names(pattern.pair);
             let cell = extra_cells[0];
             let elims = candidates_of(board, [cell], pattern.pair);
-            let text = format!(
-                "{names} would hold only {pair} (two solutions), so {} cannot be {pair}",
-                board.cell_name(cell)
-            );
+            let text = || {
+                let names = board.cell_names(pattern.cells.iter().copied());
+                let pair = digit_names(pattern.pair);
+                format!(
+                    "{names} would hold only {pair} (two solutions), so {} cannot be {pair}",
+                    board.cell_name(cell)
+                )
+            };
             let found = Found::removing(Technique::UniqueRectangle1, base, elims)
-                .resting_on(support())
+                .resting_on(support)
                 .saying(text);
             consider(found, 1);
         }
@@ -185,7 +213,7 @@ fn loop_steps(board: &Candidates, pattern: &Loop, consider: &mut impl FnMut(Foun
                 & !pattern.pair;
             if n > 2 || extras.count_ones() == 1 {
                 if let Some(found) = type2(board, pattern, &extra_cells, base) {
-                    consider(found.resting_on(support()), 2);
+                    consider(found.resting_on(support), 2);
                 }
             } else {
                 type3(
@@ -200,7 +228,7 @@ fn loop_steps(board: &Candidates, pattern: &Loop, consider: &mut impl FnMut(Foun
             if n == 2
                 && let Some(found) = type4(board, pattern, extra_cells[0], extra_cells[1], base)
             {
-                consider(found.resting_on(support()), 4);
+                consider(found.resting_on(support), 4);
             }
         }
     }
@@ -220,13 +248,15 @@ fn type2(board: &Candidates, pattern: &Loop, extra_cells: &[usize], tenths: u16)
     if elims.is_empty() {
         return None;
     }
-    let text = format!(
-        "{} on {}: one of {} must be {}, so it leaves the cells that see them all",
-        board.cell_names(pattern.cells.iter().copied()),
-        digit_names(pattern.pair),
-        board.cell_names(extra_cells.iter().copied()),
-        digit_char(value)
-    );
+    let text = || {
+        format!(
+            "{} on {}: one of {} must be {}, so it leaves the cells that see them all",
+            board.cell_names(pattern.cells.iter().copied()),
+            digit_names(pattern.pair),
+            board.cell_names(extra_cells.iter().copied()),
+            digit_char(value)
+        )
+    };
     Some(Found::removing(Technique::UniqueRectangle2, tenths, elims).saying(text))
 }
 
@@ -259,16 +289,18 @@ fn type4(board: &Candidates, pattern: &Loop, c1: usize, c2: usize, tenths: u16) 
         _ => return None,
     };
     let elims = candidates_of(board, [c1, c2], gone);
-    let text = format!(
-        "{} on {}: in {}, {} must go in {} or {}, so {} leaves them",
-        board.cell_names(pattern.cells.iter().copied()),
-        digit_names(pattern.pair),
-        board.house_name(house),
-        digit_names(lock),
-        board.cell_name(c1),
-        board.cell_name(c2),
-        digit_names(gone)
-    );
+    let text = || {
+        format!(
+            "{} on {}: in {}, {} must go in {} or {}, so {} leaves them",
+            board.cell_names(pattern.cells.iter().copied()),
+            digit_names(pattern.pair),
+            board.house_name(house),
+            digit_names(lock),
+            board.cell_name(c1),
+            board.cell_name(c2),
+            digit_names(gone)
+        )
+    };
     Some(Found::removing(Technique::UniqueRectangle4, tenths, elims).saying(text))
 }
 
@@ -318,17 +350,19 @@ fn type3(
                             .filter(|c| !members.contains(c));
                         let elims = candidates_of(board, rest, set);
                         if !elims.is_empty() {
-                            let text = format!(
-                                "{} on {}: {} or {} holds one of {}, which with {} forms a naked set in {}, so {} leaves its other cells",
-                                board.cell_names(pattern.cells.iter().copied()),
-                                digit_names(pattern.pair),
-                                board.cell_name(c1),
-                                board.cell_name(c2),
-                                digit_names(extras),
-                                board.cell_names(members.iter().copied()),
-                                board.house_name(house),
-                                digit_names(set)
-                            );
+                            let text = || {
+                                format!(
+                                    "{} on {}: {} or {} holds one of {}, which with {} forms a naked set in {}, so {} leaves its other cells",
+                                    board.cell_names(pattern.cells.iter().copied()),
+                                    digit_names(pattern.pair),
+                                    board.cell_name(c1),
+                                    board.cell_name(c2),
+                                    digit_names(extras),
+                                    board.cell_names(members.iter().copied()),
+                                    board.house_name(house),
+                                    digit_names(set)
+                                )
+                            };
                             consider(
                                 Found::removing(Technique::UniqueRectangle3, tenths, elims)
                                     .saying(text),
@@ -391,17 +425,19 @@ fn hidden_type3(
             .collect();
         let elims = candidates_of(board, members.iter().copied(), !hidden);
         if !elims.is_empty() {
-            let text = format!(
-                "{} on {}: {} or {} holds one of {}, so in {} the digits {} fill {} with one of them, and other digits leave those cells",
-                board.cell_names(pattern.cells.iter().copied()),
-                digit_names(pattern.pair),
-                board.cell_name(c1),
-                board.cell_name(c2),
-                digit_names(extras),
-                board.house_name(house),
-                digit_names(hidden),
-                board.cell_names(members.iter().copied())
-            );
+            let text = || {
+                format!(
+                    "{} on {}: {} or {} holds one of {}, so in {} the digits {} fill {} with one of them, and other digits leave those cells",
+                    board.cell_names(pattern.cells.iter().copied()),
+                    digit_names(pattern.pair),
+                    board.cell_name(c1),
+                    board.cell_name(c2),
+                    digit_names(extras),
+                    board.house_name(house),
+                    digit_names(hidden),
+                    board.cell_names(members.iter().copied())
+                )
+            };
             consider(
                 Found::removing(Technique::UniqueRectangle3, tenths, elims).saying(text),
                 3,
@@ -409,4 +445,41 @@ fn hidden_type3(
         }
         None
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::engine;
+    use super::*;
+    use crate::Grid;
+    use crate::logic::RateOptions;
+
+    #[test]
+    fn walks_passing_over_earlier_starts_find_the_same_step() {
+        // Puzzles whose solves meet unique rectangles of types 1 to 4 (SE 5.6 - 6.0).
+        let mut met = 0;
+        for puzzle in [
+            "....3....8.1...6.246.....95...748.............9.....1...6...5....2.8.7...4.317.6.",
+            "..54821............8.9.7.2...8...5.....7.5...3.6...4.22.......78.9...2.1..71.38..",
+            "4...........146.2......8.6.3..97...885.3.4.919...15..4.9.5......4.687...........3",
+            "............635....51...97.52.....34.8.....6...3...1..7...9...63..287..1..51.43..",
+            ".7.4.2.9...23.76............39...58....541.............2879345..1.....7.4...5...2",
+            ".96...3...5.....263..76...5....8.9....51.37....9.2....9...76..387.....6...3...28.",
+        ] {
+            let grid: Grid = puzzle.parse().expect("a valid puzzle");
+            let mut board = Candidates::from_grid(&grid);
+            engine::run(
+                &mut board,
+                &RateOptions::default(),
+                engine::next_step,
+                None,
+                |_, b| {
+                    let every = best_loop(b, false).map(|f| f.to_step(b));
+                    met += usize::from(every.is_some());
+                    assert_eq!(best_loop(b, true).map(|f| f.to_step(b)), every);
+                },
+            );
+        }
+        assert!(met > 10, "{met} boards with a loop step");
+    }
 }

@@ -67,6 +67,7 @@ mod subsets;
 mod turbot;
 mod unique;
 mod wings;
+mod wording;
 mod wxyz;
 
 use std::sync::Arc;

@@ -95,8 +95,8 @@ fn w_wing_step(
     );
     let eliminations = elims.iter().map(|&c| (c as u16, y)).collect();
     Found::removing(Technique::WWing, 0, eliminations)
-        .resting_on(support)
-        .saying(text)
+        .resting_on(|| support)
+        .saying(|| text)
 }
 
 /// An almost locked set: `cells` of one house holding one digit more than cells.
@@ -222,8 +222,8 @@ fn als_step(board: &Candidates, a: &Als, b: &Als, x: usize, elims: Vec<(u16, u8)
         x = digit_char(x as u8 + 1),
     );
     Found::removing(Technique::AlsXz, 0, elims)
-        .resting_on(support)
-        .saying(text)
+        .resting_on(|| support)
+        .saying(|| text)
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ use std::cell::RefCell;
 
 use super::board::Candidates;
 use super::step::Found;
+use super::wording;
 use crate::Shape;
 
 /// The searches whose per-digit results are kept (one slot per digit each).
@@ -37,6 +38,8 @@ struct Kept {
     shape: Shape,
     /// The digit's places, row by row (bit i: the row's i-th cell).
     rows: Vec<u64>,
+    /// The wording bar it was found under: its steps at or below it have no sentence.
+    bar: Option<u16>,
     value: Box<dyn Any>,
 }
 
@@ -60,7 +63,8 @@ thread_local! {
 /// `compute`'s result for digit index `d` of `board` in `search`: kept from an earlier call
 /// when the digit's places are the same, else computed now (and kept for the next call).
 ///
-/// `compute` must depend on the layout and the digit's places only.
+/// `compute` must depend on the layout and the digit's places only (and on the wording bar,
+/// for sentences and support: a result found under a higher bar is not handed out).
 pub(crate) fn cached<R: Clone + 'static>(
     search: Search,
     board: &Candidates,
@@ -73,7 +77,7 @@ pub(crate) fn cached<R: Clone + 'static>(
         .try_with(|kept| {
             let kept = kept.try_borrow().ok()?;
             let entry = kept.get(slot)?.as_ref()?;
-            if !entry.matches(board, digit) {
+            if !entry.matches(board, digit) || !wording::worded_enough(entry.bar) {
                 return None;
             }
             entry.value.downcast_ref::<R>().cloned()
@@ -97,6 +101,7 @@ pub(crate) fn cached<R: Clone + 'static>(
             rows: (0..board.side())
                 .map(|row| board.positions(row, digit))
                 .collect(),
+            bar: wording::bar(),
             value: Box::new(value.clone()),
         });
     });

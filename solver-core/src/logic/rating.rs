@@ -5,6 +5,7 @@ use std::fmt;
 use super::board::Candidates;
 use super::engine::{self, End};
 use super::step::{Step, Technique};
+use super::wording::Unread;
 use super::{LogicError, RateOptions, unique_solution};
 use crate::Grid;
 
@@ -101,6 +102,9 @@ pub fn rate(grid: &Grid, options: &RateOptions) -> Result<Rating, LogicError> {
     let mut hardest = None;
     let mut steps = 0usize;
     let mut techniques: Vec<(Technique, usize)> = Vec::new();
+    // Only a step rated above the hardest so far can be the hardest: the others' sentences
+    // and support would go unread.
+    let unread = Unread::new();
     let end = engine::run(
         &mut board,
         options,
@@ -111,6 +115,7 @@ pub fn rate(grid: &Grid, options: &RateOptions) -> Result<Rating, LogicError> {
             if found.tenths > tenths || hardest.is_none() {
                 tenths = tenths.max(found.tenths);
                 hardest = Some(found.to_step(board));
+                unread.upto(tenths);
             }
             match techniques.iter_mut().find(|(t, _)| *t == found.technique) {
                 Some((_, n)) => *n += 1,
@@ -133,6 +138,56 @@ pub fn rate(grid: &Grid, options: &RateOptions) -> Result<Rating, LogicError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The first step of the highest rating, found with every step worded.
+    fn hardest_worded(puzzle: &str) -> Option<Step> {
+        let grid: Grid = puzzle.parse().expect("a valid puzzle");
+        let mut board = Candidates::from_grid(&grid);
+        let mut hardest: Option<Step> = None;
+        let options = RateOptions::default();
+        engine::run(
+            &mut board,
+            &options,
+            engine::next_step,
+            None,
+            |found, board| {
+                if hardest.as_ref().is_none_or(|h| found.tenths > h.tenths) {
+                    hardest = Some(found.to_step(board));
+                }
+            },
+        );
+        hardest
+    }
+
+    #[test]
+    fn steps_kept_unworded_by_the_rater_are_worded_again_for_an_explanation() {
+        // Single-digit searches keep their steps for the next call (`per_digit`): an
+        // explanation on the same thread must not be handed the rater's unworded ones.
+        let puzzle =
+            "....5....5..7.6..3...4.9...37..9..82.8.....3.2.......7..4...2....53.19..6...7...1";
+        let grid: Grid = puzzle.parse().expect("a valid puzzle");
+        let options = RateOptions::default();
+        rate(&grid, &options).expect("a unique solution");
+        let explained = super::super::explain(&grid, None, &options).expect("a unique solution");
+        assert!(explained.steps.len() > 20);
+        for step in &explained.steps {
+            assert!(step.text.starts_with(step.technique.name()), "{step:?}");
+        }
+    }
+
+    #[test]
+    fn the_hardest_step_keeps_its_sentence_and_support_when_others_go_unworded() {
+        for puzzle in [
+            "....5....5..7.6..3...4.9...37..9..82.8.....3.2.......7..4...2....53.19..6...7...1",
+            "....8..69.....47...4...3..2.5..1...3.96...85.3...6..9.2..1...4...14.....97..5....",
+        ] {
+            let grid: Grid = puzzle.parse().expect("a valid puzzle");
+            let rating = rate(&grid, &RateOptions::default()).expect("a unique solution");
+            let hardest = rating.hardest.expect("a step");
+            assert!(!hardest.text.is_empty() && !hardest.support.is_empty());
+            assert_eq!(Some(hardest), hardest_worded(puzzle));
+        }
+    }
 
     #[test]
     fn bands_match_the_documented_table() {

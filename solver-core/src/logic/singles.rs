@@ -16,12 +16,14 @@ pub(crate) fn full_house(board: &Candidates) -> Option<Found> {
         let cell = cell as usize;
         if missing.count_ones() == 1 && board.masks[cell] & missing != 0 {
             let digit = missing.trailing_zeros() as u8 + 1;
-            let text = format!(
-                "{} is the last empty cell of {}, so it holds {}",
-                board.cell_name(cell),
-                board.house_name(house),
-                digit_char(digit)
-            );
+            let text = || {
+                format!(
+                    "{} is the last empty cell of {}, so it holds {}",
+                    board.cell_name(cell),
+                    board.house_name(house),
+                    digit_char(digit)
+                )
+            };
             return Some(Found::placing(Technique::FullHouse, 10, cell, digit).saying(text));
         }
     }
@@ -47,12 +49,14 @@ pub(crate) fn hidden_single(board: &Candidates) -> Option<Found> {
                     HouseKind::Box => (Technique::HiddenSingleBox, 12),
                     _ => (Technique::HiddenSingleLine, 15),
                 };
-                let text = format!(
-                    "in {}, only {} can hold {}",
-                    board.house_name(house),
-                    board.cell_name(cell),
-                    digit_char(digit)
-                );
+                let text = || {
+                    format!(
+                        "in {}, only {} can hold {}",
+                        board.house_name(house),
+                        board.cell_name(cell),
+                        digit_char(digit)
+                    )
+                };
                 return Some(Found::placing(technique, tenths, cell, digit).saying(text));
             }
         }
@@ -64,10 +68,12 @@ pub(crate) fn hidden_single(board: &Candidates) -> Option<Found> {
 pub(crate) fn naked_single(board: &Candidates) -> Option<Found> {
     let cell = board.masks.iter().position(|m| m.count_ones() == 1)?;
     let digit = board.masks[cell].trailing_zeros() as u8 + 1;
-    let text = format!(
-        "{} can only hold {}",
-        board.cell_name(cell),
-        digit_char(digit)
-    );
+    let text = || {
+        format!(
+            "{} can only hold {}",
+            board.cell_name(cell),
+            digit_char(digit)
+        )
+    };
     Some(Found::placing(Technique::NakedSingle, 23, cell, digit).saying(text))
 }

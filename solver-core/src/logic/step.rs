@@ -3,6 +3,7 @@
 use std::fmt;
 
 use super::board::Candidates;
+use super::wording;
 
 /// A solving technique, by the name players use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -226,15 +227,19 @@ impl Found {
         }
     }
 
-    /// Adds the candidates the step rests on.
-    pub(crate) fn resting_on(mut self, support: Vec<(u16, u8)>) -> Found {
-        self.support = support;
+    /// Adds the candidates the step rests on, when the step will be read.
+    pub(crate) fn resting_on(mut self, support: impl FnOnce() -> Vec<(u16, u8)>) -> Found {
+        if wording::read(self.tenths) {
+            self.support = support();
+        }
         self
     }
 
-    /// Sets the sentence, prefixed by the technique's name.
-    pub(crate) fn saying(mut self, text: String) -> Found {
-        self.text = format!("{}: {text}", self.technique.name());
+    /// Sets the sentence, prefixed by the technique's name, when the step will be read.
+    pub(crate) fn saying(mut self, text: impl FnOnce() -> String) -> Found {
+        if wording::read(self.tenths) {
+            self.text = format!("{}: {}", self.technique.name(), text());
+        }
         self
     }
 
@@ -284,4 +289,25 @@ pub(crate) fn candidates_of(
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::logic::wording::Unread;
+
+    #[test]
+    fn a_step_at_or_below_the_bar_is_not_worded() {
+        let unread = Unread::new();
+        unread.upto(15);
+        let quiet = Found::placing(Technique::HiddenSingleLine, 15, 0, 1)
+            .resting_on(|| unreachable!("support of an unread step"))
+            .saying(|| unreachable!("sentence of an unread step"));
+        assert!(quiet.text.is_empty() && quiet.support.is_empty());
+        let read = Found::placing(Technique::NakedSingle, 23, 0, 1)
+            .resting_on(|| vec![(0, 1)])
+            .saying(|| String::from("r1c1 can only hold 1"));
+        assert_eq!(read.text, "Naked single: r1c1 can only hold 1");
+        assert_eq!(read.support, [(0, 1)]);
+    }
 }

@@ -164,22 +164,25 @@ impl Search<'_> {
         }) {
             return;
         }
-        let houses: Vec<String> = path
-            .iter()
-            .map(|&i| board.house_name(self.links[i].house))
-            .collect();
-        let text = format!(
-            "{} is in {} or {}: strong links in {}, so it leaves the cells that see both",
-            digit_char(self.digit),
-            board.cell_name(start),
-            board.cell_name(end),
-            houses.join(", ")
-        );
-        let support = path
-            .iter()
-            .flat_map(|&i| [self.links[i].from, self.links[i].to])
-            .map(|c| (c as u16, self.digit))
-            .collect();
+        let text = || {
+            let houses: Vec<String> = path
+                .iter()
+                .map(|&i| board.house_name(self.links[i].house))
+                .collect();
+            format!(
+                "{} is in {} or {}: strong links in {}, so it leaves the cells that see both",
+                digit_char(self.digit),
+                board.cell_name(start),
+                board.cell_name(end),
+                houses.join(", ")
+            )
+        };
+        let support = || {
+            path.iter()
+                .flat_map(|&i| [self.links[i].from, self.links[i].to])
+                .map(|c| (c as u16, self.digit))
+                .collect()
+        };
         let found = Found::removing(Technique::StrongLinks(name), tenths, elims)
             .resting_on(support)
             .saying(text);

@@ -120,13 +120,15 @@ fn naked_in(board: &Candidates, k: usize, skip: u128) -> Option<Found> {
             if elims.is_empty() {
                 return None;
             }
-            let text = format!(
-                "in {}, {} hold only {}, so those digits leave the other cells",
-                board.house_name(house),
-                board.cell_names(set.iter().copied()),
-                digit_names(union)
-            );
-            let support = candidates_of(board, set.iter().copied(), union);
+            let text = || {
+                format!(
+                    "in {}, {} hold only {}, so those digits leave the other cells",
+                    board.house_name(house),
+                    board.cell_names(set.iter().copied()),
+                    digit_names(union)
+                )
+            };
+            let support = || candidates_of(board, set.iter().copied(), union);
             Some(
                 Found::removing(technique, tenths, elims)
                     .resting_on(support)
@@ -203,26 +205,31 @@ fn hidden_in(board: &Candidates, (k, direct): (usize, bool), skip: u128) -> Opti
                 }
                 Ok(elims)
             };
-            let support = candidates_of(board, set.iter().copied(), digits);
-            let text = format!(
-                "in {}, {} can only go in {}",
-                board.house_name(house),
-                digit_names(digits),
-                board.cell_names(set.iter().copied())
-            );
+            let support = || candidates_of(board, set.iter().copied(), digits);
+            let text = || {
+                format!(
+                    "in {}, {} can only go in {}",
+                    board.house_name(house),
+                    digit_names(digits),
+                    board.cell_names(set.iter().copied())
+                )
+            };
             Some(match change {
                 Err((cell, digit)) => {
-                    let text = format!(
-                        "{text}; then only {} can hold {}",
-                        board.cell_name(cell),
-                        digit_char(digit)
-                    );
+                    let text = || {
+                        format!(
+                            "{}; then only {} can hold {}",
+                            text(),
+                            board.cell_name(cell),
+                            digit_char(digit)
+                        )
+                    };
                     Found::placing(technique, tenths, cell, digit)
                         .resting_on(support)
                         .saying(text)
                 }
                 Ok(elims) => {
-                    let text = format!("{text}, so other digits leave those cells");
+                    let text = || format!("{}, so other digits leave those cells", text());
                     Found::removing(technique, tenths, elims)
                         .resting_on(support)
                         .saying(text)

@@ -200,18 +200,22 @@ impl Pattern {
                     continue;
                 }
                 let removed = elims.len();
-                let support = [start, bridge1, bridge2, end]
-                    .map(|c| (c as u16, self.digit))
-                    .to_vec();
-                let text = format!(
-                    "{} is in {} or {} ({} and {}, linked through {}), so it leaves the cells that see both",
-                    digit_char(self.digit),
-                    board.cell_name(start),
-                    board.cell_name(end),
-                    board.house_name(base_house),
-                    board.house_name(cover_house),
-                    board.house_name(share)
-                );
+                let support = || {
+                    [start, bridge1, bridge2, end]
+                        .map(|c| (c as u16, self.digit))
+                        .to_vec()
+                };
+                let text = || {
+                    format!(
+                        "{} is in {} or {} ({} and {}, linked through {}), so it leaves the cells that see both",
+                        digit_char(self.digit),
+                        board.cell_name(start),
+                        board.cell_name(end),
+                        board.house_name(base_house),
+                        board.house_name(cover_house),
+                        board.house_name(share)
+                    )
+                };
                 let found = Found::removing(Technique::TurbotFish(name), tenths, elims)
                     .resting_on(support)
                     .saying(text);

@@ -33,17 +33,14 @@ fn find_bug(board: &Candidates) -> Option<Bug> {
     for house in se_houses(side) {
         for d in 0..side {
             let bit = 1u64 << d;
-            let holders: Vec<usize> = layout.houses[house]
-                .iter()
-                .map(|&c| c as usize)
-                .filter(|&c| board.masks[c] & bit != 0)
-                .collect();
-            if holders.is_empty() || holders.len() == 2 {
+            // The house's places of the digit, read off its position mask (a list per house
+            // and digit was most of this search's cost).
+            let places = board.positions(house, d as u8 + 1);
+            if places == 0 || places.count_ones() == 2 {
                 continue;
             }
-            let mut wide = holders
-                .iter()
-                .copied()
+            let mut wide = bits(places)
+                .map(|i| layout.houses[house][i] as usize)
                 .filter(|&c| board.masks[c].count_ones() >= 3);
             match (wide.next(), wide.next()) {
                 (None, _) => return None,
@@ -105,23 +102,28 @@ fn find_bug(board: &Candidates) -> Option<Bug> {
 /// every digit two places per house, a pattern with two solutions, so an extra digit is true.
 pub(crate) fn bug(board: &Candidates) -> Option<Found> {
     let bug = find_bug(board)?;
-    let cells = board.cell_names(bug.cells.iter().copied());
-    let extras = digit_names(bug.all_extra);
+    let extras = || digit_names(bug.all_extra);
     if bug.cells.len() == 1 {
         let cell = bug.cells[0];
         let elims = candidates_of(board, [cell], !bug.all_extra);
-        let text = format!(
-            "all other empty cells have two candidates; {cell_name} must be {extras}, or the grid would have two solutions",
-            cell_name = board.cell_name(cell)
-        );
+        let text = || {
+            format!(
+                "all other empty cells have two candidates; {} must be {}, or the grid would have two solutions",
+                board.cell_name(cell),
+                extras()
+            )
+        };
         return Some(Found::removing(Technique::BugPlusOne, 56, elims).saying(text));
     }
     if bug.all_extra.count_ones() == 1 {
         let elims = candidates_of(board, bug.common.iter().copied(), bug.all_extra);
         if !elims.is_empty() {
-            let text = format!(
-                "one of {cells} is {extras}, so {extras} leaves the cells that see them all"
-            );
+            let text = || {
+                let (cells, extras) = (board.cell_names(bug.cells.iter().copied()), extras());
+                format!(
+                    "one of {cells} is {extras}, so {extras} leaves the cells that see them all"
+                )
+            };
             return Some(Found::removing(Technique::Bug2, 57, elims).saying(text));
         }
         if bug.cells.len() == 2 {
@@ -162,12 +164,14 @@ fn bug_type4(board: &Candidates, bug: &Bug) -> Option<Found> {
     let house = *shared_houses(board, &bug.cells).first()?;
     let mut elims = candidates_of(board, [c1], !(bug.extra[0] | common));
     elims.extend(candidates_of(board, [c2], !(bug.extra[1] | common)));
-    let text = format!(
-        "one of {} holds its extra digit and, in {}, the other then holds {}, so their other digits go",
-        board.cell_names([c1, c2]),
-        board.house_name(house),
-        digit_names(common)
-    );
+    let text = || {
+        format!(
+            "one of {} holds its extra digit and, in {}, the other then holds {}, so their other digits go",
+            board.cell_names([c1, c2]),
+            board.house_name(house),
+            digit_names(common)
+        )
+    };
     Some(Found::removing(Technique::Bug4, 57, elims).saying(text))
 }
 
@@ -191,14 +195,16 @@ fn bug_type3(board: &Candidates, bug: &Bug) -> Option<Found> {
                 if elims.is_empty() {
                     return None;
                 }
-                let text = format!(
-                    "one of {} holds {}, which with {} forms a naked set in {}, so {} leaves its other cells",
-                    board.cell_names(bug.cells.iter().copied()),
-                    digit_names(bug.all_extra),
-                    board.cell_names(set.iter().copied()),
-                    board.house_name(house),
-                    digit_names(union)
-                );
+                let text = || {
+                    format!(
+                        "one of {} holds {}, which with {} forms a naked set in {}, so {} leaves its other cells",
+                        board.cell_names(bug.cells.iter().copied()),
+                        digit_names(bug.all_extra),
+                        board.cell_names(set.iter().copied()),
+                        board.house_name(house),
+                        digit_names(union)
+                    )
+                };
                 let tenths = 57 + degree as u16 - 1;
                 Some(Found::removing(Technique::Bug3, tenths, elims).saying(text))
             });

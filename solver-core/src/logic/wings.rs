@@ -50,16 +50,18 @@ pub(crate) fn wing(board: &Candidates, xyz: bool) -> Option<Found> {
                 if elims.is_empty() {
                     continue;
                 }
-                let support = super::step::candidates_of(board, [pivot, a, b], u64::MAX);
-                let text = format!(
-                    "pivot {} with pincers {} and {}: whichever holds, {} is in a pincer{}, so it leaves the cells that see {}",
-                    board.cell_name(pivot),
-                    board.cell_name(a),
-                    board.cell_name(b),
-                    digit_char(digit),
-                    if xyz { " or the pivot" } else { "" },
-                    if xyz { "all three" } else { "both pincers" }
-                );
+                let support = || super::step::candidates_of(board, [pivot, a, b], u64::MAX);
+                let text = || {
+                    format!(
+                        "pivot {} with pincers {} and {}: whichever holds, {} is in a pincer{}, so it leaves the cells that see {}",
+                        board.cell_name(pivot),
+                        board.cell_name(a),
+                        board.cell_name(b),
+                        digit_char(digit),
+                        if xyz { " or the pivot" } else { "" },
+                        if xyz { "all three" } else { "both pincers" }
+                    )
+                };
                 return Some(
                     Found::removing(technique, tenths, elims)
                         .resting_on(support)

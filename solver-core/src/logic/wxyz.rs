@@ -15,16 +15,15 @@ pub(crate) fn wxyz_wing(board: &Candidates) -> Option<Found> {
     let small: Vec<usize> = (0..n)
         .filter(|&c| (2..=4).contains(&width(board.masks[c])))
         .collect();
-    let pairs: Vec<usize> = small
-        .iter()
-        .copied()
-        .filter(|&c| width(board.masks[c]) == 2)
-        .collect();
     // The set cells see each other: each next one is looked for among the later peers of
     // those before it (a cell set, read in cell order: the order of `small`).
     let mut small_set: Cells = [0; WORDS];
     for &c in &small {
         small_set[c / 64] |= 1 << (c % 64);
+    }
+    let mut pair_set: Cells = [0; WORDS];
+    for &c in small.iter().filter(|&&c| width(board.masks[c]) == 2) {
+        pair_set[c / 64] |= 1 << (c % 64);
     }
     let words = n.div_ceil(64);
     for &a in &small {
@@ -44,13 +43,15 @@ pub(crate) fn wxyz_wing(board: &Candidates) -> Option<Found> {
                 let set = [a, b, c];
                 let biggest = width(ma).max(width(mb)).max(width(mc));
                 let tenths = if biggest == 3 { 56 } else { 55 };
-                for &y in &pairs {
+                // The bivalue cells that see a set cell, in cell order: read off peer sets
+                // once per set rather than tested one by one over every bivalue cell.
+                let mut linked: Cells = [0; WORDS];
+                for (w, word) in linked.iter_mut().enumerate().take(words) {
+                    *word = pair_set[w] & set.iter().fold(0, |m, &s| m | layout.peers[s][w]);
+                }
+                for y in cells_of(&linked[..words]) {
                     let my = board.masks[y];
-                    if width(my) != 2
-                        || my & digits != my
-                        || set.contains(&y)
-                        || !set.iter().any(|&s| layout.sees(s, y))
-                    {
+                    if my & digits != my || set.contains(&y) {
                         continue;
                     }
                     let Some(elims) = eliminations(board, &set, y, digits) else {
@@ -62,15 +63,17 @@ pub(crate) fn wxyz_wing(board: &Candidates) -> Option<Found> {
                     }) {
                         continue;
                     }
-                    let text = format!(
-                        "{} hold only {} and {} holds {}; one of their shared digits must be in the set, so the other is in it or in {}, and leaves the cells that see them",
-                        board.cell_names(set),
-                        digit_names(digits),
-                        board.cell_name(y),
-                        digit_names(my),
-                        board.cell_name(y)
-                    );
-                    let support = super::step::candidates_of(board, [a, b, c, y], u64::MAX);
+                    let text = || {
+                        format!(
+                            "{} hold only {} and {} holds {}; one of their shared digits must be in the set, so the other is in it or in {}, and leaves the cells that see them",
+                            board.cell_names(set),
+                            digit_names(digits),
+                            board.cell_name(y),
+                            digit_names(my),
+                            board.cell_name(y)
+                        )
+                    };
+                    let support = || super::step::candidates_of(board, [a, b, c, y], u64::MAX);
                     let found = Found::removing(Technique::WxyzWing, tenths, elims)
                         .resting_on(support)
                         .saying(text);

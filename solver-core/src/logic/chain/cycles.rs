@@ -125,21 +125,27 @@ fn both(
                 continue;
             }
             let mut found = Deduction::setting(name, tenths, q, e, false);
-            for t in branches {
-                if let Some(i) = t.find(q, e, false) {
-                    found.support.extend(deduction::support(t, &[i]));
+            found.rest_on(|| {
+                let mut support = Vec::new();
+                for t in branches {
+                    if let Some(i) = t.find(q, e, false) {
+                        support.extend(deduction::support(t, &[i]));
+                    }
                 }
-            }
-            found.support.sort_unstable();
-            found.support.dedup();
+                support.sort_unstable();
+                support.dedup();
+                support
+            });
             // One as low as the best so far is merged into it, which keeps its own sentence.
             if best.as_ref().is_none_or(|b| tenths < b.tenths) {
-                found.text = format!(
-                    "{name}: both {} and {} lead around a loop to {}",
-                    fact(c, d, true),
-                    fact(c, d, false),
-                    fact(q, e, false)
-                );
+                found.say(|| {
+                    format!(
+                        "{name}: both {} and {} lead around a loop to {}",
+                        fact(c, d, true),
+                        fact(c, d, false),
+                        fact(q, e, false)
+                    )
+                });
             }
             found.offer(&mut best);
         }

@@ -1,6 +1,7 @@
 //! What a chain proves, before it becomes an engine step: a name, a rating, the change and a
 //! sentence, plus helpers to name facts for people.
 
+use super::super::wording;
 use super::trace::{Node, Trace};
 
 /// One chain deduction.
@@ -42,6 +43,20 @@ impl Deduction {
         }
     }
 
+    /// Sets the sentence, when the deduction will be read (see [`wording`]).
+    pub(crate) fn say(&mut self, text: impl FnOnce() -> String) {
+        if wording::read(self.tenths) {
+            self.text = text();
+        }
+    }
+
+    /// Sets the candidates the deduction rests on, when it will be read.
+    pub(crate) fn rest_on(&mut self, support: impl FnOnce() -> Vec<(u16, u8)>) {
+        if wording::read(self.tenths) {
+            self.support = support();
+        }
+    }
+
     /// Keeps the lowest-rated deductions in `best`: a lower one replaces it, an equal one is
     /// merged in, so the step does not depend on the order cells are visited in (ratings
     /// then survive symmetries of the grid).
@@ -72,8 +87,11 @@ impl Deduction {
             (&mut self.eliminations, other.eliminations),
             (&mut self.support, other.support),
         ] {
+            // Both lists come sorted, as a rule: a stable sort merges such runs in one pass
+            // where an unstable one sorts all over again (equal entries are identical, so
+            // the order is the same).
             mine.extend(theirs);
-            mine.sort_unstable();
+            mine.sort();
             mine.dedup();
         }
     }

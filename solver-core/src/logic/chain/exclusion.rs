@@ -114,19 +114,23 @@ fn first_pair(s: &Start, changed: Set) -> Option<Deduction> {
                 continue;
             }
             let mut found = Deduction::setting(NAME, rating::ALIGNED_PAIR, a, 0, false);
-            found.text = format!(
-                "{NAME}: every pair of digits left for r{}c{} and r{}c{} would repeat a digit or empty a cell that sees both, so {}",
-                a / 9 + 1,
-                a % 9 + 1,
-                b / 9 + 1,
-                b % 9 + 1,
-                deduction::removals(&elims)
-            );
+            found.say(|| {
+                format!(
+                    "{NAME}: every pair of digits left for r{}c{} and r{}c{} would repeat a digit or empty a cell that sees both, so {}",
+                    a / 9 + 1,
+                    a % 9 + 1,
+                    b / 9 + 1,
+                    b % 9 + 1,
+                    deduction::removals(&elims)
+                )
+            });
             found.eliminations = elims;
-            found.support = [a, b]
-                .iter()
-                .flat_map(|&c| bits9(s.digits(c)).map(move |d| (c as u16, d as u8 + 1)))
-                .collect();
+            found.rest_on(|| {
+                [a, b]
+                    .iter()
+                    .flat_map(|&c| bits9(s.digits(c)).map(move |d| (c as u16, d as u8 + 1)))
+                    .collect()
+            });
             return Some(found);
         }
     }
@@ -289,16 +293,19 @@ fn triple(s: &Start, digits: &[u16; 81], base: [usize; 3], small: Set) -> Option
         return None;
     }
     let mut found = Deduction::setting(TRIPLE, rating::ALIGNED_TRIPLE, base[0], 0, false);
-    found.text = format!(
-        "{TRIPLE}: every way to fill {} with one of these digits repeats a digit or empties a cell that sees all three, so {}",
-        base.map(|c| format!("r{}c{}", c / 9 + 1, c % 9 + 1))
-            .join(", "),
-        deduction::removals(&elims)
-    );
+    found.say(|| {
+        format!(
+            "{TRIPLE}: every way to fill {} with one of these digits repeats a digit or empties a cell that sees all three, so {}",
+            base.map(|c| format!("r{}c{}", c / 9 + 1, c % 9 + 1))
+                .join(", "),
+            deduction::removals(&elims)
+        )
+    });
     found.eliminations = elims;
-    found.support = base
-        .iter()
-        .flat_map(|&c| bits9(s.digits(c)).map(move |d| (c as u16, d as u8 + 1)))
-        .collect();
+    found.rest_on(|| {
+        base.iter()
+            .flat_map(|&c| bits9(s.digits(c)).map(move |d| (c as u16, d as u8 + 1)))
+            .collect()
+    });
     Some(found)
 }

@@ -17,6 +17,7 @@ mod wing;
 
 use super::board::Candidates;
 use super::step::{Found, Technique};
+use super::wording;
 use deduction::Deduction;
 use state::{Start, State};
 use trace::Mode;
@@ -63,7 +64,11 @@ fn lowest(a: Option<Deduction>, b: Option<Deduction>) -> Option<Deduction> {
 
 /// The engine's form of a deduction.
 fn into_found(d: Deduction) -> Found {
-    let text = d.sentence();
+    let text = if wording::read(d.tenths) {
+        d.sentence()
+    } else {
+        String::new()
+    };
     Found {
         technique: Technique::Chain(d.name),
         tenths: d.tenths,

@@ -73,12 +73,14 @@ fn contradictions(b: &Branches, name: &'static str, base: u16) -> Option<Deducti
                 continue;
             }
             let mut found = Deduction::setting(name, tenths, c, d, !on);
-            found.support = deduction::support(t, clash);
-            found.text = format!(
-                "{name}: assuming {} leads to a contradiction, so {}",
-                fact(c, d, on),
-                fact(c, d, !on)
-            );
+            found.rest_on(|| deduction::support(t, clash));
+            found.say(|| {
+                format!(
+                    "{name}: assuming {} leads to a contradiction, so {}",
+                    fact(c, d, on),
+                    fact(c, d, !on)
+                )
+            });
             found.offer(&mut best);
         }
     }
@@ -93,12 +95,14 @@ fn double(s: &Start, b: &Branches, name: &'static str, base: u16) -> Option<Dedu
         if let Some(found) = common(s, &branches, name, base, best.as_ref()) {
             let (q, e, on) = found.1;
             let mut found = found.0;
-            found.text = format!(
-                "{name}: both {} and {} lead to {}",
-                fact(c, d, true),
-                fact(c, d, false),
-                fact(q, e, on)
-            );
+            found.say(|| {
+                format!(
+                    "{name}: both {} and {} lead to {}",
+                    fact(c, d, true),
+                    fact(c, d, false),
+                    fact(q, e, on)
+                )
+            });
             found.offer(&mut best);
         }
     }
@@ -118,12 +122,14 @@ fn forcing(s: &Start, b: &Branches, name: &'static str, base: u16) -> Option<Ded
         let ks: Vec<usize> = (0..9).filter_map(|d| index(c, d)).collect();
         let branches: Vec<&Trace> = ks.iter().map(|&k| &b.on[k]).collect();
         if let Some((mut found, (q, e, on))) = common(s, &branches, name, base, best.as_ref()) {
-            found.text = format!(
-                "{name}: every candidate of r{}c{} leads to {}",
-                c / 9 + 1,
-                c % 9 + 1,
-                fact(q, e, on)
-            );
+            found.say(|| {
+                format!(
+                    "{name}: every candidate of r{}c{} leads to {}",
+                    c / 9 + 1,
+                    c % 9 + 1,
+                    fact(q, e, on)
+                )
+            });
             found.offer(&mut best);
         }
     }
@@ -137,12 +143,14 @@ fn forcing(s: &Start, b: &Branches, name: &'static str, base: u16) -> Option<Ded
                 .filter_map(|c| index(c, d).map(|k| &b.on[k]))
                 .collect();
             if let Some((mut found, (q, e, on))) = common(s, &branches, name, base, best.as_ref()) {
-                found.text = format!(
-                    "{name}: every place for {} in {} leads to {}",
-                    d + 1,
-                    house_name(h),
-                    fact(q, e, on)
-                );
+                found.say(|| {
+                    format!(
+                        "{name}: every place for {} in {} leads to {}",
+                        d + 1,
+                        house_name(h),
+                        fact(q, e, on)
+                    )
+                });
                 found.offer(&mut best);
             }
         }
@@ -211,12 +219,18 @@ fn common(
         } else {
             found.eliminations.push(change);
         }
-        for t in branches {
-            if let Some(i) = t.find(q, d, on) {
-                found.support.extend(deduction::support(t, &[i]));
+    }
+    found.rest_on(|| {
+        let mut support = Vec::new();
+        for &(_, q, d, on) in &best {
+            for t in branches {
+                if let Some(i) = t.find(q, d, on) {
+                    support.extend(deduction::support(t, &[i]));
+                }
             }
         }
-    }
+        support
+    });
     for list in [
         &mut found.placements,
         &mut found.eliminations,

@@ -47,11 +47,13 @@ fn ordered(s: &State) -> Vec<(usize, usize)> {
 fn setting(s: &State, trial: &State, base: u16, c: usize, d: usize, on: bool) -> Deduction {
     let placed = cells(s.open() & !trial.open()).count();
     let mut found = Deduction::setting(NAME, rating::rate(base, placed + 2), c, d, on);
-    found.support = vec![(c as u16, d as u8 + 1)];
-    found.text = format!(
-        "{NAME}: assuming {} leads, through forcing chains, to a contradiction, so {}",
-        fact(c, d, !on),
-        fact(c, d, on)
-    );
+    found.rest_on(|| vec![(c as u16, d as u8 + 1)]);
+    found.say(|| {
+        format!(
+            "{NAME}: assuming {} leads, through forcing chains, to a contradiction, so {}",
+            fact(c, d, !on),
+            fact(c, d, on)
+        )
+    });
     found
 }

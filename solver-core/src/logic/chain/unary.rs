@@ -174,13 +174,15 @@ pub(crate) fn nishio(s: &Start) -> Option<Deduction> {
         }
         let name = "Nishio forcing chain";
         let mut found = Deduction::setting(name, tenths, c, d, false);
-        found.support = deduction::support(&t, clash);
-        found.text = format!(
-            "{name}: with {} the digit {} has no consistent place left, so {}",
-            deduction::fact(c, d, true),
-            d + 1,
-            deduction::fact(c, d, false)
-        );
+        found.rest_on(|| deduction::support(&t, clash));
+        found.say(|| {
+            format!(
+                "{name}: with {} the digit {} has no consistent place left, so {}",
+                deduction::fact(c, d, true),
+                d + 1,
+                deduction::fact(c, d, false)
+            )
+        });
         found.offer(&mut best);
     }
     remember(&NISHIO_FOUND_NOTHING, s, best.is_some());
@@ -232,13 +234,15 @@ fn self_contradiction(
         return None;
     }
     let mut found = Deduction::setting(name, tenths, c, d, !on);
-    found.support = deduction::support(t, &[end]);
+    found.rest_on(|| deduction::support(t, &[end]));
     if current.is_none_or(|b| tenths < b) {
-        found.text = format!(
-            "{name}: {} so {}",
-            deduction::path(&t.path(end)),
-            deduction::fact(c, d, !on)
-        );
+        found.say(|| {
+            format!(
+                "{name}: {} so {}",
+                deduction::path(&t.path(end)),
+                deduction::fact(c, d, !on)
+            )
+        });
     }
     Some(found)
 }

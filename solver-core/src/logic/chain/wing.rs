@@ -10,9 +10,9 @@ pub(crate) fn wing(s: &Start, size: usize) -> Option<Deduction> {
     let (name, base) = ("VWXYZ-Wing", rating::VWXYZ);
     let t = tables();
     let open = s.open();
-    let pairs: Vec<usize> = cells(open)
+    let pairs: Set = cells(open)
         .filter(|&c| s.digits(c).count_ones() == 2)
-        .collect();
+        .fold(0, |m, c| m | 1 << c);
     let mut best: Option<Deduction> = None;
     for &house in &t.houses {
         let pool: Vec<usize> = cells(house & open)
@@ -26,36 +26,43 @@ pub(crate) fn wing(s: &Start, size: usize) -> Option<Deduction> {
                 .max()
                 .unwrap_or(0);
             let tenths = base + width_bonus(biggest);
-            for &y in &pairs {
+            // A linked cell sees a set cell (its restricted digit's holders): read off the
+            // set's peers, in cell order, rather than tried over every bivalue cell.
+            let set_cells: Set = set.iter().fold(0, |a, &c| a | 1 << c);
+            let near: Set = set.iter().fold(0, |a, &c| a | t.peers[c]);
+            for y in cells(pairs & near & !set_cells) {
                 let my = s.digits(y);
-                if my & digits != my || set.contains(&y) {
+                if my & digits != my {
                     continue;
                 }
-                let Some(elims) = removals(s, set, y, digits) else {
+                let Some(elims) = removals(s, set_cells, y, digits) else {
                     continue;
                 };
                 let mut found = Deduction::setting(name, tenths, 0, 0, false);
-                found.text = format!(
-                    "{name}: {} hold only {} digits between them and r{}c{} holds two of them, so a shared digit leaves the cells that see every cell holding it: {}",
-                    set.iter()
-                        .map(|&c| format!("r{}c{}", c / 9 + 1, c % 9 + 1))
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                    size + 1,
-                    y / 9 + 1,
-                    y % 9 + 1,
-                    deduction::removals(&elims)
-                );
+                found.say(|| {
+                    format!(
+                        "{name}: {} hold only {} digits between them and r{}c{} holds two of them, so a shared digit leaves the cells that see every cell holding it: {}",
+                        set.iter()
+                            .map(|&c| format!("r{}c{}", c / 9 + 1, c % 9 + 1))
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        size + 1,
+                        y / 9 + 1,
+                        y % 9 + 1,
+                        deduction::removals(&elims)
+                    )
+                });
                 found.eliminations = elims;
-                found.support = set
-                    .iter()
-                    .chain([&y])
-                    .flat_map(|&c| {
-                        (0..9)
-                            .filter(move |&d| s.has(c, d))
-                            .map(move |d| (c as u16, d as u8 + 1))
-                    })
-                    .collect();
+                found.rest_on(|| {
+                    set.iter()
+                        .chain([&y])
+                        .flat_map(|&c| {
+                            (0..9)
+                                .filter(move |&d| s.has(c, d))
+                                .map(move |d| (c as u16, d as u8 + 1))
+                        })
+                        .collect()
+                });
                 found.offer(&mut best);
             }
         });
@@ -64,10 +71,9 @@ pub(crate) fn wing(s: &Start, size: usize) -> Option<Deduction> {
 }
 
 /// The removals of the wing with set `set` and bivalue cell `y`, if any.
-fn removals(s: &Start, set: &[usize], y: usize, digits: u16) -> Option<Vec<(u16, u8)>> {
+fn removals(s: &Start, set_cells: Set, y: usize, digits: u16) -> Option<Vec<(u16, u8)>> {
     let t = tables();
     let my = s.digits(y);
-    let set_cells: Set = set.iter().fold(0, |a, &c| a | 1 << c);
     // A restricted common digit: every set cell holding it sees y.
     let restricted: Vec<usize> = (0..9)
         .filter(|&d| my >> d & 1 != 0 && s.cand[d] & set_cells & !t.peers[y] == 0)
