@@ -7,6 +7,8 @@ WORKDIR /src
 # crates. A new workspace member needs its manifest and placeholders here too (the build
 # fails loudly without them).
 COPY Cargo.toml Cargo.lock ./
+# The build flags (x86-64-v2), before the dependencies are built with them.
+COPY .cargo .cargo
 COPY solver-core/Cargo.toml solver-core/
 COPY proto/Cargo.toml proto/build.rs proto/
 COPY proto/sudoku proto/sudoku
