@@ -45,13 +45,20 @@ async fn an_idle_connection_goes_away_at_the_age_limit() {
         "a connection without an age limit was closed"
     );
 
-    // Clients simply reconnect: calls after the age limit still succeed.
+    // Clients simply reconnect: calls after the age limit still succeed. A call sent just as
+    // the aged connection closes, before the client has read its GOAWAY, fails on the dead
+    // connection (on a loaded machine, now and then); grpc-go retries such a call by itself,
+    // tonic does not, so the test retries it once, as a client should: over a new connection.
     let mut client = connect(&aged).await;
     for _ in 0..3 {
-        let answer = client
-            .solve(request("again", &grid(CLASSIC), Algorithm::Unspecified, 2))
-            .await
-            .expect("a call after the age limit succeeds");
+        let ask = || request("again", &grid(CLASSIC), Algorithm::Unspecified, 2);
+        let answer = match client.solve(ask()).await {
+            Ok(answer) => answer,
+            Err(_) => client
+                .solve(ask())
+                .await
+                .expect("a call after the age limit succeeds, retried once"),
+        };
         assert_solved(&grid(CLASSIC), answer.get_ref());
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
