@@ -5,6 +5,7 @@
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
+use bytes::Bytes;
 use solver_core::{Grid, GridError, Report, Shape};
 use sudoku_proto::pb;
 use tonic::Status;
@@ -160,8 +161,9 @@ struct Pack {
 /// What a message's puzzles are made from on the solver threads.
 struct Source {
     shape: Shape,
-    /// The message's cells, one byte each, puzzle after puzzle.
-    cells: Vec<u8>,
+    /// The message's cells, one byte each, puzzle after puzzle (shared with the received
+    /// message, not copied).
+    cells: Bytes,
     /// The message's solver options, or why they are refused (every puzzle then is).
     options: Result<solver_core::Options, pb::SolveError>,
     /// The solve-time cap of each puzzle.
@@ -169,7 +171,10 @@ struct Source {
 }
 
 struct PackState {
+    /// The answer but for its solutions, which are filled in `solutions`.
     answer: pb::PackedAnswers,
+    /// Each puzzle's solution as it comes in; the answer's, shared, once all are in.
+    solutions: Vec<u8>,
     remaining: usize,
     /// What the message holds, freed when tonic takes the answer.
     hold: Option<Hold>,
@@ -181,7 +186,7 @@ impl Pack {
             id,
             first,
             outcomes: vec![pb::Outcome::Unspecified as u8; count],
-            solutions: vec![0; count * source.shape.cells()],
+            solutions: Bytes::new(),
             errors: Vec::new(),
             guesses: vec![0; count],
             solutions_found: vec![0; count],
@@ -189,6 +194,7 @@ impl Pack {
         Pack {
             state: Mutex::new(PackState {
                 answer,
+                solutions: vec![0; count * source.shape.cells()],
                 remaining: count,
                 hold: Some(hold),
             }),
@@ -218,7 +224,7 @@ impl Pack {
         if let Some(grid) = solution.outcome.grid() {
             let size = self.source.shape.cells();
             let at = offset * size;
-            state.answer.solutions[at..at + size].copy_from_slice(grid.cells());
+            state.solutions[at..at + size].copy_from_slice(grid.cells());
         }
         state.done_one()
     }
@@ -254,6 +260,7 @@ impl PackState {
         let hold = self.hold.take()?;
         // Refused puzzles are found by the solver threads in no set order.
         self.answer.errors.sort_unstable_by_key(|e| e.offset);
+        self.answer.solutions = std::mem::take(&mut self.solutions).into();
         Some((std::mem::take(&mut self.answer), hold))
     }
 }
