@@ -4,7 +4,8 @@
 //! tonic hands a decoder its message in a buffer that is contiguous in practice, but prost's
 //! generic decoding goes through the buffer's `Buf` methods for every key and varint. Reading
 //! the same bytes as a `&[u8]` lets those calls inline; on a batch of easy puzzles decoding was
-//! the largest cost after solving. Messages split across chunks still decode through `Buf`.
+//! the largest cost after solving. Messages split across chunks still decode through `Buf`, and
+//! so do large ones, whose `bytes` fields then share the received buffer.
 
 use std::marker::PhantomData;
 
@@ -43,7 +44,12 @@ where
     }
 }
 
-/// Decodes `U` from the message's bytes as one slice when they are contiguous.
+/// Messages from this size on decode through the buffer, not a slice: their `bytes` fields (a
+/// batch's packed cells) then share the received bytes instead of being copied into their own,
+/// and the per-key calls the slice saves are nothing beside such a message's size.
+const SHARED_FROM: usize = 16 << 10;
+
+/// Decodes `U` from the message's bytes as one slice when they are contiguous and small.
 #[derive(Debug, Clone, Copy)]
 pub struct SliceDecoder<U>(PhantomData<U>);
 
@@ -54,12 +60,12 @@ impl<U: Message + Default> Decoder for SliceDecoder<U> {
     fn decode(&mut self, buf: &mut DecodeBuf<'_>) -> Result<Option<U>, Status> {
         let len = buf.remaining();
         let decoded = match buf.chunk().get(..len) {
-            Some(bytes) => {
+            Some(bytes) if len < SHARED_FROM => {
                 let decoded = U::decode(bytes);
                 buf.advance(len);
                 decoded
             }
-            None => U::decode(buf),
+            _ => U::decode(buf),
         };
         // As tonic-prost does: a message that does not parse is INTERNAL.
         decoded

@@ -23,7 +23,7 @@ fn packed(id: &str, puzzles: &[String]) -> PackedPuzzles {
     PackedPuzzles {
         box_rows: 3,
         box_cols: 3,
-        cells: puzzles.concat().into_bytes(),
+        cells: puzzles.concat().into_bytes().into(),
         options: None,
         id: id.to_owned(),
     }
@@ -94,7 +94,7 @@ async fn bad_puzzles_are_invalid_entries_and_the_stream_goes_on() {
     cells.extend_from_slice(&values);
     cells.extend_from_slice(&[0; 81]); // an empty grid: many solutions
     let message = PackedPuzzles {
-        cells,
+        cells: cells.into(),
         ..packed("mixed", &[])
     };
     let answer = client
@@ -140,7 +140,7 @@ async fn bad_puzzles_are_invalid_entries_and_the_stream_goes_on() {
     assert_answers(
         &PackedAnswers {
             outcomes: answer.outcomes[2..3].to_vec(),
-            solutions: answer.solutions[162..243].to_vec(),
+            solutions: answer.solutions.slice(162..243),
             ..PackedAnswers::default()
         },
         &[CLASSIC.to_owned()],
@@ -153,7 +153,7 @@ async fn a_message_that_is_not_whole_puzzles_ends_the_stream_after_the_earlier_o
     let (server, mut client) = server(Config::embedded()).await;
     let good = packed("good", &[CLASSIC.to_owned(), HARD.to_owned()]);
     let bad = PackedPuzzles {
-        cells: vec![b'.'; 100],
+        cells: vec![b'.'; 100].into(),
         ..packed("bad", &[])
     };
     let mut stream = client
@@ -185,13 +185,13 @@ async fn other_shapes_and_the_fast_solvers_limit() {
     let small = PackedPuzzles {
         box_rows: 2,
         box_cols: 2,
-        cells: b"1...2...3...4...".to_vec(),
+        cells: b"1...2...3...4...".to_vec().into(),
         ..packed("4x4", &[])
     };
     let sixteen = PackedPuzzles {
         box_rows: 4,
         box_cols: 4,
-        cells: vec![b'.'; 256],
+        cells: vec![b'.'; 256].into(),
         options: Some(SolveOptions {
             max_solutions: 1,
             algorithm: Algorithm::Fast.into(),

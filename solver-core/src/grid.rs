@@ -83,9 +83,30 @@ impl Value for u32 {}
 impl Value for u64 {}
 
 mod sealed {
-    /// Keeps [`super::Value`] to the integer types above.
-    pub trait Sealed {}
-    impl Sealed for u8 {}
+    /// Keeps [`super::Value`] to the integer types above, and holds what [`super::in_range`]
+    /// does per type: bytes, as servers unpack them for every puzzle, go through whole-slice
+    /// operations (a vector max, a copy) instead of a widening step per cell.
+    pub trait Sealed: Copy + Into<u64> {
+        /// The largest of `values`, 0 for none.
+        fn largest(values: &[Self]) -> u64 {
+            values.iter().fold(0, |acc, &v| acc.max(v.into()))
+        }
+
+        /// `values` as bytes; each must fit one.
+        fn to_bytes(values: &[Self]) -> Box<[u8]> {
+            values.iter().map(|&v| v.into() as u8).collect()
+        }
+    }
+
+    impl Sealed for u8 {
+        fn largest(values: &[u8]) -> u64 {
+            values.iter().fold(0, |acc, &v| acc.max(v)).into()
+        }
+
+        fn to_bytes(values: &[u8]) -> Box<[u8]> {
+            values.into()
+        }
+    }
     impl Sealed for u16 {}
     impl Sealed for u32 {}
     impl Sealed for u64 {}
@@ -290,8 +311,7 @@ pub(crate) fn in_range<V: Value>(shape: Shape, cells: &[V]) -> Result<Box<[u8]>,
     let side = shape.side();
     // A max over all values vectorizes; the position is only looked for on bad input.
     let side_value = side as u64;
-    let largest = cells.iter().fold(0, |acc: u64, &v| acc.max(v.into()));
-    if largest > side_value
+    if V::largest(cells) > side_value
         && let Some(i) = cells.iter().position(|&v| v.into() > side_value)
     {
         return Err(GridError::OutOfRange {
@@ -301,7 +321,7 @@ pub(crate) fn in_range<V: Value>(shape: Shape, cells: &[V]) -> Result<Box<[u8]>,
         });
     }
     // In range, so every value fits a byte.
-    Ok(cells.iter().map(|&v| v.into() as u8).collect())
+    Ok(V::to_bytes(cells))
 }
 
 impl fmt::Debug for Grid {
@@ -396,6 +416,16 @@ mod tests {
             }
         );
         assert_eq!(err.position(), Some(Cell { row: 2, col: 2 }));
+        // Bytes take their own path (a vector max and a copy), with the same answers.
+        let bytes: Vec<u8> = cells.iter().map(|&v| v as u8).collect();
+        assert_eq!(
+            Grid::new(Shape::new(2, 2).unwrap(), &bytes),
+            Grid::new(Shape::new(2, 2).unwrap(), &cells)
+        );
+        cells[5] = 3;
+        let grid = Grid::new(Shape::new(2, 2).unwrap(), &cells).unwrap();
+        let bytes: Vec<u8> = cells.iter().map(|&v| v as u8).collect();
+        assert_eq!(Grid::new(Shape::new(2, 2).unwrap(), &bytes), Ok(grid));
         let err = Grid::new(Shape::CLASSIC, &cells).unwrap_err();
         assert_eq!(
             err.to_string(),

@@ -3,6 +3,8 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use bytes::Bytes;
+
 use sudoku_proto::pb;
 use tokio::sync::mpsc;
 
@@ -22,8 +24,9 @@ pub struct Chunk {
     pub box_cols: u32,
     /// Where each puzzle came from, in order.
     pub origins: Vec<Origin>,
-    /// The puzzles' cells, one byte per cell value.
-    pub cells: Vec<u8>,
+    /// The puzzles' cells, one byte per cell value; shared with the message that carries
+    /// them (and with any re-send), never copied.
+    pub cells: Bytes,
 }
 
 impl Chunk {
@@ -221,7 +224,7 @@ impl Packer {
             box_rows: self.shape.0,
             box_cols: self.shape.1,
             origins: std::mem::replace(&mut self.origins, Vec::with_capacity(self.limit)),
-            cells: std::mem::replace(&mut self.cells, cells),
+            cells: std::mem::replace(&mut self.cells, cells).into(),
         });
         self.next_id += 1;
         let _ = items.send(Item::Puzzles(chunk.clone()));

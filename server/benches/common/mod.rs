@@ -36,7 +36,8 @@ pub fn packed_messages(puzzles: &[Grid], per_message: usize) -> Vec<PackedPuzzle
             cells: part
                 .iter()
                 .flat_map(|p| p.cells().iter().copied())
-                .collect(),
+                .collect::<Vec<u8>>()
+                .into(),
             ..PackedPuzzles::default()
         })
         .collect()

@@ -5,6 +5,7 @@
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
+use bytes::Bytes;
 use solver_core::{Grid, GridError, Report, Shape};
 use sudoku_proto::pb;
 use tonic::Status;
@@ -124,12 +125,13 @@ impl PackedShape for pb::PackedPuzzles {
 /// A grid from one byte per cell: a value (0 empty, 1..=side) or, above the side, its text
 /// form ('.' or '0' empty, '1'-'9', then 'A'-'Z' or 'a'-'z' for 10 on).
 fn unpack(shape: Shape, bytes: &[u8]) -> Result<Grid, GridError> {
-    let side = shape.side();
-    // Plain values (the usual case) go to the grid as they are, with no copy between; text
-    // forms are all above any side.
-    if bytes.iter().all(|&b| usize::from(b) <= side) {
-        return Grid::new(shape, bytes);
+    // Plain values (the usual case) go to the grid as they are, in one pass; text forms are
+    // all above any side, so a grid with one is refused as out of range and read again below.
+    match Grid::new(shape, bytes) {
+        Err(GridError::OutOfRange { .. }) => {}
+        built => return built,
     }
+    let side = shape.side();
     let mut cells = Vec::with_capacity(bytes.len());
     for (i, &b) in bytes.iter().enumerate() {
         let value = match b {
@@ -159,8 +161,9 @@ struct Pack {
 /// What a message's puzzles are made from on the solver threads.
 struct Source {
     shape: Shape,
-    /// The message's cells, one byte each, puzzle after puzzle.
-    cells: Vec<u8>,
+    /// The message's cells, one byte each, puzzle after puzzle (shared with the received
+    /// message, not copied).
+    cells: Bytes,
     /// The message's solver options, or why they are refused (every puzzle then is).
     options: Result<solver_core::Options, pb::SolveError>,
     /// The solve-time cap of each puzzle.
@@ -168,7 +171,10 @@ struct Source {
 }
 
 struct PackState {
+    /// The answer but for its solutions, which are filled in `solutions`.
     answer: pb::PackedAnswers,
+    /// Each puzzle's solution as it comes in; the answer's, shared, once all are in.
+    solutions: Vec<u8>,
     remaining: usize,
     /// What the message holds, freed when tonic takes the answer.
     hold: Option<Hold>,
@@ -180,7 +186,7 @@ impl Pack {
             id,
             first,
             outcomes: vec![pb::Outcome::Unspecified as u8; count],
-            solutions: vec![0; count * source.shape.cells()],
+            solutions: Bytes::new(),
             errors: Vec::new(),
             guesses: vec![0; count],
             solutions_found: vec![0; count],
@@ -188,6 +194,7 @@ impl Pack {
         Pack {
             state: Mutex::new(PackState {
                 answer,
+                solutions: vec![0; count * source.shape.cells()],
                 remaining: count,
                 hold: Some(hold),
             }),
@@ -217,7 +224,7 @@ impl Pack {
         if let Some(grid) = solution.outcome.grid() {
             let size = self.source.shape.cells();
             let at = offset * size;
-            state.answer.solutions[at..at + size].copy_from_slice(grid.cells());
+            state.solutions[at..at + size].copy_from_slice(grid.cells());
         }
         state.done_one()
     }
@@ -253,6 +260,7 @@ impl PackState {
         let hold = self.hold.take()?;
         // Refused puzzles are found by the solver threads in no set order.
         self.answer.errors.sort_unstable_by_key(|e| e.offset);
+        self.answer.solutions = std::mem::take(&mut self.solutions).into();
         Some((std::mem::take(&mut self.answer), hold))
     }
 }
@@ -333,5 +341,58 @@ impl Deliver<Item> for Packer {
             // A full channel cannot happen (see `Answers`); closed means nobody listens.
             let _ = self.out.try_send(vec![answer]);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PUZZLE: &str =
+        "3.65.84..52........87....31..3.1..8.9..863..5.5..9.6..13....25........74..52.63..";
+
+    fn values(text: &str) -> Vec<u8> {
+        text.bytes()
+            .map(|b| if b == b'.' { 0 } else { b - b'0' })
+            .collect()
+    }
+
+    #[test]
+    fn values_and_text_forms_unpack_to_the_same_grid() {
+        let grid = unpack(Shape::CLASSIC, &values(PUZZLE)).expect("values");
+        assert_eq!(unpack(Shape::CLASSIC, PUZZLE.as_bytes()), Ok(grid.clone()));
+        // Values and text mixed, and '0' for an empty cell.
+        let mut mixed = values(PUZZLE);
+        for (cell, &b) in mixed.iter_mut().zip(PUZZLE.as_bytes()).take(40) {
+            *cell = if b == b'.' { b'0' } else { b };
+        }
+        assert_eq!(unpack(Shape::CLASSIC, &mixed), Ok(grid));
+        let shape = Shape::new(4, 4).expect("a shape");
+        let mut sixteen = vec![0u8; 256];
+        sixteen[0] = b'G';
+        sixteen[1] = 15;
+        let grid = unpack(shape, &sixteen).expect("letters above 9");
+        assert_eq!(&grid.cells()[..2], &[16, 15]);
+    }
+
+    #[test]
+    fn bad_cells_are_named() {
+        let mut cells = values(PUZZLE);
+        cells[12] = b'#';
+        assert_eq!(
+            unpack(Shape::CLASSIC, &cells).map_err(|e| e.to_string()),
+            Err("row 2, column 4: '#' is not a digit".to_owned())
+        );
+        // A letter beyond the side, and a repeat given as values.
+        cells[12] = b'A';
+        assert!(matches!(
+            unpack(Shape::CLASSIC, &cells),
+            Err(GridError::OutOfRange { value: 10, .. })
+        ));
+        cells[12] = 5;
+        assert!(matches!(
+            unpack(Shape::CLASSIC, &cells),
+            Err(GridError::Duplicate { digit: 5, .. })
+        ));
     }
 }
