@@ -3,7 +3,8 @@
 
 use super::deduction::{self, Deduction, fact};
 use super::rating;
-use super::state::{Start, cells};
+use super::reach::{Reach, slot};
+use super::state::{Set, Start, cells};
 use super::trace::{FACT_WORDS, Facts, Mode, Trace};
 
 /// SE's name and base rating of a cycle of `mode` (X, Y or XY).
@@ -15,10 +16,9 @@ pub(crate) fn kind(mode: Mode) -> (&'static str, u16) {
     }
 }
 
-/// Offers the cycle through candidate (`c`, `d`) to `best`, from the traces of the candidate
-/// assumed true and false (shared with the forcing chains: a trace without a contradiction
-/// is the same whether or not it was to go on past one); none rated above `bar`, the lowest
-/// rating found so far, which such a cycle could not displace.
+/// Offers the cycle through candidate (`c`, `d`) to `best`, from the whole traces of the
+/// candidate assumed true and false, once [`may_close`] has said they may hold one; none
+/// rated above `bar`, the lowest rating found so far, which such a cycle could not displace.
 pub(crate) fn offer(
     s: &Start,
     [on, off]: [&Trace; 2],
@@ -26,30 +26,47 @@ pub(crate) fn offer(
     (c, d): (usize, usize),
     (best, bar): (&mut Option<Deduction>, Option<u16>),
 ) {
-    // A contradiction is a forcing chain's business, not a cycle's.
-    if on.contradiction.is_some() || off.contradiction.is_some() || !closes(s, on, mode) {
-        return;
-    }
     let bar = best.as_ref().map(|b| b.tenths).into_iter().chain(bar).min();
     if let Some(found) = both(s, [on, off], kind(mode), (c, d), bar) {
         found.offer(best);
     }
 }
 
-/// Whether the traces, cut at some depth, leave room for a cycle rated `bar` or lower: no
+/// Whether the whole reaches of a candidate assumed true and false hold a cycle that
+/// [`offer`] would offer to `best`: no contradiction (a forcing chain's business), a loop
+/// that closes, and a removal both reach rated no higher than the bar (the traces' depths
+/// bound the count from below).
+pub(crate) fn may_close(
+    s: &Start,
+    [on, off]: [&Reach; 2],
+    mode: Mode,
+    (best, bar): (&Option<Deduction>, Option<u16>),
+) -> bool {
+    let bar = best.as_ref().map(|b| b.tenths).into_iter().chain(bar).min();
+    !on.clash() && !off.clash() && closes(s, on, mode) && has_removal(s, [on, off], mode, bar)
+}
+
+/// Whether the reaches, cut at some depth, leave room for a cycle rated `bar` or lower: no
 /// contradiction among their facts, and a removal both reach that shallow. When not, the
-/// whole traces offer no such cycle either.
-pub(crate) fn may_offer(s: &Start, [on, off]: [&Trace; 2], mode: Mode, bar: u16) -> bool {
-    if on.contradiction.is_some() || off.contradiction.is_some() {
-        return false;
-    }
-    let base = kind(mode).1;
-    (0..9).any(|e| {
-        cells(s.cand[e] & on.off[e] & off.off[e]).any(|q| {
-            let nodes = deepest([on, off], q, e).saturating_sub(short(base));
-            rating::rate(base, nodes) <= bar
-        })
-    })
+/// whole reaches offer no such cycle either.
+pub(crate) fn may_offer(s: &Start, [on, off]: [&Reach; 2], mode: Mode, bar: u16) -> bool {
+    !on.clash() && !off.clash() && has_removal(s, [on, off], mode, Some(bar))
+}
+
+/// Whether both reaches remove some candidate at depths (the deeper one) that rate as a
+/// cycle of `mode` no higher than `bar`.
+fn has_removal(s: &Start, [on, off]: [&Reach; 2], mode: Mode, bar: Option<u16>) -> bool {
+    let most = on.deepest().max(off.deepest());
+    let depth = bar.map_or(most, |bar| {
+        let base = kind(mode).1;
+        // Ratings grow with the depth: the depths that fit run from 1 to some bound.
+        (1..=most)
+            .take_while(|&n| rating::rate(base, n.saturating_sub(short(base))) <= bar)
+            .last()
+            .unwrap_or(0)
+    });
+    let (a, b) = (on.within(depth), off.within(depth));
+    (0..9).any(|e| s.cand[e] & a[slot(e, false)] & b[slot(e, false)] != 0)
 }
 
 /// Facts a cycle on `base` counts fewer: single-kind loops count two facts fewer
@@ -71,10 +88,9 @@ fn deepest(branches: [&Trace; 2], q: usize, e: usize) -> usize {
 /// Whether the chain from the start comes back to it: a later true fact that removes a
 /// strong partner of the start (its cell's other digit, or the digit's other place in a
 /// house), which would set the start again.
-fn closes(s: &Start, on: &Trace, mode: Mode) -> bool {
+fn closes(s: &Start, on: &Reach, mode: Mode) -> bool {
     let t = super::state::tables();
-    let root = on.nodes[0];
-    let (c, d) = (usize::from(root.cell), usize::from(root.digit));
+    let (c, d, _) = on.root();
     // At most four partners: the cell's other digit and one place in each of its houses.
     let mut partners = [(0, 0); 4];
     let mut count = 0;
@@ -92,12 +108,11 @@ fn closes(s: &Start, on: &Trace, mode: Mode) -> bool {
             }
         }
     }
-    let partners = &partners[..count];
-    on.nodes[1..].iter().filter(|n| n.on).any(|n| {
-        let (q, e) = (usize::from(n.cell), usize::from(n.digit));
-        partners.iter().any(|&(w, f)| {
-            (e == f && t.peers[q] >> w & 1 != 0) || (mode != Mode::X && q == w && e != f)
-        })
+    // The true facts after the start.
+    let later = |e: usize| on.facts(e, true) & !(Set::from(e == d) << c);
+    partners[..count].iter().any(|&(w, f)| {
+        later(f) & t.peers[w] != 0
+            || (mode != Mode::X && (0..9).any(|e| e != f && later(e) >> w & 1 != 0))
     })
 }
 

@@ -88,6 +88,10 @@ pub(crate) struct Start {
     /// column and box where it has only two ([`NO_CELL`] where not): the static strong links
     /// that every trace follows.
     bilocal: [[u8; 3]; 81 * 9],
+    /// Cells with exactly two candidates (the static strong links inside cells).
+    pub(crate) bivalue: Set,
+    /// For each digit index, the cells with a [`Start::bilocal`] partner.
+    pub(crate) linked: [Set; 9],
 }
 
 /// No cell, in [`Start::bilocal`].
@@ -98,21 +102,29 @@ impl Start {
     pub(crate) fn new(state: State) -> Start {
         let t = tables();
         let mut bilocal = [[NO_CELL; 3]; 81 * 9];
+        let mut linked = [0; 9];
         for (d, &cand) in state.cand.iter().enumerate() {
             for c in cells(cand) {
                 for (slot, &h) in bilocal[c * 9 + d].iter_mut().zip(&t.cell_houses[c]) {
                     let places = cand & t.houses[usize::from(h)];
                     if places.count_ones() == 2 {
                         *slot = (places & !(1 << c)).trailing_zeros() as u8;
+                        linked[d] |= 1 << c;
                     }
                 }
             }
         }
+        let masks: [u16; 81] = std::array::from_fn(|c| state.digits(c));
+        let bivalue = (0..81)
+            .filter(|&c| masks[c].count_ones() == 2)
+            .fold(0, |a, c| a | 1 << c);
         Start {
-            masks: std::array::from_fn(|c| state.digits(c)),
+            masks,
             state,
             tables: t,
             bilocal,
+            bivalue,
+            linked,
         }
     }
 
