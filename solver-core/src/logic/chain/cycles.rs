@@ -16,9 +16,10 @@ pub(crate) fn kind(mode: Mode) -> (&'static str, u16) {
     }
 }
 
-/// Offers the cycle through candidate (`c`, `d`) to `best`, from the whole traces of the
-/// candidate assumed true and false, once [`may_close`] has said they may hold one; none
-/// rated above `bar`, the lowest rating found so far, which such a cycle could not displace.
+/// Offers the cycle through candidate (`c`, `d`) to `best`, from the traces of the
+/// candidate assumed true and false (whole, or to the depth [`may_close`] gave when it said
+/// they may hold one: deeper removals rate higher); none rated above `bar`, the lowest
+/// rating found so far, which such a cycle could not displace.
 pub(crate) fn offer(
     s: &Start,
     [on, off]: [&Trace; 2],
@@ -35,27 +36,31 @@ pub(crate) fn offer(
 /// Whether the whole reaches of a candidate assumed true and false hold a cycle that
 /// [`offer`] would offer to `best`: no contradiction (a forcing chain's business), a loop
 /// that closes, and a removal both reach rated no higher than the bar (the traces' depths
-/// bound the count from below).
+/// bound the count from below). If so, the depth of the facts [`offer`] may read: the exact
+/// traces need go no deeper.
 pub(crate) fn may_close(
     s: &Start,
     [on, off]: [&Reach; 2],
     mode: Mode,
     (best, bar): (&Option<Deduction>, Option<u16>),
-) -> bool {
+) -> Option<usize> {
     let bar = best.as_ref().map(|b| b.tenths).into_iter().chain(bar).min();
-    !on.clash() && !off.clash() && closes(s, on, mode) && has_removal(s, [on, off], mode, bar)
+    if on.clash() || off.clash() || !closes(s, on, mode) {
+        return None;
+    }
+    has_removal(s, [on, off], mode, bar)
 }
 
 /// Whether the reaches, cut at some depth, leave room for a cycle rated `bar` or lower: no
 /// contradiction among their facts, and a removal both reach that shallow. When not, the
 /// whole reaches offer no such cycle either.
 pub(crate) fn may_offer(s: &Start, [on, off]: [&Reach; 2], mode: Mode, bar: u16) -> bool {
-    !on.clash() && !off.clash() && has_removal(s, [on, off], mode, Some(bar))
+    !on.clash() && !off.clash() && has_removal(s, [on, off], mode, Some(bar)).is_some()
 }
 
-/// Whether both reaches remove some candidate at depths (the deeper one) that rate as a
-/// cycle of `mode` no higher than `bar`.
-fn has_removal(s: &Start, [on, off]: [&Reach; 2], mode: Mode, bar: Option<u16>) -> bool {
+/// The depth to which both reaches remove some candidate, the deeper one rating as a cycle
+/// of `mode` no higher than `bar`, if any does: past it, every removal rates higher.
+fn has_removal(s: &Start, [on, off]: [&Reach; 2], mode: Mode, bar: Option<u16>) -> Option<usize> {
     let most = on.deepest().max(off.deepest());
     let depth = bar.map_or(most, |bar| {
         let base = kind(mode).1;
@@ -66,7 +71,9 @@ fn has_removal(s: &Start, [on, off]: [&Reach; 2], mode: Mode, bar: Option<u16>) 
             .unwrap_or(0)
     });
     let (a, b) = (on.within(depth), off.within(depth));
-    (0..9).any(|e| s.cand[e] & a[slot(e, false)] & b[slot(e, false)] != 0)
+    (0..9)
+        .any(|e| s.cand[e] & a[slot(e, false)] & b[slot(e, false)] != 0)
+        .then_some(depth)
 }
 
 /// Facts a cycle on `base` counts fewer: single-kind loops count two facts fewer

@@ -117,12 +117,13 @@ fn candidate(
         on.finish(s);
         off.finish(s);
     }
-    if !cycles::may_close(s, [on, off], mode, (cycle, bar)) {
+    let Some(depth) = cycles::may_close(s, [on, off], mode, (cycle, bar)) else {
         return;
-    }
+    };
     let mut other = Trace::new();
-    trace_static_within(exact, s, (c, d, true), mode, u16::MAX);
-    trace_static_within(&mut other, s, (c, d, false), mode, u16::MAX);
+    let depth = u16::try_from(depth).unwrap_or(u16::MAX);
+    trace_static_within(exact, s, (c, d, true), mode, depth);
+    trace_static_within(&mut other, s, (c, d, false), mode, depth);
     cycles::offer(s, [exact, &other], mode, (c, d), (cycle, bar));
 }
 
