@@ -5,7 +5,7 @@ use super::deduction::{self, Deduction, fact};
 use super::rating;
 use super::reach::{Reach, slot};
 use super::state::{Set, Start, cells};
-use super::trace::{FACT_WORDS, Facts, Mode, Trace};
+use super::trace::{FACT_WORDS, Facts, Mode, Trace, trace_with};
 
 /// SE's name and base rating of a cycle of `mode` (X, Y or XY).
 pub(crate) fn kind(mode: Mode) -> (&'static str, u16) {
@@ -13,6 +13,80 @@ pub(crate) fn kind(mode: Mode) -> (&'static str, u16) {
         Mode::X => ("Bidirectional X-cycle", rating::CYCLE),
         Mode::Y => ("Bidirectional Y-cycle", rating::CYCLE),
         _ => ("Bidirectional cycle", rating::FORCING_XY),
+    }
+}
+
+/// A cycle's removal: the candidate whose two traces lead to it, and the removed candidate.
+#[derive(Debug, Clone, Copy)]
+struct Removal {
+    mode: Mode,
+    start: (usize, usize),
+    removed: (usize, usize),
+}
+
+/// The lowest-rated cycles found so far: their rating and removals in the order found. They
+/// are told (support, sentence) only at the end, as most are displaced by lower ones.
+#[derive(Debug, Default)]
+pub(crate) struct Cycles {
+    /// The rating of the removals kept.
+    pub(crate) tenths: Option<u16>,
+    found: Vec<Removal>,
+}
+
+impl Cycles {
+    /// Keeps `found` (removals rated `tenths`) as offering each deduction in turn would: a
+    /// lower rating replaces the removals kept, an equal one joins them.
+    fn offer(&mut self, tenths: u16, found: impl Iterator<Item = Removal>) {
+        match self.tenths {
+            Some(t) if t < tenths => return,
+            Some(t) if t == tenths => {}
+            _ => {
+                self.found.clear();
+                self.tenths = Some(tenths);
+            }
+        }
+        self.found.extend(found);
+    }
+
+    /// The deduction of the removals kept, the one offering them in turn would have made.
+    pub(crate) fn deduction(&self, s: &Start) -> Option<Deduction> {
+        let tenths = self.tenths?;
+        let mut best = None;
+        let mut traces: Option<(Mode, (usize, usize), [Trace; 2])> = None;
+        for (k, r) in self.found.iter().enumerate() {
+            let (c, d) = r.start;
+            if traces
+                .as_ref()
+                .is_none_or(|t| (t.0, t.1) != (r.mode, r.start))
+            {
+                let both = [true, false].map(|on| trace_with(s, (c, d, on), r.mode, true));
+                traces = Some((r.mode, r.start, both));
+            }
+            let Some((_, _, branches)) = &traces else {
+                continue;
+            };
+            let (name, _) = kind(r.mode);
+            let (q, e) = r.removed;
+            let mut found = Deduction::setting(name, tenths, q, e, false);
+            for t in branches {
+                if let Some(i) = t.find(q, e, false) {
+                    found.support.extend(deduction::support(t, &[i]));
+                }
+            }
+            found.support.sort_unstable();
+            found.support.dedup();
+            // Later ones are merged into the first, which keeps its own sentence.
+            if k == 0 {
+                found.text = format!(
+                    "{name}: both {} and {} lead around a loop to {}",
+                    fact(c, d, true),
+                    fact(c, d, false),
+                    fact(q, e, false)
+                );
+            }
+            found.offer(&mut best);
+        }
+        best
     }
 }
 
@@ -24,12 +98,17 @@ pub(crate) fn offer(
     s: &Start,
     [on, off]: [&Trace; 2],
     mode: Mode,
-    (c, d): (usize, usize),
-    (best, bar): (&mut Option<Deduction>, Option<u16>),
+    start: (usize, usize),
+    (best, bar): (&mut Cycles, Option<u16>),
 ) {
-    let bar = best.as_ref().map(|b| b.tenths).into_iter().chain(bar).min();
-    if let Some(found) = both(s, [on, off], kind(mode), (c, d), bar) {
-        found.offer(best);
+    let bar = best.tenths.into_iter().chain(bar).min();
+    if let Some((tenths, list)) = lowest(s, [on, off], kind(mode).1, bar) {
+        let found = list.into_iter().map(|removed| Removal {
+            mode,
+            start,
+            removed,
+        });
+        best.offer(tenths, found);
     }
 }
 
@@ -42,9 +121,9 @@ pub(crate) fn may_close(
     s: &Start,
     [on, off]: [&Reach; 2],
     mode: Mode,
-    (best, bar): (&Option<Deduction>, Option<u16>),
+    (best, bar): (Option<u16>, Option<u16>),
 ) -> Option<usize> {
-    let bar = best.as_ref().map(|b| b.tenths).into_iter().chain(bar).min();
+    let bar = best.into_iter().chain(bar).min();
     if on.clash() || off.clash() || !closes(s, on, mode) {
         return None;
     }
@@ -123,50 +202,37 @@ fn closes(s: &Start, on: &Reach, mode: Mode) -> bool {
     })
 }
 
-/// Removals both branches reach, rated by the facts of the two branches together; none
-/// rated above `bar`.
-fn both(
+/// The lowest rating of the removals both branches reach, rated by the facts of the two
+/// branches together, and those removals in order (cells by digit); none rated above `bar`.
+fn lowest(
     s: &Start,
     branches: [&Trace; 2],
-    (name, base): (&'static str, u16),
-    (c, d): (usize, usize),
+    base: u16,
     bar: Option<u16>,
-) -> Option<Deduction> {
-    let mut best: Option<Deduction> = None;
+) -> Option<(u16, Vec<(usize, usize)>)> {
+    let mut best: Option<u16> = None;
+    let mut list = Vec::new();
     let short = short(base);
     for e in 0..9 {
         for q in cells(s.cand[e] & branches[0].off[e] & branches[1].off[e]) {
             // The longer branch's depth bounds the count from below.
             let low = rating::rate(base, deepest(branches, q, e).saturating_sub(short));
-            let limit = best.as_ref().map(|b| b.tenths).into_iter().chain(bar).min();
+            let limit = best.into_iter().chain(bar).min();
             if limit.is_some_and(|l| low > l) {
                 continue;
             }
             let tenths = rating::rate(base, union(branches, q, e).saturating_sub(short));
-            if best.as_ref().is_some_and(|b| b.tenths < tenths) {
+            if best.is_some_and(|b| b < tenths) {
                 continue;
             }
-            let mut found = Deduction::setting(name, tenths, q, e, false);
-            for t in branches {
-                if let Some(i) = t.find(q, e, false) {
-                    found.support.extend(deduction::support(t, &[i]));
-                }
+            if best.is_none_or(|b| tenths < b) {
+                list.clear();
+                best = Some(tenths);
             }
-            found.support.sort_unstable();
-            found.support.dedup();
-            // One as low as the best so far is merged into it, which keeps its own sentence.
-            if best.as_ref().is_none_or(|b| tenths < b.tenths) {
-                found.text = format!(
-                    "{name}: both {} and {} lead around a loop to {}",
-                    fact(c, d, true),
-                    fact(c, d, false),
-                    fact(q, e, false)
-                );
-            }
-            found.offer(&mut best);
+            list.push((q, e));
         }
     }
-    best
+    best.map(|b| (b, list))
 }
 
 /// The number of distinct facts the removal of digit index `e` from `q` rests on, over both

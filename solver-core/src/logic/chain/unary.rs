@@ -4,7 +4,7 @@
 use std::cell::Cell;
 use std::thread::LocalKey;
 
-use super::cycles;
+use super::cycles::{self, Cycles};
 use super::deduction::{self, Deduction};
 use super::multiple::Traced;
 use super::rating;
@@ -17,7 +17,7 @@ use super::trace::{Mode, Trace, trace, trace_static_within};
 ///
 /// The XY mode's traces, when it ran, are left in `xy` for the static forcing chains.
 pub(crate) fn static_chains(s: &Start, xy: &mut Option<Traced>) -> Option<Deduction> {
-    let (mut cycle, mut chain) = (None, None);
+    let (mut cycle, mut chain) = (Cycles::default(), None);
     let (mut on, mut off) = (Reach::new(), Reach::new());
     let mut exact = Trace::new();
     for (mode, name, base) in [
@@ -28,9 +28,9 @@ pub(crate) fn static_chains(s: &Start, xy: &mut Option<Traced>) -> Option<Deduct
         // Every chain of a mode rates at least its base: once something rates lower, the
         // mode (the XY one, costliest) can add nothing.
         let floor = base.min(cycles::kind(mode).1);
-        if [&cycle, &chain]
+        if [cycle.tenths, chain.as_ref().map(|b: &Deduction| b.tenths)]
             .iter()
-            .any(|b| b.as_ref().is_some_and(|b: &Deduction| b.tenths < floor))
+            .any(|b| b.is_some_and(|b| b < floor))
         {
             continue;
         }
@@ -61,10 +61,22 @@ pub(crate) fn static_chains(s: &Start, xy: &mut Option<Traced>) -> Option<Deduct
             *xy = Some(kept);
         }
         if mode == Mode::X {
-            remember(&X_FOUND_NOTHING, s, cycle.is_some() || chain.is_some());
+            remember(
+                &X_FOUND_NOTHING,
+                s,
+                cycle.tenths.is_some() || chain.is_some(),
+            );
         }
     }
-    let mut best = cycle;
+    // Cycles rated above the chains would be displaced by them: they are not told.
+    let chain_tenths = chain.as_ref().map(|b| b.tenths);
+    let mut best = None;
+    if cycle
+        .tenths
+        .is_some_and(|t| chain_tenths.is_none_or(|c| t <= c))
+    {
+        best = cycle.deduction(s);
+    }
     if let Some(found) = chain {
         found.offer(&mut best);
     }
@@ -86,11 +98,11 @@ fn candidate(
     (mode, name, base): (Mode, &'static str, u16),
     [on, off]: [&mut Reach; 2],
     exact: &mut Trace,
-    (cycle, chain): (&mut Option<Deduction>, &mut Option<Deduction>),
+    (cycle, chain): (&mut Cycles, &mut Option<Deduction>),
 ) {
-    let bar = [&*cycle, &*chain]
+    let bar = [cycle.tenths, chain.as_ref().map(|b| b.tenths)]
         .into_iter()
-        .filter_map(|b| b.as_ref().map(|b| b.tenths))
+        .flatten()
         .min();
     let limit = bar.map_or(u16::MAX, |bar| depth_limit(base, mode, bar));
     on.run(s, (c, d, true), mode, limit);
@@ -117,7 +129,7 @@ fn candidate(
         on.finish(s);
         off.finish(s);
     }
-    let Some(depth) = cycles::may_close(s, [on, off], mode, (cycle, bar)) else {
+    let Some(depth) = cycles::may_close(s, [on, off], mode, (cycle.tenths, bar)) else {
         return;
     };
     let mut other = Trace::new();
