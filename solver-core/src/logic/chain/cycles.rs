@@ -5,7 +5,7 @@ use super::deduction::{self, Deduction, fact};
 use super::rating;
 use super::reach::{Reach, slot};
 use super::state::{Set, Start, cells};
-use super::trace::{FACT_WORDS, Facts, Mode, Trace, trace_with};
+use super::trace::{FACT_WORDS, Facts, Mode, Trace, trace_static_within};
 
 /// SE's name and base rating of a cycle of `mode` (X, Y or XY).
 pub(crate) fn kind(mode: Mode) -> (&'static str, u16) {
@@ -22,6 +22,8 @@ struct Removal {
     mode: Mode,
     start: (usize, usize),
     removed: (usize, usize),
+    /// The depth its start's traces were made to, deep enough for its support.
+    depth: u16,
 }
 
 /// The lowest-rated cycles found so far: their rating and removals in the order found. They
@@ -48,45 +50,48 @@ impl Cycles {
         self.found.extend(found);
     }
 
-    /// The deduction of the removals kept, the one offering them in turn would have made.
+    /// The deduction of the removals kept, the one offering them in turn would have made:
+    /// the first one's name and sentence, every change and support merged.
     pub(crate) fn deduction(&self, s: &Start) -> Option<Deduction> {
         let tenths = self.tenths?;
-        let mut best = None;
-        let mut traces: Option<(Mode, (usize, usize), [Trace; 2])> = None;
-        for (k, r) in self.found.iter().enumerate() {
-            let (c, d) = r.start;
-            if traces
-                .as_ref()
-                .is_none_or(|t| (t.0, t.1) != (r.mode, r.start))
-            {
-                let both = [true, false].map(|on| trace_with(s, (c, d, on), r.mode, true));
-                traces = Some((r.mode, r.start, both));
+        let first = self.found.first()?;
+        let (name, _) = kind(first.mode);
+        let ((c, d), (q, e)) = (first.start, first.removed);
+        let mut out = Deduction::setting(name, tenths, q, e, false);
+        out.text = format!(
+            "{name}: both {} and {} lead around a loop to {}",
+            fact(c, d, true),
+            fact(c, d, false),
+            fact(q, e, false)
+        );
+        let mut branches = [Trace::new(), Trace::new()];
+        let mut traced = None;
+        for r in &self.found {
+            // Removals of one start come together: its traces are made once.
+            if traced != Some((r.mode, r.start)) {
+                let (c, d) = r.start;
+                for (t, on) in branches.iter_mut().zip([true, false]) {
+                    trace_static_within(t, s, (c, d, on), r.mode, r.depth);
+                }
+                traced = Some((r.mode, r.start));
             }
-            let Some((_, _, branches)) = &traces else {
-                continue;
-            };
-            let (name, _) = kind(r.mode);
             let (q, e) = r.removed;
-            let mut found = Deduction::setting(name, tenths, q, e, false);
-            for t in branches {
+            out.eliminations.push((q as u16, e as u8 + 1));
+            for t in &branches {
                 if let Some(i) = t.find(q, e, false) {
-                    found.support.extend(deduction::support(t, &[i]));
+                    out.support.extend(deduction::support(t, &[i]));
                 }
             }
-            found.support.sort_unstable();
-            found.support.dedup();
-            // Later ones are merged into the first, which keeps its own sentence.
-            if k == 0 {
-                found.text = format!(
-                    "{name}: both {} and {} lead around a loop to {}",
-                    fact(c, d, true),
-                    fact(c, d, false),
-                    fact(q, e, false)
-                );
-            }
-            found.offer(&mut best);
         }
-        best
+        for list in [&mut out.eliminations, &mut out.support] {
+            list.sort_unstable();
+            list.dedup();
+        }
+        // Merging counts the first deduction's one change as its own.
+        if self.found.len() > 1 {
+            out.own = Some(1);
+        }
+        Some(out)
     }
 }
 
@@ -96,7 +101,7 @@ impl Cycles {
 /// rating found so far, which such a cycle could not displace.
 pub(crate) fn offer(
     s: &Start,
-    [on, off]: [&Trace; 2],
+    ([on, off], depth): ([&Trace; 2], u16),
     mode: Mode,
     start: (usize, usize),
     (best, bar): (&mut Cycles, Option<u16>),
@@ -107,6 +112,7 @@ pub(crate) fn offer(
             mode,
             start,
             removed,
+            depth,
         });
         best.offer(tenths, found);
     }
