@@ -125,6 +125,18 @@ impl Reach {
 
     /// Adds the next depths until none is new or the last one is at `limit`.
     fn spread(&mut self, s: &Start, limit: u16) {
+        // One copy of the loop per mode, its mode a constant: the tests of the mode that
+        // every fact made are then gone.
+        match self.mode {
+            Mode::X => self.spread_as(s, limit, Mode::X),
+            Mode::Y => self.spread_as(s, limit, Mode::Y),
+            _ => self.spread_as(s, limit, Mode::Xy),
+        }
+    }
+
+    /// [`Reach::spread`], inlined into each of its mode's arms.
+    #[inline(always)]
+    fn spread_as(&mut self, s: &Start, limit: u16, mode: Mode) {
         let mut next: Facts = [0; 18];
         let mut front = self.bounds[self.bounds.len() - 2] as usize..self.entries.len();
         loop {
@@ -134,7 +146,7 @@ impl Reach {
             }
             let mut touched = 0u32;
             for i in front.clone() {
-                touched |= expand(s, self.mode, self.entries[i], &mut next);
+                touched |= expand(s, mode, self.entries[i], &mut next);
             }
             front = self.entries.len()..self.entries.len();
             self.add(s, &mut next, touched);
