@@ -1,11 +1,11 @@
 //! Bidirectional cycles (continuous nice loops) of one kind of link: a candidate and its
 //! absence both lead, around the loop, to the same removal.
 
-use super::deduction::{self, Deduction, fact};
+use super::deduction::{Deduction, fact};
 use super::rating;
 use super::reach::{Reach, slot};
 use super::state::{Set, Start, cells};
-use super::trace::{FACT_WORDS, Facts, Mode, Trace, trace_static_within};
+use super::trace::{FACT_WORDS, Facts, Mode, Trace};
 
 /// SE's name and base rating of a cycle of `mode` (X, Y or XY).
 pub(crate) fn kind(mode: Mode) -> (&'static str, u16) {
@@ -22,37 +22,43 @@ struct Removal {
     mode: Mode,
     start: (usize, usize),
     removed: (usize, usize),
-    /// The depth its start's traces were made to, deep enough for its support.
-    depth: u16,
 }
 
-/// The lowest-rated cycles found so far: their rating and removals in the order found. They
-/// are told (support, sentence) only at the end, as most are displaced by lower ones.
+/// The lowest-rated cycles found so far: their rating, removals in the order found and
+/// support. They are told (sentence, lists) only at the end, as most are displaced by lower
+/// ones.
 #[derive(Debug, Default)]
 pub(crate) struct Cycles {
     /// The rating of the removals kept.
     pub(crate) tenths: Option<u16>,
     found: Vec<Removal>,
+    /// The candidates the removals kept rest on, cells per digit index.
+    support: [Set; 9],
 }
 
 impl Cycles {
-    /// Keeps `found` (removals rated `tenths`) as offering each deduction in turn would: a
-    /// lower rating replaces the removals kept, an equal one joins them.
-    fn offer(&mut self, tenths: u16, found: impl Iterator<Item = Removal>) {
+    /// Keeps `found` (removals rated `tenths`, resting on `support`) as offering each
+    /// deduction in turn would: a lower rating replaces the removals kept, an equal one
+    /// joins them.
+    fn offer(&mut self, tenths: u16, found: impl Iterator<Item = Removal>, support: [Set; 9]) {
         match self.tenths {
             Some(t) if t < tenths => return,
             Some(t) if t == tenths => {}
             _ => {
                 self.found.clear();
+                self.support = [0; 9];
                 self.tenths = Some(tenths);
             }
         }
         self.found.extend(found);
+        for (mine, theirs) in self.support.iter_mut().zip(support) {
+            *mine |= theirs;
+        }
     }
 
     /// The deduction of the removals kept, the one offering them in turn would have made:
     /// the first one's name and sentence, every change and support merged.
-    pub(crate) fn deduction(&self, s: &Start) -> Option<Deduction> {
+    pub(crate) fn deduction(&self) -> Option<Deduction> {
         let tenths = self.tenths?;
         let first = self.found.first()?;
         let (name, _) = kind(first.mode);
@@ -64,28 +70,20 @@ impl Cycles {
             fact(c, d, false),
             fact(q, e, false)
         );
-        let mut branches = [Trace::new(), Trace::new()];
-        let mut traced = None;
-        for r in &self.found {
-            // Removals of one start come together: its traces are made once.
-            if traced != Some((r.mode, r.start)) {
-                let (c, d) = r.start;
-                for (t, on) in branches.iter_mut().zip([true, false]) {
-                    trace_static_within(t, s, (c, d, on), r.mode, r.depth);
-                }
-                traced = Some((r.mode, r.start));
-            }
-            let (q, e) = r.removed;
-            out.eliminations.push((q as u16, e as u8 + 1));
-            for t in &branches {
-                if let Some(i) = t.find(q, e, false) {
-                    out.support.extend(deduction::support(t, &[i]));
+        out.eliminations = self
+            .found
+            .iter()
+            .map(|r| (r.removed.0 as u16, r.removed.1 as u8 + 1))
+            .collect();
+        out.eliminations.sort_unstable();
+        out.eliminations.dedup();
+        // Sorted as the merged lists are: by cell, then digit.
+        for c in 0..81 {
+            for (d, cells) in self.support.iter().enumerate() {
+                if cells >> c & 1 != 0 {
+                    out.support.push((c as u16, d as u8 + 1));
                 }
             }
-        }
-        for list in [&mut out.eliminations, &mut out.support] {
-            list.sort_unstable();
-            list.dedup();
         }
         // Merging counts the first deduction's one change as its own.
         if self.found.len() > 1 {
@@ -101,21 +99,32 @@ impl Cycles {
 /// rating found so far, which such a cycle could not displace.
 pub(crate) fn offer(
     s: &Start,
-    ([on, off], depth): ([&Trace; 2], u16),
+    [on, off]: [&Trace; 2],
     mode: Mode,
     start: (usize, usize),
     (best, bar): (&mut Cycles, Option<u16>),
 ) {
     let bar = best.tenths.into_iter().chain(bar).min();
-    if let Some((tenths, list)) = lowest(s, [on, off], kind(mode).1, bar) {
-        let found = list.into_iter().map(|removed| Removal {
-            mode,
-            start,
-            removed,
-            depth,
-        });
-        best.offer(tenths, found);
+    let Some((tenths, list)) = lowest(s, [on, off], kind(mode).1, bar) else {
+        return;
+    };
+    if best.tenths.is_some_and(|t| t < tenths) {
+        return;
     }
+    let mut support = [0; 9];
+    for &(q, e) in &list {
+        for t in [on, off] {
+            if let Some(i) = t.find(q, e, false) {
+                t.sweep(&[i], |n| support[usize::from(n.digit)] |= 1 << n.cell);
+            }
+        }
+    }
+    let found = list.into_iter().map(|removed| Removal {
+        mode,
+        start,
+        removed,
+    });
+    best.offer(tenths, found, support);
 }
 
 /// Whether the whole reaches of a candidate assumed true and false hold a cycle that

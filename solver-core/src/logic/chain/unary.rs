@@ -75,7 +75,7 @@ pub(crate) fn static_chains(s: &Start, xy: &mut Option<Traced>) -> Option<Deduct
         .tenths
         .is_some_and(|t| chain_tenths.is_none_or(|c| t <= c))
     {
-        best = cycle.deduction(s);
+        best = cycle.deduction();
     }
     if let Some(found) = chain {
         found.offer(&mut best);
@@ -136,7 +136,7 @@ fn candidate(
     let depth = u16::try_from(depth).unwrap_or(u16::MAX);
     trace_static_within(exact, s, (c, d, true), mode, depth);
     trace_static_within(&mut other, s, (c, d, false), mode, depth);
-    cycles::offer(s, ([exact, &other], depth), mode, (c, d), (cycle, bar));
+    cycles::offer(s, [exact, &other], mode, (c, d), (cycle, bar));
 }
 
 /// The depth past which a fact of a `mode` trace rates above `bar` both as the end of a chain
