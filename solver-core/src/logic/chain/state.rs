@@ -135,6 +135,20 @@ impl Start {
         self.bilocal[c * 9 + d]
     }
 
+    /// Every (cell, digit index) candidate, cell-major (as [`State::candidates`], from the
+    /// digits worked out once rather than nine sets per cell).
+    pub(crate) fn candidates(&self) -> Vec<(usize, usize)> {
+        let mut out = Vec::with_capacity(self.masks.iter().map(|m| m.count_ones() as usize).sum());
+        for (c, &mask) in self.masks.iter().enumerate() {
+            let mut m = mask;
+            while m != 0 {
+                out.push((c, m.trailing_zeros() as usize));
+                m &= m - 1;
+            }
+        }
+        out
+    }
+
     /// The candidate digits of a cell, bit `d` for digit index `d` (as [`State::digits`]).
     #[inline]
     pub(crate) fn digits(&self, c: usize) -> u16 {
