@@ -261,3 +261,78 @@ fn union(branches: [&Trace; 2], q: usize, e: usize) -> usize {
     }
     seen.iter().map(|w| w.count_ones() as usize).sum()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::deduction;
+    use super::super::reach::tests::boards;
+    use super::super::trace::trace_with;
+    use super::*;
+
+    /// The deduction offering each kept removal in turn makes, as cycles were told before
+    /// they were kept: a setting each, with its sentence when first, merged.
+    fn offered_in_turn(s: &Start, cycles: &Cycles) -> Option<Deduction> {
+        let tenths = cycles.tenths?;
+        let mut best = None;
+        for (k, r) in cycles.found.iter().enumerate() {
+            let ((c, d), (q, e)) = (r.start, r.removed);
+            let (name, _) = kind(r.mode);
+            let mut found = Deduction::setting(name, tenths, q, e, false);
+            for on in [true, false] {
+                let t = trace_with(s, (c, d, on), r.mode, true);
+                if let Some(i) = t.find(q, e, false) {
+                    found.support.extend(deduction::support(&t, &[i]));
+                }
+            }
+            found.support.sort_unstable();
+            found.support.dedup();
+            if k == 0 {
+                found.text = format!(
+                    "{name}: both {} and {} lead around a loop to {}",
+                    fact(c, d, true),
+                    fact(c, d, false),
+                    fact(q, e, false)
+                );
+            }
+            found.offer(&mut best);
+        }
+        best
+    }
+
+    #[test]
+    fn kept_cycles_are_told_as_offering_each_in_turn_would() {
+        let mut told = 0;
+        for s in boards() {
+            for mode in [Mode::X, Mode::Y, Mode::Xy] {
+                let mut cycles = Cycles::default();
+                let (mut on, mut off) = (Reach::new(), Reach::new());
+                for (c, d) in s.candidates() {
+                    on.run(&s, (c, d, true), mode, u16::MAX);
+                    off.run(&s, (c, d, false), mode, u16::MAX);
+                    if may_close(&s, [&on, &off], mode, (cycles.tenths, None)).is_none() {
+                        continue;
+                    }
+                    let traces = [true, false].map(|b| trace_with(&s, (c, d, b), mode, true));
+                    offer(
+                        &s,
+                        [&traces[0], &traces[1]],
+                        mode,
+                        (c, d),
+                        (&mut cycles, None),
+                    );
+                }
+                let (Some(mine), Some(theirs)) = (cycles.deduction(), offered_in_turn(&s, &cycles))
+                else {
+                    continue;
+                };
+                told += 1;
+                assert_eq!(mine.tenths, theirs.tenths);
+                assert_eq!(mine.text, theirs.text);
+                assert_eq!(mine.eliminations, theirs.eliminations);
+                assert_eq!(mine.support, theirs.support);
+                assert_eq!(mine.sentence(), theirs.sentence());
+            }
+        }
+        assert!(told > 0, "the boards hold cycles");
+    }
+}

@@ -277,7 +277,7 @@ fn expand(s: &Start, mode: Mode, entry: Set, next: &mut Facts) -> u32 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::super::state::State;
     use super::super::trace::{Trace, trace_static_within};
     use super::*;
@@ -293,7 +293,7 @@ mod tests {
 
     /// Each puzzle's board, then the same with a few candidates placed (wrongly or not: the
     /// links are what matters), as a solve leaves it further on.
-    fn boards() -> Vec<Start> {
+    pub(crate) fn boards() -> Vec<Start> {
         let mut out = Vec::new();
         for p in PUZZLES {
             let grid: Grid = p.parse().expect("a valid puzzle");
