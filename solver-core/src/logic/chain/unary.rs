@@ -15,7 +15,7 @@ use super::trace::{Mode, Trace, trace, trace_static_within};
 /// The lowest-rated cycle or self-contradicting static chain on the board (SE's X-, Y- then
 /// XY-chains; cycles and forcing chains tie as SE sorts one producer's hints).
 ///
-/// The XY mode's traces, when it ran, are left in `xy` for the static forcing chains.
+/// The XY mode's reaches, when it ran, are left in `xy` for the static forcing chains.
 pub(crate) fn static_chains(s: &Start, xy: &mut Option<Traced>) -> Option<Deduction> {
     let (mut cycle, mut chain) = (Cycles::default(), None);
     let (mut on, mut off) = (Reach::new(), Reach::new());
