@@ -9,7 +9,7 @@
 
 use std::cell::{OnceCell, RefCell};
 
-use super::state::{FULL, NO_CELL, Set, Start, cells};
+use super::state::{FULL, Set, Start, cells};
 use super::trace::{Mode, Trace, trace_with};
 
 /// The slot of digit index `d`'s true (`on`) or false facts in a [`Facts`] list.
@@ -264,11 +264,10 @@ fn expand(s: &Start, mode: Mode, entry: Set, next: &mut Facts) -> u32 {
         }
     }
     if mode != Mode::Y {
-        for c in cells(set & s.linked[d]) {
-            for p in s.bilocal(c, d) {
-                if p != NO_CELL {
-                    next[slot(d, true)] |= 1 << p;
-                }
+        let linked = set & s.linked[d];
+        if linked != 0 {
+            for c in cells(linked) {
+                next[slot(d, true)] |= s.partners(c, d);
             }
             touched |= 1 << slot(d, true);
         }

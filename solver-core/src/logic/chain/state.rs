@@ -96,6 +96,9 @@ pub(crate) struct Start {
     /// column and box where it has only two ([`NO_CELL`] where not): the static strong links
     /// that every trace follows.
     bilocal: [[u8; 3]; 81 * 9],
+    /// [`Start::bilocal`] as one cell set per candidate, for searches that take a whole
+    /// set of facts at once and need not the order of houses.
+    partners: [Set; 81 * 9],
     /// Cells with exactly two candidates (the static strong links inside cells).
     pub(crate) bivalue: Set,
     /// For each digit index, the cells with a [`Start::bilocal`] partner.
@@ -111,12 +114,14 @@ impl Start {
         let t = tables();
         let mut bilocal = [[NO_CELL; 3]; 81 * 9];
         let mut linked = [0; 9];
+        let mut partners = [0; 81 * 9];
         for (d, &cand) in state.cand.iter().enumerate() {
             for c in cells(cand) {
                 for (slot, &h) in bilocal[c * 9 + d].iter_mut().zip(&t.cell_houses[c]) {
                     let places = cand & t.houses[usize::from(h)];
                     if places.count_ones() == 2 {
                         *slot = (places & !(1 << c)).trailing_zeros() as u8;
+                        partners[c * 9 + d] |= places & !(1 << c);
                         linked[d] |= 1 << c;
                     }
                 }
@@ -131,6 +136,7 @@ impl Start {
             state,
             tables: t,
             bilocal,
+            partners,
             bivalue,
             linked,
         }
@@ -141,6 +147,13 @@ impl Start {
     #[inline]
     pub(crate) fn bilocal(&self, c: usize, d: usize) -> [u8; 3] {
         self.bilocal[c * 9 + d]
+    }
+
+    /// The cells of [`Start::bilocal`] as a set (empty where `d` has more than two places in
+    /// every house of `c`).
+    #[inline]
+    pub(crate) fn partners(&self, c: usize, d: usize) -> Set {
+        self.partners[c * 9 + d]
     }
 
     /// Every (cell, digit index) candidate, cell-major (as [`State::candidates`], from the
@@ -265,5 +278,19 @@ mod tests {
         assert_eq!(cells(set).collect::<Vec<_>>(), picks);
         assert_eq!(cells(0).count(), 0);
         assert_eq!(cells(FULL).collect::<Vec<_>>(), (0..81).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn partners_are_the_bilocal_places_as_a_set() {
+        let mut linked = 0;
+        for s in crate::logic::chain::reach::tests::boards() {
+            for (c, d) in s.candidates() {
+                let places = s.bilocal(c, d).into_iter().filter(|&p| p != NO_CELL);
+                let set = places.fold(0 as Set, |a, p| a | 1 << p);
+                assert_eq!(s.partners(c, d), set, "r{}c{} {d}", c / 9, c % 9);
+                linked += usize::from(set != 0);
+            }
+        }
+        assert!(linked > 0);
     }
 }
