@@ -49,6 +49,9 @@ pub(crate) struct Reach {
     bounds: Vec<u32>,
     /// Every fact reached.
     all: Facts,
+    /// The facts of the depth being made, empty between depths: kept rather than made
+    /// afresh for each search, whose zeroing cost as much as a depth.
+    next: Facts,
     /// Whether facts at the depth limit were left unfollowed ([`Trace::cut`]).
     pub(crate) cut: bool,
     /// The exact trace, made when a support is first asked for.
@@ -92,6 +95,7 @@ impl Reach {
             entries,
             bounds,
             all: [0; 18],
+            next: [0; 18],
             cut: false,
             exact: OnceCell::new(),
         }
@@ -137,7 +141,6 @@ impl Reach {
     /// [`Reach::spread`], inlined into each of its mode's arms.
     #[inline(always)]
     fn spread_as(&mut self, s: &Start, limit: u16, mode: Mode) {
-        let mut next: Facts = [0; 18];
         let mut front = self.bounds[self.bounds.len() - 2] as usize..self.entries.len();
         loop {
             if self.deepest() >= usize::from(limit) {
@@ -146,10 +149,10 @@ impl Reach {
             }
             let mut touched = 0u32;
             for i in front.clone() {
-                touched |= expand(s, mode, self.entries[i], &mut next);
+                touched |= expand(s, mode, self.entries[i], &mut self.next);
             }
             front = self.entries.len()..self.entries.len();
-            self.add(s, &mut next, touched);
+            self.add(s, touched);
             front.end = self.entries.len();
             if front.is_empty() {
                 return;
@@ -158,10 +161,11 @@ impl Reach {
         }
     }
 
-    /// Moves the facts of `next` (slots `touched`, bit [`slot`] each) not yet reached to
-    /// the entries, as the next depth, and empties `next`.
+    /// Moves the facts of [`Reach::next`] (slots `touched`, bit [`slot`] each) not yet
+    /// reached to the entries, as the next depth, and empties it.
     #[inline]
-    fn add(&mut self, s: &Start, next: &mut Facts, mut touched: u32) {
+    fn add(&mut self, s: &Start, mut touched: u32) {
+        let next = &mut self.next;
         while touched != 0 {
             let k = touched.trailing_zeros() as usize;
             touched &= touched - 1;
