@@ -10,6 +10,7 @@ mod multiple;
 mod nested;
 mod propagate;
 mod rating;
+mod reach;
 mod state;
 mod trace;
 mod unary;

@@ -4,26 +4,79 @@
 
 use super::deduction::{self, Deduction, fact};
 use super::rating;
+use super::reach::Reach;
 use super::state::{Set, Start, cells, tables};
 use super::trace::{Mode, Trace, trace};
 
-/// Traces from every candidate assumed true and false.
-struct Branches {
-    list: Vec<(usize, usize)>,
-    on: Vec<Trace>,
-    off: Vec<Trace>,
+/// What a branch tells of a fact: whether it holds it, at what depth, on how many facts it
+/// rests, and which candidates those are.
+pub(crate) trait Branch {
+    /// Cells where digit index `d` is shown true (`on`) or false.
+    fn facts(&self, d: usize, on: bool) -> Set;
+    /// The fact's depth, a lower bound of [`Branch::count`], if held.
+    fn depth(&self, c: usize, d: usize, on: bool) -> Option<usize>;
+    /// The number of facts the fact rests on, itself included, if held.
+    fn count(&self, c: usize, d: usize, on: bool) -> Option<usize>;
+    /// The candidates the fact rests on, if held.
+    fn support(&self, s: &Start, c: usize, d: usize, on: bool) -> Option<Vec<(u16, u8)>>;
 }
 
-/// The traces of every candidate (of [`State::candidates`]) assumed true and false.
+impl Branch for Trace {
+    fn facts(&self, d: usize, on: bool) -> Set {
+        if on { self.on[d] } else { self.off[d] }
+    }
+
+    fn depth(&self, c: usize, d: usize, on: bool) -> Option<usize> {
+        self.find(c, d, on)
+            .map(|i| usize::from(self.nodes[usize::from(i)].depth))
+    }
+
+    fn count(&self, c: usize, d: usize, on: bool) -> Option<usize> {
+        self.find(c, d, on).map(|i| self.ancestors(&[i]))
+    }
+
+    fn support(&self, _: &Start, c: usize, d: usize, on: bool) -> Option<Vec<(u16, u8)>> {
+        self.find(c, d, on).map(|i| deduction::support(self, &[i]))
+    }
+}
+
+impl Branch for Reach {
+    fn facts(&self, d: usize, on: bool) -> Set {
+        Reach::facts(self, d, on)
+    }
+
+    fn depth(&self, c: usize, d: usize, on: bool) -> Option<usize> {
+        Reach::depth(self, c, d, on)
+    }
+
+    fn count(&self, c: usize, d: usize, on: bool) -> Option<usize> {
+        // A static fact has one parent: it rests on its path, as long as its depth.
+        Reach::depth(self, c, d, on)
+    }
+
+    fn support(&self, s: &Start, c: usize, d: usize, on: bool) -> Option<Vec<(u16, u8)>> {
+        let t = self.exact(s);
+        t.find(c, d, on).map(|i| deduction::support(t, &[i]))
+    }
+}
+
+/// Branches from every candidate assumed true and false.
+struct Branches<B> {
+    list: Vec<(usize, usize)>,
+    on: Vec<B>,
+    off: Vec<B>,
+}
+
+/// The static reaches of every candidate (of [`State::candidates`]) assumed true and false.
 pub(crate) struct Traced {
-    pub(crate) on: Vec<Trace>,
-    pub(crate) off: Vec<Trace>,
+    pub(crate) on: Vec<Reach>,
+    pub(crate) off: Vec<Reach>,
 }
 
 /// The lowest-rated multiple-branch forcing chain at `mode`.
 ///
-/// `known` are the traces of every candidate assumed true and false at `mode`, gone on past
-/// contradictions, when a search before has made them (the static chains, in XY mode).
+/// `known` are the reaches of every candidate assumed true and false at `mode`, when a
+/// search before has made them (the static chains, in XY mode).
 pub(crate) fn multiple(
     s: &Start,
     mode: Mode,
@@ -32,25 +85,40 @@ pub(crate) fn multiple(
     known: Option<Traced>,
 ) -> Option<Deduction> {
     let list = s.candidates();
-    let (on, off) = match known {
-        Some(Traced { mut on, mut off }) => {
-            for t in on.iter_mut().chain(off.iter_mut()) {
-                t.stop_at_contradiction();
-            }
-            (on, off)
-        }
-        None => (
-            list.iter()
-                .map(|&(c, d)| trace(s, c, d, true, mode))
-                .collect(),
-            list.iter()
-                .map(|&(c, d)| trace(s, c, d, false, mode))
-                .collect(),
-        ),
+    // Whole reaches without a contradiction: as the static links are their own
+    // contrapositives, a reach with one reaches its assumption's opposite, a forcing chain
+    // the static chains would have found before (else the traces tell the contradictions).
+    if let Some(Traced { on, off }) = known
+        && on.iter().chain(&off).all(|r| !r.clash() && !r.cut)
+        && on.len() == list.len()
+    {
+        let b = Branches { list, on, off };
+        return implications(s, &b, name, base, None);
+    }
+    let b = Branches {
+        on: list
+            .iter()
+            .map(|&(c, d)| trace(s, c, d, true, mode))
+            .collect(),
+        off: list
+            .iter()
+            .map(|&(c, d)| trace(s, c, d, false, mode))
+            .collect(),
+        list,
     };
-    let b = Branches { list, on, off };
-    let mut best = contradictions(&b, name, base);
-    for found in [double(s, &b, name, base), forcing(s, &b, name, base)]
+    let best = contradictions(&b, name, base);
+    implications(s, &b, name, base, best)
+}
+
+/// Double implications and cell and region forcing chains, offered to `best`.
+fn implications<B: Branch>(
+    s: &Start,
+    b: &Branches<B>,
+    name: &'static str,
+    base: u16,
+    mut best: Option<Deduction>,
+) -> Option<Deduction> {
+    for found in [double(s, b, name, base), forcing(s, b, name, base)]
         .into_iter()
         .flatten()
     {
@@ -60,7 +128,7 @@ pub(crate) fn multiple(
 }
 
 /// Assumptions that contradict themselves: the candidate is false (or true).
-fn contradictions(b: &Branches, name: &'static str, base: u16) -> Option<Deduction> {
+fn contradictions(b: &Branches<Trace>, name: &'static str, base: u16) -> Option<Deduction> {
     let mut best: Option<Deduction> = None;
     for (k, &(c, d)) in b.list.iter().enumerate() {
         let off = b.off.get(k).map(|t| (t, false));
@@ -88,7 +156,12 @@ fn contradictions(b: &Branches, name: &'static str, base: u16) -> Option<Deducti
 }
 
 /// Facts that follow both from a candidate and from its absence.
-fn double(s: &Start, b: &Branches, name: &'static str, base: u16) -> Option<Deduction> {
+fn double<B: Branch>(
+    s: &Start,
+    b: &Branches<B>,
+    name: &'static str,
+    base: u16,
+) -> Option<Deduction> {
     let mut best: Option<Deduction> = None;
     for (k, &(c, d)) in b.list.iter().enumerate() {
         let branches = [&b.on[k], &b.off[k]];
@@ -110,7 +183,12 @@ fn double(s: &Start, b: &Branches, name: &'static str, base: u16) -> Option<Dedu
 }
 
 /// Facts that follow from every candidate of a cell, or every place of a digit in a house.
-fn forcing(s: &Start, b: &Branches, name: &'static str, base: u16) -> Option<Deduction> {
+fn forcing<B: Branch>(
+    s: &Start,
+    b: &Branches<B>,
+    name: &'static str,
+    base: u16,
+) -> Option<Deduction> {
     let mut best: Option<Deduction> = None;
     // Each candidate's place in the list, looked up for every cell and house.
     let mut slots = [usize::MAX; 81 * 9];
@@ -120,7 +198,7 @@ fn forcing(s: &Start, b: &Branches, name: &'static str, base: u16) -> Option<Ded
     let index = |c: usize, d: usize| Some(slots[c * 9 + d]).filter(|&k| k != usize::MAX);
     for c in cells(s.open()) {
         let ks: Vec<usize> = (0..9).filter_map(|d| index(c, d)).collect();
-        let branches: Vec<&Trace> = ks.iter().map(|&k| &b.on[k]).collect();
+        let branches: Vec<&B> = ks.iter().map(|&k| &b.on[k]).collect();
         if let Some((mut found, (q, e, on))) = common(s, &branches, name, base, best.as_ref()) {
             found.say(|| {
                 format!(
@@ -139,7 +217,7 @@ fn forcing(s: &Start, b: &Branches, name: &'static str, base: u16) -> Option<Ded
             if places.count_ones() < 2 {
                 continue;
             }
-            let branches: Vec<&Trace> = cells(places)
+            let branches: Vec<&B> = cells(places)
                 .filter_map(|c| index(c, d).map(|k| &b.on[k]))
                 .collect();
             if let Some((mut found, (q, e, on))) = common(s, &branches, name, base, best.as_ref()) {
@@ -166,9 +244,9 @@ fn house_name(h: usize) -> String {
 
 /// The cheapest new fact common to all `branches`, if it beats `bar`: the deduction (text
 /// left to the caller) and the fact.
-fn common(
+fn common<B: Branch>(
     s: &Start,
-    branches: &[&Trace],
+    branches: &[&B],
     name: &'static str,
     base: u16,
     bar: Option<&Deduction>,
@@ -178,25 +256,20 @@ fn common(
     }
     let mut best: Vec<(u16, usize, usize, bool)> = Vec::new();
     for d in 0..9 {
-        let on = branches.iter().fold(s.cand[d], |a, t| a & t.on[d]);
-        let off = branches.iter().fold(s.cand[d], |a, t| a & t.off[d]);
+        let on = branches.iter().fold(s.cand[d], |a, t| a & t.facts(d, true));
+        let off = branches
+            .iter()
+            .fold(s.cand[d], |a, t| a & t.facts(d, false));
         for (set, is_on) in [(on, true), (off, false)] {
             for q in cells(set) {
                 // The branches' depths bound the count from below: skip what cannot win
                 // before counting ancestors.
-                let floor: usize = branches
-                    .iter()
-                    .filter_map(|t| t.find(q, d, is_on).map(|i| t.nodes[i as usize].depth))
-                    .map(usize::from)
-                    .sum();
+                let floor: usize = branches.iter().filter_map(|t| t.depth(q, d, is_on)).sum();
                 let low = rating::rate(base, floor);
                 if bar.is_some_and(|b| low > b.tenths) || best.first().is_some_and(|b| low > b.0) {
                     continue;
                 }
-                let nodes: usize = branches
-                    .iter()
-                    .filter_map(|t| t.find(q, d, is_on).map(|i| t.ancestors(&[i])))
-                    .sum();
+                let nodes: usize = branches.iter().filter_map(|t| t.count(q, d, is_on)).sum();
                 let tenths = rating::rate(base, nodes);
                 if bar.is_some_and(|b| tenths > b.tenths)
                     || best.first().is_some_and(|b| tenths > b.0)
@@ -224,8 +297,8 @@ fn common(
         let mut support = Vec::new();
         for &(_, q, d, on) in &best {
             for t in branches {
-                if let Some(i) = t.find(q, d, on) {
-                    support.extend(deduction::support(t, &[i]));
+                if let Some(more) = t.support(s, q, d, on) {
+                    support.extend(more);
                 }
             }
         }

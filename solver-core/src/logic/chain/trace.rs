@@ -171,24 +171,6 @@ impl Trace {
         self.cut = None;
     }
 
-    /// Turns a static trace that went on past its contradiction into the one that stops
-    /// there ([`trace`]'s): a static contradiction is found as its last fact is added, so
-    /// the facts after that one are dropped.
-    pub(crate) fn stop_at_contradiction(&mut self) {
-        self.go_on = false;
-        let Some(&last) = self.contradiction.as_ref().and_then(|c| c.iter().max()) else {
-            return;
-        };
-        let keep = usize::from(last) + 1;
-        for n in &self.nodes[keep..] {
-            let (c, d) = (usize::from(n.cell), usize::from(n.digit));
-            let facts = if n.on { &mut self.on } else { &mut self.off };
-            facts[d] &= !(1 << c);
-        }
-        // Parents listed for dropped nodes stay unread (the trace grows no more).
-        self.nodes.truncate(keep);
-    }
-
     /// The node of a fact, if derived.
     #[inline]
     pub(crate) fn find(&self, c: usize, d: usize, on: bool) -> Option<u16> {
@@ -469,13 +451,6 @@ pub(crate) fn trace_static_within(
 ) {
     debug_assert!(matches!(mode, Mode::X | Mode::Y | Mode::Xy));
     run(t, start, fact, mode, true, limit);
-}
-
-/// Makes a trace cut by [`trace_static_within`] whole, going on where it stopped.
-pub(crate) fn finish_static(t: &mut Trace, start: &Start, mode: Mode) {
-    if let Some(from) = t.cut.take() {
-        follow(t, start, mode, from, u16::MAX);
-    }
 }
 
 /// The propagation of [`trace_into`], following only facts of depth below `limit`.

@@ -4,20 +4,22 @@
 use std::cell::Cell;
 use std::thread::LocalKey;
 
-use super::cycles;
+use super::cycles::{self, Cycles};
 use super::deduction::{self, Deduction};
 use super::multiple::Traced;
 use super::rating;
+use super::reach::Reach;
 use super::state::{Set, Start};
-use super::trace::{Mode, Trace, finish_static, trace, trace_static_within};
+use super::trace::{Mode, Trace, trace, trace_static_within};
 
 /// The lowest-rated cycle or self-contradicting static chain on the board (SE's X-, Y- then
 /// XY-chains; cycles and forcing chains tie as SE sorts one producer's hints).
 ///
-/// The XY mode's traces, when it ran, are left in `xy` for the static forcing chains.
+/// The XY mode's reaches, when it ran, are left in `xy` for the static forcing chains.
 pub(crate) fn static_chains(s: &Start, xy: &mut Option<Traced>) -> Option<Deduction> {
-    let (mut cycle, mut chain) = (None, None);
-    let (mut on, mut off) = (Trace::new(), Trace::new());
+    let (mut cycle, mut chain) = (Cycles::default(), None);
+    let (mut on, mut off) = (Reach::new(), Reach::new());
+    let mut exact = Trace::new();
     for (mode, name, base) in [
         (Mode::X, "Forcing X-chain", rating::FORCING_X),
         (Mode::Y, "Forcing Y-chain", rating::FORCING_X),
@@ -26,9 +28,9 @@ pub(crate) fn static_chains(s: &Start, xy: &mut Option<Traced>) -> Option<Deduct
         // Every chain of a mode rates at least its base: once something rates lower, the
         // mode (the XY one, costliest) can add nothing.
         let floor = base.min(cycles::kind(mode).1);
-        if [&cycle, &chain]
+        if [cycle.tenths, chain.as_ref().map(|b: &Deduction| b.tenths)]
             .iter()
-            .any(|b| b.as_ref().is_some_and(|b: &Deduction| b.tenths < floor))
+            .any(|b| b.is_some_and(|b| b < floor))
         {
             continue;
         }
@@ -49,68 +51,92 @@ pub(crate) fn static_chains(s: &Start, xy: &mut Option<Traced>) -> Option<Deduct
             }
             let found = (&mut cycle, &mut chain);
             let how = (mode, name, base);
-            // Kept traces are made where they stay (a trace is large to move); the others'
-            // buffers are reused.
+            candidate(s, (c, d), how, [&mut on, &mut off], &mut exact, found);
             if keep {
-                kept.on.push(Trace::new());
-                kept.off.push(Trace::new());
-                if let (Some(on), Some(off)) = (kept.on.last_mut(), kept.off.last_mut()) {
-                    candidate(s, (c, d), how, [on, off], found);
-                }
-            } else {
-                candidate(s, (c, d), how, [&mut on, &mut off], found);
+                kept.on.push(std::mem::replace(&mut on, Reach::new()));
+                kept.off.push(std::mem::replace(&mut off, Reach::new()));
             }
         }
         if keep {
             *xy = Some(kept);
         }
         if mode == Mode::X {
-            remember(&X_FOUND_NOTHING, s, cycle.is_some() || chain.is_some());
+            remember(
+                &X_FOUND_NOTHING,
+                s,
+                cycle.tenths.is_some() || chain.is_some(),
+            );
         }
     }
-    let mut best = cycle;
+    // Cycles rated above the chains would be displaced by them: they are not told.
+    let chain_tenths = chain.as_ref().map(|b| b.tenths);
+    let mut best = None;
+    if cycle
+        .tenths
+        .is_some_and(|t| chain_tenths.is_none_or(|c| t <= c))
+    {
+        best = cycle.deduction();
+    }
     if let Some(found) = chain {
         found.offer(&mut best);
     }
     best
 }
 
-/// Traces candidate (`c`, `d`) true and false at `mode` into `on` and `off`, offering its
-/// self-contradictions to `chain` and its cycle to `cycle`.
+/// Reaches candidate (`c`, `d`) true and false at `mode` into `on` and `off`, offering its
+/// self-contradictions to `chain` and its cycle to `cycle`; `exact` holds the exact trace
+/// of whatever is offered (made only then: a reach costs a fraction of a trace).
 ///
 /// Once something is found, only what rates no higher can matter (a higher rating changes
-/// neither the lowest rating nor what is found at it), so the traces stop at the depth past
+/// neither the lowest rating nor what is found at it), so the reaches stop at the depth past
 /// which everything rates higher; they are redone whole only when a cycle may still come of
-/// them (a cycle needs the whole traces: no contradiction anywhere, a loop that closes), from
+/// them (a cycle needs the whole reaches: no contradiction anywhere, a loop that closes), from
 /// where they stopped.
 fn candidate(
     s: &Start,
     (c, d): (usize, usize),
     (mode, name, base): (Mode, &'static str, u16),
-    [on, off]: [&mut Trace; 2],
-    (cycle, chain): (&mut Option<Deduction>, &mut Option<Deduction>),
+    [on, off]: [&mut Reach; 2],
+    exact: &mut Trace,
+    (cycle, chain): (&mut Cycles, &mut Option<Deduction>),
 ) {
-    let bar = [&*cycle, &*chain]
+    let bar = [cycle.tenths, chain.as_ref().map(|b| b.tenths)]
         .into_iter()
-        .filter_map(|b| b.as_ref().map(|b| b.tenths))
+        .flatten()
         .min();
     let limit = bar.map_or(u16::MAX, |bar| depth_limit(base, mode, bar));
-    trace_static_within(on, s, (c, d, true), mode, limit);
-    trace_static_within(off, s, (c, d, false), mode, limit);
-    for t in [&*on, &*off] {
+    on.run(s, (c, d, true), mode, limit);
+    off.run(s, (c, d, false), mode, limit);
+    for r in [&*on, &*off] {
         let current = chain.as_ref().map(|b| b.tenths);
-        if let Some(found) = self_contradiction(t, name, base, (bar, current)) {
+        let root = r.root();
+        // The chain rests on the facts of its path, as many as its end's depth.
+        let Some(depth) = r.depth(root.0, root.1, !root.2) else {
+            continue;
+        };
+        if bar.is_some_and(|b| rating::rate(base, depth) > b) {
+            continue;
+        }
+        trace_static_within(exact, s, root, mode, depth as u16);
+        if let Some(found) = self_contradiction(exact, name, base, (bar, current)) {
             found.offer(chain);
         }
     }
-    if let Some(bar) = bar.filter(|_| on.cut.is_some() || off.cut.is_some()) {
+    if let Some(bar) = bar.filter(|_| on.cut || off.cut) {
         if !cycles::may_offer(s, [on, off], mode, bar) {
             return;
         }
-        finish_static(on, s, mode);
-        finish_static(off, s, mode);
+        on.finish(s);
+        off.finish(s);
     }
-    cycles::offer(s, [on, off], mode, (c, d), (cycle, bar));
+    let Some(depth) = cycles::may_close(s, [on, off], mode, (cycle.tenths, bar)) else {
+        return;
+    };
+    let mut other = Trace::new();
+    let depth = u16::try_from(depth).unwrap_or(u16::MAX);
+    trace_static_within(exact, s, (c, d, true), mode, depth);
+    trace_static_within(&mut other, s, (c, d, false), mode, depth);
+    cycles::offer(s, [exact, &other], mode, (c, d), (cycle, bar));
 }
 
 /// The depth past which a fact of a `mode` trace rates above `bar` both as the end of a chain

@@ -1,0 +1,424 @@
+//! The reach of a static (X, Y, XY) trace: which facts it holds and at what depth, found a
+//! whole depth at a time on per-digit cell sets.
+//!
+//! A static trace is a breadth-first walk of a fixed implication graph (the start's strong
+//! and weak links) in which every fact has one parent, so a fact's depth is its distance from
+//! the assumption plus one and the facts it rests on are exactly its depth. Ratings, cycle
+//! and contradiction tests need only that; the exact [`Trace`] (parents, for sentences and
+//! support) is made only for the few facts that get reported.
+
+use std::cell::{OnceCell, RefCell};
+
+use super::state::{FULL, Set, Start, cells};
+use super::trace::{Mode, Trace, trace_with};
+
+/// The slot of digit index `d`'s true (`on`) or false facts in a [`Facts`] list.
+#[inline]
+pub(crate) fn slot(d: usize, on: bool) -> usize {
+    d * 2 + usize::from(on)
+}
+
+/// Cell sets of facts, one per digit and kind, at [`slot`].
+pub(crate) type Facts = [Set; 18];
+
+/// Where an entry of [`Reach::entries`] keeps its slot, above the 81 cells.
+const SLOT_AT: u32 = 96;
+
+/// The most reaches a thread keeps for reuse: every candidate's two of one search.
+const SPARE_MAX: usize = 2 * 81 * 9;
+
+/// A dropped reach's lists.
+type Buffers = (Vec<Set>, Vec<u32>);
+
+thread_local! {
+    /// Lists of dropped reaches for the next ones: the static forcing chains keep two
+    /// reaches per candidate, and allocating them cost more than making them.
+    static SPARE: RefCell<Vec<Buffers>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The facts a static trace of one assumption holds, by depth.
+pub(crate) struct Reach {
+    /// The assumption: cell, digit index, true or false.
+    root: (usize, usize, bool),
+    mode: Mode,
+    /// The facts first reached at each depth, a cell set per digit and kind of fact with
+    /// its [`slot`] above [`SLOT_AT`] (most depths touch few digits).
+    entries: Vec<Set>,
+    /// Where each depth's entries start, and where the last one ends: depth `k + 1` is
+    /// `bounds[k]..bounds[k + 1]`.
+    bounds: Vec<u32>,
+    /// Every fact reached.
+    all: Facts,
+    /// The facts of the depth being made, empty between depths: kept rather than made
+    /// afresh for each search, whose zeroing cost as much as a depth.
+    next: Facts,
+    /// Whether facts at the depth limit were left unfollowed ([`Trace::cut`]).
+    pub(crate) cut: bool,
+    /// The exact trace, made when a support is first asked for.
+    exact: OnceCell<Box<Trace>>,
+}
+
+impl Drop for Reach {
+    fn drop(&mut self) {
+        if self.entries.capacity() == 0 {
+            return;
+        }
+        let mut buffers = (
+            std::mem::take(&mut self.entries),
+            std::mem::take(&mut self.bounds),
+        );
+        buffers.0.clear();
+        buffers.1.clear();
+        // Gone at thread exit (or full): the lists are then simply freed.
+        let _ = SPARE.try_with(|spare| {
+            if let Ok(mut spare) = spare.try_borrow_mut()
+                && spare.len() < SPARE_MAX
+            {
+                spare.push(buffers);
+            }
+        });
+    }
+}
+
+impl Reach {
+    /// An empty reach, to [`Reach::run`], with the lists of a dropped one when the thread
+    /// has one.
+    pub(crate) fn new() -> Reach {
+        let (entries, bounds) = SPARE
+            .try_with(|spare| spare.try_borrow_mut().ok()?.pop())
+            .ok()
+            .flatten()
+            .unwrap_or_else(|| (Vec::with_capacity(64), Vec::with_capacity(16)));
+        Reach {
+            root: (0, 0, false),
+            mode: Mode::Xy,
+            entries,
+            bounds,
+            all: [0; 18],
+            next: [0; 18],
+            cut: false,
+            exact: OnceCell::new(),
+        }
+    }
+
+    /// The reach of assuming `root` (cell, digit index, true or false) at static `mode`,
+    /// following no fact of depth `limit` or more (as [`super::trace::trace_static_within`]).
+    pub(crate) fn run(&mut self, s: &Start, root: (usize, usize, bool), mode: Mode, limit: u16) {
+        debug_assert!(matches!(mode, Mode::X | Mode::Y | Mode::Xy));
+        let (c, d, on) = root;
+        (self.root, self.mode) = (root, mode);
+        let k = slot(d, on);
+        self.all = [0; 18];
+        self.all[k] = 1 << c;
+        self.entries.clear();
+        self.bounds.clear();
+        self.entries.push(1 << c | (k as Set) << SLOT_AT);
+        self.bounds.extend([0, 1]);
+        self.cut = false;
+        self.exact = OnceCell::new();
+        self.spread(s, limit);
+    }
+
+    /// Makes a reach cut at a depth limit whole, going on where it stopped.
+    pub(crate) fn finish(&mut self, s: &Start) {
+        if self.cut {
+            self.cut = false;
+            self.spread(s, u16::MAX);
+        }
+    }
+
+    /// Adds the next depths until none is new or the last one is at `limit`.
+    fn spread(&mut self, s: &Start, limit: u16) {
+        // One copy of the loop per mode, its mode a constant: the tests of the mode that
+        // every fact made are then gone.
+        match self.mode {
+            Mode::X => self.spread_as(s, limit, Mode::X),
+            Mode::Y => self.spread_as(s, limit, Mode::Y),
+            _ => self.spread_as(s, limit, Mode::Xy),
+        }
+    }
+
+    /// [`Reach::spread`], inlined into each of its mode's arms.
+    #[inline(always)]
+    fn spread_as(&mut self, s: &Start, limit: u16, mode: Mode) {
+        let mut front = self.bounds[self.bounds.len() - 2] as usize..self.entries.len();
+        loop {
+            if self.deepest() >= usize::from(limit) {
+                self.cut = true;
+                return;
+            }
+            let mut touched = 0u32;
+            for i in front.clone() {
+                touched |= expand(s, mode, self.entries[i], &mut self.next);
+            }
+            front = self.entries.len()..self.entries.len();
+            self.add(s, touched);
+            front.end = self.entries.len();
+            if front.is_empty() {
+                return;
+            }
+            self.bounds.push(front.end as u32);
+        }
+    }
+
+    /// Moves the facts of [`Reach::next`] (slots `touched`, bit [`slot`] each) not yet
+    /// reached to the entries, as the next depth, and empties it.
+    #[inline]
+    fn add(&mut self, s: &Start, mut touched: u32) {
+        let next = &mut self.next;
+        while touched != 0 {
+            let k = touched.trailing_zeros() as usize;
+            touched &= touched - 1;
+            let new = next[k] & s.cand[k / 2] & !self.all[k];
+            next[k] = 0;
+            if new != 0 {
+                self.all[k] |= new;
+                self.entries.push(new | (k as Set) << SLOT_AT);
+            }
+        }
+    }
+
+    /// The assumption: cell, digit index, true or false.
+    pub(crate) fn root(&self) -> (usize, usize, bool) {
+        self.root
+    }
+
+    /// The cells where digit index `d` is shown true (`on`) or false.
+    #[inline]
+    pub(crate) fn facts(&self, d: usize, on: bool) -> Set {
+        self.all[slot(d, on)]
+    }
+
+    /// Whether some fact is reached with its opposite (the trace's contradiction).
+    pub(crate) fn clash(&self) -> bool {
+        // Each digit's pair of slots, folded without a test per digit: most reaches have
+        // no clash, so every digit is looked at anyway.
+        let both = self
+            .all
+            .chunks_exact(2)
+            .fold(0, |a, pair| a | pair[0] & pair[1]);
+        both != 0
+    }
+
+    /// The depth of a fact (1 for the assumption), if reached: the number of facts it rests
+    /// on, itself included.
+    pub(crate) fn depth(&self, c: usize, d: usize, on: bool) -> Option<usize> {
+        let k = slot(d, on);
+        if self.all[k] >> c & 1 == 0 {
+            return None;
+        }
+        let i = self
+            .entries
+            .iter()
+            .position(|&e| (e >> SLOT_AT) as usize == k && e >> c & 1 != 0)?;
+        Some(self.bounds.partition_point(|&b| b as usize <= i))
+    }
+
+    /// The facts reached at depth `depth` or less.
+    pub(crate) fn within(&self, depth: usize) -> Facts {
+        if depth >= self.deepest() {
+            return self.all;
+        }
+        let mut out = [0; 18];
+        for &e in &self.entries[..self.bounds[depth] as usize] {
+            out[(e >> SLOT_AT) as usize] |= e & FULL;
+        }
+        out
+    }
+
+    /// The deepest depth reached.
+    pub(crate) fn deepest(&self) -> usize {
+        self.bounds.len() - 1
+    }
+
+    /// The exact trace of the whole reach (parents included), made once.
+    pub(crate) fn exact(&self, s: &Start) -> &Trace {
+        self.exact
+            .get_or_init(|| Box::new(trace_with(s, self.root, self.mode, true)))
+    }
+}
+
+/// For each set of digit indices (bit `d`), the bits of their false facts' [`slot`]s: a
+/// cell's other digits are marked touched at once rather than one by one.
+const FALSE_SLOTS: [u32; 512] = {
+    let mut table = [0; 512];
+    let mut digits = 0;
+    while digits < 512 {
+        let mut d = 0;
+        while d < 9 {
+            if digits >> d & 1 != 0 {
+                table[digits] |= 1 << (d * 2);
+            }
+            d += 1;
+        }
+        digits += 1;
+    }
+    table
+};
+
+/// Adds to `next` the facts that follow in one link of `mode` from the facts of `entry`,
+/// some maybe known already; the slots it touched (bit [`slot`] each).
+#[inline(always)]
+fn expand(s: &Start, mode: Mode, entry: Set, next: &mut Facts) -> u32 {
+    let k = (entry >> SLOT_AT) as usize;
+    let set = entry & FULL;
+    let d = k / 2;
+    let mut touched = 0u32;
+    if k & 1 != 0 {
+        // A true fact removes its digit from the cell's peers, and (but in X-chains) the
+        // cell's other digits.
+        touched |= 1 << slot(d, false);
+        for c in cells(set) {
+            next[slot(d, false)] |= s.tables.peers[c];
+            if mode != Mode::X {
+                let (bit, mut others): (Set, u16) = (1 << c, s.digits(c) & !(1 << d));
+                touched |= FALSE_SLOTS[usize::from(others)];
+                while others != 0 {
+                    let e = others.trailing_zeros() as usize;
+                    others &= others - 1;
+                    next[slot(e, false)] |= bit;
+                }
+            }
+        }
+        return touched;
+    }
+    // A false fact sets the other digit of a bivalue cell (but in X-chains) and its digit's
+    // other place in a house where it has two (but in Y-chains).
+    if mode != Mode::X {
+        for c in cells(set & s.bivalue) {
+            let e = (s.digits(c) & !(1 << d)).trailing_zeros() as usize;
+            next[slot(e, true)] |= 1 << c;
+            touched |= 1 << slot(e, true);
+        }
+    }
+    if mode != Mode::Y {
+        let linked = set & s.linked[d];
+        if linked != 0 {
+            for c in cells(linked) {
+                next[slot(d, true)] |= s.partners(c, d);
+            }
+            touched |= 1 << slot(d, true);
+        }
+    }
+    touched
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::super::state::State;
+    use super::super::trace::{Trace, trace_static_within};
+    use super::*;
+    use crate::Grid;
+    use crate::logic::board::Candidates;
+
+    /// Puzzles of the rated file (SE 8.0, 8.0, 7.0), whose first chain steps are static.
+    const PUZZLES: [&str; 3] = [
+        ".....5.3..5....7.87.3....95..9.63.7..6.5.1.8..2.97.3..51....9.39.2....1..3.1.....",
+        "...6...2....9453..4.....8...245..1...8.....9...1..246...9.....8..2891....3...7...",
+        "....8..69.....47...4...3..2.5..1...3.96...85.3...6..9.2..1...4...14.....97..5....",
+    ];
+
+    /// Each puzzle's board, then the same with a few candidates placed (wrongly or not: the
+    /// links are what matters), as a solve leaves it further on.
+    pub(crate) fn boards() -> Vec<Start> {
+        let mut out = Vec::new();
+        for p in PUZZLES {
+            let grid: Grid = p.parse().expect("a valid puzzle");
+            let mut state = State::from_board(&Candidates::from_grid(&grid));
+            out.push(Start::new(state));
+            for (k, (c, d)) in state.candidates().into_iter().enumerate() {
+                if k % 17 == 3 && state.has(c, d) {
+                    state.place(c, d);
+                }
+            }
+            out.push(Start::new(state));
+        }
+        out
+    }
+
+    /// Asserts that a reach holds the trace's facts at the trace's depths, each resting on
+    /// as many facts as its depth.
+    fn agree(r: &Reach, t: &Trace, what: &str) {
+        for d in 0..9 {
+            assert_eq!(r.facts(d, true), t.on[d], "{what}: true facts of {d}");
+            assert_eq!(r.facts(d, false), t.off[d], "{what}: false facts of {d}");
+        }
+        for (i, n) in t.nodes.iter().enumerate() {
+            let (c, d) = (usize::from(n.cell), usize::from(n.digit));
+            let depth = usize::from(n.depth);
+            assert_eq!(r.depth(c, d, n.on), Some(depth), "{what}: node {i}");
+            assert_eq!(
+                t.ancestors(&[i as u16]),
+                depth,
+                "{what}: node {i} rests on a path"
+            );
+        }
+        assert_eq!(
+            r.clash(),
+            t.contradiction.is_some(),
+            "{what}: contradiction"
+        );
+        assert_eq!(r.cut, t.cut.is_some(), "{what}: cut");
+    }
+
+    #[test]
+    fn reaches_hold_the_exact_traces_facts_at_their_depths() {
+        let (mut r, mut t) = (Reach::new(), Trace::new());
+        let mut deepest = 0;
+        for s in boards() {
+            for (c, d) in s.candidates() {
+                for mode in [Mode::X, Mode::Y, Mode::Xy] {
+                    for on in [true, false] {
+                        for limit in [3, 6, u16::MAX] {
+                            let what = format!("r{}c{} {d} {on} {mode:?} {limit}", c / 9, c % 9);
+                            r.run(&s, (c, d, on), mode, limit);
+                            trace_static_within(&mut t, &s, (c, d, on), mode, limit);
+                            agree(&r, &t, &what);
+                            r.finish(&s);
+                            trace_static_within(&mut t, &s, (c, d, on), mode, u16::MAX);
+                            agree(&r, &t, &what);
+                            deepest = deepest.max(r.deepest());
+                        }
+                    }
+                }
+            }
+        }
+        // The boards make chains long enough for the limits to cut them.
+        assert!(deepest > 6, "deepest reach {deepest}");
+    }
+
+    #[test]
+    fn false_slots_mark_each_digits_false_slot() {
+        for (digits, &slots) in FALSE_SLOTS.iter().enumerate() {
+            let want = (0..9)
+                .filter(|&d| digits >> d & 1 != 0)
+                .fold(0u32, |m, d| m | 1 << slot(d, false));
+            assert_eq!(slots, want, "{digits:09b}");
+        }
+    }
+
+    #[test]
+    fn a_whole_xy_reach_with_a_contradiction_reaches_its_opposite() {
+        // The static links are their own contrapositives: x and its opposite both reached
+        // means the assumption's opposite is too (what the static forcing chains rely on).
+        let mut r = Reach::new();
+        let mut clashes = 0;
+        for s in boards() {
+            for (c, d) in s.candidates() {
+                for on in [true, false] {
+                    r.run(&s, (c, d, on), Mode::Xy, u16::MAX);
+                    if r.clash() {
+                        clashes += 1;
+                        assert!(
+                            r.depth(c, d, !on).is_some(),
+                            "r{}c{} {d} {on}",
+                            c / 9,
+                            c % 9
+                        );
+                    }
+                }
+            }
+        }
+        assert!(clashes > 0);
+    }
+}
