@@ -152,7 +152,7 @@ impl Reach {
                 touched |= expand(s, mode, self.entries[i], &mut self.next);
             }
             front = self.entries.len()..self.entries.len();
-            self.add(s, touched);
+            self.add(touched);
             front.end = self.entries.len();
             if front.is_empty() {
                 return;
@@ -164,12 +164,13 @@ impl Reach {
     /// Moves the facts of [`Reach::next`] (slots `touched`, bit [`slot`] each) not yet
     /// reached to the entries, as the next depth, and empties it.
     #[inline]
-    fn add(&mut self, s: &Start, mut touched: u32) {
+    fn add(&mut self, mut touched: u32) {
         let next = &mut self.next;
         while touched != 0 {
             let k = touched.trailing_zeros() as usize;
             touched &= touched - 1;
-            let new = next[k] & s.cand[k / 2] & !self.all[k];
+            // Already candidates: see `expand`.
+            let new = next[k] & !self.all[k];
             next[k] = 0;
             if new != 0 {
                 self.all[k] |= new;
@@ -266,10 +267,13 @@ fn expand(s: &Start, mode: Mode, entry: Set, next: &mut Facts) -> u32 {
     let mut touched = 0u32;
     if k & 1 != 0 {
         // A true fact removes its digit from the cell's peers, and (but in X-chains) the
-        // cell's other digits.
+        // cell's other digits. The peers are gathered in a register and kept to the digit's
+        // candidates once per entry, so that every fact `next` holds is a candidate and
+        // `Reach::add` need not mask the facts of every slot it takes.
         touched |= 1 << slot(d, false);
+        let mut peers = 0;
         for c in cells(set) {
-            next[slot(d, false)] |= s.tables.peers[c];
+            peers |= s.tables.peers[c];
             if mode != Mode::X {
                 let (bit, mut others): (Set, u16) = (1 << c, s.digits(c) & !(1 << d));
                 touched |= FALSE_SLOTS[usize::from(others)];
@@ -280,6 +284,7 @@ fn expand(s: &Start, mode: Mode, entry: Set, next: &mut Facts) -> u32 {
                 }
             }
         }
+        next[slot(d, false)] |= peers & s.cand[d];
         return touched;
     }
     // A false fact sets the other digit of a bivalue cell (but in X-chains) and its digit's
