@@ -27,8 +27,11 @@ const SLOT_AT: u32 = 96;
 /// The most reaches a thread keeps for reuse: every candidate's two of one search.
 const SPARE_MAX: usize = 2 * 81 * 9;
 
-/// A dropped reach's lists.
-type Buffers = (Vec<Set>, Vec<u32>);
+/// The facts of the depth being made and of the one after it, taking turns.
+type Next = [Facts; 2];
+
+/// A dropped reach's lists and buffers.
+type Buffers = (Vec<Set>, Vec<u32>, Box<Next>);
 
 thread_local! {
     /// Lists of dropped reaches for the next ones: the static forcing chains keep two
@@ -49,9 +52,12 @@ pub(crate) struct Reach {
     bounds: Vec<u32>,
     /// Every fact reached.
     all: Facts,
-    /// The facts of the depth being made, empty between depths: kept rather than made
-    /// afresh for each search, whose zeroing cost as much as a depth.
-    next: Facts,
+    /// The facts of the depth being made and of the one after it, taking turns, both empty
+    /// between searches: kept rather than made afresh for each search, whose zeroing cost
+    /// as much as a depth, and boxed (and passed on to the next reach when dropped) so that
+    /// the static forcing chains, which keep a reach per candidate, move a pointer rather
+    /// than the buffers. `None` only once dropped.
+    next: Option<Box<Next>>,
     /// Whether facts at the depth limit were left unfollowed ([`Trace::cut`]).
     pub(crate) cut: bool,
     /// The exact trace, made when a support is first asked for.
@@ -60,12 +66,13 @@ pub(crate) struct Reach {
 
 impl Drop for Reach {
     fn drop(&mut self) {
-        if self.entries.capacity() == 0 {
+        let Some(next) = self.next.take() else {
             return;
-        }
+        };
         let mut buffers = (
             std::mem::take(&mut self.entries),
             std::mem::take(&mut self.bounds),
+            next,
         );
         buffers.0.clear();
         buffers.1.clear();
@@ -84,18 +91,21 @@ impl Reach {
     /// An empty reach, to [`Reach::run`], with the lists of a dropped one when the thread
     /// has one.
     pub(crate) fn new() -> Reach {
-        let (entries, bounds) = SPARE
+        let (entries, bounds, next) = SPARE
             .try_with(|spare| spare.try_borrow_mut().ok()?.pop())
             .ok()
             .flatten()
-            .unwrap_or_else(|| (Vec::with_capacity(64), Vec::with_capacity(16)));
+            .unwrap_or_else(|| {
+                let next = Box::new([[0; 18]; 2]);
+                (Vec::with_capacity(64), Vec::with_capacity(16), next)
+            });
         Reach {
             root: (0, 0, false),
             mode: Mode::Xy,
             entries,
             bounds,
             all: [0; 18],
-            next: [0; 18],
+            next: Some(next),
             cut: false,
             exact: OnceCell::new(),
         }
@@ -139,44 +149,72 @@ impl Reach {
     }
 
     /// [`Reach::spread`], inlined into each of its mode's arms.
+    ///
+    /// Each depth's new facts are followed as they are found, into the other buffer of
+    /// [`Reach::next`], rather than read back from the entries: only the depth the search
+    /// starts from is read back.
     #[inline(always)]
     fn spread_as(&mut self, s: &Start, limit: u16, mode: Mode) {
-        let mut front = self.bounds[self.bounds.len() - 2] as usize..self.entries.len();
-        loop {
-            if self.deepest() >= usize::from(limit) {
-                self.cut = true;
-                return;
-            }
-            let mut touched = 0u32;
-            for i in front.clone() {
-                touched |= expand(s, mode, self.entries[i], &mut self.next);
-            }
-            front = self.entries.len()..self.entries.len();
-            self.add(touched);
-            front.end = self.entries.len();
-            if front.is_empty() {
-                return;
-            }
-            self.bounds.push(front.end as u32);
+        if self.deepest() >= usize::from(limit) {
+            self.cut = true;
+            return;
         }
+        let mut next = self.next.take().expect("a live reach's buffers");
+        let [mut from, mut to] = [0, 1];
+        let front = self.bounds[self.bounds.len() - 2] as usize..self.entries.len();
+        let mut touched = 0u32;
+        for i in front {
+            touched |= expand(s, mode, self.entries[i], &mut next[from]);
+        }
+        loop {
+            let start = self.entries.len();
+            // Facts of the depth being added are followed only below the limit, so that
+            // both buffers are empty when the search stops.
+            let follow = self.deepest() + 1 < usize::from(limit);
+            let (now, later) = pair(&mut next, [from, to]);
+            touched = self.add(s, mode, touched, [now, later], follow);
+            if self.entries.len() == start {
+                break;
+            }
+            self.bounds.push(self.entries.len() as u32);
+            if !follow {
+                self.cut = true;
+                break;
+            }
+            [from, to] = [to, from];
+        }
+        self.next = Some(next);
     }
 
-    /// Moves the facts of [`Reach::next`] (slots `touched`, bit [`slot`] each) not yet
-    /// reached to the entries, as the next depth, and empties it.
-    #[inline]
-    fn add(&mut self, mut touched: u32) {
-        let next = &mut self.next;
+    /// Moves the facts of `now` (slots `touched`, bit [`slot`] each) not yet reached to the
+    /// entries, as the next depth, and empties it; when `follow`, adds what follows from
+    /// them to `later`, whose touched slots it returns.
+    #[inline(always)]
+    fn add(
+        &mut self,
+        s: &Start,
+        mode: Mode,
+        mut touched: u32,
+        [now, later]: [&mut Facts; 2],
+        follow: bool,
+    ) -> u32 {
+        let mut after = 0u32;
         while touched != 0 {
             let k = touched.trailing_zeros() as usize;
             touched &= touched - 1;
             // Already candidates: see `expand`.
-            let new = next[k] & !self.all[k];
-            next[k] = 0;
+            let new = now[k] & !self.all[k];
+            now[k] = 0;
             if new != 0 {
                 self.all[k] |= new;
-                self.entries.push(new | (k as Set) << SLOT_AT);
+                let entry = new | (k as Set) << SLOT_AT;
+                self.entries.push(entry);
+                if follow {
+                    after |= expand(s, mode, entry, later);
+                }
             }
         }
+        after
     }
 
     /// The assumption: cell, digit index, true or false.
@@ -237,6 +275,14 @@ impl Reach {
         self.exact
             .get_or_init(|| Box::new(trace_with(s, self.root, self.mode, true)))
     }
+}
+
+/// Buffers `from` and `to` of `next` (one each), borrowed together.
+#[inline(always)]
+fn pair(next: &mut Next, [from, to]: [usize; 2]) -> (&mut Facts, &mut Facts) {
+    debug_assert_ne!(from, to);
+    let [a, b] = next;
+    if from == 0 { (a, b) } else { (b, a) }
 }
 
 /// For each set of digit indices (bit `d`), the bits of their false facts' [`slot`]s: a
