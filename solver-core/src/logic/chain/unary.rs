@@ -51,11 +51,19 @@ pub(crate) fn static_chains(s: &Start, xy: &mut Option<Traced>) -> Option<Deduct
             }
             let found = (&mut cycle, &mut chain);
             let how = (mode, name, base);
-            candidate(s, (c, d), how, [&mut on, &mut off], &mut exact, found);
-            if keep {
-                kept.on.push(std::mem::replace(&mut on, Reach::new()));
-                kept.off.push(std::mem::replace(&mut off, Reach::new()));
-            }
+            // Kept reaches are made where they are kept: a reach is large, and moving it
+            // there afterwards copied it twice.
+            let reaches = if keep {
+                kept.on.push(Reach::new());
+                kept.off.push(Reach::new());
+                match (kept.on.last_mut(), kept.off.last_mut()) {
+                    (Some(on), Some(off)) => [on, off],
+                    _ => unreachable!("both were just pushed"),
+                }
+            } else {
+                [&mut on, &mut off]
+            };
+            candidate(s, (c, d), how, reaches, &mut exact, found);
         }
         if keep {
             *xy = Some(kept);
