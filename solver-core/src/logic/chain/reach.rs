@@ -7,6 +7,7 @@
 //! and contradiction tests need only that; the exact [`Trace`] (parents, for sentences and
 //! support) is made only for the few facts that get reported.
 
+use std::borrow::Cow;
 use std::cell::{OnceCell, RefCell};
 
 use super::state::{FULL, Set, Start, cells};
@@ -253,16 +254,17 @@ impl Reach {
         Some(self.bounds.partition_point(|&b| b as usize <= i))
     }
 
-    /// The facts reached at depth `depth` or less.
-    pub(crate) fn within(&self, depth: usize) -> Facts {
+    /// The facts reached at depth `depth` or less: borrowed when that is all of them (most
+    /// cycle tests ask for the whole reach, and a copy of it cost more than the test).
+    pub(crate) fn within(&self, depth: usize) -> Cow<'_, Facts> {
         if depth >= self.deepest() {
-            return self.all;
+            return Cow::Borrowed(&self.all);
         }
         let mut out = [0; 18];
         for &e in &self.entries[..self.bounds[depth] as usize] {
             out[(e >> SLOT_AT) as usize] |= e & FULL;
         }
-        out
+        Cow::Owned(out)
     }
 
     /// The deepest depth reached.
