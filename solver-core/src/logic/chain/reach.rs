@@ -161,7 +161,7 @@ impl Reach {
             return;
         }
         let mut next = self.next.take().expect("a live reach's buffers");
-        let [mut from, mut to] = [0, 1];
+        let mut from = 0;
         let front = self.bounds[self.bounds.len() - 2] as usize..self.entries.len();
         let mut touched = 0u32;
         for i in front {
@@ -172,7 +172,7 @@ impl Reach {
             // Facts of the depth being added are followed only below the limit, so that
             // both buffers are empty when the search stops.
             let follow = self.deepest() + 1 < usize::from(limit);
-            let (now, later) = pair(&mut next, [from, to]);
+            let (now, later) = pair(&mut next, from);
             touched = self.add(s, mode, touched, [now, later], follow);
             if self.entries.len() == start {
                 break;
@@ -182,7 +182,7 @@ impl Reach {
                 self.cut = true;
                 break;
             }
-            [from, to] = [to, from];
+            from ^= 1;
         }
         self.next = Some(next);
     }
@@ -279,10 +279,9 @@ impl Reach {
     }
 }
 
-/// Buffers `from` and `to` of `next` (one each), borrowed together.
+/// Buffer `from` (0 or 1) of `next` and the other one, borrowed together.
 #[inline(always)]
-fn pair(next: &mut Next, [from, to]: [usize; 2]) -> (&mut Facts, &mut Facts) {
-    debug_assert_ne!(from, to);
+fn pair(next: &mut Next, from: usize) -> (&mut Facts, &mut Facts) {
     let [a, b] = next;
     if from == 0 { (a, b) } else { (b, a) }
 }
