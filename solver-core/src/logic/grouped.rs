@@ -154,6 +154,25 @@ impl<const W: usize> Link<W> {
         }
     }
 
+    /// The same link the other way round, from the sets already made (the cells seen by a
+    /// group were half of building the links).
+    fn reversed(&self) -> Link<W> {
+        let mut from_cells = self.cells;
+        // The groups share no cell: the end's cells are the link's less its start's.
+        for (f, s) in from_cells.iter_mut().zip(&self.from_cells) {
+            *f &= !s;
+        }
+        Link {
+            from: self.to,
+            to: self.from,
+            house: self.house,
+            cells: self.cells,
+            from_cells,
+            from_seen: self.to_seen,
+            to_seen: self.from_seen,
+        }
+    }
+
     /// Whether `next` can follow this link: another house, no shared cell, and every cell
     /// of its start sees every cell of this link's end (the weak link).
     fn joins(&self, next: &Link<W>) -> bool {
@@ -309,8 +328,9 @@ fn links_of<const W: usize>(board: &Candidates, digit: u8) -> (Vec<Link<W>>, Vec
     let mut grouped = Vec::with_capacity(2 * parts.len());
     for (a, b, house) in parts {
         let g = a.len > 1 || b.len > 1;
-        links.push(Link::new(board, a, b, house));
-        links.push(Link::new(board, b, a, house));
+        let link = Link::new(board, a, b, house);
+        let back = link.reversed();
+        links.extend([link, back]);
         grouped.extend([g, g]);
     }
     (links, grouped)
@@ -623,6 +643,20 @@ mod tests {
         assert_eq!(changed.links.len(), fresh.links.len());
         assert_eq!(changed.next.list, fresh.next.list);
         assert_eq!(changed.links.len(), first.links.len() + 2);
+    }
+
+    #[test]
+    fn a_reversed_link_is_the_link_built_the_other_way_round() {
+        let board = empty(3, 3);
+        let (a, b) = (Group::of(&[0, 1]), Group::of(&[5]));
+        let back = Link::<2>::new(&board, a, b, 0).reversed();
+        let built = Link::<2>::new(&board, b, a, 0);
+        assert_eq!((&*back.from, &*back.to), (&*built.from, &*built.to));
+        assert_eq!(back.house, built.house);
+        assert_eq!(back.cells, built.cells);
+        assert_eq!(back.from_cells, built.from_cells);
+        assert_eq!(back.from_seen, built.from_seen);
+        assert_eq!(back.to_seen, built.to_seen);
     }
 
     #[test]
