@@ -162,6 +162,14 @@ fn allowed_digits(digits: [u16; 3], clash: [bool; 3], masks: &[u16]) -> [u16; 3]
         xs &= xs - 1;
         let mut ys = digits[1] & !(u16::from(clash[0]) << x);
         while ys != 0 {
+            // With the third cell's digits all allowed, and x, only a y not yet allowed can add
+            // anything: the others are passed over (the result is the same).
+            if allowed >> 32 == whole >> 32 && allowed >> x & 1 != 0 {
+                ys &= !((allowed >> 16) as u16);
+                if ys == 0 {
+                    break;
+                }
+            }
             let y = ys.trailing_zeros();
             ys &= ys - 1;
             // The third digits that complete x and y: a peer's digits all among x, y and z
