@@ -2,9 +2,14 @@
 //! row and one column (empty rectangle), or a line whose places lie in two boxes. Sukaku
 //! Explainer rates these 0.1 above the plain Skyscraper / Kite / Turbot Fish.
 
+use std::any::Any;
+use std::cell::RefCell;
+use std::rc::Rc;
+
 use super::board::{Candidates, HouseKind, bits, digit_char};
 use super::per_digit;
 use super::step::{Found, Technique};
+use crate::Shape;
 
 /// Words of a cell set: enough for the largest grid (35 × 35 cells).
 const WORDS: usize = (crate::Shape::MAX_SIDE * crate::Shape::MAX_SIDE).div_ceil(64);
@@ -146,6 +151,25 @@ impl<const W: usize> Link<W> {
             from,
             to,
             house,
+        }
+    }
+
+    /// The same link the other way round, from the sets already made (the cells seen by a
+    /// group were half of building the links).
+    fn reversed(&self) -> Link<W> {
+        let mut from_cells = self.cells;
+        // The groups share no cell: the end's cells are the link's less its start's.
+        for (f, s) in from_cells.iter_mut().zip(&self.from_cells) {
+            *f &= !s;
+        }
+        Link {
+            from: self.to,
+            to: self.from,
+            house: self.house,
+            cells: self.cells,
+            from_cells,
+            from_seen: self.to_seen,
+            to_seen: self.from_seen,
         }
     }
 
@@ -304,11 +328,95 @@ fn links_of<const W: usize>(board: &Candidates, digit: u8) -> (Vec<Link<W>>, Vec
     let mut grouped = Vec::with_capacity(2 * parts.len());
     for (a, b, house) in parts {
         let g = a.len > 1 || b.len > 1;
-        links.push(Link::new(board, a, b, house));
-        links.push(Link::new(board, b, a, house));
+        let link = Link::new(board, a, b, house);
+        let back = link.reversed();
+        links.extend([link, back]);
         grouped.extend([g, g]);
     }
     (links, grouped)
+}
+
+/// A digit's strong links, which of them are grouped, and the links that may follow each.
+struct Chains<const W: usize> {
+    links: Vec<Link<W>>,
+    grouped: Vec<bool>,
+    next: Next,
+}
+
+/// The chains last built for one digit, and the places they were built on.
+struct Built {
+    shape: Shape,
+    /// The digit's places, row by row.
+    rows: Vec<u64>,
+    /// `None` when the digit has no grouped link (neither search has anything to find).
+    chains: Option<Rc<dyn Any>>,
+}
+
+thread_local! {
+    /// The last chains of each digit index. Grouped turbot and grouped three-link search
+    /// ask for the same digit on the same board (both redo a digit whose places changed):
+    /// building links and successors was half of each search, now done once for both.
+    static BUILT: RefCell<Vec<Option<Built>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The digit's places, row by row.
+fn rows_of(board: &Candidates, digit: u8) -> Vec<u64> {
+    (0..board.side())
+        .map(|row| board.positions(row, digit))
+        .collect()
+}
+
+/// The chains of digit index `d` (none without a grouped link): kept from the last call
+/// when the digit's places are the same (links depend on the layout and places alone).
+fn chains_of<const W: usize>(board: &Candidates, d: usize) -> Option<Rc<Chains<W>>> {
+    let digit = d as u8 + 1;
+    let rows = rows_of(board, digit);
+    let kept = BUILT.try_with(|built| {
+        let built = built.try_borrow().ok()?;
+        let entry = built.get(d)?.as_ref()?;
+        (entry.shape == board.shape() && entry.rows == rows).then(|| entry.chains.clone())
+    });
+    match kept {
+        Ok(Some(None)) => return None,
+        // Of another size only after a change of shape, which `rows` would not match.
+        Ok(Some(Some(c))) => {
+            if let Ok(c) = c.downcast::<Chains<W>>() {
+                return Some(c);
+            }
+        }
+        _ => {}
+    }
+    let chains = build::<W>(board, digit);
+    // Gone at thread exit, or busy: the chains are simply not kept.
+    let _ = BUILT.try_with(|built| {
+        let Ok(mut built) = built.try_borrow_mut() else {
+            return;
+        };
+        if built.len() <= d {
+            built.resize_with(d + 1, || None);
+        }
+        built[d] = Some(Built {
+            shape: board.shape(),
+            rows,
+            chains: chains.clone().map(|c| c as Rc<dyn Any>),
+        });
+    });
+    chains
+}
+
+/// The chains of a digit, built now; none when no link is grouped.
+fn build<const W: usize>(board: &Candidates, digit: u8) -> Option<Rc<Chains<W>>> {
+    let (links, grouped) = links_of::<W>(board, digit);
+    if !grouped.contains(&true) {
+        return None;
+    }
+    // Links that may follow each link in a chain, found once per digit.
+    let next = successors(board, &links);
+    Some(Rc::new(Chains {
+        links,
+        grouped,
+        next,
+    }))
 }
 
 /// The best grouped two-link chain: lowest rating, then most eliminations.
@@ -326,19 +434,18 @@ pub(crate) fn grouped_turbot(board: &Candidates) -> Option<Found> {
 fn turbot_digit<const W: usize>(board: &Candidates, d: usize) -> Best {
     let mut best: Best = None;
     let digit = d as u8 + 1;
-    let (links, grouped) = links_of::<W>(board, digit);
-    if !grouped.contains(&true) {
-        return None;
-    }
-    let next = successors(board, &links);
+    let chains = chains_of::<W>(board, d)?;
+    let Chains {
+        links,
+        grouped,
+        next,
+    } = &*chains;
+    // `next` holds exactly the links that join each link: no need to ask again.
     let pairs = (0..links.len())
         .flat_map(|i| next.of(i).iter().map(move |&j| (i, j)))
         .filter(|&(i, j)| grouped[i] || grouped[j]);
     for (i, j) in pairs {
         let (l1, l2) = (&links[i], &links[j]);
-        if !l1.joins(l2) {
-            continue;
-        }
         let mut all = l1.cells;
         for (a, b) in all.iter_mut().zip(&l2.cells) {
             *a |= b;
@@ -404,12 +511,12 @@ pub(crate) fn grouped_three(board: &Candidates) -> Option<Found> {
 fn three_digit<const W: usize>(board: &Candidates, d: usize) -> Best {
     let mut best: Best = None;
     let digit = d as u8 + 1;
-    let (links, grouped) = links_of::<W>(board, digit);
-    if !grouped.contains(&true) {
-        return None;
-    }
-    // Links that may follow each link in a chain, found once per digit.
-    let next = successors(board, &links);
+    let chains = chains_of::<W>(board, d)?;
+    let Chains {
+        links,
+        grouped,
+        next,
+    } = &*chains;
     for (i, l1) in links.iter().enumerate() {
         for &j in next.of(i) {
             let l2 = &links[j];
@@ -485,7 +592,7 @@ fn consider_three<const W: usize>(
 
 #[cfg(test)]
 mod tests {
-    use super::super::board::testing::empty;
+    use super::super::board::testing::{self, empty};
     use super::*;
 
     /// The groups of a box's places found cell by cell: the first heart (in box order) not
@@ -507,6 +614,49 @@ mod tests {
             let fits = !places.contains(&e) && on_row.len() + on_col.len() == places.len();
             (fits && !on_row.is_empty() && !on_col.is_empty()).then_some([on_row, on_col])
         })
+    }
+
+    #[test]
+    fn chains_are_kept_while_the_digits_places_stay_and_rebuilt_when_they_change() {
+        let mut board = empty(3, 3);
+        // Row 1 holds digit 1 in c1, c2 (box 1) and c6 (box 2): a grouped link.
+        testing::remove(
+            &mut board,
+            1,
+            &[(0, 2), (0, 3), (0, 4), (0, 6), (0, 7), (0, 8)],
+        );
+        let first = chains_of::<2>(&board, 0).expect("a grouped link");
+        let again = chains_of::<2>(&board, 0).expect("kept");
+        assert!(Rc::ptr_eq(&first, &again));
+        // Digit 2 has nine places in every house: no link, none kept either.
+        assert!(chains_of::<2>(&board, 1).is_none());
+        assert!(Rc::ptr_eq(
+            &first,
+            &chains_of::<2>(&board, 0).expect("kept")
+        ));
+        // Row 2 left with two places: one more link, both ways round.
+        let row2: Vec<(usize, usize)> = (2..9).map(|c| (1, c)).collect();
+        testing::remove(&mut board, 1, &row2);
+        let changed = chains_of::<2>(&board, 0).expect("a grouped link");
+        assert!(!Rc::ptr_eq(&first, &changed));
+        let fresh = build::<2>(&board, 1).expect("a grouped link");
+        assert_eq!(changed.links.len(), fresh.links.len());
+        assert_eq!(changed.next.list, fresh.next.list);
+        assert_eq!(changed.links.len(), first.links.len() + 2);
+    }
+
+    #[test]
+    fn a_reversed_link_is_the_link_built_the_other_way_round() {
+        let board = empty(3, 3);
+        let (a, b) = (Group::of(&[0, 1]), Group::of(&[5]));
+        let back = Link::<2>::new(&board, a, b, 0).reversed();
+        let built = Link::<2>::new(&board, b, a, 0);
+        assert_eq!((&*back.from, &*back.to), (&*built.from, &*built.to));
+        assert_eq!(back.house, built.house);
+        assert_eq!(back.cells, built.cells);
+        assert_eq!(back.from_cells, built.from_cells);
+        assert_eq!(back.from_seen, built.from_seen);
+        assert_eq!(back.to_seen, built.to_seen);
     }
 
     #[test]
