@@ -11,6 +11,7 @@ mod nested;
 mod propagate;
 mod rating;
 mod reach;
+mod spare;
 mod state;
 mod trace;
 mod unary;

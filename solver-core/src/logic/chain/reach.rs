@@ -10,6 +10,7 @@
 use std::borrow::Cow;
 use std::cell::{OnceCell, RefCell};
 
+use super::spare;
 use super::state::{FULL, Set, Start, cells};
 use super::trace::{Mode, Trace, trace_with};
 
@@ -24,9 +25,6 @@ pub(crate) type Facts = [Set; 18];
 
 /// Where an entry of [`Reach::entries`] keeps its slot, above the 81 cells.
 const SLOT_AT: u32 = 96;
-
-/// The most reaches a thread keeps for reuse: every candidate's two of one search.
-const SPARE_MAX: usize = 2 * 81 * 9;
 
 /// The facts of the depth being made and of the one after it, taking turns.
 type Next = [Facts; 2];
@@ -77,14 +75,7 @@ impl Drop for Reach {
         );
         buffers.0.clear();
         buffers.1.clear();
-        // Gone at thread exit (or full): the lists are then simply freed.
-        let _ = SPARE.try_with(|spare| {
-            if let Ok(mut spare) = spare.try_borrow_mut()
-                && spare.len() < SPARE_MAX
-            {
-                spare.push(buffers);
-            }
-        });
+        spare::give(&SPARE, buffers);
     }
 }
 
@@ -92,14 +83,10 @@ impl Reach {
     /// An empty reach, to [`Reach::run`], with the lists of a dropped one when the thread
     /// has one.
     pub(crate) fn new() -> Reach {
-        let (entries, bounds, next) = SPARE
-            .try_with(|spare| spare.try_borrow_mut().ok()?.pop())
-            .ok()
-            .flatten()
-            .unwrap_or_else(|| {
-                let next = Box::new([[0; 18]; 2]);
-                (Vec::with_capacity(64), Vec::with_capacity(16), next)
-            });
+        let (entries, bounds, next) = spare::take(&SPARE).unwrap_or_else(|| {
+            let next = Box::new([[0; 18]; 2]);
+            (Vec::with_capacity(64), Vec::with_capacity(16), next)
+        });
         Reach {
             root: (0, 0, false),
             mode: Mode::Xy,

@@ -8,6 +8,7 @@
 
 use std::cell::RefCell;
 
+use super::spare;
 use super::state::{NO_CELL, Set, Start, cells};
 
 /// Which links a chain may use.
@@ -82,9 +83,6 @@ fn key(c: usize, d: usize, on: bool) -> usize {
     (c * 9 + d) * 2 + usize::from(on)
 }
 
-/// The most traces a thread keeps for reuse: every candidate's two traces of one search.
-const SPARE_MAX: usize = 2 * 81 * 9;
-
 /// A dropped trace's buffers: nodes, parents and index (its fact sets are not worth keeping:
 /// a new trace starts them empty).
 type Buffers = (Vec<Node>, Vec<u16>, Vec<u16>);
@@ -108,24 +106,14 @@ impl Drop for Trace {
         );
         buffers.0.clear();
         buffers.1.clear();
-        // Gone at thread exit (or full): the buffers are then simply freed.
-        let _ = SPARE.try_with(|spare| {
-            if let Ok(mut spare) = spare.try_borrow_mut()
-                && spare.len() < SPARE_MAX
-            {
-                spare.push(buffers);
-            }
-        });
+        spare::give(&SPARE, buffers);
     }
 }
 
 impl Trace {
     /// An empty trace, with the buffers of a dropped one when the thread has one.
     pub(crate) fn new() -> Trace {
-        let spare = SPARE
-            .try_with(|spare| spare.try_borrow_mut().ok()?.pop())
-            .ok()
-            .flatten();
+        let spare = spare::take(&SPARE);
         let mut t = Trace::shell();
         match spare {
             // Stale index slots are harmless: see [`Trace::clear`].
