@@ -2,14 +2,11 @@
 //! row and one column (empty rectangle), or a line whose places lie in two boxes. Sukaku
 //! Explainer rates these 0.1 above the plain Skyscraper / Kite / Turbot Fish.
 
-use std::any::Any;
-use std::cell::RefCell;
 use std::rc::Rc;
 
 use super::board::{Candidates, HouseKind, bits, digit_char};
 use super::per_digit;
 use super::step::{Found, Technique};
-use crate::Shape;
 
 /// Words of a cell set: enough for the largest grid (35 × 35 cells).
 const WORDS: usize = (crate::Shape::MAX_SIDE * crate::Shape::MAX_SIDE).div_ceil(64);
@@ -343,65 +340,15 @@ struct Chains<const W: usize> {
     next: Next,
 }
 
-/// The chains last built for one digit, and the places they were built on.
-struct Built {
-    shape: Shape,
-    /// The digit's places, row by row.
-    rows: Vec<u64>,
-    /// `None` when the digit has no grouped link (neither search has anything to find).
-    chains: Option<Rc<dyn Any>>,
-}
-
-thread_local! {
-    /// The last chains of each digit index. Grouped turbot and grouped three-link search
-    /// ask for the same digit on the same board (both redo a digit whose places changed):
-    /// building links and successors was half of each search, now done once for both.
-    static BUILT: RefCell<Vec<Option<Built>>> = const { RefCell::new(Vec::new()) };
-}
-
-/// The digit's places, row by row.
-fn rows_of(board: &Candidates, digit: u8) -> Vec<u64> {
-    (0..board.side())
-        .map(|row| board.positions(row, digit))
-        .collect()
-}
-
 /// The chains of digit index `d` (none without a grouped link): kept from the last call
 /// when the digit's places are the same (links depend on the layout and places alone).
+/// Grouped turbot and grouped three-link search ask for the same digit on the same board
+/// (both redo a digit whose places changed): building links and successors was half of each
+/// search, now done once for both.
 fn chains_of<const W: usize>(board: &Candidates, d: usize) -> Option<Rc<Chains<W>>> {
-    let digit = d as u8 + 1;
-    let rows = rows_of(board, digit);
-    let kept = BUILT.try_with(|built| {
-        let built = built.try_borrow().ok()?;
-        let entry = built.get(d)?.as_ref()?;
-        (entry.shape == board.shape() && entry.rows == rows).then(|| entry.chains.clone())
-    });
-    match kept {
-        Ok(Some(None)) => return None,
-        // Of another size only after a change of shape, which `rows` would not match.
-        Ok(Some(Some(c))) => {
-            if let Ok(c) = c.downcast::<Chains<W>>() {
-                return Some(c);
-            }
-        }
-        _ => {}
-    }
-    let chains = build::<W>(board, digit);
-    // Gone at thread exit, or busy: the chains are simply not kept.
-    let _ = BUILT.try_with(|built| {
-        let Ok(mut built) = built.try_borrow_mut() else {
-            return;
-        };
-        if built.len() <= d {
-            built.resize_with(d + 1, || None);
-        }
-        built[d] = Some(Built {
-            shape: board.shape(),
-            rows,
-            chains: chains.clone().map(|c| c as Rc<dyn Any>),
-        });
-    });
-    chains
+    per_digit::cached(per_digit::Search::GroupedChains, board, d, || {
+        build::<W>(board, d as u8 + 1)
+    })
 }
 
 /// The chains of a digit, built now; none when no link is grouped.

@@ -24,6 +24,8 @@ pub(crate) enum Search {
     StrongLinks3,
     StrongLinks4,
     GroupedThree,
+    /// Not a search: the links and successors both grouped searches build.
+    GroupedChains,
     Fish2,
     Fish3,
     Fish4,
