@@ -97,44 +97,7 @@ async fn main() -> anyhow::Result<()> {
         let Some(puzzles) = load(name, limit) else {
             continue;
         };
-        // Chunks alternate between the two, each run three times keeping the fastest, so a
-        // busy neighbour on this shared machine slows both alike.
-        let (mut grpc_time, mut local_time) = (Duration::ZERO, Duration::ZERO);
-        let options = Options::default();
-        for chunk in puzzles.chunks(CHUNK) {
-            let wire = requests(chunk);
-            let (mut best_grpc, mut best_local) = (Duration::MAX, Duration::MAX);
-            for _ in 0..3 {
-                let mut client = SudokuClient::new(channel.clone());
-                // The copy is the harness's, not the service's: made before the clock starts.
-                let outbound = tokio_stream::iter(wire.clone());
-                let start = Instant::now();
-                let mut answers = client.batch_solve(outbound).await?.into_inner();
-                let mut answered = 0;
-                while let Some(answer) = answers.next().await {
-                    answer?;
-                    answered += 1;
-                }
-                best_grpc = best_grpc.min(start.elapsed());
-                let start = Instant::now();
-                let solved = threads.install(|| {
-                    chunk
-                        .par_iter()
-                        .filter(|p| solve(p, &options).is_ok())
-                        .count()
-                });
-                best_local = best_local.min(start.elapsed());
-                assert_eq!((answered, solved), (chunk.len(), chunk.len()));
-            }
-            grpc_time += best_grpc;
-            local_time += best_local;
-        }
-        let grpc = puzzles.len() as f64 / grpc_time.as_secs_f64();
-        let local = puzzles.len() as f64 / local_time.as_secs_f64();
-        println!(
-            "bench batch dataset={name} grpc_per_s={grpc:.0} inprocess_per_s={local:.0} ratio={:.2}",
-            grpc / local
-        );
+        bench_batch(name, &puzzles, &channel, &threads).await?;
     }
 
     for name in DATASETS {
@@ -151,6 +114,60 @@ async fn main() -> anyhow::Result<()> {
     if !wanted("unary") {
         return server.shutdown().await;
     }
+    bench_unary(&channel).await;
+    server.shutdown().await
+}
+
+/// One-puzzle-per-message BatchSolve against the solver on as many threads in process.
+async fn bench_batch(
+    name: &str,
+    puzzles: &[Grid],
+    channel: &Channel,
+    threads: &rayon::ThreadPool,
+) -> anyhow::Result<()> {
+    // Chunks alternate between the two, each run three times keeping the fastest, so a
+    // busy neighbour on this shared machine slows both alike.
+    let (mut grpc_time, mut local_time) = (Duration::ZERO, Duration::ZERO);
+    let options = Options::default();
+    for chunk in puzzles.chunks(CHUNK) {
+        let wire = requests(chunk);
+        let (mut best_grpc, mut best_local) = (Duration::MAX, Duration::MAX);
+        for _ in 0..3 {
+            let mut client = SudokuClient::new(channel.clone());
+            // The copy is the harness's, not the service's: made before the clock starts.
+            let outbound = tokio_stream::iter(wire.clone());
+            let start = Instant::now();
+            let mut answers = client.batch_solve(outbound).await?.into_inner();
+            let mut answered = 0;
+            while let Some(answer) = answers.next().await {
+                answer?;
+                answered += 1;
+            }
+            best_grpc = best_grpc.min(start.elapsed());
+            let start = Instant::now();
+            let solved = threads.install(|| {
+                chunk
+                    .par_iter()
+                    .filter(|p| solve(p, &options).is_ok())
+                    .count()
+            });
+            best_local = best_local.min(start.elapsed());
+            assert_eq!((answered, solved), (chunk.len(), chunk.len()));
+        }
+        grpc_time += best_grpc;
+        local_time += best_local;
+    }
+    let grpc = puzzles.len() as f64 / grpc_time.as_secs_f64();
+    let local = puzzles.len() as f64 / local_time.as_secs_f64();
+    println!(
+        "bench batch dataset={name} grpc_per_s={grpc:.0} inprocess_per_s={local:.0} ratio={:.2}",
+        grpc / local
+    );
+    Ok(())
+}
+
+/// Unary Solve of easy puzzles against health Check, both at the same concurrency.
+async fn bench_unary(channel: &Channel) {
     let easy = load("puzzles2_17_clue", 1_000)
         .unwrap_or_else(|| vec![Grid::empty(solver_core::Shape::CLASSIC)]);
     let easy = requests(&easy);
@@ -185,7 +202,6 @@ async fn main() -> anyhow::Result<()> {
         health_run.p50_us,
         health_run.p99_us
     );
-    server.shutdown().await
 }
 
 /// How a packed run's client compresses.

@@ -177,6 +177,12 @@ async fn invalid_puzzles_are_invalid_argument_with_the_cell() {
         (Code::InvalidArgument, "the request has no puzzle")
     );
 
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn grids_beyond_the_limits_are_invalid_argument_naming_why() {
+    let (server, mut client) = server(Config::embedded()).await;
     let big = pb::Grid {
         box_rows: 6,
         box_cols: 5,

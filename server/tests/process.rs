@@ -1,12 +1,12 @@
 //! The `sudoku-server` binary as an operator runs it: flags, env, SIGTERM drain, exit 0.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use std::io::{BufRead, BufReader, Lines};
+use std::process::{Child, ChildStderr, Command, Stdio};
 
 use sudoku_proto::pb::sudoku_client::SudokuClient;
 use sudoku_proto::pb::{Outcome, SolveRequest};
 use tonic_health::pb::health_check_response::ServingStatus;
-use tonic_health::pb::{HealthCheckRequest, health_client::HealthClient};
+use tonic_health::pb::{HealthCheckRequest, HealthCheckResponse, health_client::HealthClient};
 
 /// Reserves a free loopback port (the server binds it right after).
 fn free_port() -> u16 {
@@ -16,9 +16,8 @@ fn free_port() -> u16 {
         .expect("a free port")
 }
 
-#[tokio::test]
-async fn sigterm_drains_and_exits_zero() {
-    let port = free_port();
+/// A server with a 5 s grace period and JSON logs, past its first log line ("serving").
+fn draining_server(port: u16) -> (Child, Lines<BufReader<ChildStderr>>) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_sudoku-server"))
         .args([
             "--metrics-listen",
@@ -39,6 +38,38 @@ async fn sigterm_drains_and_exits_zero() {
         first.contains("\"serving\""),
         "first log line is JSON saying it serves: {first}"
     );
+    (child, lines)
+}
+
+/// A health watch on `url`, past its first status (SERVING).
+async fn serving_watch(url: String) -> tonic::Streaming<HealthCheckResponse> {
+    let mut health = HealthClient::new(
+        tonic::transport::Channel::from_shared(url)
+            .unwrap()
+            .connect()
+            .await
+            .unwrap(),
+    );
+    let mut watch = health
+        .watch(HealthCheckRequest {
+            service: String::new(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let first = watch
+        .message()
+        .await
+        .unwrap()
+        .expect("a first health status");
+    assert_eq!(first.status(), ServingStatus::Serving);
+    watch
+}
+
+#[tokio::test]
+async fn sigterm_drains_and_exits_zero() {
+    let port = free_port();
+    let (mut child, lines) = draining_server(port);
 
     let url = format!("http://127.0.0.1:{port}");
     let mut client = SudokuClient::connect(url.clone()).await.expect("connects");
@@ -67,26 +98,7 @@ async fn sigterm_drains_and_exits_zero() {
         .into_inner();
     assert!(stream.message().await.unwrap().is_some());
 
-    let mut health = HealthClient::new(
-        tonic::transport::Channel::from_shared(url)
-            .unwrap()
-            .connect()
-            .await
-            .unwrap(),
-    );
-    let mut watch = health
-        .watch(HealthCheckRequest {
-            service: String::new(),
-        })
-        .await
-        .unwrap()
-        .into_inner();
-    let first = watch
-        .message()
-        .await
-        .unwrap()
-        .expect("a first health status");
-    assert_eq!(first.status(), ServingStatus::Serving);
+    let mut watch = serving_watch(url).await;
     let status = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()
@@ -115,7 +127,7 @@ async fn sigterm_drains_and_exits_zero() {
         answered += 1;
     }
     assert_eq!(answered, 5);
-    drop((client, health));
+    drop(client);
     let exit = tokio::task::spawn_blocking(move || child.wait())
         .await
         .unwrap()
