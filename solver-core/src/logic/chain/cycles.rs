@@ -199,7 +199,7 @@ fn deepest(branches: [&Trace; 2], q: usize, e: usize) -> usize {
 /// Whether the chain from the start comes back to it: a later true fact that removes a
 /// strong partner of the start (its cell's other digit, or the digit's other place in a
 /// house), which would set the start again.
-fn closes(s: &Start, on: &Reach, mode: Mode) -> bool {
+pub(crate) fn closes(s: &Start, on: &Reach, mode: Mode) -> bool {
     let t = super::state::tables();
     let (c, d, _) = on.root();
     // At most four partners: the cell's other digit and one place in each of its houses.
