@@ -4,6 +4,7 @@
 use std::cell::Cell;
 use std::thread::LocalKey;
 
+use super::super::wording;
 use super::cycles::{self, Cycles};
 use super::deduction::{self, Deduction};
 use super::multiple::Traced;
@@ -180,7 +181,15 @@ fn candidate(
         let Some(depth) = r.depth(root.0, root.1, !root.2) else {
             continue;
         };
-        if bar.is_some_and(|b| rating::rate(base, depth) > b) {
+        let tenths = rating::rate(base, depth);
+        if bar.is_some_and(|b| tenths > b) {
+            continue;
+        }
+        // A chain that goes unread needs no words nor support, so no exact trace: its
+        // rating is its depth's.
+        if !wording::read(tenths) {
+            let (c, d, on) = root;
+            Deduction::setting(name, tenths, c, d, !on).offer(chain);
             continue;
         }
         trace_static_within(exact, s, root, mode, depth as u16);
