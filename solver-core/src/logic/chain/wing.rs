@@ -107,8 +107,9 @@ fn removals(s: &Start, set_cells: Set, y: usize, digits: u16) -> Option<Vec<(u16
 
 /// Calls `visit` on every `size`-subset of `pool`, in lexicographic order, that holds
 /// exactly `size + 1` digits, with those digits; `pick` holds the cells chosen so far and
-/// their digits. A branch whose digits already number more is cut (the digits of a set only
-/// grow), which skips most subsets without listing them.
+/// their digits. A cell that would take the digits past `size + 1` is not chosen (the digits
+/// of a set only grow), nor one too late in the pool to leave room for the rest: most
+/// subsets are skipped without a call.
 fn for_sets(
     s: &Start,
     pool: &[usize],
@@ -117,19 +118,21 @@ fn for_sets(
     (pick, digits): (&mut Vec<usize>, u16),
     visit: &mut impl FnMut(&[usize], u16),
 ) {
-    if digits.count_ones() as usize > size + 1 {
+    let need = size - pick.len();
+    let Some(last) = pool.len().checked_sub(need) else {
         return;
-    }
-    if pick.len() == size {
-        if digits.count_ones() as usize == size + 1 {
-            visit(pick, digits);
-        }
-        return;
-    }
-    for i in from..pool.len() {
-        pick.push(pool[i]);
+    };
+    for i in from..=last {
         let more = digits | s.digits(pool[i]);
-        for_sets(s, pool, size, i + 1, (&mut *pick, more), visit);
+        if more.count_ones() as usize > size + 1 {
+            continue;
+        }
+        pick.push(pool[i]);
+        if need > 1 {
+            for_sets(s, pool, size, i + 1, (&mut *pick, more), visit);
+        } else if more.count_ones() as usize == size + 1 {
+            visit(pick, more);
+        }
         pick.pop();
     }
 }
@@ -142,5 +145,51 @@ fn width_bonus(biggest: u32) -> u16 {
         3 => 2,
         2 | 4 => 1,
         _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::reach::tests::boards;
+    use super::*;
+
+    /// [`for_sets`] by listing every subset in lexicographic order.
+    fn every_set(s: &Start, pool: &[usize], size: usize) -> Vec<(Vec<usize>, u16)> {
+        let mut out = Vec::new();
+        for mask in 0u32..1 << pool.len() {
+            if mask.count_ones() as usize != size {
+                continue;
+            }
+            let set: Vec<usize> = (0..pool.len())
+                .filter(|&i| mask >> i & 1 != 0)
+                .map(|i| pool[i])
+                .collect();
+            let digits = set.iter().fold(0, |m, &c| m | s.digits(c));
+            if digits.count_ones() as usize == size + 1 {
+                out.push((set, digits));
+            }
+        }
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn for_sets_visits_every_set_of_one_digit_more_in_order() {
+        let mut visited = 0;
+        for s in boards() {
+            for &house in &tables().houses {
+                let pool: Vec<usize> = cells(house & s.open()).collect();
+                for size in 2..=4 {
+                    let mut got = Vec::new();
+                    let mut pick = Vec::new();
+                    for_sets(&s, &pool, size, 0, (&mut pick, 0), &mut |set, digits| {
+                        got.push((set.to_vec(), digits));
+                    });
+                    assert_eq!(got, every_set(&s, &pool, size), "{house:x} {size}");
+                    visited += got.len();
+                }
+            }
+        }
+        assert!(visited > 0);
     }
 }
