@@ -1,6 +1,8 @@
 //! The VWXYZ-Wing as Sukaku Explainer rates it (6.2-6.4): four cells of one house holding
 //! five digits (an almost locked set) linked to a bivalue cell, the WXYZ-Wing grown by a cell.
 
+use std::cell::RefCell;
+
 use super::deduction::{self, Deduction};
 use super::rating;
 use super::state::{Set, Start, cells, tables};
@@ -14,12 +16,8 @@ pub(crate) fn wing(s: &Start, size: usize) -> Option<Deduction> {
         .filter(|&c| s.digits(c).count_ones() == 2)
         .fold(0, |m, c| m | 1 << c);
     let mut best: Option<Deduction> = None;
-    for &house in &t.houses {
-        let pool: Vec<usize> = cells(house & open)
-            .filter(|&c| (2..=size + 1).contains(&(s.digits(c).count_ones() as usize)))
-            .collect();
-        let mut pick = Vec::with_capacity(size);
-        for_sets(s, &pool, size, 0, (&mut pick, 0), &mut |set, digits| {
+    for h in 0..t.houses.len() {
+        house_sets(s, h, size, &mut |set, digits| {
             let biggest = set
                 .iter()
                 .map(|&c| s.digits(c).count_ones())
@@ -68,6 +66,58 @@ pub(crate) fn wing(s: &Start, size: usize) -> Option<Deduction> {
         });
     }
     best
+}
+
+/// The sets of `size` cells of house `h` that [`for_sets`] finds, and their digits, as of the
+/// last board searched: a step changes few houses, and listing the sets anew was most of the
+/// wings' time.
+#[derive(Default)]
+struct HouseSets {
+    /// Each cell's digits (bit 15: not open), and the size, when the sets were listed.
+    key: Option<([u16; 9], usize)>,
+    /// The sets' cells, `size` per set, in the order found.
+    cells: Vec<usize>,
+    digits: Vec<u16>,
+}
+
+thread_local! {
+    static SETS: RefCell<Vec<HouseSets>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Calls `visit` on every set [`for_sets`] visits among the cells of house `h` holding two
+/// to `size + 1` digits, in the same order: listed again only where the house changed.
+fn house_sets(s: &Start, h: usize, size: usize, visit: &mut impl FnMut(&[usize], u16)) {
+    let t = tables();
+    let (house, open) = (t.houses[h], s.open());
+    let mut key = [0u16; 9];
+    for (k, c) in cells(house).enumerate() {
+        key[k] = s.digits(c) | u16::from(open >> c & 1 == 0) << 15;
+    }
+    let taken = SETS.try_with(|m| {
+        let mut m = m.borrow_mut();
+        if m.len() <= h {
+            m.resize_with(h + 1, HouseSets::default);
+        }
+        std::mem::take(&mut m[h])
+    });
+    let mut sets = taken.unwrap_or_default();
+    if sets.key != Some((key, size)) {
+        sets.cells.clear();
+        sets.digits.clear();
+        let pool: Vec<usize> = cells(house & open)
+            .filter(|&c| (2..=size + 1).contains(&(s.digits(c).count_ones() as usize)))
+            .collect();
+        let mut pick = Vec::with_capacity(size);
+        for_sets(s, &pool, size, 0, (&mut pick, 0), &mut |set, digits| {
+            sets.cells.extend_from_slice(set);
+            sets.digits.push(digits);
+        });
+        sets.key = Some((key, size));
+    }
+    for (set, &digits) in sets.cells.chunks_exact(size).zip(&sets.digits) {
+        visit(set, digits);
+    }
+    let _ = SETS.try_with(|m| m.borrow_mut()[h] = sets);
 }
 
 /// The removals of the wing with set `set` and bivalue cell `y`, if any.
@@ -171,6 +221,30 @@ mod tests {
         }
         out.sort();
         out
+    }
+
+    #[test]
+    fn house_sets_are_the_sets_found_on_the_board_searched() {
+        let mut listed = 0;
+        // Boards one after another, each searched twice (the second time from memory).
+        for s in boards().iter().chain(boards().iter().rev()) {
+            for h in 0..27 {
+                let pool: Vec<usize> = cells(tables().houses[h] & s.open())
+                    .filter(|&c| (2..=5).contains(&s.digits(c).count_ones()))
+                    .collect();
+                let mut want = Vec::new();
+                for_sets(s, &pool, 4, 0, (&mut Vec::new(), 0), &mut |set, digits| {
+                    want.push((set.to_vec(), digits));
+                });
+                for _ in 0..2 {
+                    let mut got = Vec::new();
+                    house_sets(s, h, 4, &mut |set, digits| got.push((set.to_vec(), digits)));
+                    assert_eq!(got, want, "house {h}");
+                }
+                listed += want.len();
+            }
+        }
+        assert!(listed > 0);
     }
 
     #[test]
