@@ -130,6 +130,10 @@ impl Reach {
     pub(crate) fn merge(&mut self, root: (usize, usize, bool), mode: Mode, parts: &[&Reach]) {
         debug_assert!(parts.iter().all(|p| !p.cut && p.mode == mode));
         self.start(root, mode);
+        if let &[part] = parts {
+            self.shift(part);
+            return;
+        }
         let mut now: Facts = [0; 18];
         for depth in 0.. {
             let mut touched = 0u32;
@@ -158,6 +162,35 @@ impl Reach {
                 break;
             }
             self.bounds.push(self.entries.len() as u32);
+        }
+    }
+
+    /// [`Reach::merge`] from one part: its depths one deeper, without the assumption (the
+    /// only fact it holds that is reached already).
+    fn shift(&mut self, part: &Reach) {
+        let (c, d, on) = self.root;
+        let k = slot(d, on);
+        let root = 1 << c | (k as Set) << SLOT_AT;
+        for level in part.bounds.windows(2) {
+            let start = self.entries.len();
+            for &e in &part.entries[level[0] as usize..level[1] as usize] {
+                // The assumption, reached first here, is the one fact taken out.
+                let e = if e >> SLOT_AT == root >> SLOT_AT {
+                    e & !(1 << c)
+                } else {
+                    e
+                };
+                if e & FULL != 0 {
+                    self.entries.push(e);
+                }
+            }
+            if self.entries.len() == start {
+                break;
+            }
+            self.bounds.push(self.entries.len() as u32);
+        }
+        for (mine, theirs) in self.all.iter_mut().zip(&part.all) {
+            *mine |= theirs;
         }
     }
 

@@ -122,9 +122,10 @@ fn whole_xy(s: &Start, list: &[(usize, usize)]) -> Traced {
             parts[n] = &kept.on[usize::from(index[p * 9 + d])];
             n += 1;
         }
-        let mut r = Reach::new();
-        r.merge((c, d, false), Mode::Xy, &parts[..n]);
-        kept.off.push(r);
+        kept.off.push(Reach::new());
+        if let Some(r) = kept.off.last_mut() {
+            r.merge((c, d, false), Mode::Xy, &parts[..n]);
+        }
     }
     kept
 }
