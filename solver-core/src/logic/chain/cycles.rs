@@ -164,13 +164,18 @@ pub(crate) fn may_offer(s: &Start, [on, off]: [&Reach; 2], mode: Mode, bar: u16)
 
 /// The depth to which both reaches remove some candidate, the deeper one rating as a cycle
 /// of `mode` no higher than `bar`, if any does: past it, every removal rates higher.
+///
+/// A removal rests on one fact more than its depth in the deeper branch: the other branch's
+/// assumption, which the deeper one does not hold (it would clash). One that rates above
+/// the bar so is never told: the bar is the lowest cycle kept, which it could not join, or
+/// the lowest chain, which would displace it.
 fn has_removal(s: &Start, [on, off]: [&Reach; 2], mode: Mode, bar: Option<u16>) -> Option<usize> {
     let most = on.deepest().max(off.deepest());
     let depth = bar.map_or(most, |bar| {
         let base = kind(mode).1;
         // Ratings grow with the depth: the depths that fit run from 1 to some bound.
         (1..=most)
-            .take_while(|&n| rating::rate(base, n.saturating_sub(short(base))) <= bar)
+            .take_while(|&n| rating::rate(base, (n + 1).saturating_sub(short(base))) <= bar)
             .last()
             .unwrap_or(0)
     });
@@ -276,7 +281,7 @@ fn union(branches: [&Trace; 2], q: usize, e: usize) -> usize {
 mod tests {
     use super::super::deduction;
     use super::super::reach::tests::boards;
-    use super::super::trace::trace_with;
+    use super::super::trace::{trace_static_within, trace_with};
     use super::*;
 
     /// The deduction offering each kept removal in turn makes, as cycles were told before
@@ -307,6 +312,41 @@ mod tests {
             found.offer(&mut best);
         }
         best
+    }
+
+    #[test]
+    fn a_bar_passes_over_no_cycle_rated_within_it() {
+        let mut kept = 0;
+        let (mut on, mut off) = (Reach::new(), Reach::new());
+        for s in boards() {
+            for mode in [Mode::X, Mode::Y, Mode::Xy] {
+                let base = kind(mode).1;
+                for (c, d) in s.candidates() {
+                    on.run(&s, (c, d, true), mode, u16::MAX);
+                    off.run(&s, (c, d, false), mode, u16::MAX);
+                    if may_close(&s, [&on, &off], mode, (None, None)).is_none() {
+                        continue;
+                    }
+                    let whole = [true, false].map(|b| trace_with(&s, (c, d, b), mode, true));
+                    let Some((tenths, _)) = lowest(&s, [&whole[0], &whole[1]], base, None) else {
+                        continue;
+                    };
+                    for bar in tenths..tenths + 4 {
+                        let depth = may_close(&s, [&on, &off], mode, (None, Some(bar)))
+                            .expect("a cycle within the bar");
+                        let cut = [true, false].map(|b| {
+                            let mut t = Trace::new();
+                            trace_static_within(&mut t, &s, (c, d, b), mode, depth as u16);
+                            t
+                        });
+                        let found = lowest(&s, [&cut[0], &cut[1]], base, Some(bar));
+                        assert_eq!(found.map(|f| f.0), Some(tenths), "r{}c{} {d}", c / 9, c % 9);
+                        kept += 1;
+                    }
+                }
+            }
+        }
+        assert!(kept > 0);
     }
 
     #[test]
