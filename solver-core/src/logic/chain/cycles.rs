@@ -165,17 +165,15 @@ pub(crate) fn may_offer(s: &Start, [on, off]: [&Reach; 2], mode: Mode, bar: u16)
 /// The depth to which both reaches remove some candidate, the deeper one rating as a cycle
 /// of `mode` no higher than `bar`, if any does: past it, every removal rates higher.
 ///
-/// A removal rests on one fact more than its depth in the deeper branch: the other branch's
-/// assumption, which the deeper one does not hold (it would clash). One that rates above
-/// the bar so is never told: the bar is the lowest cycle kept, which it could not join, or
-/// the lowest chain, which would displace it.
+/// A removal that rates above the bar ([`floor`]) is never told: the bar is the lowest
+/// cycle kept, which it could not join, or the lowest chain, which would displace it.
 fn has_removal(s: &Start, [on, off]: [&Reach; 2], mode: Mode, bar: Option<u16>) -> Option<usize> {
     let most = on.deepest().max(off.deepest());
     let depth = bar.map_or(most, |bar| {
         let base = kind(mode).1;
         // Ratings grow with the depth: the depths that fit run from 1 to some bound.
         (1..=most)
-            .take_while(|&n| rating::rate(base, (n + 1).saturating_sub(short(base))) <= bar)
+            .take_while(|&n| floor(base, n) <= bar)
             .last()
             .unwrap_or(0)
     });
@@ -183,6 +181,13 @@ fn has_removal(s: &Start, [on, off]: [&Reach; 2], mode: Mode, bar: Option<u16>) 
     (0..9)
         .any(|e| s.cand[e] & a[slot(e, false)] & b[slot(e, false)] != 0)
         .then_some(depth)
+}
+
+/// The lowest rating of a cycle on `base` whose removal is at depth `depth` in its deeper
+/// branch: the removal rests on those facts and on the other branch's assumption at least,
+/// which the deeper branch does not hold (it would clash).
+pub(crate) fn floor(base: u16, depth: usize) -> u16 {
+    rating::rate(base, (depth + 1).saturating_sub(short(base)))
 }
 
 /// Facts a cycle on `base` counts fewer: single-kind loops count two facts fewer
@@ -245,8 +250,8 @@ fn lowest(
     let short = short(base);
     for e in 0..9 {
         for q in cells(s.cand[e] & branches[0].off[e] & branches[1].off[e]) {
-            // The longer branch's depth bounds the count from below.
-            let low = rating::rate(base, deepest(branches, q, e).saturating_sub(short));
+            // [`floor`] bounds the rating from below.
+            let low = floor(base, deepest(branches, q, e));
             let limit = best.into_iter().chain(bar).min();
             if limit.is_some_and(|l| low > l) {
                 continue;

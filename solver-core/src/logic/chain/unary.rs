@@ -238,10 +238,8 @@ fn depth_limit(base: u16, mode: Mode, bar: u16) -> u16 {
 /// [`depth_limit`], worked out.
 fn work_out_limit(base: u16, mode: Mode, bar: u16) -> u16 {
     let cycle = cycles::kind(mode).1;
-    let fits = |depth: usize| {
-        rating::rate(base, depth) <= bar
-            || rating::rate(cycle, depth.saturating_sub(cycles::short(cycle))) <= bar
-    };
+    let fits =
+        |depth: usize| rating::rate(base, depth) <= bar || cycles::floor(cycle, depth) <= bar;
     // A trace holds each of the 1,458 facts at most once, so no depth goes past that. Both
     // ratings grow with the depth, so the depths that fit run from 2 to some bound: found by
     // halving (this runs for every candidate once something is found).
