@@ -61,6 +61,9 @@ pub(crate) struct Trace {
     pub(crate) on: [Set; 9],
     /// Cells where each digit was shown false.
     pub(crate) off: [Set; 9],
+    /// The digits shown false in each cell ([`Trace::off`] by cell): a dynamic chain asks
+    /// after every false fact whether its cell has one digit left.
+    gone: [u16; 81],
     /// The facts that contradict each other, when the assumption is false.
     pub(crate) contradiction: Option<Vec<u16>>,
     /// Nodes a contradiction counts beyond its facts: an emptied cell or house stands for the
@@ -139,6 +142,7 @@ impl Trace {
             index: Vec::new(),
             on: [0; 9],
             off: [0; 9],
+            gone: [0; 81],
             contradiction: None,
             go_on: false,
             extra: 0,
@@ -153,6 +157,7 @@ impl Trace {
         self.parents.clear();
         self.on = [0; 9];
         self.off = [0; 9];
+        self.gone = [0; 81];
         self.contradiction = None;
         self.extra = 0;
         self.go_on = false;
@@ -230,6 +235,7 @@ impl Trace {
             self.on[d] |= bit;
         } else {
             self.off[d] |= bit;
+            self.gone[c] |= 1 << d;
         }
         if theirs & bit != 0 {
             let j = self.index[key(c, d, !on)];
@@ -271,6 +277,7 @@ impl Trace {
                 depth,
             });
             self.index[key(c, d, false)] = (first_node + k) as u16;
+            self.gone[c] |= 1 << d;
             k += 1;
         }
         self.off[d] |= take;
@@ -309,6 +316,7 @@ impl Trace {
             self.on[d] |= 1 << c;
         } else {
             self.off[d] |= 1 << c;
+            self.gone[c] |= 1 << d;
         }
         if let Some(j) = self.find(c, d, !on) {
             self.clash(vec![j, i]);
@@ -520,8 +528,11 @@ fn follow_off(t: &mut Trace, start: &Start, i: u16, mode: Mode) {
         if mode != Mode::Nishio {
             dynamic_cell(t, start, c);
         }
+        // The digit's places left: the facts the houses add are true ones, which leave
+        // them as they are.
+        let places = start.cand[d] & !t.off[d];
         for h in start.tables.cell_houses[c] {
-            dynamic_house(t, start, h as usize, d);
+            dynamic_house(t, start, h as usize, d, places);
         }
         return;
     }
@@ -546,14 +557,8 @@ fn follow_off(t: &mut Trace, start: &Start, i: u16, mode: Mode) {
 #[inline(always)]
 fn dynamic_cell(t: &mut Trace, start: &Start, c: usize) {
     let all = start.digits(c);
-    // Only the cell's own digits can be gone: most cells hold two to four of the nine.
-    let mut gone = 0u16;
-    let mut rest = all;
-    while rest != 0 {
-        let e = rest.trailing_zeros() as usize;
-        rest &= rest - 1;
-        gone |= ((t.off[e] >> c & 1) as u16) << e;
-    }
+    // Only candidates are ever shown false.
+    let gone = t.gone[c];
     let left = all & !gone;
     // Two digits or more left, or the last one already known: nothing new follows (the
     // common case, so nothing is allocated).
@@ -569,11 +574,13 @@ fn dynamic_cell(t: &mut Trace, start: &Start, c: usize) {
 /// line, as the quick test before it runs far more often.
 #[inline(never)]
 fn cell_fact(t: &mut Trace, c: usize, gone: u16, left: u16) {
-    let offs = Nodes::of(
-        (0..9)
-            .filter(|&e| gone >> e & 1 != 0)
-            .filter_map(|e| t.find(c, e, false)),
-    );
+    // Every digit of `gone` is shown false, so each has its node.
+    let mut rest = gone;
+    let offs = Nodes::of(std::iter::from_fn(|| {
+        let e = rest.trailing_zeros() as usize;
+        rest &= rest.wrapping_sub(1);
+        (e < 9).then(|| t.index[key(c, e, false)])
+    }));
     if left == 0 {
         t.empty(offs.to_vec());
     } else {
@@ -581,25 +588,26 @@ fn cell_fact(t: &mut Trace, c: usize, gone: u16, left: u16) {
     }
 }
 
-/// On the board the chain has changed: a digit with one place left in a house goes there;
-/// with none, the assumption is false.
+/// On the board the chain has changed (digit index `d` left in `places`): a digit with one
+/// place left in a house goes there; with none, the assumption is false.
 #[inline(always)]
-fn dynamic_house(t: &mut Trace, start: &Start, h: usize, d: usize) {
-    let all = start.cand[d] & start.tables.houses[h];
-    let left = all & !t.off[d];
+fn dynamic_house(t: &mut Trace, start: &Start, h: usize, d: usize, places: Set) {
+    let house = start.tables.houses[h];
+    let left = places & house;
     // Two places or more left, or the last one already known: nothing new follows (the
     // common case, so nothing is allocated).
     if left & left.wrapping_sub(1) != 0 || t.on[d] & left != 0 {
         return;
     }
-    house_fact(t, all, left, d);
+    house_fact(t, start.cand[d] & house, left, d);
 }
 
 /// [`dynamic_house`] where the house has one place `left` for digit index `d` (or none):
 /// out of line, as the quick test before it runs some twenty times as often.
 #[inline(never)]
 fn house_fact(t: &mut Trace, all: Set, left: Set, d: usize) {
-    let offs = Nodes::of(cells(all & t.off[d]).filter_map(|q| t.find(q, d, false)));
+    // Every place but `left` is shown false, so each has its node.
+    let offs = Nodes::of(cells(all & t.off[d]).map(|q| t.index[key(q, d, false)]));
     if left == 0 {
         t.empty(offs.to_vec());
     } else {
