@@ -263,12 +263,25 @@ fn common<B: Branch>(
     if branches.len() < 2 {
         return None;
     }
-    // Every kind of fact at once, and most groups share none: nothing more to do then.
-    let mut shared: Facts = std::array::from_fn(|k| s.cand[k / 2]);
-    for t in branches {
+    // Every kind of fact at once, and most groups share none: nothing more to do then,
+    // often known from the first two branches.
+    let (pair, rest) = branches.split_at(2);
+    let mut shared: Facts = [0; 18];
+    let mut any: Set = 0;
+    for d in 0..9 {
+        for on in [true, false] {
+            let set = s.cand[d] & pair[0].facts(d, on) & pair[1].facts(d, on);
+            shared[slot(d, on)] = set;
+            any |= set;
+        }
+    }
+    if any == 0 {
+        return None;
+    }
+    for t in rest {
         t.narrow(&mut shared);
     }
-    if shared.iter().all(|&set| set == 0) {
+    if !rest.is_empty() && shared.iter().all(|&set| set == 0) {
         return None;
     }
     let mut best: Vec<(u16, usize, usize, bool)> = Vec::new();
