@@ -116,30 +116,19 @@ impl Drop for Trace {
 impl Trace {
     /// An empty trace, with the buffers of a dropped one when the thread has one.
     pub(crate) fn new() -> Trace {
-        let spare = spare::take(&SPARE);
-        let mut t = Trace::shell();
-        match spare {
-            // Stale index slots are harmless: see [`Trace::clear`].
-            Some((nodes, parents, index)) => {
-                t.nodes = nodes;
-                t.parents = parents;
-                t.index = index;
-            }
-            None => {
-                t.nodes.reserve(256);
-                t.parents.reserve(512);
-                t.index = vec![NONE; 81 * 9 * 2];
-            }
-        }
-        t
-    }
-
-    /// A trace without buffers, left behind where a dropped one moves to the spares.
-    fn shell() -> Trace {
+        // Stale index slots are harmless: see [`Trace::clear`].
+        let (nodes, parents, index) = spare::take(&SPARE).unwrap_or_else(|| {
+            (
+                Vec::with_capacity(256),
+                Vec::with_capacity(512),
+                vec![NONE; 81 * 9 * 2],
+            )
+        });
+        // One literal, so that the trace is made where it goes rather than copied there.
         Trace {
-            nodes: Vec::new(),
-            parents: Vec::new(),
-            index: Vec::new(),
+            nodes,
+            parents,
+            index,
             on: [0; 9],
             off: [0; 9],
             gone: [0; 81],
