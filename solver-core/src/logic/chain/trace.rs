@@ -474,14 +474,15 @@ fn follow_as(t: &mut Trace, start: &Start, mode: Mode, from: usize, limit: u16) 
     loop {
         while i < t.nodes.len() && !t.stopped() {
             let n = t.nodes[i];
-            if n.depth >= limit {
+            // Only static traces are given a depth limit (see `trace_static_within`).
+            if matches!(mode, Mode::X | Mode::Y | Mode::Xy) && n.depth >= limit {
                 t.cut = Some(i);
                 return;
             }
             if n.on {
-                follow_on(t, start, i as u16, mode);
+                follow_on(t, start, i as u16, n, mode);
             } else {
-                follow_off(t, start, i as u16, mode);
+                follow_off(t, start, i as u16, n, mode);
             }
             i += 1;
         }
@@ -493,8 +494,7 @@ fn follow_as(t: &mut Trace, start: &Start, mode: Mode, from: usize, limit: u16) 
 
 /// A true fact removes the cell's other digits and the digit from the cell's peers.
 #[inline(always)]
-fn follow_on(t: &mut Trace, start: &Start, i: u16, mode: Mode) {
-    let n = t.nodes[i as usize];
+fn follow_on(t: &mut Trace, start: &Start, i: u16, n: Node, mode: Mode) {
     let (c, d) = (n.cell as usize, n.digit as usize);
     if !matches!(mode, Mode::X | Mode::Nishio) {
         let mut others = start.digits(c) & !(1 << d);
@@ -510,8 +510,7 @@ fn follow_on(t: &mut Trace, start: &Start, i: u16, mode: Mode) {
 
 /// A false fact may leave one digit in its cell or one place for its digit in a house.
 #[inline(always)]
-fn follow_off(t: &mut Trace, start: &Start, i: u16, mode: Mode) {
-    let n = t.nodes[i as usize];
+fn follow_off(t: &mut Trace, start: &Start, i: u16, n: Node, mode: Mode) {
     let (c, d) = (n.cell as usize, n.digit as usize);
     if matches!(mode, Mode::Nishio | Mode::Dynamic | Mode::Plus) {
         if mode != Mode::Nishio {
