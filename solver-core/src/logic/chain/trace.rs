@@ -71,6 +71,9 @@ pub(crate) struct Trace {
     pub(crate) extra: usize,
     /// Whether to go on past a contradiction (unary chains look for one particular fact).
     go_on: bool,
+    /// Whether propagation stops: a contradiction, not gone on past (asked for every fact
+    /// added, so kept rather than worked out).
+    stop: bool,
     /// The first node left unfollowed at a depth limit ([`trace_static_within`]).
     pub(crate) cut: Option<usize>,
 }
@@ -134,6 +137,7 @@ impl Trace {
             gone: [0; 81],
             contradiction: None,
             go_on: false,
+            stop: false,
             extra: 0,
             cut: None,
         }
@@ -150,6 +154,7 @@ impl Trace {
         self.contradiction = None;
         self.extra = 0;
         self.go_on = false;
+        self.stop = false;
         self.cut = None;
     }
 
@@ -315,6 +320,7 @@ impl Trace {
     /// Records the first contradiction.
     fn clash(&mut self, nodes: Vec<u16>) {
         self.contradiction.get_or_insert(nodes);
+        self.stop = !self.go_on;
     }
 
     /// Records a cell or house left empty by `offs`.
@@ -334,7 +340,7 @@ impl Trace {
 
     /// Whether propagation stops here.
     fn stopped(&self) -> bool {
-        self.contradiction.is_some() && !self.go_on
+        self.stop
     }
 
     /// The number of facts the given nodes rest on, themselves included.
