@@ -200,10 +200,10 @@ impl Trace {
         }
     }
 
-    /// [`Trace::add`] for a fact with one parent, the links of every static chain (no slice
-    /// to copy).
+    /// [`Trace::add`] for a fact with one parent (its node and depth, which the caller has
+    /// at hand), the links of every static chain (no slice to copy).
     #[inline(always)]
-    fn add_one(&mut self, c: usize, d: usize, on: bool, parent: u16) {
+    fn add_one(&mut self, c: usize, d: usize, on: bool, (parent, depth): (u16, u16)) {
         // The hot path of every trace: the fact's own and opposite sets say whether it is
         // new and whether it clashes, without the index.
         let bit: Set = 1 << c;
@@ -222,7 +222,7 @@ impl Trace {
             on,
             link: parent,
             parents: 1,
-            depth: 1 + self.nodes[usize::from(parent)].depth,
+            depth: 1 + depth,
         });
         self.index[key(c, d, on)] = i;
         if on {
@@ -237,31 +237,28 @@ impl Trace {
         }
     }
 
-    /// [`Trace::add_one`] for the removal of digit index `d` from each of `cells` (none shown
+    /// [`Trace::add_one`] for the removal of digit index `d` from each of `places` (none shown
     /// false yet), lowest first, in one pass: a true fact's peers, most of every trace.
     #[inline(always)]
-    fn add_offs(&mut self, d: usize, cells: Set, parent: u16) {
-        if cells == 0 || self.stopped() {
+    fn add_offs(&mut self, d: usize, places: Set, (parent, depth): (u16, u16)) {
+        if places == 0 || self.stopped() {
             return;
         }
-        let depth = 1 + self.nodes[usize::from(parent)].depth;
+        let depth = 1 + depth;
         // Only the first clash is recorded, and one that does not go on stops at it.
         let clashes = if self.contradiction.is_none() {
-            cells & self.on[d]
+            places & self.on[d]
         } else {
             0
         };
         let take = if clashes != 0 && !self.go_on {
-            cells & ((2 << clashes.trailing_zeros()) - 1)
+            places & ((2 << clashes.trailing_zeros()) - 1)
         } else {
-            cells
+            places
         };
         let first_node = self.nodes.len();
-        let mut rest = take;
         let mut k = 0usize;
-        while rest != 0 {
-            let c = rest.trailing_zeros() as usize;
-            rest &= rest - 1;
+        for c in cells(take) {
             self.nodes.push(Node {
                 cell: c as u8,
                 digit: d as u8,
@@ -507,11 +504,15 @@ fn follow_on(t: &mut Trace, start: &Start, i: u16, n: Node, mode: Mode) {
         while others != 0 {
             let e = others.trailing_zeros() as usize;
             others &= others - 1;
-            t.add_one(c, e, false, i);
+            t.add_one(c, e, false, (i, n.depth));
         }
     }
     // Peers already shown false would be skipped by `add`; leaving them out saves the calls.
-    t.add_offs(d, start.cand[d] & start.tables.peers[c] & !t.off[d], i);
+    t.add_offs(
+        d,
+        start.cand[d] & start.tables.peers[c] & !t.off[d],
+        (i, n.depth),
+    );
 }
 
 /// A false fact may leave one digit in its cell or one place for its digit in a house.
@@ -534,14 +535,19 @@ fn follow_off(t: &mut Trace, start: &Start, i: u16, n: Node, mode: Mode) {
     // digit, whatever else the chain has shown (SE's implication graph).
     let all = start.digits(c);
     if mode != Mode::X && all.count_ones() == 2 {
-        t.add_one(c, (all & !(1 << d)).trailing_zeros() as usize, true, i);
+        t.add_one(
+            c,
+            (all & !(1 << d)).trailing_zeros() as usize,
+            true,
+            (i, n.depth),
+        );
     }
     if mode == Mode::Y {
         return;
     }
     for p in start.bilocal(c, d) {
         if p != NO_CELL {
-            t.add_one(usize::from(p), d, true, i);
+            t.add_one(usize::from(p), d, true, (i, n.depth));
         }
     }
 }
