@@ -20,6 +20,8 @@ pub(crate) struct Tables {
     pub(crate) houses: [Set; 27],
     /// The row, column and box house of each cell.
     pub(crate) cell_houses: [[u8; 3]; 81],
+    /// [`Tables::cell_houses`] as cell sets (dynamic chains look at them after every fact).
+    pub(crate) house_sets: [[Set; 3]; 81],
     /// Each box with each line crossing it, (box, line) in the order of boxes then lines:
     /// the places of pointing and claiming.
     pub(crate) crossings: [(Set, Set); 54],
@@ -33,6 +35,7 @@ pub(crate) fn tables() -> &'static Tables {
             peers: [0; 81],
             houses: [0; 27],
             cell_houses: [[0; 3]; 81],
+            house_sets: [[0; 3]; 81],
             crossings: [(0, 0); 54],
         };
         for c in 0..81 {
@@ -44,8 +47,9 @@ pub(crate) fn tables() -> &'static Tables {
             }
         }
         for c in 0..81 {
-            for h in t.cell_houses[c] {
+            for (k, h) in t.cell_houses[c].into_iter().enumerate() {
                 t.peers[c] |= t.houses[h as usize];
+                t.house_sets[c][k] = t.houses[h as usize];
             }
             t.peers[c] &= !(1 << c);
         }

@@ -526,8 +526,8 @@ fn follow_off(t: &mut Trace, start: &Start, i: u16, n: Node, mode: Mode) {
         // The digit's places left: the facts the houses add are true ones, which leave
         // them as they are.
         let places = start.cand[d] & !t.off[d];
-        for h in start.tables.cell_houses[c] {
-            dynamic_house(t, start, h as usize, d, places);
+        for house in start.tables.house_sets[c] {
+            dynamic_house(t, start, house, d, places);
         }
         return;
     }
@@ -589,10 +589,9 @@ fn cell_fact(t: &mut Trace, c: usize, gone: u16, left: u16) {
 }
 
 /// On the board the chain has changed (digit index `d` left in `places`): a digit with one
-/// place left in a house goes there; with none, the assumption is false.
+/// place left in `house` goes there; with none, the assumption is false.
 #[inline(always)]
-fn dynamic_house(t: &mut Trace, start: &Start, h: usize, d: usize, places: Set) {
-    let house = start.tables.houses[h];
+fn dynamic_house(t: &mut Trace, start: &Start, house: Set, d: usize, places: Set) {
     let left = places & house;
     // Two places or more left, or the last one already known: nothing new follows (the
     // common case, so nothing is allocated).
