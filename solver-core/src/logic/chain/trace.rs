@@ -183,21 +183,34 @@ impl Trace {
 
     /// Adds a fact (once) with its parents; a fact whose opposite holds is a contradiction.
     fn add(&mut self, c: usize, d: usize, on: bool, parents: &[u16]) {
-        let depth = parents
-            .iter()
-            .map(|&p| self.nodes[p as usize].depth)
-            .max()
-            .unwrap_or(0);
-        if self.push(c, d, on, depth) {
-            if let [p] = parents {
-                if let Some(n) = self.nodes.last_mut() {
-                    n.link = *p;
-                }
-            } else {
-                self.parents.extend_from_slice(parents);
-            }
-            self.settle(c, d, on, parents.len());
+        if self.holds(c, d, on) || self.stopped() {
+            return;
         }
+        let mut depth = 0;
+        let link = match parents {
+            [p] => {
+                depth = self.nodes[usize::from(*p)].depth;
+                *p
+            }
+            _ => {
+                let start = self.parents.len() as u16;
+                // One at a time: a dynamic fact has at most nine, too few for a copy call.
+                for &p in parents {
+                    depth = depth.max(self.nodes[usize::from(p)].depth);
+                    self.parents.push(p);
+                }
+                start
+            }
+        };
+        self.nodes.push(Node {
+            cell: c as u8,
+            digit: d as u8,
+            on,
+            link,
+            parents: 0,
+            depth: 1 + depth,
+        });
+        self.settle(c, d, on, parents.len());
     }
 
     /// [`Trace::add`] for a fact with one parent (its node and depth, which the caller has
@@ -277,23 +290,6 @@ impl Trace {
             let (j, i) = (self.index[key(q, d, true)], self.index[key(q, d, false)]);
             self.clash(vec![j, i]);
         }
-    }
-
-    /// Pushes a new fact's node, its parents to follow; whether it was new.
-    #[inline]
-    fn push(&mut self, c: usize, d: usize, on: bool, parent_depth: u16) -> bool {
-        if self.holds(c, d, on) || self.stopped() {
-            return false;
-        }
-        self.nodes.push(Node {
-            cell: c as u8,
-            digit: d as u8,
-            on,
-            link: self.parents.len() as u16,
-            parents: 0,
-            depth: 1 + parent_depth,
-        });
-        true
     }
 
     /// Indexes the node just pushed with its `parents`; a fact whose opposite holds is a
