@@ -100,13 +100,11 @@ fn refresh(kept: &mut Vec<PairLoops>, board: &Candidates, skip_walked: bool) -> 
     let mut walk = None;
     let mut at = Vec::with_capacity(pairs.len());
     for &pair in &pairs {
-        let members: Vec<(usize, u64)> = (0..board.masks.len())
-            .filter(|&c| board.masks[c] & pair == pair)
-            .map(|c| (c, board.masks[c]))
-            .collect();
         let slot = kept.iter().position(|k| k.pair == pair);
-        let fresh =
-            slot.is_none_or(|i| kept[i].shape != board.shape() || kept[i].members != members);
+        let fresh = slot.is_none_or(|i| {
+            kept[i].shape != board.shape()
+                || !holders(board, pair).eq(kept[i].members.iter().copied())
+        });
         let i = slot.unwrap_or(kept.len());
         if fresh {
             let walk = walk.get_or_insert_with(|| Walk::new(board, skip_walked));
@@ -114,7 +112,7 @@ fn refresh(kept: &mut Vec<PairLoops>, board: &Candidates, skip_walked: bool) -> 
             let entry = PairLoops {
                 shape: board.shape(),
                 pair,
-                members,
+                members: holders(board, pair).collect(),
                 loops,
             };
             if i == kept.len() {
@@ -126,6 +124,26 @@ fn refresh(kept: &mut Vec<PairLoops>, board: &Candidates, skip_walked: bool) -> 
         at.push(i);
     }
     at
+}
+
+/// The cells holding both digits of `pair`, in cell order, with their candidates (read off
+/// the rows' places of the two digits).
+fn holders(board: &Candidates, pair: u64) -> impl Iterator<Item = (usize, u64)> + '_ {
+    let (a, b) = digit_pair(pair);
+    let side = board.side();
+    (0..side).flat_map(move |row| {
+        bits(board.positions(row, a) & board.positions(row, b)).map(move |i| {
+            let c = row * side + i;
+            (c, board.masks[c])
+        })
+    })
+}
+
+/// The two digits (1-based) of a pair mask.
+fn digit_pair(pair: u64) -> (u8, u8) {
+    let low = pair.trailing_zeros() as u8;
+    let high = (pair & (pair - 1)).trailing_zeros() as u8;
+    (low + 1, high + 1)
 }
 
 /// The valid closed loops of one pair, each with its start, as the walks found them.
@@ -156,10 +174,10 @@ impl Members {
         self.first.clear();
         self.cells.clear();
         self.first.push(0);
-        for house in &board.layout.houses {
-            let holding = house.iter().map(|&c| c as usize);
-            self.cells
-                .extend(holding.filter(|&c| board.masks[c] & pair == pair));
+        let (a, b) = digit_pair(pair);
+        for (h, house) in board.layout.houses.iter().enumerate() {
+            let places = board.positions(h, a) & board.positions(h, b);
+            self.cells.extend(bits(places).map(|i| house[i] as usize));
             self.first.push(self.cells.len());
         }
     }
