@@ -85,3 +85,72 @@ pub(crate) fn remember(search: Search, board: &Candidates, found: bool) {
         memo[slot] = Some(then);
     });
 }
+
+/// Searches whose patterns remove no more once their own cells have lost candidates (they read
+/// other cells only for what they remove, which can only shrink): after one finds nothing,
+/// the next need look only at patterns through a cell whose candidates changed.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Narrowing {
+    XyWing,
+    XyzWing,
+    Wxyz,
+}
+
+/// Words of a cell set: enough for the largest grid (35 × 35 cells).
+pub(crate) const WORDS: usize = (Shape::MAX_SIDE * Shape::MAX_SIDE).div_ceil(64);
+
+/// The candidates of a board a search found nothing on.
+struct Masks {
+    shape: Shape,
+    masks: Vec<u64>,
+}
+
+thread_local! {
+    /// The board each search last found nothing on.
+    static NARROWED: RefCell<Vec<Option<Masks>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The cells (bit c % 64 of word c / 64) whose candidates changed since `search` last found
+/// nothing, when every cell has only lost candidates since; `None` when it must look at all.
+pub(crate) fn changed_since_nothing(search: Narrowing, board: &Candidates) -> Option<[u64; WORDS]> {
+    NARROWED
+        .try_with(|memo| {
+            let memo = memo.try_borrow().ok()?;
+            let Masks { shape, masks: then } = memo.get(search as usize)?.as_ref()?;
+            if *shape != board.shape() || then.len() != board.masks.len() {
+                return None;
+            }
+            let mut changed = [0; WORDS];
+            for (c, (&now, &then)) in board.masks.iter().zip(then).enumerate() {
+                if now & !then != 0 {
+                    return None;
+                }
+                if now != then {
+                    changed[c / 64] |= 1 << (c % 64);
+                }
+            }
+            Some(changed)
+        })
+        .ok()
+        .flatten()
+}
+
+/// Records that `search` found nothing on `board`.
+pub(crate) fn found_nothing(search: Narrowing, board: &Candidates) {
+    let _ = NARROWED.try_with(|memo| {
+        let Ok(mut memo) = memo.try_borrow_mut() else {
+            return;
+        };
+        let slot = search as usize;
+        if memo.len() <= slot {
+            memo.resize_with(slot + 1, || None);
+        }
+        // The buffer of the board before is reused.
+        let then = memo[slot].get_or_insert_with(|| Masks {
+            shape: board.shape(),
+            masks: Vec::new(),
+        });
+        then.shape = board.shape();
+        then.masks.clone_from(&board.masks);
+    });
+}

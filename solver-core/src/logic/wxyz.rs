@@ -2,11 +2,9 @@
 //! three candidates): three cells that see each other hold four digits between them (an
 //! almost locked set), and a bivalue cell xz links to it.
 
-use std::cell::RefCell;
-
 use super::board::{Candidates, bits, digit_names};
+use super::house_memo::{self, Narrowing, WORDS};
 use super::step::{Found, Technique};
-use crate::Shape;
 
 /// The WXYZ-Wing SE would pick: lowest rating, then most eliminations.
 ///
@@ -14,60 +12,32 @@ use crate::Shape;
 /// since, a wing of cells that all kept theirs removes no more than it did then (nothing), so
 /// only wings through a changed cell are looked at; the first best of those is the search's.
 pub(crate) fn wxyz_wing(board: &Candidates) -> Option<Found> {
-    let before = NOTHING
-        .try_with(|kept| {
-            let kept = kept.try_borrow().ok()?;
-            let (shape, masks) = kept.as_ref()?;
-            let narrower = *shape == board.shape()
-                && masks.len() == board.masks.len()
-                && masks
-                    .iter()
-                    .zip(&board.masks)
-                    .all(|(&then, &now)| now & !then == 0);
-            narrower.then(|| masks.clone())
-        })
-        .ok()
-        .flatten();
-    let before = before.as_deref();
+    let changed = house_memo::changed_since_nothing(Narrowing::Wxyz, board);
+    let changed = changed.as_ref();
     let found = match board.masks.len().div_ceil(64) {
-        ..=2 => search::<2>(board, before),
-        3..=4 => search::<4>(board, before),
-        5..=10 => search::<10>(board, before),
-        _ => search::<WORDS>(board, before),
+        ..=2 => search::<2>(board, changed),
+        3..=4 => search::<4>(board, changed),
+        5..=10 => search::<10>(board, changed),
+        _ => search::<WORDS>(board, changed),
     };
     if found.is_none() {
-        let _ = NOTHING.try_with(|kept| {
-            if let Ok(mut kept) = kept.try_borrow_mut() {
-                let (shape, masks) = kept.get_or_insert_with(|| (board.shape(), Vec::new()));
-                *shape = board.shape();
-                masks.clone_from(&board.masks);
-            }
-        });
+        house_memo::found_nothing(Narrowing::Wxyz, board);
     }
     found
 }
 
-thread_local! {
-    /// The shape and candidates of the board the last search found nothing on.
-    static NOTHING: RefCell<Option<(Shape, Vec<u64>)>> = const { RefCell::new(None) };
-}
-
-/// The cells whose candidates differ from `before`'s, and those cells with the cells that see
-/// a changed bivalue cell (a wing must hold one of these): every cell without `before`.
+/// The cells changed since the search that found nothing (`since`), and those with the cells
+/// that see a changed bivalue cell (a wing must hold one of these): every cell without it.
 fn changes<const W: usize>(
     board: &Candidates,
-    before: Option<&[u64]>,
+    since: Option<&[u64; WORDS]>,
     pair_set: &Cells<W>,
 ) -> (Cells<W>, Cells<W>) {
-    let Some(then) = before else {
+    let Some(since) = since else {
         return ([u64::MAX; W], [u64::MAX; W]);
     };
     let mut changed = [0; W];
-    for (c, (&now, &then)) in board.masks.iter().zip(then).enumerate() {
-        if now != then {
-            changed[c / 64] |= 1 << (c % 64);
-        }
-    }
+    changed.copy_from_slice(&since[..W]);
     let mut hot = changed;
     let mut changed_pairs = changed;
     for (w, p) in changed_pairs.iter_mut().zip(pair_set) {
@@ -86,8 +56,8 @@ fn has<const W: usize>(set: &Cells<W>, cell: usize) -> bool {
 }
 
 /// [`wxyz_wing`] with cell sets of `W` words, looking only at wings through a cell changed
-/// since `before` (when given).
-fn search<const W: usize>(board: &Candidates, before: Option<&[u64]>) -> Option<Found> {
+/// since the last search found nothing (`since`, when given).
+fn search<const W: usize>(board: &Candidates, since: Option<&[u64; WORDS]>) -> Option<Found> {
     let n = board.masks.len();
     let layout = &board.layout;
     let mut best: Option<(u16, usize, Found)> = None;
@@ -104,7 +74,7 @@ fn search<const W: usize>(board: &Candidates, before: Option<&[u64]>) -> Option<
             pair_set[c / 64] |= 1 << (c % 64);
         }
     }
-    let (changed, hot) = changes(board, before, &pair_set);
+    let (changed, hot) = changes(board, since, &pair_set);
     // The set cells see each other: each next one is looked for among the later peers of
     // those before it (a cell set, read in cell order).
     for a in cells_of(&small_set) {
@@ -191,9 +161,6 @@ fn wing(
         .resting_on(support)
         .saying(text)
 }
-
-/// Words of a cell set: enough for the largest grid (35 × 35 cells).
-const WORDS: usize = (crate::Shape::MAX_SIDE * crate::Shape::MAX_SIDE).div_ceil(64);
 
 /// A set of cells, bit c % 64 of word c / 64 (on the stack: the search makes one per pair),
 /// `W` words: the fewest of 2, 4, 10 and all that hold the board's cells.
@@ -320,7 +287,8 @@ mod tests {
                 None,
                 |_, b| {
                     narrowed += usize::from(
-                        NOTHING.with(|k| k.borrow().as_ref().is_some_and(|(_, m)| m != &b.masks)),
+                        house_memo::changed_since_nothing(Narrowing::Wxyz, b)
+                            .is_some_and(|c| c.iter().any(|&w| w != 0)),
                     );
                     let full = search::<WORDS>(b, None).map(|f| f.to_step(b));
                     met += usize::from(full.is_some());
