@@ -17,7 +17,14 @@ pub(crate) struct Layout {
     pub(crate) cell_slots: Vec<[u8; 3]>,
     /// Each cell's peers as a cell set (bit c % 64 of word c / 64).
     pub(crate) peers: Vec<Vec<u64>>,
+    /// For each cell and each of [`MEETS`]: the places of the cell's source house that lie in
+    /// its target house, and the target's places that lie in the source (bit i: i-th cell).
+    pub(crate) meets: Vec<[(u64, u64); 4]>,
 }
+
+/// The pairs of houses locked candidates look at, as slots of `cell_houses` (source, target):
+/// box to column, box to row, column to box, row to box.
+pub(crate) const MEETS: [(usize, usize); 4] = [(2, 1), (2, 0), (1, 2), (0, 2)];
 
 impl Layout {
     fn build(shape: Shape) -> Layout {
@@ -50,6 +57,23 @@ impl Layout {
                 set
             })
             .collect();
+        let meets = (0..side * side)
+            .map(|cell| {
+                MEETS.map(|(from_slot, to_slot)| {
+                    let (from, to) = (cell_houses[cell][from_slot], cell_houses[cell][to_slot]);
+                    let within = |house: u16, own: usize, other: usize, meet: u16| {
+                        houses[house as usize]
+                            .iter()
+                            .filter(|&&c| cell_houses[c as usize][other] == meet)
+                            .fold(0u64, |m, &c| m | 1 << cell_slots[c as usize][own])
+                    };
+                    (
+                        within(from, from_slot, to_slot, to),
+                        within(to, to_slot, from_slot, from),
+                    )
+                })
+            })
+            .collect();
         Layout {
             shape,
             side,
@@ -57,6 +81,7 @@ impl Layout {
             cell_houses,
             cell_slots,
             peers,
+            meets,
         }
     }
 
@@ -390,6 +415,28 @@ mod tests {
                 );
             }
             assert_eq!(board.masks[0], 0);
+        }
+    }
+
+    #[test]
+    fn a_box_meets_its_lines_in_one_box_row_or_column_on_every_shape() {
+        for (r, c) in [(2, 2), (2, 3), (3, 2), (3, 3), (4, 5)] {
+            let layout = Layout::build(Shape::new(r, c).unwrap());
+            for cell in 0..layout.side * layout.side {
+                let counts = layout.meets[cell].map(|(a, b)| (a.count_ones(), b.count_ones()));
+                // Box and column share a box column (r cells), box and row a box row (c).
+                assert_eq!(
+                    counts,
+                    [(r, r), (c, c), (r, r), (c, c)].map(|(a, b)| (a as u32, b as u32))
+                );
+                let (in_box, in_row) = layout.meets[cell][1];
+                assert_ne!(
+                    in_box >> layout.cell_slots[cell][2] & 1,
+                    0,
+                    "{row} {col} {bx}"
+                );
+                assert_ne!(in_row >> layout.cell_slots[cell][0] & 1, 0);
+            }
         }
     }
 

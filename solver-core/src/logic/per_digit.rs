@@ -1,6 +1,6 @@
 //! Results of single-digit searches kept from one step to the next, per digit.
 //!
-//! A single-digit pattern (locked candidates, fish, turbot fish, strong-link chains, grouped
+//! A single-digit pattern (fish, turbot fish, strong-link chains, grouped
 //! or not) depends on the
 //! places of its digit alone, and one step changes few digits' places: at the steps of a
 //! hard puzzle, where every basic search runs and fails, two digits in three are where they
@@ -29,10 +29,6 @@ pub(crate) enum Search {
     Fish2,
     Fish3,
     Fish4,
-    Pointing,
-    Claiming,
-    DirectPointing,
-    DirectClaiming,
 }
 
 /// One kept result and the places it was found on.
