@@ -430,11 +430,7 @@ mod tests {
                     [(r, r), (c, c), (r, r), (c, c)].map(|(a, b)| (a as u32, b as u32))
                 );
                 let (in_box, in_row) = layout.meets[cell][1];
-                assert_ne!(
-                    in_box >> layout.cell_slots[cell][2] & 1,
-                    0,
-                    "{row} {col} {bx}"
-                );
+                assert_ne!(in_box >> layout.cell_slots[cell][2] & 1, 0, "cell {cell}");
                 assert_ne!(in_row >> layout.cell_slots[cell][0] & 1, 0);
             }
         }
