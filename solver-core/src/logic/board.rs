@@ -1,5 +1,6 @@
 //! The candidate grid the logic engine reasons on: values, candidate masks and house tables.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use crate::grid::{Grid, Shape};
@@ -133,6 +134,16 @@ pub struct Candidates {
     /// `pos[house · side + d]`: the cells of the house (bit i = i-th cell) where digit d + 1
     /// is still a candidate; kept in step with `masks` so techniques read it for free.
     pos: Vec<u64>,
+    /// `stamps[house]`: the stamp of the last change to the house's values or candidates.
+    /// Stamps are unique in the process (each change takes a new one; a copy keeps them),
+    /// so a house with the stamp it had holds what it held then.
+    stamps: Vec<u64>,
+}
+
+/// The next change's stamp (shared by all threads: a board may change threads).
+fn new_stamp() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
 impl PartialEq for Candidates {
@@ -175,6 +186,7 @@ impl Candidates {
             values: grid.cells().to_vec(),
             masks,
             pos: Vec::new(),
+            stamps: Vec::new(),
         };
         board.rebuild_positions();
         board
@@ -185,6 +197,8 @@ impl Candidates {
         let side = self.layout.side;
         self.pos.clear();
         self.pos.resize(3 * side * side, 0);
+        self.stamps.clear();
+        self.stamps.resize(3 * side, new_stamp());
         for (cell, &mask) in self.masks.iter().enumerate() {
             let houses = self.layout.cell_houses[cell];
             let slots = self.layout.cell_slots[cell];
@@ -196,14 +210,15 @@ impl Candidates {
         }
     }
 
-    /// Clears `digit - 1` = `d` of `cell` from the position table.
+    /// Clears `digit - 1` = `d` of `cell` from the position table, stamping its houses.
     #[inline]
-    fn unposition(&mut self, cell: usize, d: usize) {
+    fn unposition(&mut self, cell: usize, d: usize, stamp: u64) {
         let side = self.layout.side;
         let houses = self.layout.cell_houses[cell];
         let slots = self.layout.cell_slots[cell];
         for k in 0..3 {
             self.pos[houses[k] as usize * side + d] &= !(1 << slots[k]);
+            self.stamps[houses[k] as usize] = stamp;
         }
     }
 
@@ -257,8 +272,12 @@ impl Candidates {
 
     /// Places `digit` in `cell` and removes it from the cell's peers.
     pub(crate) fn place(&mut self, cell: usize, digit: u8) {
+        let stamp = new_stamp();
+        for h in self.layout.cell_houses[cell] {
+            self.stamps[h as usize] = stamp;
+        }
         for d in bits(self.masks[cell]) {
-            self.unposition(cell, d);
+            self.unposition(cell, d, stamp);
         }
         self.values[cell] = digit;
         self.masks[cell] = 0;
@@ -269,7 +288,7 @@ impl Candidates {
                 let peer = peer as usize;
                 if self.masks[peer] & 1 << d != 0 {
                     self.masks[peer] &= !(1 << d);
-                    self.unposition(peer, d);
+                    self.unposition(peer, d, stamp);
                 }
             }
         }
@@ -280,7 +299,7 @@ impl Candidates {
         let d = usize::from(digit - 1);
         if self.masks[cell] & 1 << d != 0 {
             self.masks[cell] &= !(1 << d);
-            self.unposition(cell, d);
+            self.unposition(cell, d, new_stamp());
         }
     }
 
@@ -314,6 +333,12 @@ impl Candidates {
                 })
             })
             .filter(move |&c| self.masks[c] & bit != 0)
+    }
+
+    /// The stamp of the last change to a house: the same stamp, the same values and
+    /// candidates in it.
+    pub(crate) fn stamp(&self, house: usize) -> u64 {
+        self.stamps[house]
     }
 
     /// Digits already placed in a house.
@@ -434,6 +459,25 @@ mod tests {
                 assert_ne!(in_row >> layout.cell_slots[cell][0] & 1, 0);
             }
         }
+    }
+
+    #[test]
+    fn a_house_keeps_its_stamp_until_it_changes_and_copies_changed_apart_differ() {
+        let mut board = Candidates::from_grid(&Grid::empty(Shape::CLASSIC));
+        let before: Vec<u64> = (0..27).map(|h| board.stamp(h)).collect();
+        board.eliminate(0, 1);
+        let changed: Vec<usize> = (0..27).filter(|&h| board.stamp(h) != before[h]).collect();
+        assert_eq!(changed, vec![0, 9, 18], "row 1, column 1, box 1");
+        let stamp = board.stamp(0);
+        board.eliminate(0, 1);
+        assert_eq!(board.stamp(0), stamp, "nothing removed, no change");
+        let mut copy = board.clone();
+        board.eliminate(80, 2);
+        copy.eliminate(80, 3);
+        assert_ne!(board.stamp(8), copy.stamp(8));
+        assert_eq!(board.stamp(1), copy.stamp(1));
+        board.place(40, 5);
+        assert!((0..27).filter(|&h| board.stamp(h) != copy.stamp(h)).count() > 20);
     }
 
     #[test]

@@ -23,11 +23,10 @@ pub(crate) enum Search {
     Hidden4,
 }
 
-/// A board a search found nothing on.
+/// A board a search found nothing on: its houses' stamps.
 struct Nothing {
     shape: Shape,
-    values: Vec<u8>,
-    masks: Vec<u64>,
+    stamps: Vec<u64>,
 }
 
 thread_local! {
@@ -41,15 +40,13 @@ pub(crate) fn unchanged_houses(search: Search, board: &Candidates) -> u128 {
         .try_with(|memo| {
             let memo = memo.try_borrow().ok()?;
             let then = memo.get(search as usize)?.as_ref()?;
-            if then.shape != board.shape() {
+            if then.shape != board.shape() || then.stamps.len() != board.layout.houses.len() {
                 return None;
             }
             let mut changed = 0u128;
-            for (cell, (&v, &m)) in board.values.iter().zip(&board.masks).enumerate() {
-                if then.values[cell] != v || then.masks[cell] != m {
-                    for h in board.layout.cell_houses[cell] {
-                        changed |= 1 << h;
-                    }
+            for (h, &then) in then.stamps.iter().enumerate() {
+                if board.stamp(h) != then {
+                    changed |= 1 << h;
                 }
             }
             Some(!changed)
@@ -76,12 +73,12 @@ pub(crate) fn remember(search: Search, board: &Candidates, found: bool) {
         // The buffers of the board before are reused.
         let mut then = memo[slot].take().unwrap_or(Nothing {
             shape: board.shape(),
-            values: Vec::new(),
-            masks: Vec::new(),
+            stamps: Vec::new(),
         });
         then.shape = board.shape();
-        then.values.clone_from(&board.values);
-        then.masks.clone_from(&board.masks);
+        then.stamps.clear();
+        then.stamps
+            .extend((0..board.layout.houses.len()).map(|h| board.stamp(h)));
         memo[slot] = Some(then);
     });
 }
