@@ -138,6 +138,8 @@ pub struct Candidates {
     /// Stamps are unique in the process (each change takes a new one; a copy keeps them),
     /// so a house with the stamp it had holds what it held then.
     stamps: Vec<u64>,
+    /// `placed[house]`: the digits placed in the house.
+    placed: Vec<u64>,
 }
 
 /// The next change's stamp (shared by all threads: a board may change threads).
@@ -187,6 +189,7 @@ impl Candidates {
             masks,
             pos: Vec::new(),
             stamps: Vec::new(),
+            placed: Vec::new(),
         };
         board.rebuild_positions();
         board
@@ -199,6 +202,15 @@ impl Candidates {
         self.pos.resize(3 * side * side, 0);
         self.stamps.clear();
         self.stamps.resize(3 * side, new_stamp());
+        self.placed.clear();
+        self.placed.resize(3 * side, 0);
+        for (cell, &v) in self.values.iter().enumerate() {
+            if v != 0 {
+                for h in self.layout.cell_houses[cell] {
+                    self.placed[h as usize] |= 1 << (v - 1);
+                }
+            }
+        }
         for (cell, &mask) in self.masks.iter().enumerate() {
             let houses = self.layout.cell_houses[cell];
             let slots = self.layout.cell_slots[cell];
@@ -275,6 +287,7 @@ impl Candidates {
         let stamp = new_stamp();
         for h in self.layout.cell_houses[cell] {
             self.stamps[h as usize] = stamp;
+            self.placed[h as usize] |= 1 << (digit - 1);
         }
         for d in bits(self.masks[cell]) {
             self.unposition(cell, d, stamp);
@@ -343,11 +356,7 @@ impl Candidates {
 
     /// Digits already placed in a house.
     pub(crate) fn placed_in(&self, house: usize) -> u64 {
-        self.layout.houses[house]
-            .iter()
-            .map(|&c| self.values[c as usize])
-            .filter(|&v| v != 0)
-            .fold(0, |acc, v| acc | 1 << (v - 1))
+        self.placed[house]
     }
 
     /// The kind of a house index.
@@ -492,6 +501,8 @@ mod tests {
             fresh.pos, board.pos,
             "the position table follows placements"
         );
+        assert_eq!(fresh.placed, board.placed, "so do the digits placed");
+        assert_eq!(board.placed_in(4), 1 << 4, "row 5 holds a 5");
         for cell in 0..81 {
             let has5 = board.masks[cell] & (1 << 4) != 0;
             assert_eq!(
