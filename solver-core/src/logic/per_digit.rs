@@ -94,14 +94,28 @@ pub(crate) fn cached<R: Clone + 'static>(
         if kept.len() <= slot {
             kept.resize_with(slot + 1, || None);
         }
-        kept[slot] = Some(Kept {
-            shape: board.shape(),
-            rows: (0..board.side())
-                .map(|row| board.positions(row, digit))
-                .collect(),
-            bar: wording::bar(),
-            value: Box::new(value.clone()),
-        });
+        let rows = (0..board.side()).map(|row| board.positions(row, digit));
+        match &mut kept[slot] {
+            // The buffers of the result before are reused.
+            Some(entry) => {
+                entry.shape = board.shape();
+                entry.rows.clear();
+                entry.rows.extend(rows);
+                entry.bar = wording::bar();
+                match entry.value.downcast_mut::<R>() {
+                    Some(old) => *old = value.clone(),
+                    None => entry.value = Box::new(value.clone()),
+                }
+            }
+            none => {
+                *none = Some(Kept {
+                    shape: board.shape(),
+                    rows: rows.collect(),
+                    bar: wording::bar(),
+                    value: Box::new(value.clone()),
+                });
+            }
+        }
     });
     value
 }
