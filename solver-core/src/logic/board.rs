@@ -1,5 +1,6 @@
 //! The candidate grid the logic engine reasons on: values, candidate masks and house tables.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use crate::grid::{Grid, Shape};
@@ -17,7 +18,14 @@ pub(crate) struct Layout {
     pub(crate) cell_slots: Vec<[u8; 3]>,
     /// Each cell's peers as a cell set (bit c % 64 of word c / 64).
     pub(crate) peers: Vec<Vec<u64>>,
+    /// For each cell and each of [`MEETS`]: the places of the cell's source house that lie in
+    /// its target house, and the target's places that lie in the source (bit i: i-th cell).
+    pub(crate) meets: Vec<[(u64, u64); 4]>,
 }
+
+/// The pairs of houses locked candidates look at, as slots of `cell_houses` (source, target):
+/// box to column, box to row, column to box, row to box.
+pub(crate) const MEETS: [(usize, usize); 4] = [(2, 1), (2, 0), (1, 2), (0, 2)];
 
 impl Layout {
     fn build(shape: Shape) -> Layout {
@@ -50,6 +58,23 @@ impl Layout {
                 set
             })
             .collect();
+        let meets = (0..side * side)
+            .map(|cell| {
+                MEETS.map(|(from_slot, to_slot)| {
+                    let (from, to) = (cell_houses[cell][from_slot], cell_houses[cell][to_slot]);
+                    let within = |house: u16, own: usize, other: usize, meet: u16| {
+                        houses[house as usize]
+                            .iter()
+                            .filter(|&&c| cell_houses[c as usize][other] == meet)
+                            .fold(0u64, |m, &c| m | 1 << cell_slots[c as usize][own])
+                    };
+                    (
+                        within(from, from_slot, to_slot, to),
+                        within(to, to_slot, from_slot, from),
+                    )
+                })
+            })
+            .collect();
         Layout {
             shape,
             side,
@@ -57,6 +82,7 @@ impl Layout {
             cell_houses,
             cell_slots,
             peers,
+            meets,
         }
     }
 
@@ -108,6 +134,18 @@ pub struct Candidates {
     /// `pos[house · side + d]`: the cells of the house (bit i = i-th cell) where digit d + 1
     /// is still a candidate; kept in step with `masks` so techniques read it for free.
     pos: Vec<u64>,
+    /// `stamps[house]`: the stamp of the last change to the house's values or candidates.
+    /// Stamps are unique in the process (each change takes a new one; a copy keeps them),
+    /// so a house with the stamp it had holds what it held then.
+    stamps: Vec<u64>,
+    /// `placed[house]`: the digits placed in the house.
+    placed: Vec<u64>,
+}
+
+/// The next change's stamp (shared by all threads: a board may change threads).
+fn new_stamp() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
 impl PartialEq for Candidates {
@@ -150,6 +188,8 @@ impl Candidates {
             values: grid.cells().to_vec(),
             masks,
             pos: Vec::new(),
+            stamps: Vec::new(),
+            placed: Vec::new(),
         };
         board.rebuild_positions();
         board
@@ -160,6 +200,17 @@ impl Candidates {
         let side = self.layout.side;
         self.pos.clear();
         self.pos.resize(3 * side * side, 0);
+        self.stamps.clear();
+        self.stamps.resize(3 * side, new_stamp());
+        self.placed.clear();
+        self.placed.resize(3 * side, 0);
+        for (cell, &v) in self.values.iter().enumerate() {
+            if v != 0 {
+                for h in self.layout.cell_houses[cell] {
+                    self.placed[h as usize] |= 1 << (v - 1);
+                }
+            }
+        }
         for (cell, &mask) in self.masks.iter().enumerate() {
             let houses = self.layout.cell_houses[cell];
             let slots = self.layout.cell_slots[cell];
@@ -171,14 +222,15 @@ impl Candidates {
         }
     }
 
-    /// Clears `digit - 1` = `d` of `cell` from the position table.
+    /// Clears `digit - 1` = `d` of `cell` from the position table, stamping its houses.
     #[inline]
-    fn unposition(&mut self, cell: usize, d: usize) {
+    fn unposition(&mut self, cell: usize, d: usize, stamp: u64) {
         let side = self.layout.side;
         let houses = self.layout.cell_houses[cell];
         let slots = self.layout.cell_slots[cell];
         for k in 0..3 {
             self.pos[houses[k] as usize * side + d] &= !(1 << slots[k]);
+            self.stamps[houses[k] as usize] = stamp;
         }
     }
 
@@ -232,8 +284,13 @@ impl Candidates {
 
     /// Places `digit` in `cell` and removes it from the cell's peers.
     pub(crate) fn place(&mut self, cell: usize, digit: u8) {
+        let stamp = new_stamp();
+        for h in self.layout.cell_houses[cell] {
+            self.stamps[h as usize] = stamp;
+            self.placed[h as usize] |= 1 << (digit - 1);
+        }
         for d in bits(self.masks[cell]) {
-            self.unposition(cell, d);
+            self.unposition(cell, d, stamp);
         }
         self.values[cell] = digit;
         self.masks[cell] = 0;
@@ -244,7 +301,7 @@ impl Candidates {
                 let peer = peer as usize;
                 if self.masks[peer] & 1 << d != 0 {
                     self.masks[peer] &= !(1 << d);
-                    self.unposition(peer, d);
+                    self.unposition(peer, d, stamp);
                 }
             }
         }
@@ -255,7 +312,7 @@ impl Candidates {
         let d = usize::from(digit - 1);
         if self.masks[cell] & 1 << d != 0 {
             self.masks[cell] &= !(1 << d);
-            self.unposition(cell, d);
+            self.unposition(cell, d, new_stamp());
         }
     }
 
@@ -291,13 +348,15 @@ impl Candidates {
             .filter(move |&c| self.masks[c] & bit != 0)
     }
 
+    /// The stamp of the last change to a house: the same stamp, the same values and
+    /// candidates in it.
+    pub(crate) fn stamp(&self, house: usize) -> u64 {
+        self.stamps[house]
+    }
+
     /// Digits already placed in a house.
     pub(crate) fn placed_in(&self, house: usize) -> u64 {
-        self.layout.houses[house]
-            .iter()
-            .map(|&c| self.values[c as usize])
-            .filter(|&v| v != 0)
-            .fold(0, |acc, v| acc | 1 << (v - 1))
+        self.placed[house]
     }
 
     /// The kind of a house index.
@@ -394,6 +453,43 @@ mod tests {
     }
 
     #[test]
+    fn a_box_meets_its_lines_in_one_box_row_or_column_on_every_shape() {
+        for (r, c) in [(2, 2), (2, 3), (3, 2), (3, 3), (4, 5)] {
+            let layout = Layout::build(Shape::new(r, c).unwrap());
+            for cell in 0..layout.side * layout.side {
+                let counts = layout.meets[cell].map(|(a, b)| (a.count_ones(), b.count_ones()));
+                // Box and column share a box column (r cells), box and row a box row (c).
+                assert_eq!(
+                    counts,
+                    [(r, r), (c, c), (r, r), (c, c)].map(|(a, b)| (a as u32, b as u32))
+                );
+                let (in_box, in_row) = layout.meets[cell][1];
+                assert_ne!(in_box >> layout.cell_slots[cell][2] & 1, 0, "cell {cell}");
+                assert_ne!(in_row >> layout.cell_slots[cell][0] & 1, 0);
+            }
+        }
+    }
+
+    #[test]
+    fn a_house_keeps_its_stamp_until_it_changes_and_copies_changed_apart_differ() {
+        let mut board = Candidates::from_grid(&Grid::empty(Shape::CLASSIC));
+        let before: Vec<u64> = (0..27).map(|h| board.stamp(h)).collect();
+        board.eliminate(0, 1);
+        let changed: Vec<usize> = (0..27).filter(|&h| board.stamp(h) != before[h]).collect();
+        assert_eq!(changed, vec![0, 9, 18], "row 1, column 1, box 1");
+        let stamp = board.stamp(0);
+        board.eliminate(0, 1);
+        assert_eq!(board.stamp(0), stamp, "nothing removed, no change");
+        let mut copy = board.clone();
+        board.eliminate(80, 2);
+        copy.eliminate(80, 3);
+        assert_ne!(board.stamp(8), copy.stamp(8));
+        assert_eq!(board.stamp(1), copy.stamp(1));
+        board.place(40, 5);
+        assert!((0..27).filter(|&h| board.stamp(h) != copy.stamp(h)).count() > 20);
+    }
+
+    #[test]
     fn place_removes_the_digit_from_peers_only() {
         let grid = Grid::empty(Shape::CLASSIC);
         let mut board = Candidates::from_grid(&grid);
@@ -405,6 +501,8 @@ mod tests {
             fresh.pos, board.pos,
             "the position table follows placements"
         );
+        assert_eq!(fresh.placed, board.placed, "so do the digits placed");
+        assert_eq!(board.placed_in(4), 1 << 4, "row 5 holds a 5");
         for cell in 0..81 {
             let has5 = board.masks[cell] & (1 << 4) != 0;
             assert_eq!(

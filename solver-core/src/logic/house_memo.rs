@@ -23,11 +23,10 @@ pub(crate) enum Search {
     Hidden4,
 }
 
-/// A board a search found nothing on.
+/// A board a search found nothing on: its houses' stamps.
 struct Nothing {
     shape: Shape,
-    values: Vec<u8>,
-    masks: Vec<u64>,
+    stamps: Vec<u64>,
 }
 
 thread_local! {
@@ -41,15 +40,13 @@ pub(crate) fn unchanged_houses(search: Search, board: &Candidates) -> u128 {
         .try_with(|memo| {
             let memo = memo.try_borrow().ok()?;
             let then = memo.get(search as usize)?.as_ref()?;
-            if then.shape != board.shape() {
+            if then.shape != board.shape() || then.stamps.len() != board.layout.houses.len() {
                 return None;
             }
             let mut changed = 0u128;
-            for (cell, (&v, &m)) in board.values.iter().zip(&board.masks).enumerate() {
-                if then.values[cell] != v || then.masks[cell] != m {
-                    for h in board.layout.cell_houses[cell] {
-                        changed |= 1 << h;
-                    }
+            for (h, &then) in then.stamps.iter().enumerate() {
+                if board.stamp(h) != then {
+                    changed |= 1 << h;
                 }
             }
             Some(!changed)
@@ -76,12 +73,81 @@ pub(crate) fn remember(search: Search, board: &Candidates, found: bool) {
         // The buffers of the board before are reused.
         let mut then = memo[slot].take().unwrap_or(Nothing {
             shape: board.shape(),
-            values: Vec::new(),
+            stamps: Vec::new(),
+        });
+        then.shape = board.shape();
+        then.stamps.clear();
+        then.stamps
+            .extend((0..board.layout.houses.len()).map(|h| board.stamp(h)));
+        memo[slot] = Some(then);
+    });
+}
+
+/// Searches whose patterns remove no more once their own cells have lost candidates (they read
+/// other cells only for what they remove, which can only shrink): after one finds nothing,
+/// the next need look only at patterns through a cell whose candidates changed.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Narrowing {
+    XyWing,
+    XyzWing,
+    Wxyz,
+}
+
+/// Words of a cell set: enough for the largest grid (35 × 35 cells).
+pub(crate) const WORDS: usize = (Shape::MAX_SIDE * Shape::MAX_SIDE).div_ceil(64);
+
+/// The candidates of a board a search found nothing on.
+struct Masks {
+    shape: Shape,
+    masks: Vec<u64>,
+}
+
+thread_local! {
+    /// The board each search last found nothing on.
+    static NARROWED: RefCell<Vec<Option<Masks>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The cells (bit c % 64 of word c / 64) whose candidates changed since `search` last found
+/// nothing, when every cell has only lost candidates since; `None` when it must look at all.
+pub(crate) fn changed_since_nothing(search: Narrowing, board: &Candidates) -> Option<[u64; WORDS]> {
+    NARROWED
+        .try_with(|memo| {
+            let memo = memo.try_borrow().ok()?;
+            let Masks { shape, masks: then } = memo.get(search as usize)?.as_ref()?;
+            if *shape != board.shape() || then.len() != board.masks.len() {
+                return None;
+            }
+            let mut changed = [0; WORDS];
+            for (c, (&now, &then)) in board.masks.iter().zip(then).enumerate() {
+                if now & !then != 0 {
+                    return None;
+                }
+                if now != then {
+                    changed[c / 64] |= 1 << (c % 64);
+                }
+            }
+            Some(changed)
+        })
+        .ok()
+        .flatten()
+}
+
+/// Records that `search` found nothing on `board`.
+pub(crate) fn found_nothing(search: Narrowing, board: &Candidates) {
+    let _ = NARROWED.try_with(|memo| {
+        let Ok(mut memo) = memo.try_borrow_mut() else {
+            return;
+        };
+        let slot = search as usize;
+        if memo.len() <= slot {
+            memo.resize_with(slot + 1, || None);
+        }
+        // The buffer of the board before is reused.
+        let then = memo[slot].get_or_insert_with(|| Masks {
+            shape: board.shape(),
             masks: Vec::new(),
         });
         then.shape = board.shape();
-        then.values.clone_from(&board.values);
         then.masks.clone_from(&board.masks);
-        memo[slot] = Some(then);
     });
 }

@@ -1,7 +1,6 @@
 //! Locked candidates: pointing (box to line) and claiming (line to box), and SE's direct forms.
 
-use super::board::{Candidates, digit_char};
-use super::per_digit;
+use super::board::{Candidates, MEETS, bits, digit_char};
 use super::step::{Found, Technique};
 
 /// One locked-candidates pattern: `digit` of house `from` confined to its meeting with `to`.
@@ -11,79 +10,70 @@ struct Lock {
     /// Which of a cell's houses (row 0, column 1, box 2) `from` is.
     from_slot: usize,
     to: usize,
-    /// Cells of `to` outside the meeting that hold the digit.
-    removed: Vec<u16>,
+    /// Cells of `to` outside the meeting that hold the digit (bit i: the i-th cell of `to`).
+    removed: u64,
+}
+
+impl Lock {
+    /// The removed cells, in the target's order.
+    fn removed_cells<'a>(&self, board: &'a Candidates) -> impl Iterator<Item = u16> + 'a {
+        let targets = &board.layout.houses[self.to];
+        bits(self.removed).map(move |i| targets[i])
+    }
 }
 
 /// The first step `visit` makes of a locked pattern in SE's order: box to column, box to
 /// row, column to box, row to box (pointing when `pointing`, else claiming), digit by digit.
 ///
-/// A pattern and its step read one digit's places alone: each digit's first steps are kept
-/// from the search before (as `search`) and redone only when its places moved.
+/// Read off the houses' places of each digit: cheaper than keeping each digit's steps from
+/// the search before (most boards are asked with few patterns on them, and none visited).
 fn locks(
     board: &Candidates,
-    (pointing, search): (bool, per_digit::Search),
+    pointing: bool,
     visit: impl Fn(Lock) -> Option<Found>,
 ) -> Option<Found> {
-    // (kind of the source house by its slot in `cell_houses`, slot of the target house)
-    let pairs: [(usize, usize); 2] = if pointing {
-        [(2, 1), (2, 0)]
-    } else {
-        [(1, 2), (0, 2)]
-    };
-    let firsts: Vec<[Option<Found>; 2]> = (0..board.side())
-        .map(|d| {
-            per_digit::cached(search, board, d, || {
-                pairs.map(|pair| digit_locks(board, pair, d, &visit))
-            })
-        })
-        .collect();
-    (0..2).find_map(|k| firsts.iter().find_map(|first| first[k].clone()))
+    // Indices of MEETS: box to column and to row, or column and row to box.
+    let kinds = if pointing { [0, 1] } else { [2, 3] };
+    kinds
+        .into_iter()
+        .find_map(|kind| (0..board.side()).find_map(|d| digit_locks(board, kind, d, &visit)))
 }
 
-/// The first step `visit` makes of a pattern of digit index `d` from houses of the kind
-/// `from_slot` to those of `to_slot`.
+/// The first step `visit` makes of a pattern of digit index `d` from houses to houses of the
+/// kinds `MEETS[kind]`.
 fn digit_locks(
     board: &Candidates,
-    (from_slot, to_slot): (usize, usize),
+    kind: usize,
     d: usize,
     visit: &impl Fn(Lock) -> Option<Found>,
 ) -> Option<Found> {
     let side = board.side();
     let digit = d as u8 + 1;
-    let bit = 1u64 << d;
+    let layout = &board.layout;
+    let (from_slot, to_slot) = MEETS[kind];
     for from in from_slot * side..(from_slot + 1) * side {
-        let cells = &board.layout.houses[from];
+        let cells = &layout.houses[from];
         let pos = board.positions(from, digit);
         if pos.count_ones() < 2 {
             continue;
         }
-        let first = cells[pos.trailing_zeros() as usize];
-        let to = board.layout.cell_houses[first as usize][to_slot] as usize;
-        let all_in = cells
-            .iter()
-            .filter(|&&c| board.masks[c as usize] & bit != 0)
-            .all(|&c| board.layout.cell_houses[c as usize][to_slot] as usize == to);
-        if !all_in {
+        let first = cells[pos.trailing_zeros() as usize] as usize;
+        let (meeting, back) = layout.meets[first][kind];
+        if pos & !meeting != 0 {
             continue;
         }
-        let removed: Vec<u16> = board.layout.houses[to]
-            .iter()
-            .copied()
-            .filter(|&c| {
-                board.masks[c as usize] & bit != 0
-                    && board.layout.cell_houses[c as usize][from_slot] as usize != from
-            })
-            .collect();
-        if !removed.is_empty()
-            && let Some(found) = visit(Lock {
-                digit,
-                from,
-                from_slot,
-                to,
-                removed,
-            })
-        {
+        let to = layout.cell_houses[first][to_slot] as usize;
+        let removed = board.positions(to, digit) & !back;
+        if removed == 0 {
+            continue;
+        }
+        if let Some(found) = visit(Lock {
+            digit,
+            from,
+            from_slot,
+            to,
+            removed,
+        }) {
             return Some(found);
         }
     }
@@ -96,7 +86,7 @@ fn describe(board: &Candidates, lock: &Lock) -> String {
         board.house_name(lock.from),
         digit_char(lock.digit),
         board.house_name(lock.to),
-        board.cell_names(lock.removed.iter().map(|&c| c as usize))
+        board.cell_names(lock.removed_cells(board).map(usize::from))
     )
 }
 
@@ -117,13 +107,8 @@ pub(crate) fn locked_candidates(board: &Candidates) -> Option<Found> {
         } else {
             (Technique::Claiming, 28)
         };
-        let search = if pointing {
-            per_digit::Search::Pointing
-        } else {
-            per_digit::Search::Claiming
-        };
-        let found = locks(board, (pointing, search), |lock| {
-            let elims = lock.removed.iter().map(|&c| (c, lock.digit)).collect();
+        let found = locks(board, pointing, |lock| {
+            let elims = lock.removed_cells(board).map(|c| (c, lock.digit)).collect();
             Some(
                 Found::removing(technique, tenths, elims)
                     .resting_on(|| support(board, &lock))
@@ -150,12 +135,7 @@ fn direct_kind(board: &Candidates, pointing: bool) -> Option<Found> {
     } else {
         (Technique::DirectClaiming, 19)
     };
-    let search = if pointing {
-        per_digit::Search::DirectPointing
-    } else {
-        per_digit::Search::DirectClaiming
-    };
-    locks(board, (pointing, search), |lock| {
+    locks(board, pointing, |lock| {
         let (cell, house) = single_after(board, &lock)?;
         let text = || {
             format!(
@@ -177,25 +157,28 @@ fn direct_kind(board: &Candidates, pointing: bool) -> Option<Found> {
 /// Another house of the source's kind, crossing the target, where the digit is left with
 /// one place once the removed cells lose it (SE only looks there).
 fn single_after(board: &Candidates, lock: &Lock) -> Option<(usize, usize)> {
-    let bit = 1u64 << (lock.digit - 1);
+    let layout = &board.layout;
     let mut seen = 0u64;
-    for &c in &board.layout.houses[lock.to] {
-        let house = board.layout.cell_houses[c as usize][lock.from_slot] as usize;
+    for &c in &layout.houses[lock.to] {
+        let house = layout.cell_houses[c as usize][lock.from_slot] as usize;
         let index = house % board.side();
         if house == lock.from || seen & 1 << index != 0 {
             continue;
         }
         seen |= 1 << index;
-        let holders = || {
-            board.layout.houses[house]
-                .iter()
-                .filter(|&&c| board.masks[c as usize] & bit != 0)
-        };
-        if board.positions(house, lock.digit).count_ones() < 2 {
+        let places = board.positions(house, lock.digit);
+        if places.count_ones() < 2 {
             continue;
         }
-        let mut left = holders().filter(|c| !lock.removed.contains(c));
-        if let (Some(&cell), None) = (left.next(), left.next()) {
+        // The house's places that lose the digit.
+        let gone = lock
+            .removed_cells(board)
+            .map(usize::from)
+            .filter(|&r| layout.cell_houses[r][lock.from_slot] as usize == house)
+            .fold(0u64, |m, r| m | 1 << layout.cell_slots[r][lock.from_slot]);
+        let left = places & !gone;
+        if left.count_ones() == 1 {
+            let cell = layout.houses[house][left.trailing_zeros() as usize];
             return Some((cell as usize, house));
         }
     }

@@ -1,9 +1,12 @@
 //! Unique rectangles and loops (types 1-4), found and ranked as Sudoku Explainer does: every
 //! loop of cells sharing two digits is gathered, the lowest rating (then type) wins.
 
+use std::cell::RefCell;
+
 use super::board::{Candidates, bits, digit_char, digit_names};
 use super::step::{Found, Technique, candidates_of};
 use super::subsets::{combos, combos_within};
+use crate::Shape;
 
 /// SE's region types in order: box, row, column, as slots of `cell_houses`.
 const REGION_SLOTS: [usize; 3] = [2, 0, 1];
@@ -33,6 +36,9 @@ pub(crate) fn unique_loop(board: &Candidates) -> Option<Found> {
 
 /// [`unique_loop`], each walk passing over the starts walked from before when `skip_walked`
 /// (the same step, as the tests check against walks through every cell).
+///
+/// The loops of a pair are kept from the call before while the cells holding both its digits
+/// keep their candidates (the walks read nothing else); the steps are judged afresh.
 fn best_loop(board: &Candidates, skip_walked: bool) -> Option<Found> {
     let mut best: Option<(u16, u8, Found)> = None;
     let mut consider = |found: Found, kind: u8| {
@@ -43,34 +49,115 @@ fn best_loop(board: &Candidates, skip_walked: bool) -> Option<Found> {
             best = Some((found.tenths, kind, found));
         }
     };
-    let mut walk = Walk {
-        board,
-        pair: 0,
-        members: Members::default(),
-        path: Vec::new(),
-        on_path: vec![0; board.masks.len().div_ceil(64)],
-        loops: Vec::new(),
-        skip_walked,
+    let mut kept = if skip_walked {
+        WALKED
+            .try_with(|w| w.try_borrow_mut().map(|mut w| std::mem::take(&mut *w)))
+            .ok()
+            .and_then(Result::ok)
+            .unwrap_or_default()
+    } else {
+        Vec::new()
     };
-    for start in 0..board.masks.len() {
-        let m = board.masks[start];
-        if m.count_ones() != 2 {
-            continue;
-        }
-        if walk.pair != m {
-            walk.members.list(board, m);
-        }
-        walk.pair = m;
-        walk.loops.clear();
-        walk.extend(start, 2, 0, None);
-        for cells in walk.loops.drain(..) {
-            let pattern = Loop { cells, pair: m };
-            if valid(board, &pattern.cells) {
-                loop_steps(board, &pattern, &mut consider);
+    let at = refresh(&mut kept, board, skip_walked);
+    let mut found: Vec<(usize, &[usize])> = Vec::new();
+    for &i in &at {
+        found.extend(
+            kept[i]
+                .loops
+                .iter()
+                .map(|(s, cells)| (*s, cells.as_slice())),
+        );
+    }
+    // The order of the walks through every start in cell order (ties keep the first).
+    found.sort_by_key(|&(start, _)| start);
+    for &(start, cells) in &found {
+        let pattern = Loop {
+            cells: cells.to_vec(),
+            pair: board.masks[start],
+        };
+        loop_steps(board, &pattern, &mut consider);
+    }
+    drop(found);
+    if skip_walked {
+        let _ = WALKED.try_with(|w| {
+            if let Ok(mut w) = w.try_borrow_mut() {
+                *w = kept;
             }
-        }
+        });
     }
     best.map(|(_, _, found)| found)
+}
+
+/// Brings `kept` up to date for each pair of the board's bivalue cells (walking the pairs
+/// whose cells changed) and gives their places in it.
+fn refresh(kept: &mut Vec<PairLoops>, board: &Candidates, skip_walked: bool) -> Vec<usize> {
+    let mut pairs: Vec<u64> = Vec::new();
+    for &m in &board.masks {
+        if m.count_ones() == 2 && !pairs.contains(&m) {
+            pairs.push(m);
+        }
+    }
+    let mut walk = None;
+    let mut at = Vec::with_capacity(pairs.len());
+    for &pair in &pairs {
+        let slot = kept.iter().position(|k| k.pair == pair);
+        let fresh = slot.is_none_or(|i| {
+            kept[i].shape != board.shape()
+                || !holders(board, pair).eq(kept[i].members.iter().copied())
+        });
+        let i = slot.unwrap_or(kept.len());
+        if fresh {
+            let walk = walk.get_or_insert_with(|| Walk::new(board, skip_walked));
+            let loops = walk.pair_loops(pair);
+            let entry = PairLoops {
+                shape: board.shape(),
+                pair,
+                members: holders(board, pair).collect(),
+                loops,
+            };
+            if i == kept.len() {
+                kept.push(entry);
+            } else {
+                kept[i] = entry;
+            }
+        }
+        at.push(i);
+    }
+    at
+}
+
+/// The cells holding both digits of `pair`, in cell order, with their candidates (read off
+/// the rows' places of the two digits).
+fn holders(board: &Candidates, pair: u64) -> impl Iterator<Item = (usize, u64)> + '_ {
+    let (a, b) = digit_pair(pair);
+    let side = board.side();
+    (0..side).flat_map(move |row| {
+        bits(board.positions(row, a) & board.positions(row, b)).map(move |i| {
+            let c = row * side + i;
+            (c, board.masks[c])
+        })
+    })
+}
+
+/// The two digits (1-based) of a pair mask.
+fn digit_pair(pair: u64) -> (u8, u8) {
+    let low = pair.trailing_zeros() as u8;
+    let high = (pair & (pair - 1)).trailing_zeros() as u8;
+    (low + 1, high + 1)
+}
+
+/// The valid closed loops of one pair, each with its start, as the walks found them.
+struct PairLoops {
+    shape: Shape,
+    pair: u64,
+    /// The cells holding both digits and their candidates: all the walks read.
+    members: Vec<(usize, u64)>,
+    loops: Vec<(usize, Vec<usize>)>,
+}
+
+thread_local! {
+    /// The loops of each pair met by the last searches (one entry per pair).
+    static WALKED: RefCell<Vec<PairLoops>> = const { RefCell::new(Vec::new()) };
 }
 
 /// The cells of each house holding both digits of a pair, in house order: the only cells a
@@ -87,10 +174,10 @@ impl Members {
         self.first.clear();
         self.cells.clear();
         self.first.push(0);
-        for house in &board.layout.houses {
-            let holding = house.iter().map(|&c| c as usize);
-            self.cells
-                .extend(holding.filter(|&c| board.masks[c] & pair == pair));
+        let (a, b) = digit_pair(pair);
+        for (h, house) in board.layout.houses.iter().enumerate() {
+            let places = board.positions(h, a) & board.positions(h, b);
+            self.cells.extend(bits(places).map(|i| house[i] as usize));
             self.first.push(self.cells.len());
         }
     }
@@ -112,7 +199,40 @@ struct Walk<'a> {
     skip_walked: bool,
 }
 
-impl Walk<'_> {
+impl<'a> Walk<'a> {
+    fn new(board: &'a Candidates, skip_walked: bool) -> Walk<'a> {
+        Walk {
+            board,
+            pair: 0,
+            members: Members::default(),
+            path: Vec::new(),
+            on_path: vec![0; board.masks.len().div_ceil(64)],
+            loops: Vec::new(),
+            skip_walked,
+        }
+    }
+
+    /// The valid loops of `pair` from each of its bivalue cells in turn, with their starts.
+    fn pair_loops(&mut self, pair: u64) -> Vec<(usize, Vec<usize>)> {
+        let board = self.board;
+        self.members.list(board, pair);
+        self.pair = pair;
+        let mut out = Vec::new();
+        for start in 0..board.masks.len() {
+            if board.masks[start] != pair {
+                continue;
+            }
+            self.loops.clear();
+            self.extend(start, 2, 0, None);
+            for cells in self.loops.drain(..) {
+                if valid(board, &cells) {
+                    out.push((start, cells));
+                }
+            }
+        }
+        out
+    }
+
     fn extend(&mut self, cell: usize, allowed_extra: u8, extra: u64, last_slot: Option<usize>) {
         let board = self.board;
         self.path.push(cell);

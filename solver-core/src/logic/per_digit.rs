@@ -1,6 +1,6 @@
 //! Results of single-digit searches kept from one step to the next, per digit.
 //!
-//! A single-digit pattern (locked candidates, fish, turbot fish, strong-link chains, grouped
+//! A single-digit pattern (fish, turbot fish, strong-link chains, grouped
 //! or not) depends on the
 //! places of its digit alone, and one step changes few digits' places: at the steps of a
 //! hard puzzle, where every basic search runs and fails, two digits in three are where they
@@ -29,10 +29,6 @@ pub(crate) enum Search {
     Fish2,
     Fish3,
     Fish4,
-    Pointing,
-    Claiming,
-    DirectPointing,
-    DirectClaiming,
 }
 
 /// One kept result and the places it was found on.
@@ -98,14 +94,28 @@ pub(crate) fn cached<R: Clone + 'static>(
         if kept.len() <= slot {
             kept.resize_with(slot + 1, || None);
         }
-        kept[slot] = Some(Kept {
-            shape: board.shape(),
-            rows: (0..board.side())
-                .map(|row| board.positions(row, digit))
-                .collect(),
-            bar: wording::bar(),
-            value: Box::new(value.clone()),
-        });
+        let rows = (0..board.side()).map(|row| board.positions(row, digit));
+        match &mut kept[slot] {
+            // The buffers of the result before are reused.
+            Some(entry) => {
+                entry.shape = board.shape();
+                entry.rows.clear();
+                entry.rows.extend(rows);
+                entry.bar = wording::bar();
+                match entry.value.downcast_mut::<R>() {
+                    Some(old) => *old = value.clone(),
+                    None => entry.value = Box::new(value.clone()),
+                }
+            }
+            none => {
+                *none = Some(Kept {
+                    shape: board.shape(),
+                    rows: rows.collect(),
+                    bar: wording::bar(),
+                    value: Box::new(value.clone()),
+                });
+            }
+        }
     });
     value
 }

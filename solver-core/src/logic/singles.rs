@@ -7,14 +7,19 @@ use super::step::{Found, Technique};
 pub(crate) fn full_house(board: &Candidates) -> Option<Found> {
     let side = board.side();
     for house in house_order(side) {
+        // The digits placed are kept per house: most houses lack several, and are passed
+        // over without reading their cells.
+        let missing = ((1u64 << side) - 1) & !board.placed_in(house);
+        if missing.count_ones() != 1 {
+            continue;
+        }
         let cells = &board.layout.houses[house];
         let mut empty = cells.iter().filter(|&&c| board.values[c as usize] == 0);
         let (Some(&cell), None) = (empty.next(), empty.next()) else {
             continue;
         };
-        let missing = ((1u64 << side) - 1) & !board.placed_in(house);
         let cell = cell as usize;
-        if missing.count_ones() == 1 && board.masks[cell] & missing != 0 {
+        if board.masks[cell] & missing != 0 {
             let digit = missing.trailing_zeros() as u8 + 1;
             let text = || {
                 format!(

@@ -111,7 +111,8 @@ fn naked_in(board: &Candidates, k: usize, skip: u128) -> Option<Found> {
             if union.count_ones() as usize != k {
                 return None;
             }
-            let set: Vec<usize> = bits(chosen).map(|i| items[i].0).collect();
+            let set = Set::of(bits(chosen).map(|i| items[i].0));
+            let set = set.cells();
             let others = cells
                 .iter()
                 .map(|&c| c as usize)
@@ -194,7 +195,8 @@ fn hidden_in(board: &Candidates, (k, direct): (usize, bool), skip: u128) -> Opti
                 return None;
             }
             let digits = bits(chosen).fold(0u64, |acc, i| acc | 1 << items[i].0);
-            let set: Vec<usize> = bits(union).map(|i| cells[i] as usize).collect();
+            let set = Set::of(bits(union).map(|i| cells[i] as usize));
+            let set = set.cells();
             // What the set changes first: most sets found change nothing, and need no sentence.
             let change = if direct {
                 Err(direct_single(board, house, union, open & !digits)?)
@@ -241,6 +243,31 @@ fn hidden_in(board: &Candidates, (k, direct): (usize, bool), skip: u128) -> Opti
         }
     }
     None
+}
+
+/// The cells of a subset, on the stack (sets have at most four cells; most found change
+/// nothing and are dropped at once).
+struct Set {
+    cells: [usize; 4],
+    len: usize,
+}
+
+impl Set {
+    fn of(cells: impl Iterator<Item = usize>) -> Set {
+        let mut set = Set {
+            cells: [0; 4],
+            len: 0,
+        };
+        for c in cells {
+            set.cells[set.len] = c;
+            set.len += 1;
+        }
+        set
+    }
+
+    fn cells(&self) -> &[usize] {
+        &self.cells[..self.len]
+    }
 }
 
 /// A digit of `others` with several places in `house` but one outside the set's positions.

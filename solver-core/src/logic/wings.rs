@@ -1,11 +1,31 @@
 //! XY-Wing and XYZ-Wing.
 
 use super::board::{Candidates, digit_char};
+use super::house_memo::{self, Narrowing, WORDS};
 use super::step::{Found, Technique};
 
 /// A pivot with candidates xy (XY-Wing, 4.2) or xyz (XYZ-Wing, 4.4) seeing pincers xz and yz:
 /// z leaves every cell that sees both pincers (and the pivot, for XYZ).
+///
+/// After a search that found nothing, while cells have only lost candidates, a wing of three
+/// cells that kept theirs removes nothing still: only wings through a changed cell are tried.
 pub(crate) fn wing(board: &Candidates, xyz: bool) -> Option<Found> {
+    let search = if xyz {
+        Narrowing::XyzWing
+    } else {
+        Narrowing::XyWing
+    };
+    let changed = house_memo::changed_since_nothing(search, board);
+    let found = first_wing(board, xyz, changed.as_ref());
+    if found.is_none() {
+        house_memo::found_nothing(search, board);
+    }
+    found
+}
+
+/// [`wing`], through a cell of `changed` only when given.
+fn first_wing(board: &Candidates, xyz: bool, changed: Option<&[u64; WORDS]>) -> Option<Found> {
+    let is_changed = |c: usize| changed.is_none_or(|set| set[c / 64] >> (c % 64) & 1 != 0);
     let (technique, tenths) = if xyz {
         (Technique::XyzWing, 44)
     } else {
@@ -17,6 +37,13 @@ pub(crate) fn wing(board: &Candidates, xyz: bool) -> Option<Found> {
     for pivot in 0..n {
         let pm = board.masks[pivot];
         if pm.count_ones() != pivot_size {
+            continue;
+        }
+        let pivot_changed = is_changed(pivot);
+        if !pivot_changed
+            && changed
+                .is_some_and(|set| (set.iter().zip(&layout.peers[pivot])).all(|(s, p)| s & p == 0))
+        {
             continue;
         }
         // Bivalue peers of the pivot sharing exactly one digit (XY) or two of three (XYZ).
@@ -34,7 +61,7 @@ pub(crate) fn wing(board: &Candidates, xyz: bool) -> Option<Found> {
         for (i, &a) in wings.iter().enumerate() {
             for &b in &wings[i + 1..] {
                 let (ma, mb) = (board.masks[a], board.masks[b]);
-                if ma == mb {
+                if ma == mb || !(pivot_changed || is_changed(a) || is_changed(b)) {
                     continue;
                 }
                 let z = ma & mb;
@@ -88,4 +115,48 @@ fn peers(board: &Candidates, cell: usize) -> impl Iterator<Item = usize> + '_ {
                 })
             })
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::engine;
+    use super::*;
+    use crate::Grid;
+    use crate::logic::RateOptions;
+
+    #[test]
+    fn searches_after_one_that_found_nothing_find_what_a_full_search_finds() {
+        // Solves that try wings at many steps and meet some (SE 4.2 - 8.x).
+        let (mut met, mut narrowed) = (0, 0);
+        for puzzle in [
+            "......89.....6...33.....671.2.58.36....9.1....74.26.8.496.....78...3.....35......",
+            "...3.57..38..19....5.....1.5.19..4...7.....9...9..85.2.9.....6....64..27..68.7...",
+            "....5....5..7.6..3...4.9...37..9..82.8.....3.2.......7..4...2....53.19..6...7...1",
+            "....8..69.....47...4...3..2.5..1...3.96...85.3...6..9.2..1...4...14.....97..5....",
+        ] {
+            let grid: Grid = puzzle.parse().expect("a valid puzzle");
+            let mut board = Candidates::from_grid(&grid);
+            engine::run(
+                &mut board,
+                &RateOptions::default(),
+                engine::next_step,
+                None,
+                |_, b| {
+                    for (xyz, search) in [(false, Narrowing::XyWing), (true, Narrowing::XyzWing)] {
+                        narrowed += usize::from(
+                            house_memo::changed_since_nothing(search, b)
+                                .is_some_and(|c| c.iter().any(|&w| w != 0)),
+                        );
+                        let full = first_wing(b, xyz, None).map(|f| f.to_step(b));
+                        met += usize::from(full.is_some());
+                        assert_eq!(wing(b, xyz).map(|f| f.to_step(b)), full);
+                    }
+                },
+            );
+        }
+        assert!(
+            met > 20 && narrowed > 100,
+            "{met} wings, {narrowed} narrowed searches"
+        );
+    }
 }

@@ -149,7 +149,9 @@ pub(crate) fn may_close(
     (best, bar): (Option<u16>, Option<u16>),
 ) -> Option<usize> {
     let bar = best.into_iter().chain(bar).min();
-    if on.clash() || off.clash() || !closes(s, on, mode) {
+    // Most candidates' reaches remove nothing in common: told at once, before the loop.
+    let common = |e: usize| s.cand[e] & on.facts(e, false) & off.facts(e, false) != 0;
+    if on.clash() || off.clash() || !(0..9).any(common) || !closes(s, on, mode) {
         return None;
     }
     has_removal(s, [on, off], mode, bar)
@@ -164,13 +166,16 @@ pub(crate) fn may_offer(s: &Start, [on, off]: [&Reach; 2], mode: Mode, bar: u16)
 
 /// The depth to which both reaches remove some candidate, the deeper one rating as a cycle
 /// of `mode` no higher than `bar`, if any does: past it, every removal rates higher.
+///
+/// A removal that rates above the bar ([`floor`]) is never told: the bar is the lowest
+/// cycle kept, which it could not join, or the lowest chain, which would displace it.
 fn has_removal(s: &Start, [on, off]: [&Reach; 2], mode: Mode, bar: Option<u16>) -> Option<usize> {
     let most = on.deepest().max(off.deepest());
     let depth = bar.map_or(most, |bar| {
         let base = kind(mode).1;
         // Ratings grow with the depth: the depths that fit run from 1 to some bound.
         (1..=most)
-            .take_while(|&n| rating::rate(base, n.saturating_sub(short(base))) <= bar)
+            .take_while(|&n| floor(base, n) <= bar)
             .last()
             .unwrap_or(0)
     });
@@ -178,6 +183,13 @@ fn has_removal(s: &Start, [on, off]: [&Reach; 2], mode: Mode, bar: Option<u16>) 
     (0..9)
         .any(|e| s.cand[e] & a[slot(e, false)] & b[slot(e, false)] != 0)
         .then_some(depth)
+}
+
+/// The lowest rating of a cycle on `base` whose removal is at depth `depth` in its deeper
+/// branch: the removal rests on those facts and on the other branch's assumption at least,
+/// which the deeper branch does not hold (it would clash).
+pub(crate) fn floor(base: u16, depth: usize) -> u16 {
+    rating::rate(base, (depth + 1).saturating_sub(short(base)))
 }
 
 /// Facts a cycle on `base` counts fewer: single-kind loops count two facts fewer
@@ -199,7 +211,7 @@ fn deepest(branches: [&Trace; 2], q: usize, e: usize) -> usize {
 /// Whether the chain from the start comes back to it: a later true fact that removes a
 /// strong partner of the start (its cell's other digit, or the digit's other place in a
 /// house), which would set the start again.
-fn closes(s: &Start, on: &Reach, mode: Mode) -> bool {
+pub(crate) fn closes(s: &Start, on: &Reach, mode: Mode) -> bool {
     let t = super::state::tables();
     let (c, d, _) = on.root();
     // At most four partners: the cell's other digit and one place in each of its houses.
@@ -240,8 +252,8 @@ fn lowest(
     let short = short(base);
     for e in 0..9 {
         for q in cells(s.cand[e] & branches[0].off[e] & branches[1].off[e]) {
-            // The longer branch's depth bounds the count from below.
-            let low = rating::rate(base, deepest(branches, q, e).saturating_sub(short));
+            // [`floor`] bounds the rating from below.
+            let low = floor(base, deepest(branches, q, e));
             let limit = best.into_iter().chain(bar).min();
             if limit.is_some_and(|l| low > l) {
                 continue;
@@ -276,7 +288,7 @@ fn union(branches: [&Trace; 2], q: usize, e: usize) -> usize {
 mod tests {
     use super::super::deduction;
     use super::super::reach::tests::boards;
-    use super::super::trace::trace_with;
+    use super::super::trace::{trace_static_within, trace_with};
     use super::*;
 
     /// The deduction offering each kept removal in turn makes, as cycles were told before
@@ -307,6 +319,41 @@ mod tests {
             found.offer(&mut best);
         }
         best
+    }
+
+    #[test]
+    fn a_bar_passes_over_no_cycle_rated_within_it() {
+        let mut kept = 0;
+        let (mut on, mut off) = (Reach::new(), Reach::new());
+        for s in boards() {
+            for mode in [Mode::X, Mode::Y, Mode::Xy] {
+                let base = kind(mode).1;
+                for (c, d) in s.candidates() {
+                    on.run(&s, (c, d, true), mode, u16::MAX);
+                    off.run(&s, (c, d, false), mode, u16::MAX);
+                    if may_close(&s, [&on, &off], mode, (None, None)).is_none() {
+                        continue;
+                    }
+                    let whole = [true, false].map(|b| trace_with(&s, (c, d, b), mode, true));
+                    let Some((tenths, _)) = lowest(&s, [&whole[0], &whole[1]], base, None) else {
+                        continue;
+                    };
+                    for bar in tenths..tenths + 4 {
+                        let depth = may_close(&s, [&on, &off], mode, (None, Some(bar)))
+                            .expect("a cycle within the bar");
+                        let cut = [true, false].map(|b| {
+                            let mut t = Trace::new();
+                            trace_static_within(&mut t, &s, (c, d, b), mode, depth as u16);
+                            t
+                        });
+                        let found = lowest(&s, [&cut[0], &cut[1]], base, Some(bar));
+                        assert_eq!(found.map(|f| f.0), Some(tenths), "r{}c{} {d}", c / 9, c % 9);
+                        kept += 1;
+                    }
+                }
+            }
+        }
+        assert!(kept > 0);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use super::deduction::{self, Deduction, fact};
 use super::rating;
-use super::reach::Reach;
+use super::reach::{Facts, Reach, slot};
 use super::state::{Set, Start, cells, tables};
 use super::trace::{Mode, Trace, trace};
 
@@ -13,6 +13,14 @@ use super::trace::{Mode, Trace, trace};
 pub(crate) trait Branch {
     /// Cells where digit index `d` is shown true (`on`) or false.
     fn facts(&self, d: usize, on: bool) -> Set;
+    /// Keeps in `acc` (at [`slot`]) only the facts this branch holds.
+    #[inline]
+    fn narrow(&self, acc: &mut Facts) {
+        for d in 0..9 {
+            acc[slot(d, true)] &= self.facts(d, true);
+            acc[slot(d, false)] &= self.facts(d, false);
+        }
+    }
     /// The fact's depth, a lower bound of [`Branch::count`], if held.
     fn depth(&self, c: usize, d: usize, on: bool) -> Option<usize>;
     /// The number of facts the fact rests on, itself included, if held.
@@ -196,9 +204,11 @@ fn forcing<B: Branch>(
         slots[c * 9 + d] = k;
     }
     let index = |c: usize, d: usize| Some(slots[c * 9 + d]).filter(|&k| k != usize::MAX);
+    // One list for every group (most share nothing, and a list each cost an allocation).
+    let mut branches: Vec<&B> = Vec::with_capacity(9);
     for c in cells(s.open()) {
-        let ks: Vec<usize> = (0..9).filter_map(|d| index(c, d)).collect();
-        let branches: Vec<&B> = ks.iter().map(|&k| &b.on[k]).collect();
+        branches.clear();
+        branches.extend((0..9).filter_map(|d| index(c, d)).map(|k| &b.on[k]));
         if let Some((mut found, (q, e, on))) = common(s, &branches, name, base, best.as_ref()) {
             found.say(|| {
                 format!(
@@ -217,9 +227,8 @@ fn forcing<B: Branch>(
             if places.count_ones() < 2 {
                 continue;
             }
-            let branches: Vec<&B> = cells(places)
-                .filter_map(|c| index(c, d).map(|k| &b.on[k]))
-                .collect();
+            branches.clear();
+            branches.extend(cells(places).filter_map(|c| index(c, d).map(|k| &b.on[k])));
             if let Some((mut found, (q, e, on))) = common(s, &branches, name, base, best.as_ref()) {
                 found.say(|| {
                     format!(
@@ -254,14 +263,31 @@ fn common<B: Branch>(
     if branches.len() < 2 {
         return None;
     }
+    // Every kind of fact at once, and most groups share none: nothing more to do then,
+    // often known from the first two branches.
+    let (pair, rest) = branches.split_at(2);
+    let mut shared: Facts = [0; 18];
+    let mut any: Set = 0;
+    for d in 0..9 {
+        for on in [true, false] {
+            let set = s.cand[d] & pair[0].facts(d, on) & pair[1].facts(d, on);
+            shared[slot(d, on)] = set;
+            any |= set;
+        }
+    }
+    if any == 0 {
+        return None;
+    }
+    for t in rest {
+        t.narrow(&mut shared);
+    }
+    if !rest.is_empty() && shared.iter().all(|&set| set == 0) {
+        return None;
+    }
     let mut best: Vec<(u16, usize, usize, bool)> = Vec::new();
     for d in 0..9 {
-        let on = branches.iter().fold(s.cand[d], |a, t| a & t.facts(d, true));
-        let off = branches
-            .iter()
-            .fold(s.cand[d], |a, t| a & t.facts(d, false));
-        for (set, is_on) in [(on, true), (off, false)] {
-            for q in cells(set) {
+        for is_on in [true, false] {
+            for q in cells(shared[slot(d, is_on)]) {
                 // The branches' depths bound the count from below: skip what cannot win
                 // before counting ancestors.
                 let floor: usize = branches.iter().filter_map(|t| t.depth(q, d, is_on)).sum();

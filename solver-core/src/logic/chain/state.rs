@@ -20,6 +20,8 @@ pub(crate) struct Tables {
     pub(crate) houses: [Set; 27],
     /// The row, column and box house of each cell.
     pub(crate) cell_houses: [[u8; 3]; 81],
+    /// [`Tables::cell_houses`] as cell sets (dynamic chains look at them after every fact).
+    pub(crate) house_sets: [[Set; 3]; 81],
     /// Each box with each line crossing it, (box, line) in the order of boxes then lines:
     /// the places of pointing and claiming.
     pub(crate) crossings: [(Set, Set); 54],
@@ -33,6 +35,7 @@ pub(crate) fn tables() -> &'static Tables {
             peers: [0; 81],
             houses: [0; 27],
             cell_houses: [[0; 3]; 81],
+            house_sets: [[0; 3]; 81],
             crossings: [(0, 0); 54],
         };
         for c in 0..81 {
@@ -44,8 +47,9 @@ pub(crate) fn tables() -> &'static Tables {
             }
         }
         for c in 0..81 {
-            for h in t.cell_houses[c] {
+            for (k, h) in t.cell_houses[c].into_iter().enumerate() {
                 t.peers[c] |= t.houses[h as usize];
+                t.house_sets[c][k] = t.houses[h as usize];
             }
             t.peers[c] &= !(1 << c);
         }
@@ -115,19 +119,28 @@ impl Start {
         let mut bilocal = [[NO_CELL; 3]; 81 * 9];
         let mut linked = [0; 9];
         let mut partners = [0; 81 * 9];
+        let mut masks = [0u16; 81];
         for (d, &cand) in state.cand.iter().enumerate() {
             for c in cells(cand) {
-                for (slot, &h) in bilocal[c * 9 + d].iter_mut().zip(&t.cell_houses[c]) {
-                    let places = cand & t.houses[usize::from(h)];
-                    if places.count_ones() == 2 {
-                        *slot = (places & !(1 << c)).trailing_zeros() as u8;
-                        partners[c * 9 + d] |= places & !(1 << c);
-                        linked[d] |= 1 << c;
-                    }
+                masks[c] |= 1 << d;
+            }
+            // A house at a time (a candidate at a time asked each house once per place).
+            for (h, &house) in t.houses.iter().enumerate() {
+                let places = cand & house;
+                if places.count_ones() != 2 {
+                    continue;
                 }
+                let a = places.trailing_zeros() as usize;
+                let b = (places & (places - 1)).trailing_zeros() as usize;
+                // Rows, columns, boxes: the order of each cell's houses.
+                let kind = h / 9;
+                bilocal[a * 9 + d][kind] = b as u8;
+                bilocal[b * 9 + d][kind] = a as u8;
+                partners[a * 9 + d] |= 1 << b;
+                partners[b * 9 + d] |= 1 << a;
+                linked[d] |= places;
             }
         }
-        let masks: [u16; 81] = std::array::from_fn(|c| state.digits(c));
         let bivalue = (0..81)
             .filter(|&c| masks[c].count_ones() == 2)
             .fold(0, |a, c| a | 1 << c);
@@ -278,6 +291,31 @@ mod tests {
         assert_eq!(cells(set).collect::<Vec<_>>(), picks);
         assert_eq!(cells(0).count(), 0);
         assert_eq!(cells(FULL).collect::<Vec<_>>(), (0..81).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn bilocal_names_the_other_place_of_each_house_with_two() {
+        let t = tables();
+        let mut seen = 0;
+        for s in crate::logic::chain::reach::tests::boards() {
+            for (c, d) in s.candidates() {
+                for (kind, h) in t.cell_houses[c].into_iter().enumerate() {
+                    let places = s.cand[d] & t.houses[usize::from(h)];
+                    let other = places & !(1 << c);
+                    let want = if places.count_ones() == 2 {
+                        seen += 1;
+                        other.trailing_zeros() as u8
+                    } else {
+                        NO_CELL
+                    };
+                    assert_eq!(s.bilocal(c, d)[kind], want, "r{}c{} {d}", c / 9, c % 9);
+                }
+                assert_eq!(s.digits(c), State::digits(&s, c));
+                let linked = s.linked[d] >> c & 1 != 0;
+                assert_eq!(linked, s.partners(c, d) != 0);
+            }
+        }
+        assert!(seen > 0);
     }
 
     #[test]

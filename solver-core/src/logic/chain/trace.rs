@@ -61,6 +61,9 @@ pub(crate) struct Trace {
     pub(crate) on: [Set; 9],
     /// Cells where each digit was shown false.
     pub(crate) off: [Set; 9],
+    /// The digits shown false in each cell ([`Trace::off`] by cell): a dynamic chain asks
+    /// after every false fact whether its cell has one digit left.
+    gone: [u16; 81],
     /// The facts that contradict each other, when the assumption is false.
     pub(crate) contradiction: Option<Vec<u16>>,
     /// Nodes a contradiction counts beyond its facts: an emptied cell or house stands for the
@@ -68,6 +71,9 @@ pub(crate) struct Trace {
     pub(crate) extra: usize,
     /// Whether to go on past a contradiction (unary chains look for one particular fact).
     go_on: bool,
+    /// Whether propagation stops: a contradiction, not gone on past (asked for every fact
+    /// added, so kept rather than worked out).
+    stop: bool,
     /// The first node left unfollowed at a depth limit ([`trace_static_within`]).
     pub(crate) cut: Option<usize>,
 }
@@ -113,34 +119,25 @@ impl Drop for Trace {
 impl Trace {
     /// An empty trace, with the buffers of a dropped one when the thread has one.
     pub(crate) fn new() -> Trace {
-        let spare = spare::take(&SPARE);
-        let mut t = Trace::shell();
-        match spare {
-            // Stale index slots are harmless: see [`Trace::clear`].
-            Some((nodes, parents, index)) => {
-                t.nodes = nodes;
-                t.parents = parents;
-                t.index = index;
-            }
-            None => {
-                t.nodes.reserve(256);
-                t.parents.reserve(512);
-                t.index = vec![NONE; 81 * 9 * 2];
-            }
-        }
-        t
-    }
-
-    /// A trace without buffers, left behind where a dropped one moves to the spares.
-    fn shell() -> Trace {
+        // Stale index slots are harmless: see [`Trace::clear`].
+        let (nodes, parents, index) = spare::take(&SPARE).unwrap_or_else(|| {
+            (
+                Vec::with_capacity(256),
+                Vec::with_capacity(512),
+                vec![NONE; 81 * 9 * 2],
+            )
+        });
+        // One literal, so that the trace is made where it goes rather than copied there.
         Trace {
-            nodes: Vec::new(),
-            parents: Vec::new(),
-            index: Vec::new(),
+            nodes,
+            parents,
+            index,
             on: [0; 9],
             off: [0; 9],
+            gone: [0; 81],
             contradiction: None,
             go_on: false,
+            stop: false,
             extra: 0,
             cut: None,
         }
@@ -153,9 +150,11 @@ impl Trace {
         self.parents.clear();
         self.on = [0; 9];
         self.off = [0; 9];
+        self.gone = [0; 81];
         self.contradiction = None;
         self.extra = 0;
         self.go_on = false;
+        self.stop = false;
         self.cut = None;
     }
 
@@ -184,27 +183,40 @@ impl Trace {
 
     /// Adds a fact (once) with its parents; a fact whose opposite holds is a contradiction.
     fn add(&mut self, c: usize, d: usize, on: bool, parents: &[u16]) {
-        let depth = parents
-            .iter()
-            .map(|&p| self.nodes[p as usize].depth)
-            .max()
-            .unwrap_or(0);
-        if self.push(c, d, on, depth) {
-            if let [p] = parents {
-                if let Some(n) = self.nodes.last_mut() {
-                    n.link = *p;
-                }
-            } else {
-                self.parents.extend_from_slice(parents);
-            }
-            self.settle(c, d, on, parents.len());
+        if self.holds(c, d, on) || self.stopped() {
+            return;
         }
+        let mut depth = 0;
+        let link = match parents {
+            [p] => {
+                depth = self.nodes[usize::from(*p)].depth;
+                *p
+            }
+            _ => {
+                let start = self.parents.len() as u16;
+                // One at a time: a dynamic fact has at most nine, too few for a copy call.
+                for &p in parents {
+                    depth = depth.max(self.nodes[usize::from(p)].depth);
+                    self.parents.push(p);
+                }
+                start
+            }
+        };
+        self.nodes.push(Node {
+            cell: c as u8,
+            digit: d as u8,
+            on,
+            link,
+            parents: 0,
+            depth: 1 + depth,
+        });
+        self.settle(c, d, on, parents.len());
     }
 
-    /// [`Trace::add`] for a fact with one parent, the links of every static chain (no slice
-    /// to copy).
+    /// [`Trace::add`] for a fact with one parent (its node and depth, which the caller has
+    /// at hand), the links of every static chain (no slice to copy).
     #[inline(always)]
-    fn add_one(&mut self, c: usize, d: usize, on: bool, parent: u16) {
+    fn add_one(&mut self, c: usize, d: usize, on: bool, (parent, depth): (u16, u16)) {
         // The hot path of every trace: the fact's own and opposite sets say whether it is
         // new and whether it clashes, without the index.
         let bit: Set = 1 << c;
@@ -223,13 +235,14 @@ impl Trace {
             on,
             link: parent,
             parents: 1,
-            depth: 1 + self.nodes[usize::from(parent)].depth,
+            depth: 1 + depth,
         });
         self.index[key(c, d, on)] = i;
         if on {
             self.on[d] |= bit;
         } else {
             self.off[d] |= bit;
+            self.gone[c] |= 1 << d;
         }
         if theirs & bit != 0 {
             let j = self.index[key(c, d, !on)];
@@ -237,31 +250,28 @@ impl Trace {
         }
     }
 
-    /// [`Trace::add_one`] for the removal of digit index `d` from each of `cells` (none shown
+    /// [`Trace::add_one`] for the removal of digit index `d` from each of `places` (none shown
     /// false yet), lowest first, in one pass: a true fact's peers, most of every trace.
     #[inline(always)]
-    fn add_offs(&mut self, d: usize, cells: Set, parent: u16) {
-        if cells == 0 || self.stopped() {
+    fn add_offs(&mut self, d: usize, places: Set, (parent, depth): (u16, u16)) {
+        if places == 0 || self.stopped() {
             return;
         }
-        let depth = 1 + self.nodes[usize::from(parent)].depth;
+        let depth = 1 + depth;
         // Only the first clash is recorded, and one that does not go on stops at it.
         let clashes = if self.contradiction.is_none() {
-            cells & self.on[d]
+            places & self.on[d]
         } else {
             0
         };
         let take = if clashes != 0 && !self.go_on {
-            cells & ((2 << clashes.trailing_zeros()) - 1)
+            places & ((2 << clashes.trailing_zeros()) - 1)
         } else {
-            cells
+            places
         };
         let first_node = self.nodes.len();
-        let mut rest = take;
         let mut k = 0usize;
-        while rest != 0 {
-            let c = rest.trailing_zeros() as usize;
-            rest &= rest - 1;
+        for c in cells(take) {
             self.nodes.push(Node {
                 cell: c as u8,
                 digit: d as u8,
@@ -271,6 +281,7 @@ impl Trace {
                 depth,
             });
             self.index[key(c, d, false)] = (first_node + k) as u16;
+            self.gone[c] |= 1 << d;
             k += 1;
         }
         self.off[d] |= take;
@@ -279,23 +290,6 @@ impl Trace {
             let (j, i) = (self.index[key(q, d, true)], self.index[key(q, d, false)]);
             self.clash(vec![j, i]);
         }
-    }
-
-    /// Pushes a new fact's node, its parents to follow; whether it was new.
-    #[inline]
-    fn push(&mut self, c: usize, d: usize, on: bool, parent_depth: u16) -> bool {
-        if self.holds(c, d, on) || self.stopped() {
-            return false;
-        }
-        self.nodes.push(Node {
-            cell: c as u8,
-            digit: d as u8,
-            on,
-            link: self.parents.len() as u16,
-            parents: 0,
-            depth: 1 + parent_depth,
-        });
-        true
     }
 
     /// Indexes the node just pushed with its `parents`; a fact whose opposite holds is a
@@ -309,6 +303,7 @@ impl Trace {
             self.on[d] |= 1 << c;
         } else {
             self.off[d] |= 1 << c;
+            self.gone[c] |= 1 << d;
         }
         if let Some(j) = self.find(c, d, !on) {
             self.clash(vec![j, i]);
@@ -318,6 +313,7 @@ impl Trace {
     /// Records the first contradiction.
     fn clash(&mut self, nodes: Vec<u16>) {
         self.contradiction.get_or_insert(nodes);
+        self.stop = !self.go_on;
     }
 
     /// Records a cell or house left empty by `offs`.
@@ -337,7 +333,7 @@ impl Trace {
 
     /// Whether propagation stops here.
     fn stopped(&self) -> bool {
-        self.contradiction.is_some() && !self.go_on
+        self.stop
     }
 
     /// The number of facts the given nodes rest on, themselves included.
@@ -477,14 +473,15 @@ fn follow_as(t: &mut Trace, start: &Start, mode: Mode, from: usize, limit: u16) 
     loop {
         while i < t.nodes.len() && !t.stopped() {
             let n = t.nodes[i];
-            if n.depth >= limit {
+            // Only static traces are given a depth limit (see `trace_static_within`).
+            if matches!(mode, Mode::X | Mode::Y | Mode::Xy) && n.depth >= limit {
                 t.cut = Some(i);
                 return;
             }
             if n.on {
-                follow_on(t, start, i as u16, mode);
+                follow_on(t, start, i as u16, n, mode);
             } else {
-                follow_off(t, start, i as u16, mode);
+                follow_off(t, start, i as u16, n, mode);
             }
             i += 1;
         }
@@ -496,32 +493,37 @@ fn follow_as(t: &mut Trace, start: &Start, mode: Mode, from: usize, limit: u16) 
 
 /// A true fact removes the cell's other digits and the digit from the cell's peers.
 #[inline(always)]
-fn follow_on(t: &mut Trace, start: &Start, i: u16, mode: Mode) {
-    let n = t.nodes[i as usize];
+fn follow_on(t: &mut Trace, start: &Start, i: u16, n: Node, mode: Mode) {
     let (c, d) = (n.cell as usize, n.digit as usize);
     if !matches!(mode, Mode::X | Mode::Nishio) {
         let mut others = start.digits(c) & !(1 << d);
         while others != 0 {
             let e = others.trailing_zeros() as usize;
             others &= others - 1;
-            t.add_one(c, e, false, i);
+            t.add_one(c, e, false, (i, n.depth));
         }
     }
     // Peers already shown false would be skipped by `add`; leaving them out saves the calls.
-    t.add_offs(d, start.cand[d] & start.tables.peers[c] & !t.off[d], i);
+    t.add_offs(
+        d,
+        start.cand[d] & start.tables.peers[c] & !t.off[d],
+        (i, n.depth),
+    );
 }
 
 /// A false fact may leave one digit in its cell or one place for its digit in a house.
 #[inline(always)]
-fn follow_off(t: &mut Trace, start: &Start, i: u16, mode: Mode) {
-    let n = t.nodes[i as usize];
+fn follow_off(t: &mut Trace, start: &Start, i: u16, n: Node, mode: Mode) {
     let (c, d) = (n.cell as usize, n.digit as usize);
     if matches!(mode, Mode::Nishio | Mode::Dynamic | Mode::Plus) {
         if mode != Mode::Nishio {
             dynamic_cell(t, start, c);
         }
-        for h in start.tables.cell_houses[c] {
-            dynamic_house(t, start, h as usize, d);
+        // The digit's places left: the facts the houses add are true ones, which leave
+        // them as they are.
+        let places = start.cand[d] & !t.off[d];
+        for house in start.tables.house_sets[c] {
+            dynamic_house(t, start, house, d, places);
         }
         return;
     }
@@ -529,14 +531,19 @@ fn follow_off(t: &mut Trace, start: &Start, i: u16, mode: Mode) {
     // digit, whatever else the chain has shown (SE's implication graph).
     let all = start.digits(c);
     if mode != Mode::X && all.count_ones() == 2 {
-        t.add_one(c, (all & !(1 << d)).trailing_zeros() as usize, true, i);
+        t.add_one(
+            c,
+            (all & !(1 << d)).trailing_zeros() as usize,
+            true,
+            (i, n.depth),
+        );
     }
     if mode == Mode::Y {
         return;
     }
     for p in start.bilocal(c, d) {
         if p != NO_CELL {
-            t.add_one(usize::from(p), d, true, i);
+            t.add_one(usize::from(p), d, true, (i, n.depth));
         }
     }
 }
@@ -546,14 +553,8 @@ fn follow_off(t: &mut Trace, start: &Start, i: u16, mode: Mode) {
 #[inline(always)]
 fn dynamic_cell(t: &mut Trace, start: &Start, c: usize) {
     let all = start.digits(c);
-    // Only the cell's own digits can be gone: most cells hold two to four of the nine.
-    let mut gone = 0u16;
-    let mut rest = all;
-    while rest != 0 {
-        let e = rest.trailing_zeros() as usize;
-        rest &= rest - 1;
-        gone |= ((t.off[e] >> c & 1) as u16) << e;
-    }
+    // Only candidates are ever shown false.
+    let gone = t.gone[c];
     let left = all & !gone;
     // Two digits or more left, or the last one already known: nothing new follows (the
     // common case, so nothing is allocated).
@@ -569,11 +570,13 @@ fn dynamic_cell(t: &mut Trace, start: &Start, c: usize) {
 /// line, as the quick test before it runs far more often.
 #[inline(never)]
 fn cell_fact(t: &mut Trace, c: usize, gone: u16, left: u16) {
-    let offs = Nodes::of(
-        (0..9)
-            .filter(|&e| gone >> e & 1 != 0)
-            .filter_map(|e| t.find(c, e, false)),
-    );
+    // Every digit of `gone` is shown false, so each has its node.
+    let mut rest = gone;
+    let offs = Nodes::of(std::iter::from_fn(|| {
+        let e = rest.trailing_zeros() as usize;
+        rest &= rest.wrapping_sub(1);
+        (e < 9).then(|| t.index[key(c, e, false)])
+    }));
     if left == 0 {
         t.empty(offs.to_vec());
     } else {
@@ -581,25 +584,25 @@ fn cell_fact(t: &mut Trace, c: usize, gone: u16, left: u16) {
     }
 }
 
-/// On the board the chain has changed: a digit with one place left in a house goes there;
-/// with none, the assumption is false.
+/// On the board the chain has changed (digit index `d` left in `places`): a digit with one
+/// place left in `house` goes there; with none, the assumption is false.
 #[inline(always)]
-fn dynamic_house(t: &mut Trace, start: &Start, h: usize, d: usize) {
-    let all = start.cand[d] & start.tables.houses[h];
-    let left = all & !t.off[d];
+fn dynamic_house(t: &mut Trace, start: &Start, house: Set, d: usize, places: Set) {
+    let left = places & house;
     // Two places or more left, or the last one already known: nothing new follows (the
     // common case, so nothing is allocated).
     if left & left.wrapping_sub(1) != 0 || t.on[d] & left != 0 {
         return;
     }
-    house_fact(t, all, left, d);
+    house_fact(t, start.cand[d] & house, left, d);
 }
 
 /// [`dynamic_house`] where the house has one place `left` for digit index `d` (or none):
 /// out of line, as the quick test before it runs some twenty times as often.
 #[inline(never)]
 fn house_fact(t: &mut Trace, all: Set, left: Set, d: usize) {
-    let offs = Nodes::of(cells(all & t.off[d]).filter_map(|q| t.find(q, d, false)));
+    // Every place but `left` is shown false, so each has its node.
+    let offs = Nodes::of(cells(all & t.off[d]).map(|q| t.index[key(q, d, false)]));
     if left == 0 {
         t.empty(offs.to_vec());
     } else {

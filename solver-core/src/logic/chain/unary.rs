@@ -4,22 +4,28 @@
 use std::cell::Cell;
 use std::thread::LocalKey;
 
+use super::super::wording;
 use super::cycles::{self, Cycles};
 use super::deduction::{self, Deduction};
 use super::multiple::Traced;
 use super::rating;
 use super::reach::Reach;
-use super::state::{Set, Start};
+use super::state::{Set, Start, cells};
 use super::trace::{Mode, Trace, trace, trace_static_within};
 
 /// The lowest-rated cycle or self-contradicting static chain on the board (SE's X-, Y- then
 /// XY-chains; cycles and forcing chains tie as SE sorts one producer's hints).
 ///
-/// The XY mode's reaches, when it ran, are left in `xy` for the static forcing chains.
+/// The XY reaches of every candidate are made first, whole, and left in `xy` for the static
+/// forcing chains: an X or Y trace follows a subset of the XY links, so a candidate whose XY
+/// reaches hold neither its opposite nor a cycle's makings holds none at X or Y either, and
+/// most candidates are skipped there.
 pub(crate) fn static_chains(s: &Start, xy: &mut Option<Traced>) -> Option<Deduction> {
     let (mut cycle, mut chain) = (Cycles::default(), None);
     let (mut on, mut off) = (Reach::new(), Reach::new());
     let mut exact = Trace::new();
+    let list = s.candidates();
+    let mut kept = whole_xy(s, &list);
     for (mode, name, base) in [
         (Mode::X, "Forcing X-chain", rating::FORCING_X),
         (Mode::Y, "Forcing Y-chain", rating::FORCING_X),
@@ -34,39 +40,30 @@ pub(crate) fn static_chains(s: &Start, xy: &mut Option<Traced>) -> Option<Deduct
         {
             continue;
         }
-        let keep = mode == Mode::Xy;
         let skip = if mode == Mode::X {
             unchanged_digits(&X_FOUND_NOTHING, s)
         } else {
             0
         };
-        let list = s.candidates();
-        let mut kept = Traced {
-            on: Vec::with_capacity(if keep { list.len() } else { 0 }),
-            off: Vec::with_capacity(if keep { list.len() } else { 0 }),
-        };
-        for (c, d) in list {
+        for (k, &(c, d)) in list.iter().enumerate() {
             if skip >> d & 1 != 0 {
                 continue;
             }
             let found = (&mut cycle, &mut chain);
             let how = (mode, name, base);
-            // Kept reaches are made where they are kept: a reach is large, and moving it
-            // there afterwards copied it twice.
-            let reaches = if keep {
-                kept.on.push(Reach::new());
-                kept.off.push(Reach::new());
-                match (kept.on.last_mut(), kept.off.last_mut()) {
-                    (Some(on), Some(off)) => [on, off],
-                    _ => unreachable!("both were just pushed"),
-                }
-            } else {
-                [&mut on, &mut off]
-            };
-            candidate(s, (c, d), how, reaches, &mut exact, found);
-        }
-        if keep {
-            *xy = Some(kept);
+            let whole = [&mut kept.on[k], &mut kept.off[k]];
+            if mode == Mode::Xy {
+                candidate(s, (c, d), how, (whole, false), &mut exact, found);
+            } else if may_hold([whole[0], whole[1]], s, mode) {
+                candidate(
+                    s,
+                    (c, d),
+                    how,
+                    ([&mut on, &mut off], true),
+                    &mut exact,
+                    found,
+                );
+            }
         }
         if mode == Mode::X {
             remember(
@@ -76,6 +73,7 @@ pub(crate) fn static_chains(s: &Start, xy: &mut Option<Traced>) -> Option<Deduct
             );
         }
     }
+    *xy = Some(kept);
     // Cycles rated above the chains would be displaced by them: they are not told.
     let chain_tenths = chain.as_ref().map(|b| b.tenths);
     let mut best = None;
@@ -91,9 +89,69 @@ pub(crate) fn static_chains(s: &Start, xy: &mut Option<Traced>) -> Option<Deduct
     best
 }
 
-/// Reaches candidate (`c`, `d`) true and false at `mode` into `on` and `off`, offering its
-/// self-contradictions to `chain` and its cycle to `cycle`; `exact` holds the exact trace
-/// of whatever is offered (made only then: a reach costs a fraction of a trace).
+/// The whole XY reaches of every candidate of `list` assumed true and false.
+///
+/// A false assumption's reach is merged from those of the facts it sets (the cell's other
+/// digit, the digit's other place in a house), already made true, rather than spread: they
+/// hold all its facts.
+fn whole_xy(s: &Start, list: &[(usize, usize)]) -> Traced {
+    let mut kept = Traced {
+        on: Vec::with_capacity(list.len()),
+        off: Vec::with_capacity(list.len()),
+    };
+    let mut index = [0u16; 81 * 9];
+    // Made where they are kept: a reach is large, and moving it there afterwards copied it
+    // twice.
+    for (k, &(c, d)) in list.iter().enumerate() {
+        index[c * 9 + d] = k as u16;
+        kept.on.push(Reach::new());
+        if let Some(r) = kept.on.last_mut() {
+            r.run(s, (c, d, true), Mode::Xy, u16::MAX);
+        }
+    }
+    for &(c, d) in list {
+        let mut parts = [&kept.on[0]; 4];
+        let mut n = 0;
+        let digits = s.digits(c);
+        if digits.count_ones() == 2 {
+            let e = (digits & !(1 << d)).trailing_zeros() as usize;
+            parts[n] = &kept.on[usize::from(index[c * 9 + e])];
+            n += 1;
+        }
+        for p in cells(s.partners(c, d)) {
+            parts[n] = &kept.on[usize::from(index[p * 9 + d])];
+            n += 1;
+        }
+        kept.off.push(Reach::new());
+        if let Some(r) = kept.off.last_mut() {
+            r.merge((c, d, false), Mode::Xy, &parts[..n]);
+        }
+    }
+    kept
+}
+
+/// Whether the candidate whose whole XY reaches assumed true and false are `on` and `off`
+/// may hold a chain or cycle at `mode` (X or Y): its trace reaches a subset of their facts,
+/// so it needs them to hold the assumption's opposite, or a removal both reach (of the
+/// candidate's own digit at X, which follows no other) and a loop that closes.
+fn may_hold([on, off]: [&Reach; 2], s: &Start, mode: Mode) -> bool {
+    let (c, d, _) = on.root();
+    if on.facts(d, false) >> c & 1 != 0 || off.facts(d, true) >> c & 1 != 0 {
+        return true;
+    }
+    let removes = |e: usize| s.cand[e] & on.facts(e, false) & off.facts(e, false) != 0;
+    let removal = if mode == Mode::X {
+        removes(d)
+    } else {
+        (0..9).any(removes)
+    };
+    removal && cycles::closes(s, on, mode)
+}
+
+/// Reaches candidate (`c`, `d`) true and false at `mode` into `on` and `off` (unless `run`
+/// is false: then they are its whole reaches already), offering its self-contradictions to
+/// `chain` and its cycle to `cycle`; `exact` holds the exact trace of whatever is offered
+/// (made only then: a reach costs a fraction of a trace).
 ///
 /// Once something is found, only what rates no higher can matter (a higher rating changes
 /// neither the lowest rating nor what is found at it), so the reaches stop at the depth past
@@ -104,7 +162,7 @@ fn candidate(
     s: &Start,
     (c, d): (usize, usize),
     (mode, name, base): (Mode, &'static str, u16),
-    [on, off]: [&mut Reach; 2],
+    ([on, off], run): ([&mut Reach; 2], bool),
     exact: &mut Trace,
     (cycle, chain): (&mut Cycles, &mut Option<Deduction>),
 ) {
@@ -113,8 +171,10 @@ fn candidate(
         .flatten()
         .min();
     let limit = bar.map_or(u16::MAX, |bar| depth_limit(base, mode, bar));
-    on.run(s, (c, d, true), mode, limit);
-    off.run(s, (c, d, false), mode, limit);
+    if run {
+        on.run(s, (c, d, true), mode, limit);
+        off.run(s, (c, d, false), mode, limit);
+    }
     for r in [&*on, &*off] {
         let current = chain.as_ref().map(|b| b.tenths);
         let root = r.root();
@@ -122,7 +182,15 @@ fn candidate(
         let Some(depth) = r.depth(root.0, root.1, !root.2) else {
             continue;
         };
-        if bar.is_some_and(|b| rating::rate(base, depth) > b) {
+        let tenths = rating::rate(base, depth);
+        if bar.is_some_and(|b| tenths > b) {
+            continue;
+        }
+        // A chain that goes unread needs no words nor support, so no exact trace: its
+        // rating is its depth's.
+        if !wording::read(tenths) {
+            let (c, d, on) = root;
+            Deduction::setting(name, tenths, c, d, !on).offer(chain);
             continue;
         }
         trace_static_within(exact, s, root, mode, depth as u16);
@@ -170,10 +238,8 @@ fn depth_limit(base: u16, mode: Mode, bar: u16) -> u16 {
 /// [`depth_limit`], worked out.
 fn work_out_limit(base: u16, mode: Mode, bar: u16) -> u16 {
     let cycle = cycles::kind(mode).1;
-    let fits = |depth: usize| {
-        rating::rate(base, depth) <= bar
-            || rating::rate(cycle, depth.saturating_sub(cycles::short(cycle))) <= bar
-    };
+    let fits =
+        |depth: usize| rating::rate(base, depth) <= bar || cycles::floor(cycle, depth) <= bar;
     // A trace holds each of the 1,458 facts at most once, so no depth goes past that. Both
     // ratings grow with the depth, so the depths that fit run from 2 to some bound: found by
     // halving (this runs for every candidate once something is found).
@@ -286,6 +352,32 @@ mod tests {
     use super::super::trace::trace_with;
     use super::*;
     use crate::logic::board::testing::{empty, remove};
+
+    #[test]
+    fn candidates_skipped_at_x_and_y_hold_no_chain_or_cycle_there() {
+        let (mut skipped, mut held) = (0, 0);
+        for s in super::super::reach::tests::boards() {
+            let list = s.candidates();
+            let whole = whole_xy(&s, &list);
+            let (mut on, mut off) = (Reach::new(), Reach::new());
+            for (k, &(c, d)) in list.iter().enumerate() {
+                for mode in [Mode::X, Mode::Y] {
+                    on.run(&s, (c, d, true), mode, u16::MAX);
+                    off.run(&s, (c, d, false), mode, u16::MAX);
+                    let opposite =
+                        on.depth(c, d, false).is_some() || off.depth(c, d, true).is_some();
+                    let cycle = cycles::may_close(&s, [&on, &off], mode, (None, None)).is_some();
+                    if may_hold([&whole.on[k], &whole.off[k]], &s, mode) {
+                        held += usize::from(opposite || cycle);
+                    } else {
+                        skipped += 1;
+                        assert!(!opposite && !cycle, "r{}c{} {d} {mode:?}", c / 9, c % 9);
+                    }
+                }
+            }
+        }
+        assert!(skipped > 0 && held > 0, "{skipped} skipped, {held} held");
+    }
 
     #[test]
     fn an_x_chain_eliminates_what_sees_both_ends() {

@@ -1,6 +1,8 @@
 //! The VWXYZ-Wing as Sukaku Explainer rates it (6.2-6.4): four cells of one house holding
 //! five digits (an almost locked set) linked to a bivalue cell, the WXYZ-Wing grown by a cell.
 
+use std::cell::RefCell;
+
 use super::deduction::{self, Deduction};
 use super::rating;
 use super::state::{Set, Start, cells, tables};
@@ -14,12 +16,8 @@ pub(crate) fn wing(s: &Start, size: usize) -> Option<Deduction> {
         .filter(|&c| s.digits(c).count_ones() == 2)
         .fold(0, |m, c| m | 1 << c);
     let mut best: Option<Deduction> = None;
-    for &house in &t.houses {
-        let pool: Vec<usize> = cells(house & open)
-            .filter(|&c| (2..=size + 1).contains(&(s.digits(c).count_ones() as usize)))
-            .collect();
-        let mut pick = Vec::with_capacity(size);
-        for_sets(s, &pool, size, 0, (&mut pick, 0), &mut |set, digits| {
+    for h in 0..t.houses.len() {
+        house_sets(s, h, size, &mut |set, digits| {
             let biggest = set
                 .iter()
                 .map(|&c| s.digits(c).count_ones())
@@ -70,6 +68,58 @@ pub(crate) fn wing(s: &Start, size: usize) -> Option<Deduction> {
     best
 }
 
+/// The sets of `size` cells of house `h` that [`for_sets`] finds, and their digits, as of the
+/// last board searched: a step changes few houses, and listing the sets anew was most of the
+/// wings' time.
+#[derive(Default)]
+struct HouseSets {
+    /// Each cell's digits (bit 15: not open), and the size, when the sets were listed.
+    key: Option<([u16; 9], usize)>,
+    /// The sets' cells, `size` per set, in the order found.
+    cells: Vec<usize>,
+    digits: Vec<u16>,
+}
+
+thread_local! {
+    static SETS: RefCell<Vec<HouseSets>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Calls `visit` on every set [`for_sets`] visits among the cells of house `h` holding two
+/// to `size + 1` digits, in the same order: listed again only where the house changed.
+fn house_sets(s: &Start, h: usize, size: usize, visit: &mut impl FnMut(&[usize], u16)) {
+    let t = tables();
+    let (house, open) = (t.houses[h], s.open());
+    let mut key = [0u16; 9];
+    for (k, c) in cells(house).enumerate() {
+        key[k] = s.digits(c) | u16::from(open >> c & 1 == 0) << 15;
+    }
+    let taken = SETS.try_with(|m| {
+        let mut m = m.borrow_mut();
+        if m.len() <= h {
+            m.resize_with(h + 1, HouseSets::default);
+        }
+        std::mem::take(&mut m[h])
+    });
+    let mut sets = taken.unwrap_or_default();
+    if sets.key != Some((key, size)) {
+        sets.cells.clear();
+        sets.digits.clear();
+        let pool: Vec<usize> = cells(house & open)
+            .filter(|&c| (2..=size + 1).contains(&(s.digits(c).count_ones() as usize)))
+            .collect();
+        let mut pick = Vec::with_capacity(size);
+        for_sets(s, &pool, size, 0, (&mut pick, 0), &mut |set, digits| {
+            sets.cells.extend_from_slice(set);
+            sets.digits.push(digits);
+        });
+        sets.key = Some((key, size));
+    }
+    for (set, &digits) in sets.cells.chunks_exact(size).zip(&sets.digits) {
+        visit(set, digits);
+    }
+    let _ = SETS.try_with(|m| m.borrow_mut()[h] = sets);
+}
+
 /// The removals of the wing with set `set` and bivalue cell `y`, if any.
 fn removals(s: &Start, set_cells: Set, y: usize, digits: u16) -> Option<Vec<(u16, u8)>> {
     let t = tables();
@@ -107,8 +157,9 @@ fn removals(s: &Start, set_cells: Set, y: usize, digits: u16) -> Option<Vec<(u16
 
 /// Calls `visit` on every `size`-subset of `pool`, in lexicographic order, that holds
 /// exactly `size + 1` digits, with those digits; `pick` holds the cells chosen so far and
-/// their digits. A branch whose digits already number more is cut (the digits of a set only
-/// grow), which skips most subsets without listing them.
+/// their digits. A cell that would take the digits past `size + 1` is not chosen (the digits
+/// of a set only grow), nor one too late in the pool to leave room for the rest: most
+/// subsets are skipped without a call.
 fn for_sets(
     s: &Start,
     pool: &[usize],
@@ -117,19 +168,21 @@ fn for_sets(
     (pick, digits): (&mut Vec<usize>, u16),
     visit: &mut impl FnMut(&[usize], u16),
 ) {
-    if digits.count_ones() as usize > size + 1 {
+    let need = size - pick.len();
+    let Some(last) = pool.len().checked_sub(need) else {
         return;
-    }
-    if pick.len() == size {
-        if digits.count_ones() as usize == size + 1 {
-            visit(pick, digits);
-        }
-        return;
-    }
-    for i in from..pool.len() {
-        pick.push(pool[i]);
+    };
+    for i in from..=last {
         let more = digits | s.digits(pool[i]);
-        for_sets(s, pool, size, i + 1, (&mut *pick, more), visit);
+        if more.count_ones() as usize > size + 1 {
+            continue;
+        }
+        pick.push(pool[i]);
+        if need > 1 {
+            for_sets(s, pool, size, i + 1, (&mut *pick, more), visit);
+        } else if more.count_ones() as usize == size + 1 {
+            visit(pick, more);
+        }
         pick.pop();
     }
 }
@@ -142,5 +195,75 @@ fn width_bonus(biggest: u32) -> u16 {
         3 => 2,
         2 | 4 => 1,
         _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::reach::tests::boards;
+    use super::*;
+
+    /// [`for_sets`] by listing every subset in lexicographic order.
+    fn every_set(s: &Start, pool: &[usize], size: usize) -> Vec<(Vec<usize>, u16)> {
+        let mut out = Vec::new();
+        for mask in 0u32..1 << pool.len() {
+            if mask.count_ones() as usize != size {
+                continue;
+            }
+            let set: Vec<usize> = (0..pool.len())
+                .filter(|&i| mask >> i & 1 != 0)
+                .map(|i| pool[i])
+                .collect();
+            let digits = set.iter().fold(0, |m, &c| m | s.digits(c));
+            if digits.count_ones() as usize == size + 1 {
+                out.push((set, digits));
+            }
+        }
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn house_sets_are_the_sets_found_on_the_board_searched() {
+        let mut listed = 0;
+        // Boards one after another, each searched twice (the second time from memory).
+        for s in boards().iter().chain(boards().iter().rev()) {
+            for h in 0..27 {
+                let pool: Vec<usize> = cells(tables().houses[h] & s.open())
+                    .filter(|&c| (2..=5).contains(&s.digits(c).count_ones()))
+                    .collect();
+                let mut want = Vec::new();
+                for_sets(s, &pool, 4, 0, (&mut Vec::new(), 0), &mut |set, digits| {
+                    want.push((set.to_vec(), digits));
+                });
+                for _ in 0..2 {
+                    let mut got = Vec::new();
+                    house_sets(s, h, 4, &mut |set, digits| got.push((set.to_vec(), digits)));
+                    assert_eq!(got, want, "house {h}");
+                }
+                listed += want.len();
+            }
+        }
+        assert!(listed > 0);
+    }
+
+    #[test]
+    fn for_sets_visits_every_set_of_one_digit_more_in_order() {
+        let mut visited = 0;
+        for s in boards() {
+            for &house in &tables().houses {
+                let pool: Vec<usize> = cells(house & s.open()).collect();
+                for size in 2..=4 {
+                    let mut got = Vec::new();
+                    let mut pick = Vec::new();
+                    for_sets(&s, &pool, size, 0, (&mut pick, 0), &mut |set, digits| {
+                        got.push((set.to_vec(), digits));
+                    });
+                    assert_eq!(got, every_set(&s, &pool, size), "{house:x} {size}");
+                    visited += got.len();
+                }
+            }
+        }
+        assert!(visited > 0);
     }
 }
