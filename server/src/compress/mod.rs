@@ -95,13 +95,8 @@ impl Codec {
             .min(payload.len().saturating_mul(16));
         out.reserve(room);
         let read = match self {
-            Codec::Gzip => {
-                use std::io::Read;
-                flate2::read::GzDecoder::new(payload)
-                    .take(cap)
-                    .read_to_end(out)
-            }
-            Codec::Zstd => contexts::zstd_expand(payload, cap, out),
+            Codec::Gzip => contexts::gzip_expand(payload, cap, out),
+            Codec::Zstd => contexts::zstd_expand(payload, cap, out).map(drop),
         };
         read.map_err(|err| {
             Status::invalid_argument(format!(
@@ -202,6 +197,37 @@ mod tests {
                 assert_eq!(message(&back), (false, &payload[..]), "{codec:?} {round}");
             }
         }
+    }
+
+    #[test]
+    fn any_gzip_member_is_read() {
+        // Another sender's gzip: header fields ours never writes, level 9, a message that
+        // expands far past the room first reserved for it.
+        use std::io::Write;
+        let payload: Vec<u8> = (0..200_000u32).map(|i| (i / 1000 % 3) as u8).collect();
+        let mut gzip = flate2::GzBuilder::new()
+            .filename("puzzles")
+            .comment("from elsewhere")
+            .extra(vec![1, 2, 3])
+            .write(Vec::new(), flate2::Compression::best());
+        gzip.write_all(&payload).unwrap();
+        let body = gzip.finish().unwrap();
+        assert!(body.len() * 16 < payload.len());
+        let limit = payload.len();
+        let back = Op::Expand {
+            codec: Codec::Gzip,
+            limit,
+        }
+        .apply(true, &body)
+        .unwrap();
+        assert_eq!(message(&back), (false, &payload[..]));
+        let mut corrupt = body.clone();
+        let at = corrupt.len() - 6;
+        corrupt[at] ^= 1;
+        let err = Codec::Gzip
+            .expand(&corrupt, limit, &mut Vec::new())
+            .unwrap_err();
+        assert_eq!(err.code(), tonic::Code::InvalidArgument);
     }
 
     #[test]
