@@ -167,8 +167,9 @@ pub(crate) fn may_offer(s: &Start, [on, off]: [&Reach; 2], mode: Mode, bar: u16)
 /// The depth to which both reaches remove some candidate, the deeper one rating as a cycle
 /// of `mode` no higher than `bar`, if any does: past it, every removal rates higher.
 ///
-/// A removal that rates above the bar ([`floor`]) is never told: the bar is the lowest
-/// cycle kept, which it could not join, or the lowest chain, which would displace it.
+/// A removal that rates above the bar ([`floor`], or the facts of both branches less
+/// those they share) is never told: the bar is the lowest cycle kept, which it could not
+/// join, or the lowest chain, which would displace it.
 fn has_removal(s: &Start, [on, off]: [&Reach; 2], mode: Mode, bar: Option<u16>) -> Option<usize> {
     let most = on.deepest().max(off.deepest());
     let depth = bar.map_or(most, |bar| {
@@ -180,9 +181,27 @@ fn has_removal(s: &Start, [on, off]: [&Reach; 2], mode: Mode, bar: Option<u16>) 
             .unwrap_or(0)
     });
     let (a, b) = (on.within(depth), off.within(depth));
-    (0..9)
-        .any(|e| s.cand[e] & a[slot(e, false)] & b[slot(e, false)] != 0)
-        .then_some(depth)
+    let common: [Set; 9] =
+        std::array::from_fn(|e| s.cand[e] & a[slot(e, false)] & b[slot(e, false)]);
+    if common.iter().all(|&m| m == 0) {
+        return None;
+    }
+    let Some(bar) = bar else {
+        return Some(depth);
+    };
+    // A removal rests on the facts of both branches' paths to it, each as many as its depth
+    // there, less those both hold: facts both reaches hold that shallow at most.
+    let shared: usize = a
+        .iter()
+        .zip(b.iter())
+        .map(|(x, y)| (x & y).count_ones() as usize)
+        .sum();
+    let (Some(x), Some(y)) = (on.first_false(&common), off.first_false(&common)) else {
+        return None;
+    };
+    let least = (x + y).saturating_sub(shared).max(x.max(y) + 1);
+    let base = kind(mode).1;
+    (rating::rate(base, least.saturating_sub(short(base))) <= bar).then_some(depth)
 }
 
 /// The lowest rating of a cycle on `base` whose removal is at depth `depth` in its deeper

@@ -331,6 +331,16 @@ impl Reach {
         Cow::Owned(out)
     }
 
+    /// The shallowest depth holding a false fact of digit index `d` in `cells[d]`, for any
+    /// digit, if any.
+    pub(crate) fn first_false(&self, cells: &[Set; 9]) -> Option<usize> {
+        let level = self.entries.iter().position(|&e| {
+            let k = (e >> SLOT_AT) as usize;
+            k & 1 == 0 && e & cells[k / 2] != 0
+        })?;
+        Some(self.bounds.partition_point(|&b| b as usize <= level))
+    }
+
     /// The deepest depth reached.
     pub(crate) fn deepest(&self) -> usize {
         self.bounds.len() - 1
