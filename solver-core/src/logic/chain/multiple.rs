@@ -264,19 +264,23 @@ fn common<B: Branch>(
         return None;
     }
     // Every kind of fact at once, and most groups share none: nothing more to do then,
-    // often known from the first two branches.
+    // often known from the first two branches alone (tested before anything is kept, and
+    // without the candidates: branches hold nothing else).
     let (pair, rest) = branches.split_at(2);
-    let mut shared: Facts = [0; 18];
     let mut any: Set = 0;
     for d in 0..9 {
         for on in [true, false] {
-            let set = s.cand[d] & pair[0].facts(d, on) & pair[1].facts(d, on);
-            shared[slot(d, on)] = set;
-            any |= set;
+            any |= pair[0].facts(d, on) & pair[1].facts(d, on);
         }
     }
     if any == 0 {
         return None;
+    }
+    let mut shared: Facts = [0; 18];
+    for d in 0..9 {
+        for on in [true, false] {
+            shared[slot(d, on)] = s.cand[d] & pair[0].facts(d, on) & pair[1].facts(d, on);
+        }
     }
     for t in rest {
         t.narrow(&mut shared);

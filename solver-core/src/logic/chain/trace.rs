@@ -269,9 +269,8 @@ impl Trace {
         } else {
             places
         };
-        let first_node = self.nodes.len();
-        let mut k = 0usize;
         for c in cells(take) {
+            self.index[key(c, d, false)] = self.nodes.len() as u16;
             self.nodes.push(Node {
                 cell: c as u8,
                 digit: d as u8,
@@ -280,9 +279,7 @@ impl Trace {
                 parents: 1,
                 depth,
             });
-            self.index[key(c, d, false)] = (first_node + k) as u16;
             self.gone[c] |= 1 << d;
-            k += 1;
         }
         self.off[d] |= take;
         if clashes != 0 {
