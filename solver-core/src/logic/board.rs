@@ -142,10 +142,24 @@ pub struct Candidates {
     placed: Vec<u64>,
 }
 
-/// The next change's stamp (shared by all threads: a board may change threads).
+/// The next change's stamp, unique in the process (a board may change threads): each thread
+/// takes a block of 2^32 stamps from the shared counter once, so that threads rating side by
+/// side do not fight over one cache line on every change.
 fn new_stamp() -> u64 {
-    static NEXT: AtomicU64 = AtomicU64::new(1);
-    NEXT.fetch_add(1, Ordering::Relaxed)
+    const BLOCK: u64 = 1 << 32;
+    static NEXT_BLOCK: AtomicU64 = AtomicU64::new(1);
+    thread_local! {
+        static STAMPS: std::cell::Cell<(u64, u64)> = const { std::cell::Cell::new((0, 0)) };
+    }
+    STAMPS.with(|s| {
+        let (mut next, mut end) = s.get();
+        if next == end {
+            next = NEXT_BLOCK.fetch_add(1, Ordering::Relaxed) * BLOCK;
+            end = next + BLOCK;
+        }
+        s.set((next + 1, end));
+        next
+    })
 }
 
 impl PartialEq for Candidates {
