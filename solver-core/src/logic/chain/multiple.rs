@@ -251,15 +251,9 @@ fn house_name(h: usize) -> String {
     format!("{kind} {}", h % 9 + 1)
 }
 
-/// The cheapest new fact common to all `branches`, if it beats `bar`: the deduction (text
-/// left to the caller) and the fact.
-fn common<B: Branch>(
-    s: &Start,
-    branches: &[&B],
-    name: &'static str,
-    base: u16,
-    bar: Option<&Deduction>,
-) -> Option<(Deduction, (usize, usize, bool))> {
+/// The candidates every one of `branches` (two or more) implies, per digit and kind; `None`
+/// when they share nothing.
+fn shared_facts<B: Branch>(s: &Start, branches: &[&B]) -> Option<Facts> {
     if branches.len() < 2 {
         return None;
     }
@@ -288,6 +282,19 @@ fn common<B: Branch>(
     if !rest.is_empty() && shared.iter().all(|&set| set == 0) {
         return None;
     }
+    Some(shared)
+}
+
+/// The cheapest new fact common to all `branches`, if it beats `bar`: the deduction (text
+/// left to the caller) and the fact.
+fn common<B: Branch>(
+    s: &Start,
+    branches: &[&B],
+    name: &'static str,
+    base: u16,
+    bar: Option<&Deduction>,
+) -> Option<(Deduction, (usize, usize, bool))> {
+    let shared = shared_facts(s, branches)?;
     let mut best: Vec<(u16, usize, usize, bool)> = Vec::new();
     for d in 0..9 {
         for is_on in [true, false] {
