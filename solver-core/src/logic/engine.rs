@@ -171,3 +171,18 @@ pub(crate) fn agrees(found: &Found, solution: &[u8]) -> bool {
             .iter()
             .all(|&(c, d)| solution[c as usize] != d)
 }
+
+/// Runs a default simplest-first solve of `puzzle`, calling `f` with the board before each
+/// step: tests compare a memoised search with a full one on boards real solves meet.
+#[cfg(test)]
+pub(crate) fn each_board(puzzle: &str, mut f: impl FnMut(&Candidates)) {
+    let grid: crate::Grid = puzzle.parse().expect("a valid puzzle");
+    let mut board = Candidates::from_grid(&grid);
+    run(
+        &mut board,
+        &RateOptions::default(),
+        next_step,
+        None,
+        |_, b| f(b),
+    );
+}

@@ -571,8 +571,6 @@ fn hidden_type3(
 mod tests {
     use super::super::engine;
     use super::*;
-    use crate::Grid;
-    use crate::logic::RateOptions;
 
     #[test]
     fn walks_passing_over_earlier_starts_find_the_same_step() {
@@ -586,19 +584,11 @@ mod tests {
             ".7.4.2.9...23.76............39...58....541.............2879345..1.....7.4...5...2",
             ".96...3...5.....263..76...5....8.9....51.37....9.2....9...76..387.....6...3...28.",
         ] {
-            let grid: Grid = puzzle.parse().expect("a valid puzzle");
-            let mut board = Candidates::from_grid(&grid);
-            engine::run(
-                &mut board,
-                &RateOptions::default(),
-                engine::next_step,
-                None,
-                |_, b| {
-                    let every = best_loop(b, false).map(|f| f.to_step(b));
-                    met += usize::from(every.is_some());
-                    assert_eq!(best_loop(b, true).map(|f| f.to_step(b)), every);
-                },
-            );
+            engine::each_board(puzzle, |b| {
+                let every = best_loop(b, false).map(|f| f.to_step(b));
+                met += usize::from(every.is_some());
+                assert_eq!(best_loop(b, true).map(|f| f.to_step(b)), every);
+            });
         }
         assert!(met > 10, "{met} boards with a loop step");
     }

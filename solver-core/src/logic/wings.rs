@@ -121,8 +121,6 @@ fn peers(board: &Candidates, cell: usize) -> impl Iterator<Item = usize> + '_ {
 mod tests {
     use super::super::engine;
     use super::*;
-    use crate::Grid;
-    use crate::logic::RateOptions;
 
     #[test]
     fn searches_after_one_that_found_nothing_find_what_a_full_search_finds() {
@@ -134,25 +132,17 @@ mod tests {
             "....5....5..7.6..3...4.9...37..9..82.8.....3.2.......7..4...2....53.19..6...7...1",
             "....8..69.....47...4...3..2.5..1...3.96...85.3...6..9.2..1...4...14.....97..5....",
         ] {
-            let grid: Grid = puzzle.parse().expect("a valid puzzle");
-            let mut board = Candidates::from_grid(&grid);
-            engine::run(
-                &mut board,
-                &RateOptions::default(),
-                engine::next_step,
-                None,
-                |_, b| {
-                    for (xyz, search) in [(false, Narrowing::XyWing), (true, Narrowing::XyzWing)] {
-                        narrowed += usize::from(
-                            house_memo::changed_since_nothing(search, b)
-                                .is_some_and(|c| c.iter().any(|&w| w != 0)),
-                        );
-                        let full = first_wing(b, xyz, None).map(|f| f.to_step(b));
-                        met += usize::from(full.is_some());
-                        assert_eq!(wing(b, xyz).map(|f| f.to_step(b)), full);
-                    }
-                },
-            );
+            engine::each_board(puzzle, |b| {
+                for (xyz, search) in [(false, Narrowing::XyWing), (true, Narrowing::XyzWing)] {
+                    narrowed += usize::from(
+                        house_memo::changed_since_nothing(search, b)
+                            .is_some_and(|c| c.iter().any(|&w| w != 0)),
+                    );
+                    let full = first_wing(b, xyz, None).map(|f| f.to_step(b));
+                    met += usize::from(full.is_some());
+                    assert_eq!(wing(b, xyz).map(|f| f.to_step(b)), full);
+                }
+            });
         }
         assert!(
             met > 20 && narrowed > 100,

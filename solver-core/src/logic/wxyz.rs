@@ -263,8 +263,6 @@ fn eliminations(
 mod tests {
     use super::super::engine;
     use super::*;
-    use crate::Grid;
-    use crate::logic::RateOptions;
 
     #[test]
     fn searches_after_one_that_found_nothing_find_what_a_full_search_finds() {
@@ -278,23 +276,15 @@ mod tests {
             "..65.91....52.36......7.....8..5..1............97.24..4...2...9.1..9..8.3.78.45.1",
             "....5....5..7.6..3...4.9...37..9..82.8.....3.2.......7..4...2....53.19..6...7...1",
         ] {
-            let grid: Grid = puzzle.parse().expect("a valid puzzle");
-            let mut board = Candidates::from_grid(&grid);
-            engine::run(
-                &mut board,
-                &RateOptions::default(),
-                engine::next_step,
-                None,
-                |_, b| {
-                    narrowed += usize::from(
-                        house_memo::changed_since_nothing(Narrowing::Wxyz, b)
-                            .is_some_and(|c| c.iter().any(|&w| w != 0)),
-                    );
-                    let full = search::<WORDS>(b, None).map(|f| f.to_step(b));
-                    met += usize::from(full.is_some());
-                    assert_eq!(wxyz_wing(b).map(|f| f.to_step(b)), full);
-                },
-            );
+            engine::each_board(puzzle, |b| {
+                narrowed += usize::from(
+                    house_memo::changed_since_nothing(Narrowing::Wxyz, b)
+                        .is_some_and(|c| c.iter().any(|&w| w != 0)),
+                );
+                let full = search::<WORDS>(b, None).map(|f| f.to_step(b));
+                met += usize::from(full.is_some());
+                assert_eq!(wxyz_wing(b).map(|f| f.to_step(b)), full);
+            });
         }
         assert!(
             met > 20 && narrowed > 100,
