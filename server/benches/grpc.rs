@@ -128,7 +128,6 @@ async fn bench_batch(
     // Chunks alternate between the two, each run three times keeping the fastest, so a
     // busy neighbour on this shared machine slows both alike.
     let (mut grpc_time, mut local_time) = (Duration::ZERO, Duration::ZERO);
-    let options = Options::default();
     for chunk in puzzles.chunks(CHUNK) {
         let wire = requests(chunk);
         let (mut best_grpc, mut best_local) = (Duration::MAX, Duration::MAX);
@@ -145,12 +144,7 @@ async fn bench_batch(
             }
             best_grpc = best_grpc.min(start.elapsed());
             let start = Instant::now();
-            let solved = threads.install(|| {
-                chunk
-                    .par_iter()
-                    .filter(|p| solve(p, &options).is_ok())
-                    .count()
-            });
+            let solved = solve_all(threads, chunk);
             best_local = best_local.min(start.elapsed());
             assert_eq!((answered, solved), (chunk.len(), chunk.len()));
         }
@@ -250,7 +244,6 @@ async fn bench_packed(
     threads: &rayon::ThreadPool,
 ) -> anyhow::Result<()> {
     let mut times = [Duration::ZERO; WIRES.len() + 1];
-    let options = Options::default();
     for chunk in puzzles.chunks(CHUNK) {
         let messages = packed_messages(chunk, PACKED);
         for (slot, wire) in WIRES.into_iter().enumerate() {
@@ -268,12 +261,7 @@ async fn bench_packed(
         let mut best = Duration::MAX;
         for _ in 0..3 {
             let start = Instant::now();
-            let solved = threads.install(|| {
-                chunk
-                    .par_iter()
-                    .filter(|p| solve(p, &options).is_ok())
-                    .count()
-            });
+            let solved = solve_all(threads, chunk);
             best = best.min(start.elapsed());
             assert_eq!(solved, chunk.len());
         }
@@ -343,4 +331,15 @@ where
         p50_us: at(0.50),
         p99_us: at(0.99),
     }
+}
+
+/// Solves `chunk` on `threads` in this process: the reference every gRPC run is set against.
+fn solve_all(threads: &rayon::ThreadPool, chunk: &[Grid]) -> usize {
+    let options = Options::default();
+    threads.install(|| {
+        chunk
+            .par_iter()
+            .filter(|p| solve(p, &options).is_ok())
+            .count()
+    })
 }
