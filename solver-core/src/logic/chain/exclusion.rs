@@ -196,41 +196,48 @@ fn allowed_digits(digits: [u16; 3], clash: [bool; 3], masks: &[u16]) -> [u16; 3]
     [0, 16, 32].map(|shift| (allowed >> shift) as u16)
 }
 
-/// Whether the peers' `masks` (of two digits or more) can rule out a digit of the three
-/// cells at all: a cheap test that passes over most triples without trying combinations.
-///
-/// A digit of one cell goes when every choice for the other two is ruled out. Given a digit
-/// for the second cell too, a peer rules out at most one digit of the third, unless it holds
-/// only the two given (then it rules out all of them); so either the third cell holds at
-/// most two digits more than there are peers (two may clash with the given ones), or each
-/// choice for the second cell (all its digits but one at least) has such a peer of its own.
-fn may_exclude(digits: [u16; 3], masks: &[u16]) -> bool {
-    if masks.iter().any(|m| m.count_ones() < 2) {
-        return true;
-    }
-    let n = masks.len() as u32;
-    let size = digits.map(u16::count_ones);
-    let fits = |second: u32, third: u32| third <= n + 2 || second <= n + 1;
-    fits(size[1], size[2]) || fits(size[0], size[2]) || fits(size[0], size[1])
-}
-
 /// Whether every digit of the three cells (`digits`, `clash` as [`allowed_digits`] takes
-/// them) is allowed for a plain reason: the peers' `masks` (two digits or more each) hold
-/// none of the free digits, so a combination with one digit at most from the masks empties
-/// no peer, and each cell's digit, whatever it is, leaves the other two cells a free digit
-/// each that clashes with nothing. Most triples are told so without trying combinations.
-fn all_free(digits: [u16; 3], clash: [bool; 3], masks: &[u16]) -> bool {
-    // A peer of one digit empties with that digit alone.
-    if masks.iter().any(|m| m.count_ones() < 2) {
-        return false;
+/// them) is allowed for a plain reason, told by counting: most triples are so, without
+/// trying combinations. `pairs_left`: whether the board may hold a naked pair with
+/// eliminations (see [`naked_pair_left`]).
+///
+/// Call the digits in no peer's `masks` free. A digit `x` of a cell in some mask is allowed
+/// when another cell has a free digit `y` and the third a digit in no two-digit mask that
+/// repeats neither `x` nor `y`: a peer emptied by x, y and z would hold no y, so it would be
+/// x and z alone. A free `x` is allowed when another cell has a free digit that is not `x`
+/// and the third any digit that repeats neither; or, without two-digit masks, by any
+/// combination that repeats nothing (a peer would be y and z alone), which there is unless
+/// the other two cells are a naked pair holding `x` that sees all three.
+fn plainly_allowed(digits: [u16; 3], clash: [bool; 3], masks: &[u16], pairs_left: bool) -> bool {
+    let (mut two, mut wide) = (0u16, 0u16);
+    for &m in masks {
+        match m.count_ones() {
+            // A peer of one digit empties with that digit alone.
+            0 | 1 => return false,
+            2 => two |= m,
+            _ => wide |= m,
+        }
     }
-    let free = !masks.iter().fold(0, |a, &m| a | m);
-    let room = digits.map(|m| (m & free).count_ones());
+    let used = two | wide;
+    let free = digits.map(|m| (m & !used).count_ones());
+    let unpaired = digits.map(|m| (m & !two).count_ones());
+    let size = digits.map(u16::count_ones);
     let c = clash.map(u32::from);
-    // Cell i's digit takes one free digit from each cell it sees; the second cell's digit
-    // takes one more from the third when those two see each other.
-    let fits = |j: usize, k: usize, ij: u32, ik: u32, jk: u32| room[j] > ij && room[k] > ik + jk;
-    fits(1, 2, c[0], c[1], c[2]) && fits(0, 2, c[0], c[2], c[1]) && fits(0, 1, c[1], c[2], c[0])
+    let repeats_nothing = two == 0 && !pairs_left;
+    // Cell i with the other two, j and k, and the clashes i-j, i-k, j-k.
+    let fits = |i: usize, j: usize, k: usize, ij: u32, ik: u32, jk: u32| {
+        let used_ok = digits[i] & used == 0
+            || free[j] >= 1 && unpaired[k] > ik + jk
+            || free[k] >= 1 && unpaired[j] > ij + jk;
+        let free_ok = digits[i] & !used == 0
+            || repeats_nothing
+            || free[j] > ij && size[k] > ik + jk
+            || free[k] > ik && size[j] > ij + jk;
+        used_ok && free_ok
+    };
+    fits(0, 1, 2, c[0], c[1], c[2])
+        && fits(1, 0, 2, c[0], c[2], c[1])
+        && fits(2, 0, 1, c[1], c[2], c[0])
 }
 
 /// Digit indices of a cell mask.
@@ -264,6 +271,7 @@ fn first_triple(s: &Start, now: &Board, changed: Set) -> Option<Deduction> {
     let small: Set = cells(open)
         .filter(|&c| digits[c].count_ones() <= 3)
         .fold(0, |m, c| m | 1 << c);
+    let pairs_left = naked_pair_left(s);
     for (i, &a) in base.iter().enumerate() {
         let bearing_a = bearing(a, changed);
         for &b in &base[i + 1..] {
@@ -276,11 +284,10 @@ fn first_triple(s: &Start, now: &Board, changed: Set) -> Option<Deduction> {
             if ab_small == 0 || base_set & above & thirds == 0 {
                 continue;
             }
-            // The third cells (after b, in base order) that see one of those small peers.
-            let near = cells(ab_small).fold(0, |m: Set, p| m | t.peers[p]);
+            let near = near(s, &digits, ab_small, digits[a] | digits[b], pairs_left);
             for c in cells(base_set & above & near & thirds) {
                 let common = ab & t.peers[c];
-                if let Some(found) = triple(s, &digits, [a, b, c], common & small) {
+                if let Some(found) = triple(s, &digits, [a, b, c], common & small, pairs_left) {
                     return Some(found);
                 }
             }
@@ -289,9 +296,49 @@ fn first_triple(s: &Start, now: &Board, changed: Set) -> Option<Deduction> {
     None
 }
 
+/// The third cells for a pair of digits `ab` (both cells') and common peers of at most three
+/// digits `ab_small`: those that see such a peer whose digits are all among the three cells'.
+/// A triple without one excludes a digit only by repeats alone, that is, with a naked pair
+/// that still has eliminations (`pairs_left`): then every cell seeing a peer is a third.
+fn near(s: &Start, digits: &[u16; 81], ab_small: Set, ab: u16, pairs_left: bool) -> Set {
+    let t = tables();
+    cells(ab_small).fold(0, |m: Set, p| {
+        let mut holding = t.peers[p];
+        // The third cell must hold the peer's digits that the pair lacks.
+        let mut need = if pairs_left { 0 } else { digits[p] & !ab };
+        while need != 0 {
+            holding &= s.cand[need.trailing_zeros() as usize];
+            need &= need - 1;
+        }
+        m | holding
+    })
+}
+
+/// Whether two cells of the same two digits see each other and a third cell that holds one
+/// of them (a naked pair with eliminations).
+///
+/// Three cells exclude a digit `x` by repeats alone only so: the other two cells, seeing each
+/// other and the first, must leave `x` one digit each, the same one.
+fn naked_pair_left(s: &Start) -> bool {
+    let t = tables();
+    cells(s.bivalue).any(|j| {
+        let m = s.digits(j);
+        let (x, w) = (m.trailing_zeros() as usize, 15 - m.leading_zeros() as usize);
+        let holders = s.cand[x] | s.cand[w];
+        cells(s.bivalue & t.peers[j])
+            .any(|k| s.digits(k) == m && t.peers[j] & t.peers[k] & holders != 0)
+    })
+}
+
 /// The removals of one triple whose common peers of at most three digits are `small`, as a
-/// deduction.
-fn triple(s: &Start, digits: &[u16; 81], base: [usize; 3], small: Set) -> Option<Deduction> {
+/// deduction (`pairs_left` as [`plainly_allowed`] takes it).
+fn triple(
+    s: &Start,
+    digits: &[u16; 81],
+    base: [usize; 3],
+    small: Set,
+    pairs_left: bool,
+) -> Option<Deduction> {
     let t = tables();
     let digits3 = base.map(|c| digits[c]);
     let union = digits3[0] | digits3[1] | digits3[2];
@@ -308,12 +355,9 @@ fn triple(s: &Start, digits: &[u16; 81], base: [usize; 3], small: Set) -> Option
         }
     }
     let masks = &masks[..count];
-    if !may_exclude(digits3, masks) {
-        return None;
-    }
     let sees = |i: usize, j: usize| t.peers[base[i]] >> base[j] & 1 != 0;
     let clash = [(0, 1), (0, 2), (1, 2)].map(|(i, j)| sees(i, j));
-    if all_free(digits3, clash, masks) {
+    if plainly_allowed(digits3, clash, masks, pairs_left) {
         return None;
     }
     let digits = digits3;
@@ -397,15 +441,35 @@ mod tests {
         assert!(excluded > 100);
     }
 
+    /// Whether two of the three cells are a naked pair that sees the third, which holds one of
+    /// its digits (a triple-sized [`naked_pair_left`]).
+    fn naked_pair_within(digits: [u16; 3], clash: [bool; 3]) -> bool {
+        // Each cell with the other two, and the clashes of the three pairs it makes.
+        [
+            (0, 1, 2, [0, 1, 2]),
+            (1, 0, 2, [0, 2, 1]),
+            (2, 0, 1, [1, 2, 0]),
+        ]
+        .iter()
+        .any(|&(i, j, k, [ij, ik, jk])| {
+            digits[j] == digits[k]
+                && digits[j].count_ones() == 2
+                && clash[ij]
+                && clash[ik]
+                && clash[jk]
+                && digits[i] & digits[j] != 0
+        })
+    }
+
     #[test]
-    fn triples_with_free_digits_for_all_exclude_nothing() {
+    fn plainly_allowed_triples_exclude_nothing() {
         let mut seed = 0x6a09_e667_f3bc_c908u64;
         let mut next = |n: u64| {
             seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
             (seed >> 33) % n
         };
-        let (mut free, mut excluded) = (0, 0);
-        for _ in 0..50_000 {
+        let (mut plain, mut plain_without_pairs, mut excluded) = (0, 0, 0);
+        for _ in 0..100_000 {
             let mut set = |least: u64| loop {
                 let m = (0..least + next(3)).fold(0u16, |m, _| m | 1 << next(7));
                 if m.count_ones() as u64 >= least {
@@ -413,16 +477,108 @@ mod tests {
                 }
             };
             let digits = [set(2), set(2), set(2)];
-            let masks: Vec<u16> = [set(2), set(2), set(1)][..(digits[0] % 4) as usize].to_vec();
+            let masks: Vec<u16> = [set(2), set(3), set(2), set(1)][..(digits[0] % 5) as usize]
+                .iter()
+                .map(|&m| m & (digits[0] | digits[1] | digits[2]))
+                .filter(|&m| m != 0)
+                .collect();
             let clash = [digits[1] & 1 != 0, digits[2] & 1 != 0, digits[1] & 2 != 0];
             let excludes = allowed_by_brute_force(digits, clash, &masks) != digits;
             excluded += usize::from(excludes);
-            if all_free(digits, clash, &masks) {
-                free += 1;
+            if plainly_allowed(digits, clash, &masks, true) {
+                plain += 1;
                 assert!(!excludes, "{digits:?} {clash:?} {masks:?}");
             }
+            let pairs = naked_pair_within(digits, clash);
+            if plainly_allowed(digits, clash, &masks, pairs) {
+                plain_without_pairs += 1;
+                assert!(!excludes, "{digits:?} {clash:?} {masks:?} {pairs}");
+            }
         }
-        assert!(free > 1000 && excluded > 100, "{free} {excluded}");
+        assert!(
+            plain > 1000 && plain_without_pairs > plain + 1000 && excluded > 1000,
+            "{plain} {plain_without_pairs} {excluded}"
+        );
+    }
+
+    /// The first triple of cells (in cell order) with a removal, each triple with a common
+    /// peer of at most three digits (the triples the search takes) tried in full.
+    fn first_triple_of_all(s: &Start) -> Option<Deduction> {
+        let t = tables();
+        let now = Board::of(s);
+        let base: Vec<usize> = cells(now.open)
+            .filter(|&c| now.digits[c].count_ones() >= 2)
+            .collect();
+        let small: Set = cells(now.open)
+            .filter(|&c| now.digits[c].count_ones() <= 3)
+            .fold(0, |m, c| m | 1 << c);
+        for (i, &a) in base.iter().enumerate() {
+            for (j, &b) in base.iter().enumerate().skip(i + 1) {
+                for &c in &base[j + 1..] {
+                    let common = t.peers[a] & t.peers[b] & t.peers[c] & small;
+                    // `true`: no naked pair taken for granted.
+                    let found = (common != 0)
+                        .then(|| triple(s, &now.digits, [a, b, c], common, true))
+                        .flatten();
+                    if let Some(found) = found {
+                        return Some(found);
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn triples_found_are_the_first_of_all_triples() {
+        // Solves that meet aligned triplets (SE 7.5), board by board: searches after one that
+        // found nothing, and fresh ones.
+        let (mut boards, mut met) = (0, 0);
+        for puzzle in [
+            "......2..2..8....37..9.185.....59.4...6...7...5.76.....621.3..71....5..2..8......",
+            "....578.........2.53.9..47.7...93...4...1...9...54...8.94..1.62.6.........562....",
+            "...3..8..7...5..4........92..364.9....78.56....6.175..89........3..9...1..5..3...",
+            "..5...2...8.7.6.9....8.5.......8.....7.2.9.4...26.49..6.8...4.3..7.4.6..3..9.7..1",
+        ] {
+            super::super::super::engine::each_board(puzzle, |b| {
+                let s = Start::new(super::super::State::from_board(b));
+                let all = format!("{:?}", first_triple_of_all(&s));
+                boards += 1;
+                met += usize::from(all != "None");
+                assert_eq!(format!("{:?}", aligned_triple(&s)), all);
+                let fresh = first_triple(&s, &Board::of(&s), FULL);
+                assert_eq!(format!("{fresh:?}"), all);
+            });
+        }
+        assert!(
+            boards > 150 && met > 10,
+            "{boards} boards, {met} with triples"
+        );
+    }
+
+    #[test]
+    fn triples_excluding_by_repeats_alone_are_found() {
+        // r1c1 and r1c2 a naked pair of 1 and 2, r1c3 1, 2 or 3, r1c9 4, 5 or 6, every other
+        // cell open to all: the first three exclude 1 and 2 from r1c3, with no common peer's
+        // digits within theirs.
+        let mut state = super::super::State {
+            cand: [FULL; 9],
+            val: [0; 9],
+        };
+        for (d, cand) in state.cand.iter_mut().enumerate() {
+            let r1c9 = !(3..6).contains(&d);
+            let out = [d > 1, d > 1, d > 2, false, false, false, false, false, r1c9];
+            *cand &= !(0..9).fold(0, |m, c| m | u128::from(out[c]) << c);
+        }
+        let s = Start::new(state);
+        assert!(naked_pair_left(&s));
+        let all = first_triple_of_all(&s);
+        assert_eq!(
+            all.as_ref().map(|d| d.eliminations.clone()),
+            Some(vec![(2, 1), (2, 2)])
+        );
+        let fresh = first_triple(&s, &Board::of(&s), FULL);
+        assert_eq!(format!("{fresh:?}"), format!("{all:?}"));
     }
 
     #[test]
