@@ -81,69 +81,89 @@ fn first_pair(s: &Start, changed: Set) -> Option<Deduction> {
     let bivalue: Set = cells(open)
         .filter(|&c| s.digits(c).count_ones() == 2)
         .fold(0, |m, c| m | 1 << c);
+    // Cells of one digit or none, which pair without a bivalue peer.
+    let tiny: Set = cells(open)
+        .filter(|&c| s.digits(c).count_ones() <= 1)
+        .fold(0, |m, c| m | 1 << c);
     for a in cells(open) {
         let above = !((1u128 << (a + 1)) - 1);
-        for b in cells(open & above & bearing(a, changed)) {
-            let sees = t.peers[a] >> b & 1 != 0;
-            let common = t.peers[a] & t.peers[b] & open;
-            if common.count_ones() < 2 {
-                continue;
+        // Two cells of two digits or more need a common bivalue peer (see `most` below): the
+        // second sees one that the first sees.
+        let seen = if s.digits(a).count_ones() <= 1 {
+            FULL
+        } else {
+            cells(t.peers[a] & bivalue).fold(tiny, |m, p| m | t.peers[p])
+        };
+        for b in cells(open & above & bearing(a, changed) & seen) {
+            if let Some(found) = pair(s, [a, b], open, bivalue) {
+                return Some(found);
             }
-            // A digit of one cell goes only when every digit of the other is its partner in
-            // a common bivalue peer (or the same digit): one partner per such peer, so the
-            // other cell must hold at most one digit more than there are such peers.
-            let most = (common & bivalue).count_ones() + 1;
-            let (na, nb) = (s.digits(a).count_ones(), s.digits(b).count_ones());
-            if nb > most && na > most {
-                continue;
-            }
-            // Peers of both cells with two candidates exclude exactly that pair: for each
-            // digit, the digits it may not pair with.
-            let mut partners = [0u16; 9];
-            for m in cells(common).map(|c| s.digits(c)) {
-                if m.count_ones() == 2 {
-                    let (x, y) = (m.trailing_zeros() as usize, 15 - m.leading_zeros() as usize);
-                    partners[x] |= 1 << y;
-                    partners[y] |= 1 << x;
-                }
-            }
-            // A digit stays while the other cell has a digit to pair it with (the same one
-            // only when the cells do not see each other).
-            let (ma, mb) = (s.digits(a), s.digits(b));
-            let mut elims = Vec::new();
-            for (cell, mine, theirs) in [(a, ma, mb), (b, mb, ma)] {
-                for x in bits9(mine) {
-                    let same = if sees { 1 << x } else { 0 };
-                    if theirs & !partners[x] & !same == 0 {
-                        elims.push((cell as u16, x as u8 + 1));
-                    }
-                }
-            }
-            if elims.is_empty() {
-                continue;
-            }
-            let mut found = Deduction::setting(NAME, rating::ALIGNED_PAIR, a, 0, false);
-            found.say(|| {
-                format!(
-                    "{NAME}: every pair of digits left for r{}c{} and r{}c{} would repeat a digit or empty a cell that sees both, so {}",
-                    a / 9 + 1,
-                    a % 9 + 1,
-                    b / 9 + 1,
-                    b % 9 + 1,
-                    deduction::removals(&elims)
-                )
-            });
-            found.eliminations = elims;
-            found.rest_on(|| {
-                [a, b]
-                    .iter()
-                    .flat_map(|&c| bits9(s.digits(c)).map(move |d| (c as u16, d as u8 + 1)))
-                    .collect()
-            });
-            return Some(found);
         }
     }
     None
+}
+
+/// The removals of the pair of cells `a`, `b` (`a` first) among the `open` cells, as a
+/// deduction.
+fn pair(s: &Start, [a, b]: [usize; 2], open: Set, bivalue: Set) -> Option<Deduction> {
+    let t = tables();
+    let sees = t.peers[a] >> b & 1 != 0;
+    let common = t.peers[a] & t.peers[b] & open;
+    if common.count_ones() < 2 {
+        return None;
+    }
+    // A digit of one cell goes only when every digit of the other is its partner in
+    // a common bivalue peer (or the same digit): one partner per such peer, so the
+    // other cell must hold at most one digit more than there are such peers.
+    let most = (common & bivalue).count_ones() + 1;
+    let (na, nb) = (s.digits(a).count_ones(), s.digits(b).count_ones());
+    if nb > most && na > most {
+        return None;
+    }
+    // Peers of both cells with two candidates exclude exactly that pair: for each
+    // digit, the digits it may not pair with.
+    let mut partners = [0u16; 9];
+    for m in cells(common).map(|c| s.digits(c)) {
+        if m.count_ones() == 2 {
+            let (x, y) = (m.trailing_zeros() as usize, 15 - m.leading_zeros() as usize);
+            partners[x] |= 1 << y;
+            partners[y] |= 1 << x;
+        }
+    }
+    // A digit stays while the other cell has a digit to pair it with (the same one
+    // only when the cells do not see each other).
+    let (ma, mb) = (s.digits(a), s.digits(b));
+    let mut elims = Vec::new();
+    for (cell, mine, theirs) in [(a, ma, mb), (b, mb, ma)] {
+        for x in bits9(mine) {
+            let same = if sees { 1 << x } else { 0 };
+            if theirs & !partners[x] & !same == 0 {
+                elims.push((cell as u16, x as u8 + 1));
+            }
+        }
+    }
+    if elims.is_empty() {
+        return None;
+    }
+    let mut found = Deduction::setting(NAME, rating::ALIGNED_PAIR, a, 0, false);
+    found.say(|| {
+        format!(
+            "{NAME}: every pair of digits left for r{}c{} and r{}c{} would repeat a digit or empty a cell that sees both, so {}",
+            a / 9 + 1,
+            a % 9 + 1,
+            b / 9 + 1,
+            b % 9 + 1,
+            deduction::removals(&elims)
+        )
+    });
+    found.eliminations = elims;
+    found.rest_on(|| {
+        [a, b]
+            .iter()
+            .flat_map(|&c| bits9(s.digits(c)).map(move |d| (c as u16, d as u8 + 1)))
+            .collect()
+    });
+    Some(found)
 }
 
 /// The digits each of three cells (`digits`) takes in some combination that repeats no digit
@@ -529,17 +549,47 @@ mod tests {
         None
     }
 
+    /// Solves that meet aligned triplets (SE 7.5).
+    const TRIPLETS: [&str; 4] = [
+        "......2..2..8....37..9.185.....59.4...6...7...5.76.....621.3..71....5..2..8......",
+        "....578.........2.53.9..47.7...93...4...1...9...54...8.94..1.62.6.........562....",
+        "...3..8..7...5..4........92..364.9....78.56....6.175..89........3..9...1..5..3...",
+        "..5...2...8.7.6.9....8.5.......8.....7.2.9.4...26.49..6.8...4.3..7.4.6..3..9.7..1",
+    ];
+
+    /// The first pair of cells (in cell order) with a removal, each pair tried.
+    fn first_pair_of_all(s: &Start) -> Option<Deduction> {
+        let open = s.open();
+        cells(open).find_map(|a| {
+            cells(open & !((2u128 << a) - 1)).find_map(|b| pair(s, [a, b], open, s.bivalue))
+        })
+    }
+
+    #[test]
+    fn pairs_found_are_the_first_of_all_pairs() {
+        // Board by board: searches after one that found nothing, and fresh ones.
+        let (mut boards, mut met) = (0, 0);
+        for puzzle in TRIPLETS {
+            super::super::super::engine::each_board(puzzle, |b| {
+                let s = Start::new(super::super::State::from_board(b));
+                let all = format!("{:?}", first_pair_of_all(&s));
+                boards += 1;
+                met += usize::from(all != "None");
+                assert_eq!(format!("{:?}", aligned_pair(&s)), all);
+                assert_eq!(format!("{:?}", first_pair(&s, FULL)), all);
+            });
+        }
+        assert!(
+            boards > 150 && met > 10,
+            "{boards} boards, {met} with pairs"
+        );
+    }
+
     #[test]
     fn triples_found_are_the_first_of_all_triples() {
-        // Solves that meet aligned triplets (SE 7.5), board by board: searches after one that
-        // found nothing, and fresh ones.
+        // Board by board: searches after one that found nothing, and fresh ones.
         let (mut boards, mut met) = (0, 0);
-        for puzzle in [
-            "......2..2..8....37..9.185.....59.4...6...7...5.76.....621.3..71....5..2..8......",
-            "....578.........2.53.9..47.7...93...4...1...9...54...8.94..1.62.6.........562....",
-            "...3..8..7...5..4........92..364.9....78.56....6.175..89........3..9...1..5..3...",
-            "..5...2...8.7.6.9....8.5.......8.....7.2.9.4...26.49..6.8...4.3..7.4.6..3..9.7..1",
-        ] {
+        for puzzle in TRIPLETS {
             super::super::super::engine::each_board(puzzle, |b| {
                 let s = Start::new(super::super::State::from_board(b));
                 let all = format!("{:?}", first_triple_of_all(&s));
