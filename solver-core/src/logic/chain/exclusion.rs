@@ -123,28 +123,35 @@ fn pair(s: &Start, [a, b]: [usize; 2], open: Set, bivalue: Set) -> Option<Deduct
     // Peers of both cells with two candidates exclude exactly that pair: for each
     // digit, the digits it may not pair with.
     let mut partners = [0u16; 9];
-    for m in cells(common).map(|c| s.digits(c)) {
-        if m.count_ones() == 2 {
-            let (x, y) = (m.trailing_zeros() as usize, 15 - m.leading_zeros() as usize);
-            partners[x] |= 1 << y;
-            partners[y] |= 1 << x;
-        }
+    for m in cells(common & bivalue).map(|c| s.digits(c)) {
+        let (x, y) = (m.trailing_zeros() as usize, 15 - m.leading_zeros() as usize);
+        partners[x] |= 1 << y;
+        partners[y] |= 1 << x;
     }
     // A digit stays while the other cell has a digit to pair it with (the same one
     // only when the cells do not see each other).
     let (ma, mb) = (s.digits(a), s.digits(b));
-    let mut elims = Vec::new();
-    for (cell, mine, theirs) in [(a, ma, mb), (b, mb, ma)] {
-        for x in bits9(mine) {
-            let same = if sees { 1 << x } else { 0 };
-            if theirs & !partners[x] & !same == 0 {
-                elims.push((cell as u16, x as u8 + 1));
+    // The digits that go from one cell, given the other's: told as masks by a bit loop (most
+    // pairs remove nothing; the list is built only for those that do).
+    let going = |mine: u16, theirs: u16| {
+        let (mut xs, mut out) = (mine, 0u16);
+        while xs != 0 {
+            let x = xs.trailing_zeros() as usize;
+            xs &= xs - 1;
+            if theirs & !partners[x] & !(u16::from(sees) << x) == 0 {
+                out |= 1 << x;
             }
         }
-    }
-    if elims.is_empty() {
+        out
+    };
+    let gone = [(a, going(ma, mb)), (b, going(mb, ma))];
+    if gone[0].1 | gone[1].1 == 0 {
         return None;
     }
+    let elims: Vec<(u16, u8)> = gone
+        .iter()
+        .flat_map(|&(cell, m)| bits9(m).map(move |x| (cell as u16, x as u8 + 1)))
+        .collect();
     let mut found = Deduction::setting(NAME, rating::ALIGNED_PAIR, a, 0, false);
     found.say(|| {
         format!(
@@ -228,14 +235,23 @@ fn allowed_digits(digits: [u16; 3], clash: [bool; 3], masks: &[u16]) -> [u16; 3]
 /// and the third any digit that repeats neither; or, without two-digit masks, by any
 /// combination that repeats nothing (a peer would be y and z alone), which there is unless
 /// the other two cells are a naked pair holding `x` that sees all three.
-fn plainly_allowed(digits: [u16; 3], clash: [bool; 3], masks: &[u16], pairs_left: bool) -> bool {
+fn plainly_allowed(
+    digits: [u16; 3],
+    clash: [bool; 3],
+    masks: impl IntoIterator<Item = u16>,
+    pairs_left: bool,
+) -> bool {
     let (mut two, mut wide) = (0u16, 0u16);
-    for &m in masks {
-        match m.count_ones() {
-            // A peer of one digit empties with that digit alone.
-            0 | 1 => return false,
-            2 => two |= m,
-            _ => wide |= m,
+    for m in masks {
+        // A peer of one digit empties with that digit alone.
+        let rest = m & m.wrapping_sub(1);
+        if rest == 0 {
+            return false;
+        }
+        if rest & (rest - 1) == 0 {
+            two |= m;
+        } else {
+            wide |= m;
         }
     }
     let used = two | wide;
@@ -249,8 +265,8 @@ fn plainly_allowed(digits: [u16; 3], clash: [bool; 3], masks: &[u16], pairs_left
         let used_ok = digits[i] & used == 0
             || free[j] >= 1 && unpaired[k] > ik + jk
             || free[k] >= 1 && unpaired[j] > ij + jk;
-        let free_ok = digits[i] & !used == 0
-            || repeats_nothing
+        let free_ok = repeats_nothing
+            || digits[i] & !used == 0
             || free[j] > ij && size[k] > ik + jk
             || free[k] > ik && size[j] > ij + jk;
         used_ok && free_ok
@@ -364,22 +380,24 @@ fn triple(
     let union = digits3[0] | digits3[1] | digits3[2];
     // A peer's digits exclude a combination only when all of them are in it, so only peers
     // within the three cells' digits matter.
+    let within = || {
+        cells(small)
+            .map(|c| digits[c])
+            .filter(move |&m| m & !union == 0)
+    };
+    let sees = |i: usize, j: usize| t.peers[base[i]] >> base[j] & 1 != 0;
+    let clash = [(0, 1), (0, 2), (1, 2)].map(|(i, j)| sees(i, j));
+    if plainly_allowed(digits3, clash, within(), pairs_left) {
+        return None;
+    }
     // Two cells have at most 13 common peers (same row and box).
     let mut masks = [0u16; 16];
     let mut count = 0;
-    for c in cells(small) {
-        let m = digits[c];
-        if m & !union == 0 {
-            masks[count] = m;
-            count += 1;
-        }
+    for m in within() {
+        masks[count] = m;
+        count += 1;
     }
     let masks = &masks[..count];
-    let sees = |i: usize, j: usize| t.peers[base[i]] >> base[j] & 1 != 0;
-    let clash = [(0, 1), (0, 2), (1, 2)].map(|(i, j)| sees(i, j));
-    if plainly_allowed(digits3, clash, masks, pairs_left) {
-        return None;
-    }
     let digits = digits3;
     let allowed = allowed_digits(digits, clash, masks);
     // Nearly every triple removes nothing: told by the masks, before any list is built.
@@ -505,12 +523,12 @@ mod tests {
             let clash = [digits[1] & 1 != 0, digits[2] & 1 != 0, digits[1] & 2 != 0];
             let excludes = allowed_by_brute_force(digits, clash, &masks) != digits;
             excluded += usize::from(excludes);
-            if plainly_allowed(digits, clash, &masks, true) {
+            if plainly_allowed(digits, clash, masks.iter().copied(), true) {
                 plain += 1;
                 assert!(!excludes, "{digits:?} {clash:?} {masks:?}");
             }
             let pairs = naked_pair_within(digits, clash);
-            if plainly_allowed(digits, clash, &masks, pairs) {
+            if plainly_allowed(digits, clash, masks.iter().copied(), pairs) {
                 plain_without_pairs += 1;
                 assert!(!excludes, "{digits:?} {clash:?} {masks:?} {pairs}");
             }
