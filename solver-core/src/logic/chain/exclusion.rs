@@ -298,19 +298,20 @@ pub(crate) fn aligned_triple(s: &Start) -> Option<Deduction> {
 fn first_triple(s: &Start, now: &Board, changed: Set) -> Option<Deduction> {
     let t = tables();
     let (open, digits) = (now.open, now.digits);
-    let base: Vec<usize> = cells(open)
+    let base_set: Set = cells(open)
         .filter(|&c| digits[c].count_ones() >= 2)
-        .collect();
-    let base_set: Set = base.iter().fold(0, |m, &c| m | 1 << c);
+        .fold(0, |m, c| m | 1 << c);
     // Only common peers of at most three digits can exclude a combination; a triple without
     // one has nothing to find (it used to be built and rejected, most of the search's time).
     let small: Set = cells(open)
         .filter(|&c| digits[c].count_ones() <= 3)
         .fold(0, |m, c| m | 1 << c);
     let pairs_left = naked_pair_left(s);
-    for (i, &a) in base.iter().enumerate() {
+    for a in cells(base_set) {
         let bearing_a = bearing(a, changed);
-        for &b in &base[i + 1..] {
+        // The second cells that share such a peer with `a`.
+        let seconds = cells(t.peers[a] & small).fold(0, |m: Set, p| m | t.peers[p]);
+        for b in cells(base_set & !((2u128 << a) - 1) & seconds) {
             let ab = t.peers[a] & t.peers[b] & open;
             let ab_small = ab & small;
             // With the pair and its common peers unchanged, only a changed third cell counts.
@@ -323,6 +324,9 @@ fn first_triple(s: &Start, now: &Board, changed: Set) -> Option<Deduction> {
             let near = near(s, &digits, ab_small, digits[a] | digits[b], pairs_left);
             for c in cells(base_set & above & near & thirds) {
                 let common = ab & t.peers[c];
+                if !pairs_left && !inside_lone_peer(&digits, [a, b, c], common & small) {
+                    continue;
+                }
                 if let Some(found) = triple(s, &digits, [a, b, c], common & small, pairs_left) {
                     return Some(found);
                 }
@@ -330,6 +334,29 @@ fn first_triple(s: &Start, now: &Board, changed: Set) -> Option<Deduction> {
         }
     }
     None
+}
+
+/// Whether two of the three cells hold digits of their lone common peer of three digits
+/// alone, where that is their only common peer of at most three digits (`small`): else, with
+/// no naked pair with eliminations on the board, they exclude nothing. True where there are
+/// other such peers.
+///
+/// With one such peer `M` a digit goes only when the other two cells hold digits of `M` alone.
+/// A digit outside `M` goes by repeats alone (a naked pair). A digit `x` of `M` stays where
+/// another cell has a digit `y` outside it: the third cell has a digit that repeats neither
+/// `x` nor `y` (the combination holds `y`, so it is not `M`), unless it holds just `x` and `y`
+/// and sees both cells; then a second digit of the other cell, not `x`, takes `y` in the
+/// third, unless that cell too is just `x` and `y` (a naked pair).
+fn inside_lone_peer(digits: &[u16; 81], base: [usize; 3], small: Set) -> bool {
+    if small.count_ones() != 1 {
+        return true;
+    }
+    let m = digits[small.trailing_zeros() as usize];
+    if m.count_ones() != 3 {
+        return true;
+    }
+    let inside = base.map(|c| u8::from(digits[c] & !m == 0));
+    inside[0] + inside[1] + inside[2] >= 2
 }
 
 /// The third cells for a pair of digits `ab` (both cells') and common peers of at most three
@@ -537,6 +564,38 @@ mod tests {
             plain > 1000 && plain_without_pairs > plain + 1000 && excluded > 1000,
             "{plain} {plain_without_pairs} {excluded}"
         );
+    }
+
+    #[test]
+    fn a_lone_peer_of_three_digits_excludes_only_with_two_cells_inside_it() {
+        let mut seed = 0xbb67_ae85_84ca_a73bu64;
+        let mut next = |n: u64| {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            (seed >> 33) % n
+        };
+        let (mut tried, mut excluded) = (0, 0);
+        while tried < 50_000 {
+            let mut set = |least: u64| loop {
+                let m = (0..least + next(3)).fold(0u16, |m, _| m | 1 << next(6));
+                if m.count_ones() >= 2 {
+                    break m;
+                }
+            };
+            let digits = [set(2), set(2), set(2)];
+            let mask = set(3);
+            let clash = [next(2) == 1, next(2) == 1, next(2) == 1];
+            let union = digits[0] | digits[1] | digits[2];
+            if mask.count_ones() != 3 || mask & !union != 0 || naked_pair_within(digits, clash) {
+                continue;
+            }
+            tried += 1;
+            let inside = digits.iter().filter(|&&m| m & !mask == 0).count();
+            if allowed_by_brute_force(digits, clash, &[mask]) != digits {
+                excluded += 1;
+                assert!(inside >= 2, "{digits:?} {clash:?} {mask:b}");
+            }
+        }
+        assert!(excluded > 300, "{excluded}");
     }
 
     /// The first triple of cells (in cell order) with a removal, each triple with a common
