@@ -324,7 +324,7 @@ fn first_triple(s: &Start, now: &Board, changed: Set) -> Option<Deduction> {
             let near = near(s, &digits, ab_small, digits[a] | digits[b], pairs_left);
             for c in cells(base_set & above & near & thirds) {
                 let common = ab & t.peers[c];
-                if !pairs_left && !inside_lone_peer(&digits, [a, b, c], common & small) {
+                if !pairs_left && !inside_wide_peers(&digits, [a, b, c], common & small) {
                     continue;
                 }
                 if let Some(found) = triple(s, &digits, [a, b, c], common & small, pairs_left) {
@@ -336,26 +336,31 @@ fn first_triple(s: &Start, now: &Board, changed: Set) -> Option<Deduction> {
     None
 }
 
-/// Whether two of the three cells hold digits of their lone common peer of three digits
-/// alone, where that is their only common peer of at most three digits (`small`): else, with
-/// no naked pair with eliminations on the board, they exclude nothing. True where there are
-/// other such peers.
+/// Whether two of the three cells (`base`) hold only digits of their common peers of at most
+/// three digits (`small`) that lie within the cells' digits, where all those peers have three
+/// digits: else, with no naked pair with eliminations on the board, they exclude nothing.
+/// True where one of them has two digits or fewer.
 ///
-/// With one such peer `M` a digit goes only when the other two cells hold digits of `M` alone.
-/// A digit outside `M` goes by repeats alone (a naked pair). A digit `x` of `M` stays where
-/// another cell has a digit `y` outside it: the third cell has a digit that repeats neither
-/// `x` nor `y` (the combination holds `y`, so it is not `M`), unless it holds just `x` and `y`
-/// and sees both cells; then a second digit of the other cell, not `x`, takes `y` in the
+/// With peers of three digits only, a digit goes only when the other two cells hold digits of
+/// the peers alone. A digit outside every peer goes by repeats alone (a naked pair): a peer
+/// emptied with it would be the other two digits alone. A digit `x` of a peer stays where
+/// another cell has a digit `y` outside them: the third cell has a digit that repeats neither
+/// `x` nor `y` (a peer emptied with `y` in would be two digits), unless it holds just `x` and
+/// `y` and sees both cells; then a second digit of the other cell, not `x`, takes `y` in the
 /// third, unless that cell too is just `x` and `y` (a naked pair).
-fn inside_lone_peer(digits: &[u16; 81], base: [usize; 3], small: Set) -> bool {
-    if small.count_ones() != 1 {
-        return true;
+fn inside_wide_peers(digits: &[u16; 81], base: [usize; 3], small: Set) -> bool {
+    let cells3 = base.map(|c| digits[c]);
+    let union = cells3[0] | cells3[1] | cells3[2];
+    let mut peers = 0;
+    for m in cells(small).map(|p| digits[p]) {
+        if m & !union == 0 {
+            if m.count_ones() != 3 {
+                return true;
+            }
+            peers |= m;
+        }
     }
-    let m = digits[small.trailing_zeros() as usize];
-    if m.count_ones() != 3 {
-        return true;
-    }
-    let inside = base.map(|c| u8::from(digits[c] & !m == 0));
+    let inside = cells3.map(|m| u8::from(m & !peers == 0));
     inside[0] + inside[1] + inside[2] >= 2
 }
 
@@ -567,7 +572,7 @@ mod tests {
     }
 
     #[test]
-    fn a_lone_peer_of_three_digits_excludes_only_with_two_cells_inside_it() {
+    fn peers_of_three_digits_exclude_only_with_two_cells_inside_them() {
         let mut seed = 0xbb67_ae85_84ca_a73bu64;
         let mut next = |n: u64| {
             seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
@@ -582,17 +587,24 @@ mod tests {
                 }
             };
             let digits = [set(2), set(2), set(2)];
-            let mask = set(3);
+            let masks = [set(3), set(3), set(3)];
             let clash = [next(2) == 1, next(2) == 1, next(2) == 1];
             let union = digits[0] | digits[1] | digits[2];
-            if mask.count_ones() != 3 || mask & !union != 0 || naked_pair_within(digits, clash) {
+            // One to three peers of three digits within the cells' digits.
+            let masks: Vec<u16> = masks[..1 + (digits[1] % 3) as usize]
+                .iter()
+                .copied()
+                .filter(|&m| m.count_ones() == 3 && m & !union == 0)
+                .collect();
+            if masks.is_empty() || naked_pair_within(digits, clash) {
                 continue;
             }
             tried += 1;
-            let inside = digits.iter().filter(|&&m| m & !mask == 0).count();
-            if allowed_by_brute_force(digits, clash, &[mask]) != digits {
+            let peers = masks.iter().fold(0, |u, &m| u | m);
+            let inside = digits.iter().filter(|&&m| m & !peers == 0).count();
+            if allowed_by_brute_force(digits, clash, &masks) != digits {
                 excluded += 1;
-                assert!(inside >= 2, "{digits:?} {clash:?} {mask:b}");
+                assert!(inside >= 2, "{digits:?} {clash:?} {masks:?}");
             }
         }
         assert!(excluded > 300, "{excluded}");
