@@ -237,15 +237,15 @@ fn successors<const W: usize>(board: &Candidates, links: &[Link<W>]) -> Next {
         order[fill[l.from[0]]] = j;
         fill[l.from[0]] += 1;
     }
-    let words = board.masks.len().div_ceil(64);
+    let words = board.masks.len().div_ceil(64).min(W);
     let mut next = Next {
         first: Vec::with_capacity(links.len() + 1),
         list: Vec::with_capacity(4 * links.len()),
     };
     next.first.push(0);
     for a in links {
-        for w in 0..words {
-            let mut m = a.to_seen[w] & starts[w];
+        for (w, start) in starts.iter().enumerate().take(words) {
+            let mut m = a.to_seen[w] & start;
             while m != 0 {
                 let cell = w * 64 + m.trailing_zeros() as usize;
                 m &= m - 1;
