@@ -65,7 +65,7 @@ pub(crate) struct Trace {
     /// after every false fact whether its cell has one digit left.
     gone: [u16; 81],
     /// The facts that contradict each other, when the assumption is false.
-    pub(crate) contradiction: Option<Vec<u16>>,
+    pub(crate) contradiction: Option<Nodes>,
     /// Nodes a contradiction counts beyond its facts: an emptied cell or house stands for the
     /// last candidate's being both true and false, one fact more in SE's count.
     pub(crate) extra: usize,
@@ -269,7 +269,7 @@ impl Trace {
         }
         if theirs & bit != 0 {
             let j = self.index[key(c, d, !on)];
-            self.clash(vec![j, i]);
+            self.clash(Nodes::of([j, i].into_iter()));
         }
     }
 
@@ -308,7 +308,7 @@ impl Trace {
         if clashes != 0 {
             let q = clashes.trailing_zeros() as usize;
             let (j, i) = (self.index[key(q, d, true)], self.index[key(q, d, false)]);
-            self.clash(vec![j, i]);
+            self.clash(Nodes::of([j, i].into_iter()));
         }
     }
 
@@ -326,18 +326,18 @@ impl Trace {
             self.gone[c] |= 1 << d;
         }
         if let Some(j) = self.find(c, d, !on) {
-            self.clash(vec![j, i]);
+            self.clash(Nodes::of([j, i].into_iter()));
         }
     }
 
     /// Records the first contradiction.
-    fn clash(&mut self, nodes: Vec<u16>) {
+    fn clash(&mut self, nodes: Nodes) {
         self.contradiction.get_or_insert(nodes);
         self.stop = !self.go_on;
     }
 
     /// Records a cell or house left empty by `offs`.
-    fn empty(&mut self, offs: Vec<u16>) {
+    fn empty(&mut self, offs: Nodes) {
         if self.contradiction.is_none() {
             self.extra = 2;
         }
@@ -598,7 +598,7 @@ fn cell_fact(t: &mut Trace, c: usize, gone: u16, left: u16) {
         (e < 9).then(|| key(c, e, false))
     });
     if left == 0 {
-        let offs: Vec<u16> = keys.map(|k| t.index[k]).collect();
+        let offs = Nodes::of(keys.map(|k| t.index[k]));
         t.empty(offs);
     } else {
         t.add_keyed((c, left.trailing_zeros() as usize, true), keys);
@@ -625,16 +625,17 @@ fn house_fact(t: &mut Trace, all: Set, left: Set, d: usize) {
     // Every place but `left` is shown false, so each has its node.
     let keys = cells(all & t.off[d]).map(move |q| key(q, d, false));
     if left == 0 {
-        let offs: Vec<u16> = keys.map(|k| t.index[k]).collect();
+        let offs = Nodes::of(keys.map(|k| t.index[k]));
         t.empty(offs);
     } else {
         t.add_keyed((left.trailing_zeros() as usize, d, true), keys);
     }
 }
 
-/// The nodes a dynamic fact rests on: at most nine (a cell's digits, a house's places), on
-/// the stack (most dynamic facts are found this way, and a list each cost an allocation).
-struct Nodes {
+/// The nodes a dynamic fact or a contradiction rests on: at most nine (a cell's digits, a
+/// house's places), on the stack (a list each cost an allocation).
+#[derive(Clone, Copy)]
+pub(crate) struct Nodes {
     list: [u16; 9],
     len: usize,
 }
