@@ -138,6 +138,9 @@ pub struct Candidates {
     /// Stamps are unique in the process (each change takes a new one; a copy keeps them),
     /// so a house with the stamp it had holds what it held then.
     stamps: Vec<u64>,
+    /// `digit_stamps[d]`: the stamp of the last change to the places of digit d + 1 (any
+    /// house), unique as `stamps`: the same stamp, the same places of the digit.
+    digit_stamps: Vec<u64>,
     /// `placed[house]`: the digits placed in the house.
     placed: Vec<u64>,
 }
@@ -203,6 +206,7 @@ impl Candidates {
             masks,
             pos: Vec::new(),
             stamps: Vec::new(),
+            digit_stamps: Vec::new(),
             placed: Vec::new(),
         };
         board.rebuild_positions();
@@ -214,8 +218,11 @@ impl Candidates {
         let side = self.layout.side;
         self.pos.clear();
         self.pos.resize(3 * side * side, 0);
+        let stamp = new_stamp();
         self.stamps.clear();
-        self.stamps.resize(3 * side, new_stamp());
+        self.stamps.resize(3 * side, stamp);
+        self.digit_stamps.clear();
+        self.digit_stamps.resize(side, stamp);
         self.placed.clear();
         self.placed.resize(3 * side, 0);
         for (cell, &v) in self.values.iter().enumerate() {
@@ -246,6 +253,7 @@ impl Candidates {
             self.pos[houses[k] as usize * side + d] &= !(1 << slots[k]);
             self.stamps[houses[k] as usize] = stamp;
         }
+        self.digit_stamps[d] = stamp;
     }
 
     /// The grid's candidates narrowed to a player's pencil marks: `marks[i]` holds the digits
@@ -366,6 +374,13 @@ impl Candidates {
     /// candidates in it.
     pub(crate) fn stamp(&self, house: usize) -> u64 {
         self.stamps[house]
+    }
+
+    /// The stamp of the last change to the places of digit index `d`: the same stamp, the
+    /// same places of the digit in every house.
+    #[inline]
+    pub(crate) fn digit_stamp(&self, d: usize) -> u64 {
+        self.digit_stamps[d]
     }
 
     /// Digits already placed in a house.
@@ -501,6 +516,35 @@ mod tests {
         assert_eq!(board.stamp(1), copy.stamp(1));
         board.place(40, 5);
         assert!((0..27).filter(|&h| board.stamp(h) != copy.stamp(h)).count() > 20);
+    }
+
+    #[test]
+    fn a_digit_keeps_its_stamp_until_its_places_change() {
+        let mut board = Candidates::from_grid(&Grid::empty(Shape::CLASSIC));
+        let before: Vec<u64> = (0..9).map(|d| board.digit_stamp(d)).collect();
+        board.eliminate(0, 2);
+        board.eliminate(0, 2);
+        let changed: Vec<usize> = (0..9)
+            .filter(|&d| board.digit_stamp(d) != before[d])
+            .collect();
+        assert_eq!(changed, vec![1], "digit 2 only");
+        let copy = board.clone();
+        // r1c1 holds 1 and 3-9: placing 4 there changes those digits' places, not 2's.
+        board.place(0, 4);
+        let changed: Vec<usize> = (0..9)
+            .filter(|&d| board.digit_stamp(d) != copy.digit_stamp(d))
+            .collect();
+        assert_eq!(changed, vec![0, 2, 3, 4, 5, 6, 7, 8]);
+        let mut other = copy.clone();
+        other.eliminate(80, 9);
+        let mut again = copy.clone();
+        again.eliminate(80, 9);
+        assert_ne!(
+            other.digit_stamp(8),
+            again.digit_stamp(8),
+            "copies changed apart differ"
+        );
+        assert_eq!(other.digit_stamp(0), copy.digit_stamp(0));
     }
 
     #[test]

@@ -221,8 +221,12 @@ fn successors<const W: usize>(board: &Candidates, links: &[Link<W>]) -> Next {
     // The links starting at each cell, in link order: `order[first[c]..first[c + 1]]`
     // (one list for all cells, not one per cell).
     let mut first = vec![0usize; board.masks.len() + 1];
+    // The cells where some link starts: a link's end sees some twenty cells, few of them
+    // such starts, and the others are passed over a word at a time.
+    let mut starts = [0u64; W];
     for l in links {
         first[l.from[0] + 1] += 1;
+        starts[l.from[0] / 64] |= 1 << (l.from[0] % 64);
     }
     for c in 0..board.masks.len() {
         first[c + 1] += first[c];
@@ -233,23 +237,21 @@ fn successors<const W: usize>(board: &Candidates, links: &[Link<W>]) -> Next {
         order[fill[l.from[0]]] = j;
         fill[l.from[0]] += 1;
     }
-    let starting = |c: usize| order.get(*first.get(c)?..*first.get(c + 1)?);
-    let words = board.masks.len().div_ceil(64);
+    let words = board.masks.len().div_ceil(64).min(W);
     let mut next = Next {
         first: Vec::with_capacity(links.len() + 1),
-        list: Vec::new(),
+        list: Vec::with_capacity(4 * links.len()),
     };
     next.first.push(0);
     for a in links {
-        for w in 0..words {
-            let mut m = a.to_seen[w];
+        for (w, start) in starts.iter().enumerate().take(words) {
+            let mut m = a.to_seen[w] & start;
             while m != 0 {
                 let cell = w * 64 + m.trailing_zeros() as usize;
                 m &= m - 1;
-                if let Some(list) = starting(cell) {
-                    next.list
-                        .extend(list.iter().copied().filter(|&j| a.joins(&links[j])));
-                }
+                let list = &order[first[cell]..first[cell + 1]];
+                next.list
+                    .extend(list.iter().copied().filter(|&j| a.joins(&links[j])));
             }
         }
         next.first.push(next.list.len());
@@ -299,7 +301,7 @@ fn box_groups(board: &Candidates, house: usize, pos: u64) -> Option<(Group, Grou
 /// The strong links of a digit both ways round, and which are grouped; none when no link is
 /// grouped (the searches need one, and building links is most of their cost).
 fn links_of<const W: usize>(board: &Candidates, digit: u8) -> (Vec<Link<W>>, Vec<bool>) {
-    let mut parts = Vec::new();
+    let mut parts = Vec::with_capacity(board.layout.houses.len());
     for house in 0..board.layout.houses.len() {
         let pos = board.positions(house, digit);
         if !(2..=6).contains(&pos.count_ones()) {

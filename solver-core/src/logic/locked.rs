@@ -1,6 +1,7 @@
 //! Locked candidates: pointing (box to line) and claiming (line to box), and SE's direct forms.
 
 use super::board::{Candidates, MEETS, bits, digit_char};
+use super::per_digit::{self, Nothing};
 use super::step::{Found, Technique};
 
 /// One locked-candidates pattern: `digit` of house `from` confined to its meeting with `to`.
@@ -25,18 +26,26 @@ impl Lock {
 /// The first step `visit` makes of a locked pattern in SE's order: box to column, box to
 /// row, column to box, row to box (pointing when `pointing`, else claiming), digit by digit.
 ///
-/// Read off the houses' places of each digit: cheaper than keeping each digit's steps from
-/// the search before (most boards are asked with few patterns on them, and none visited).
+/// With `memo` (`Some(direct)`, telling the two searches apart), a kind and digit that found
+/// nothing on the digit's places as they are is skipped: `visit` depends on them alone.
 fn locks(
     board: &Candidates,
     pointing: bool,
+    memo: Option<bool>,
     visit: impl Fn(Lock) -> Option<Found>,
 ) -> Option<Found> {
     // Indices of MEETS: box to column and to row, or column and row to box.
     let kinds = if pointing { [0, 1] } else { [2, 3] };
-    kinds
-        .into_iter()
-        .find_map(|kind| (0..board.side()).find_map(|d| digit_locks(board, kind, d, &visit)))
+    kinds.into_iter().find_map(|kind| {
+        (0..board.side()).find_map(|d| match memo {
+            Some(direct) => {
+                per_digit::unless_nothing(Nothing::Locked(kind, direct), board, d, || {
+                    digit_locks(board, kind, d, &visit)
+                })
+            }
+            None => digit_locks(board, kind, d, &visit),
+        })
+    })
 }
 
 /// The first step `visit` makes of a pattern of digit index `d` from houses to houses of the
@@ -101,13 +110,18 @@ fn support(board: &Candidates, lock: &Lock) -> Vec<(u16, u8)> {
 
 /// Pointing (2.6), then claiming (2.8).
 pub(crate) fn locked_candidates(board: &Candidates) -> Option<Found> {
+    locked_with(board, true)
+}
+
+/// [`locked_candidates`], skipping what found nothing before when `memo`.
+fn locked_with(board: &Candidates, memo: bool) -> Option<Found> {
     for pointing in [true, false] {
         let (technique, tenths) = if pointing {
             (Technique::Pointing, 26)
         } else {
             (Technique::Claiming, 28)
         };
-        let found = locks(board, pointing, |lock| {
+        let found = locks(board, pointing, memo.then_some(false), |lock| {
             let elims = lock.removed_cells(board).map(|c| (c, lock.digit)).collect();
             Some(
                 Found::removing(technique, tenths, elims)
@@ -125,17 +139,18 @@ pub(crate) fn locked_candidates(board: &Candidates) -> Option<Found> {
 /// Locked candidates whose removals leave a hidden single of the digit: direct pointing
 /// (1.7), then direct claiming (1.9). Only the placement is applied, as in SE.
 pub(crate) fn direct_locked(board: &Candidates) -> Option<Found> {
-    direct_kind(board, true).or_else(|| direct_kind(board, false))
+    direct_kind(board, true, true).or_else(|| direct_kind(board, false, true))
 }
 
-/// Direct pointing (`pointing`) or direct claiming.
-fn direct_kind(board: &Candidates, pointing: bool) -> Option<Found> {
+/// Direct pointing (`pointing`) or direct claiming, skipping what found nothing before when
+/// `memo`.
+fn direct_kind(board: &Candidates, pointing: bool, memo: bool) -> Option<Found> {
     let (technique, tenths) = if pointing {
         (Technique::DirectPointing, 17)
     } else {
         (Technique::DirectClaiming, 19)
     };
-    locks(board, pointing, |lock| {
+    locks(board, pointing, memo.then_some(true), |lock| {
         let (cell, house) = single_after(board, &lock)?;
         let text = || {
             format!(
@@ -224,11 +239,50 @@ mod tests {
         let row2: Vec<(usize, usize)> = (3..8).map(|c| (1, c)).collect();
         remove(&mut board, 1, &row1);
         remove(&mut board, 1, &row2);
-        let found = direct_kind(&board, false).expect("direct claiming");
+        let found = direct_kind(&board, false, true).expect("direct claiming");
         assert_eq!(found.technique, Technique::DirectClaiming);
         assert_eq!(found.placements, vec![(17, 1)]);
         assert!(found.eliminations.is_empty());
         assert_eq!(found.support.len(), 3);
+    }
+}
+
+#[cfg(test)]
+mod memo_tests {
+    use super::super::engine;
+    use super::*;
+
+    #[test]
+    fn searches_skipping_digits_that_found_nothing_find_what_a_full_search_finds() {
+        let (mut found, mut skipped) = (0, 0);
+        for puzzle in [
+            "......89.....6...33.....671.2.58.36....9.1....74.26.8.496.....78...3.....35......",
+            "...3.57..38..19....5.....1.5.19..4...7.....9...9..85.2.9.....6....64..27..68.7...",
+            "....5....5..7.6..3...4.9...37..9..82.8.....3.2.......7..4...2....53.19..6...7...1",
+            "....8..69.....47...4...3..2.5..1...3.96...85.3...6..9.2..1...4...14.....97..5....",
+        ] {
+            engine::each_board(puzzle, |b| {
+                // Digits direct pointing skips, found nothing on at an earlier step.
+                skipped += (0..9)
+                    .filter(|&d| {
+                        per_digit::unless_nothing(Nothing::Locked(0, true), b, d, || Some(()))
+                            .is_none()
+                    })
+                    .count();
+                let full = locked_with(b, false).map(|f| f.to_step(b));
+                found += usize::from(full.is_some());
+                assert_eq!(locked_candidates(b).map(|f| f.to_step(b)), full);
+                for pointing in [true, false] {
+                    let full = direct_kind(b, pointing, false).map(|f| f.to_step(b));
+                    found += usize::from(full.is_some());
+                    assert_eq!(direct_kind(b, pointing, true).map(|f| f.to_step(b)), full);
+                }
+            });
+        }
+        assert!(
+            found > 20 && skipped > 100,
+            "{found} found, {skipped} skipped"
+        );
     }
 }
 

@@ -34,22 +34,16 @@ pub(crate) enum Search {
 /// One kept result and the places it was found on.
 struct Kept {
     shape: Shape,
-    /// The digit's places, row by row (bit i: the row's i-th cell).
-    rows: Vec<u64>,
+    /// The stamp of the digit's places (the same stamp, the same places).
+    stamp: u64,
     /// The wording bar it was found under: its steps at or below it have no sentence.
     bar: Option<u16>,
     value: Box<dyn Any>,
 }
 
 impl Kept {
-    fn matches(&self, board: &Candidates, digit: u8) -> bool {
-        self.shape == board.shape()
-            && self.rows.len() == board.side()
-            && self
-                .rows
-                .iter()
-                .enumerate()
-                .all(|(row, &places)| places == board.positions(row, digit))
+    fn matches(&self, board: &Candidates, d: usize) -> bool {
+        self.shape == board.shape() && self.stamp == board.digit_stamp(d)
     }
 }
 
@@ -70,12 +64,11 @@ pub(crate) fn cached<R: Clone + 'static>(
     compute: impl FnOnce() -> R,
 ) -> R {
     let slot = search as usize * Shape::MAX_SIDE + d;
-    let digit = d as u8 + 1;
     let hit = KEPT
         .try_with(|kept| {
             let kept = kept.try_borrow().ok()?;
             let entry = kept.get(slot)?.as_ref()?;
-            if !entry.matches(board, digit) || !wording::worded_enough(entry.bar) {
+            if !entry.matches(board, d) || !wording::worded_enough(entry.bar) {
                 return None;
             }
             entry.value.downcast_ref::<R>().cloned()
@@ -94,13 +87,11 @@ pub(crate) fn cached<R: Clone + 'static>(
         if kept.len() <= slot {
             kept.resize_with(slot + 1, || None);
         }
-        let rows = (0..board.side()).map(|row| board.positions(row, digit));
         match &mut kept[slot] {
             // The buffers of the result before are reused.
             Some(entry) => {
                 entry.shape = board.shape();
-                entry.rows.clear();
-                entry.rows.extend(rows);
+                entry.stamp = board.digit_stamp(d);
                 entry.bar = wording::bar();
                 match entry.value.downcast_mut::<R>() {
                     Some(old) => *old = value.clone(),
@@ -110,7 +101,7 @@ pub(crate) fn cached<R: Clone + 'static>(
             none => {
                 *none = Some(Kept {
                     shape: board.shape(),
-                    rows: rows.collect(),
+                    stamp: board.digit_stamp(d),
                     bar: wording::bar(),
                     value: Box::new(value.clone()),
                 });
@@ -118,6 +109,61 @@ pub(crate) fn cached<R: Clone + 'static>(
         }
     });
     value
+}
+
+/// Searches that remember, per digit, the places they last found nothing on (each slot
+/// is one search over one digit's places alone, whose "nothing" holds while they stay).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Nothing {
+    /// Locked candidates of `MEETS[k]`, direct or not: slot `2k + direct`.
+    Locked(usize, bool),
+}
+
+impl Nothing {
+    fn slot(self) -> usize {
+        match self {
+            Nothing::Locked(kind, direct) => 2 * kind + usize::from(direct),
+        }
+    }
+}
+
+/// Slots of [`Nothing`].
+const NOTHING_SLOTS: usize = 8;
+
+thread_local! {
+    /// The digit stamp each search last found nothing on, per digit (0: none; stamps
+    /// start above it).
+    static NOTHING: RefCell<[[u64; Shape::MAX_SIDE]; NOTHING_SLOTS]> =
+        const { RefCell::new([[0; Shape::MAX_SIDE]; NOTHING_SLOTS]) };
+}
+
+/// `search` over digit index `d`: none at once when it found nothing on the digit's places
+/// as they are, else `find()` (and its "nothing" is remembered).
+///
+/// `find` must depend on the layout and the digit's places only.
+pub(crate) fn unless_nothing<T>(
+    search: Nothing,
+    board: &Candidates,
+    d: usize,
+    find: impl FnOnce() -> Option<T>,
+) -> Option<T> {
+    let stamp = board.digit_stamp(d);
+    let slot = search.slot();
+    let known = NOTHING
+        .try_with(|memo| memo.try_borrow().is_ok_and(|m| m[slot][d] == stamp))
+        .unwrap_or(false);
+    if known {
+        return None;
+    }
+    let found = find();
+    if found.is_none() {
+        let _ = NOTHING.try_with(|memo| {
+            if let Ok(mut m) = memo.try_borrow_mut() {
+                m[slot][d] = stamp;
+            }
+        });
+    }
+    found
 }
 
 /// Replaces `best` with `found` when strictly better: a lower rating, or as low with more

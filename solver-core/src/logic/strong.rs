@@ -75,24 +75,22 @@ fn digit_links(board: &Candidates, n: usize, d: usize) -> Option<(u16, usize, Fo
     let mut path = Vec::with_capacity(n);
     let bit = 1u64 << d;
     let links = links_of(board, bit);
-    // Links whose start sees a link's end: the weak joints of a chain.
-    let next: Vec<Vec<usize>> = links
-        .iter()
-        .map(|l| {
-            (0..links.len())
-                .filter(|&j| {
-                    let m = links[j];
-                    board.layout.sees(l.to, m.from)
-                        && m.to != l.from
-                        && m.to != l.to
-                        && m.from != l.from
-                })
-                .collect()
-        })
-        .collect();
+    // Links whose start sees a link's end: the weak joints of a chain, those of link `i` in
+    // `next[first[i]..first[i + 1]]` (one list, not one per link).
+    let mut first = Vec::with_capacity(links.len() + 1);
+    let mut next = Vec::with_capacity(4 * links.len());
+    first.push(0);
+    for l in &links {
+        next.extend((0..links.len()).filter(|&j| {
+            let m = links[j];
+            board.layout.sees(l.to, m.from) && m.to != l.from && m.to != l.to && m.from != l.from
+        }));
+        first.push(next.len());
+    }
     let mut search = Search {
         board,
         links: &links,
+        first: &first,
         next: &next,
         n,
         digit: d as u8 + 1,
@@ -109,7 +107,9 @@ fn digit_links(board: &Candidates, n: usize, d: usize) -> Option<(u16, usize, Fo
 struct Search<'a> {
     board: &'a Candidates,
     links: &'a [Link],
-    next: &'a [Vec<usize>],
+    /// The links that may follow link `i`: `next[first[i]..first[i + 1]]`.
+    first: &'a [usize],
+    next: &'a [usize],
     n: usize,
     digit: u8,
     best: &'a mut Option<(u16, usize, Found)>,
@@ -127,7 +127,7 @@ impl Search<'_> {
             return;
         }
         let last = path[path.len() - 1];
-        for &j in &self.next[last] {
+        for &j in &self.next[self.first[last]..self.first[last + 1]] {
             let l = self.links[j];
             if self.uses(path, l.from) || self.uses(path, l.to) {
                 continue;

@@ -1,6 +1,8 @@
 //! Turbot fish, as Sukaku Explainer rates them: Skyscraper (4.0), 2-String Kite (4.1), and
 //! Turbot Fish / Empty Rectangle (4.2); two strong links of one digit joined by a weak link.
 
+use std::rc::Rc;
+
 use super::board::{Candidates, bits, digit_char};
 use super::per_digit;
 use super::step::{Found, Technique};
@@ -32,10 +34,14 @@ fn beats(best: &Option<Best>, tenths: u16, removed: usize) -> bool {
 /// The turbot-fish step SE would pick: all are gathered, the lowest rating with the most
 /// eliminations wins, ties in search order.
 pub(crate) fn turbot_fish(board: &Candidates) -> Option<Found> {
-    // Each digit's best of each kind (kept per digit), then the best of them in SE's order:
-    // kinds first, then digits.
-    let per_digit: Vec<[Option<Best>; KINDS.len()]> = (0..board.side())
-        .map(|d| per_digit::cached(per_digit::Search::Turbot, board, d, || kinds(board, d)))
+    // Each digit's best of each kind (kept per digit, shared: copying them out of the keep was
+    // a third of the search), then the best of them in SE's order: kinds first, then digits.
+    let per_digit: Vec<Rc<[Option<Best>; KINDS.len()]>> = (0..board.side())
+        .map(|d| {
+            per_digit::cached(per_digit::Search::Turbot, board, d, || {
+                Rc::new(kinds(board, d))
+            })
+        })
         .collect();
     let mut best: Option<Best> = None;
     for k in 0..KINDS.len() {

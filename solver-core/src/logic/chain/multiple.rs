@@ -331,7 +331,7 @@ fn common<B: Branch>(
         }
     }
     found.rest_on(|| {
-        let mut support = Vec::new();
+        let mut support = Vec::with_capacity(128);
         for &(_, q, d, on) in &best {
             for t in branches {
                 if let Some(more) = t.support(s, q, d, on) {

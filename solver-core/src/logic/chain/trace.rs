@@ -65,7 +65,7 @@ pub(crate) struct Trace {
     /// after every false fact whether its cell has one digit left.
     gone: [u16; 81],
     /// The facts that contradict each other, when the assumption is false.
-    pub(crate) contradiction: Option<Vec<u16>>,
+    pub(crate) contradiction: Option<Nodes>,
     /// Nodes a contradiction counts beyond its facts: an emptied cell or house stands for the
     /// last candidate's being both true and false, one fact more in SE's count.
     pub(crate) extra: usize,
@@ -186,21 +186,44 @@ impl Trace {
         if self.holds(c, d, on) || self.stopped() {
             return;
         }
+        let start = self.parents.len();
         let mut depth = 0;
-        let link = match parents {
-            [p] => {
-                depth = self.nodes[usize::from(*p)].depth;
-                *p
+        // One at a time: a dynamic fact has at most nine, too few for a copy call.
+        for &p in parents {
+            depth = depth.max(self.nodes[usize::from(p)].depth);
+            self.parents.push(p);
+        }
+        self.push_node((c, d, on), start, depth);
+    }
+
+    /// [`Trace::add`] for a fact whose parents are the facts at `keys` (every one held), read
+    /// straight from the index: the dynamic facts, most of them with several parents.
+    #[inline(always)]
+    fn add_keyed(&mut self, (c, d, on): (usize, usize, bool), keys: impl Iterator<Item = usize>) {
+        if self.holds(c, d, on) || self.stopped() {
+            return;
+        }
+        let start = self.parents.len();
+        let mut depth = 0;
+        for k in keys {
+            let p = self.index[k];
+            depth = depth.max(self.nodes[usize::from(p)].depth);
+            self.parents.push(p);
+        }
+        self.push_node((c, d, on), start, depth);
+    }
+
+    /// Pushes the node of a fact whose parents are `self.parents[start..]`, the deepest at
+    /// `depth`: a lone parent moves into the node (see [`Node::link`]).
+    #[inline(always)]
+    fn push_node(&mut self, (c, d, on): (usize, usize, bool), start: usize, depth: u16) {
+        let count = self.parents.len() - start;
+        let link = match (count, self.parents.last()) {
+            (1, Some(&p)) => {
+                self.parents.pop();
+                p
             }
-            _ => {
-                let start = self.parents.len() as u16;
-                // One at a time: a dynamic fact has at most nine, too few for a copy call.
-                for &p in parents {
-                    depth = depth.max(self.nodes[usize::from(p)].depth);
-                    self.parents.push(p);
-                }
-                start
-            }
+            _ => start as u16,
         };
         self.nodes.push(Node {
             cell: c as u8,
@@ -210,7 +233,7 @@ impl Trace {
             parents: 0,
             depth: 1 + depth,
         });
-        self.settle(c, d, on, parents.len());
+        self.settle(c, d, on, count);
     }
 
     /// [`Trace::add`] for a fact with one parent (its node and depth, which the caller has
@@ -246,7 +269,7 @@ impl Trace {
         }
         if theirs & bit != 0 {
             let j = self.index[key(c, d, !on)];
-            self.clash(vec![j, i]);
+            self.clash(Nodes::of([j, i].into_iter()));
         }
     }
 
@@ -285,7 +308,7 @@ impl Trace {
         if clashes != 0 {
             let q = clashes.trailing_zeros() as usize;
             let (j, i) = (self.index[key(q, d, true)], self.index[key(q, d, false)]);
-            self.clash(vec![j, i]);
+            self.clash(Nodes::of([j, i].into_iter()));
         }
     }
 
@@ -303,18 +326,18 @@ impl Trace {
             self.gone[c] |= 1 << d;
         }
         if let Some(j) = self.find(c, d, !on) {
-            self.clash(vec![j, i]);
+            self.clash(Nodes::of([j, i].into_iter()));
         }
     }
 
     /// Records the first contradiction.
-    fn clash(&mut self, nodes: Vec<u16>) {
+    fn clash(&mut self, nodes: Nodes) {
         self.contradiction.get_or_insert(nodes);
         self.stop = !self.go_on;
     }
 
     /// Records a cell or house left empty by `offs`.
-    fn empty(&mut self, offs: Vec<u16>) {
+    fn empty(&mut self, offs: Nodes) {
         if self.contradiction.is_none() {
             self.extra = 2;
         }
@@ -569,15 +592,16 @@ fn dynamic_cell(t: &mut Trace, start: &Start, c: usize) {
 fn cell_fact(t: &mut Trace, c: usize, gone: u16, left: u16) {
     // Every digit of `gone` is shown false, so each has its node.
     let mut rest = gone;
-    let offs = Nodes::of(std::iter::from_fn(|| {
+    let keys = std::iter::from_fn(move || {
         let e = rest.trailing_zeros() as usize;
         rest &= rest.wrapping_sub(1);
-        (e < 9).then(|| t.index[key(c, e, false)])
-    }));
+        (e < 9).then(|| key(c, e, false))
+    });
     if left == 0 {
-        t.empty(offs.to_vec());
+        let offs = Nodes::of(keys.map(|k| t.index[k]));
+        t.empty(offs);
     } else {
-        t.add(c, left.trailing_zeros() as usize, true, &offs);
+        t.add_keyed((c, left.trailing_zeros() as usize, true), keys);
     }
 }
 
@@ -599,17 +623,19 @@ fn dynamic_house(t: &mut Trace, start: &Start, house: Set, d: usize, places: Set
 #[inline(never)]
 fn house_fact(t: &mut Trace, all: Set, left: Set, d: usize) {
     // Every place but `left` is shown false, so each has its node.
-    let offs = Nodes::of(cells(all & t.off[d]).map(|q| t.index[key(q, d, false)]));
+    let keys = cells(all & t.off[d]).map(move |q| key(q, d, false));
     if left == 0 {
-        t.empty(offs.to_vec());
+        let offs = Nodes::of(keys.map(|k| t.index[k]));
+        t.empty(offs);
     } else {
-        t.add(left.trailing_zeros() as usize, d, true, &offs);
+        t.add_keyed((left.trailing_zeros() as usize, d, true), keys);
     }
 }
 
-/// The nodes a dynamic fact rests on: at most nine (a cell's digits, a house's places), on
-/// the stack (most dynamic facts are found this way, and a list each cost an allocation).
-struct Nodes {
+/// The nodes a dynamic fact or a contradiction rests on: at most nine (a cell's digits, a
+/// house's places), on the stack (a list each cost an allocation).
+#[derive(Clone, Copy)]
+pub(crate) struct Nodes {
     list: [u16; 9],
     len: usize,
 }
