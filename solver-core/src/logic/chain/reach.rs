@@ -59,6 +59,9 @@ pub(crate) struct Reach {
     next: Option<Box<Next>>,
     /// Whether facts at the depth limit were left unfollowed ([`Trace::cut`]).
     pub(crate) cut: bool,
+    /// Whether some fact is reached with its opposite, worked out once the facts are in:
+    /// the cycle and multiple-chain tests ask it of every reach, several times.
+    clashes: bool,
     /// The exact trace, made when a support is first asked for.
     exact: OnceCell<Box<Trace>>,
 }
@@ -95,6 +98,7 @@ impl Reach {
             all: [0; 18],
             next: Some(next),
             cut: false,
+            clashes: false,
             exact: OnceCell::new(),
         }
     }
@@ -119,6 +123,7 @@ impl Reach {
         self.entries.push(1 << c | (k as Set) << SLOT_AT);
         self.bounds.extend([0, 1]);
         self.cut = false;
+        self.clashes = false;
         self.exact = OnceCell::new();
     }
 
@@ -132,6 +137,7 @@ impl Reach {
         self.start(root, mode);
         if let &[part] = parts {
             self.shift(part);
+            self.clashes = self.opposites_met();
             return;
         }
         let mut now: Facts = [0; 18];
@@ -163,6 +169,7 @@ impl Reach {
             }
             self.bounds.push(self.entries.len() as u32);
         }
+        self.clashes = self.opposites_met();
     }
 
     /// [`Reach::merge`] from one part: its depths one deeper, without the assumption (the
@@ -249,6 +256,7 @@ impl Reach {
             from ^= 1;
         }
         self.next = Some(next);
+        self.clashes = self.opposites_met();
     }
 
     /// Moves the facts of `now` (slots `touched`, bit [`slot`] each) not yet reached to the
@@ -295,6 +303,11 @@ impl Reach {
 
     /// Whether some fact is reached with its opposite (the trace's contradiction).
     pub(crate) fn clash(&self) -> bool {
+        self.clashes
+    }
+
+    /// [`Reach::clash`], worked out from the facts.
+    fn opposites_met(&self) -> bool {
         // Each digit's pair of slots, folded without a test per digit: most reaches have
         // no clash, so every digit is looked at anyway.
         let both = self
