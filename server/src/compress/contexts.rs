@@ -9,13 +9,19 @@ use std::cell::RefCell;
 use std::io::{self, Read};
 
 use flate2::{Compress, Compression, Decompress, FlushCompress, FlushDecompress, Status};
-use zstd::zstd_safe::{CParameter, DCtx};
+use zstd::zstd_safe::{CParameter, DCtx, ParamSwitch};
 
 /// zstd's shortest match: level 1 takes 6 on messages of this size; at 7 the digits of
 /// puzzles and answers make fewer, longer matches, which cost both ends less and come out
 /// smaller (17-clue puzzles, 20,000 each way: compressing 88.8 M -> 84.6 M instructions,
 /// expanding 32.6 M -> 28.3 M, 806 KB -> 792 KB). 7 is the most the fast strategy takes.
 const ZSTD_MIN_MATCH: u32 = 7;
+
+/// How fast the fast strategy skips ahead where it finds no match (its target length; 0 at
+/// level 1): at 8, with the literals still Huffman-coded, compressing costs a third less
+/// (17-clue puzzles, 20,000 each way: 84.6 M -> 57.1 M instructions, expanding 28.3 M -> 25.1
+/// M) for 7.8% more bytes (792 KB -> 852 KB).
+const ZSTD_ACCELERATION: u32 = 8;
 
 /// The state one thread reuses.
 #[derive(Default)]
@@ -37,6 +43,12 @@ pub(super) fn zstd_compress(payload: &[u8], level: i32, out: &mut Vec<u8>) -> io
             empty => {
                 let mut compressor = zstd::bulk::Compressor::new(level)?;
                 compressor.set_parameter(CParameter::MinMatch(ZSTD_MIN_MATCH))?;
+                compressor.set_parameter(CParameter::TargetLength(ZSTD_ACCELERATION))?;
+                // Acceleration alone would also leave the literals raw, as zstd's negative
+                // levels do: the answers' digits then barely shrink (29 KB to 51 KB a
+                // 1,000-puzzle answer).
+                compressor
+                    .set_parameter(CParameter::LiteralCompressionMode(ParamSwitch::Enable))?;
                 empty.insert(compressor)
             }
         };
