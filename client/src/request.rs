@@ -95,9 +95,8 @@ pub fn solves_cells<C: Copy + Into<u32>>(
     if solution.len() != side * side || puzzle.len() != side * side {
         return false;
     }
-    // The classic shape with its sizes known when compiled: the loops unroll, no division left.
     if (side, width) == (9, 3) {
-        cells_solve(puzzle, solution, 9, 3)
+        classic_solves(puzzle, solution)
     } else {
         cells_solve(puzzle, solution, side, width)
     }
@@ -119,6 +118,46 @@ fn cells_solve<C: Copy + Into<u32>>(
     });
     kept && houses_complete(solution, side, width)
 }
+
+/// [`cells_solve`] for the classic shape, lengths checked: `batch` checks every answer here.
+/// With every cell a digit, the grid is a solution exactly when each digit is in all 27
+/// houses (nine cells a house and nine of each digit leave no room for a repeat), so a cell
+/// costs one OR of its houses into its digit's word (17-clue answers: about 450 instructions
+/// each, from 720 with a bitmask per house).
+#[inline(always)]
+fn classic_solves<C: Copy + Into<u32>>(puzzle: &[C], solution: &[C]) -> bool {
+    let (puzzle, solution) = (&puzzle[..81], &solution[..81]);
+    // Every cell a digit and every given kept, over all cells with no branch (vector code).
+    let bad = puzzle.iter().zip(solution).fold(0u8, |bad, (&given, &v)| {
+        let (given, v): (u32, u32) = (given.into(), v.into());
+        bad | u8::from(v.wrapping_sub(1) > 8) | (u8::from(given != 0) & u8::from(given != v))
+    });
+    if bad != 0 {
+        return false;
+    }
+    let mut seen = [0u32; 16];
+    // By row, nine cells at fixed offsets: the inner loop unrolls, no iterator left.
+    for row in 0..9 {
+        let (cells, houses) = (&solution[9 * row..][..9], &CLASSIC_HOUSES[9 * row..][..9]);
+        for col in 0..9 {
+            seen[(cells[col].into() & 15) as usize] |= houses[col];
+        }
+    }
+    seen[1..=9].iter().all(|&houses| houses == (1 << 27) - 1)
+}
+
+/// Each 9×9 cell's row, column and box as one bit each: bits 0-8 the row, 9-17 the column,
+/// 18-26 the box.
+const CLASSIC_HOUSES: [u32; 81] = {
+    let mut houses = [0; 81];
+    let mut i = 0;
+    while i < 81 {
+        let (row, col) = (i / 9, i % 9);
+        houses[i] = 1 << row | 1 << (9 + col) | 1 << (18 + row / 3 * 3 + col / 3);
+        i += 1;
+    }
+    houses
+};
 
 /// Whether every row, column and box of `cells` (each a digit 1..=`side`) holds every digit.
 /// A house has as many cells as digits, so it holds each once exactly when the bits of its
@@ -188,6 +227,16 @@ pub fn push_line<C: Copy + Into<u32>>(
         };
     }
     Some(())
+}
+
+/// [`push_line`] for a classic grid of packed cells (a byte each) in vector code, as `batch`
+/// prints every answer; false, with `out` as it was, when a value is not a cell.
+pub fn push_classic_line(out: &mut Vec<u8>, cells: &[u8; 81]) -> bool {
+    if cells.iter().fold(0, |most, &v| most.max(v)) > 9 {
+        return false;
+    }
+    out.extend(cells.iter().map(|&v| if v == 0 { b'.' } else { b'0' + v }));
+    true
 }
 
 /// Reports a per-puzzle problem on stderr without stopping.
@@ -334,6 +383,27 @@ mod tests {
         let mut line = Vec::new();
         assert_eq!(push_line(&mut line, 3, 3, &solution), Some(()));
         assert_eq!(line, solution.iter().map(|v| b'0' + v).collect::<Vec<u8>>());
+        // The packed classic path writes the same, '.' for an empty cell, and no line past 9.
+        let mut classic = Vec::new();
+        assert!(push_classic_line(
+            &mut classic,
+            solution[..].try_into().unwrap()
+        ));
+        assert_eq!(classic, line);
+        classic.clear();
+        let puzzle: [u8; 81] = puzzle[..].try_into().unwrap();
+        assert!(push_classic_line(&mut classic, &puzzle));
+        push_line(&mut line, 3, 3, &puzzle);
+        assert_eq!(classic, line[81..]);
+        let mut ten = puzzle;
+        ten[80] = 10;
+        assert!(!push_classic_line(&mut classic, &ten));
+        assert_eq!(
+            classic.len(),
+            81,
+            "a refused line leaves the output as it was"
+        );
+        line.truncate(81);
         // Past 9, letters; past the side, no line.
         let mut sixteen: Vec<u8> = (0..=16).collect();
         sixteen.resize(256, 1);
@@ -347,6 +417,45 @@ mod tests {
             256,
             "a refused line leaves the output as it was"
         );
+    }
+
+    #[test]
+    fn classic_answers_are_checked_house_by_house() {
+        let digits = |t: &str| -> Vec<u8> { t.bytes().map(|b| b - b'0').collect() };
+        let solution = digits(
+            "546328791821769543937541862792856314183294657654173928368415279479682135215937486",
+        );
+        let empty = vec![0u8; 81];
+        assert!(solves_cells(3, 3, &empty, &solution));
+        // Every row and column a permutation, no box: digit (row + col) mod 9.
+        let latin: Vec<u8> = (0..81).map(|i| ((i / 9 + i % 9) % 9 + 1) as u8).collect();
+        assert!(!solves_cells(3, 3, &empty, &latin));
+        // Rows and boxes kept, two columns broken: two cells of one row and box swapped.
+        let mut columns = solution.clone();
+        columns.swap(0, 1);
+        assert!(!solves_cells(3, 3, &empty, &columns));
+        // Columns and boxes kept, two rows broken: two cells of one column and box swapped.
+        let mut rows = solution.clone();
+        rows.swap(0, 9);
+        assert!(!solves_cells(3, 3, &empty, &rows));
+        // A cell empty or out of range, even where the digit counts would still add up.
+        for bad in [0, 10, 17, 255] {
+            let mut cells = solution.clone();
+            cells[40] = bad;
+            assert!(!solves_cells(3, 3, &empty, &cells), "value {bad}");
+        }
+        // A given not kept; the same check on Grid messages' u32 cells.
+        let mut puzzle = empty.clone();
+        puzzle[80] = 5;
+        assert!(!solves_cells(3, 3, &puzzle, &solution));
+        puzzle[80] = 6;
+        assert!(solves_cells(3, 3, &puzzle, &solution));
+        let wide = |cells: &[u8]| cells.iter().map(|&v| u32::from(v)).collect::<Vec<u32>>();
+        assert!(solves_cells(3, 3, &wide(&puzzle), &wide(&solution)));
+        assert!(!solves_cells(3, 3, &wide(&puzzle), &wide(&latin)));
+        let mut large = wide(&solution);
+        large[0] += 1 << 16;
+        assert!(!solves_cells(3, 3, &wide(&puzzle), &large));
     }
 
     #[test]

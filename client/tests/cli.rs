@@ -282,6 +282,20 @@ fn oversized_and_unreadable_input_is_named() {
     assert_solves(&grid(CLASSIC), &out);
     let out = success(sudoku().args(["solve", "--file"]).arg(&file));
     assert_solves(&grid(CLASSIC), &out);
+    // Classic lines are taken from their bytes; what follows the puzzle must still be text.
+    let file = dir.join("tail.txt");
+    let mut bytes = format!("{CLASSIC} a comment\r\n{CLASSIC}\t").into_bytes();
+    std::fs::write(&file, &bytes).unwrap();
+    let out = success(sudoku().args(["--format", "line", "batch"]).arg(&file));
+    assert_eq!(out.lines().count(), 2, "{out}");
+    out.lines()
+        .for_each(|line| assert_solves(&grid(CLASSIC), line));
+    bytes.extend_from_slice(b" \xff\n");
+    std::fs::write(&file, &bytes).unwrap();
+    let output = sudoku().arg("batch").arg(&file).output().unwrap();
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(err.contains("line 2: not UTF-8 text"), "{err}");
 }
 
 #[test]

@@ -250,11 +250,13 @@ impl Grid {
 }
 
 /// [`has_repeat`] for 9×9 grids with values in range, visiting the filled cells only: a
-/// 17-clue puzzle has 17 of 81 (647 instructions a grid, from 790 for the loop over every
-/// cell; a complete grid costs more this way, but only puzzles are checked in bulk).
+/// 17-clue puzzle has 17 of 81. Each digit keeps the houses it was seen in as one word, so a
+/// cell costs one table read, one test and one update (368 instructions a 17-clue grid, from
+/// 647 with a bitmask per house; 790 for the loop over every cell).
 fn classic_has_repeat(cells: &[u8; 81]) -> bool {
-    let (mut rows, mut cols, mut boxes) = ([0u16; 9], [0u16; 9], [0u16; 9]);
-    let mut repeated = 0u16;
+    // seen[v]: the houses holding digit v so far (v <= 9 here; empty cells are not visited).
+    let mut seen = [0u32; 16];
+    let mut repeated = 0u32;
     let high = filled_bytes(&cells[64..72]) | filled_bytes(&cells[72..80]) << 8;
     let low = (0..8).fold(0, |mask, k| {
         mask | filled_bytes(&cells[8 * k..8 * k + 8]) << (8 * k)
@@ -263,14 +265,10 @@ fn classic_has_repeat(cells: &[u8; 81]) -> bool {
         while filled != 0 {
             let i = first + filled.trailing_zeros() as usize;
             filled &= filled - 1;
-            let (row, col, house_box) = CLASSIC_HOUSES[i];
-            let [row, col, house_box] = [row, col, house_box].map(usize::from);
-            // Bit v - 1 for digit v; v <= 9 here.
-            let bit = (1u16 << (cells[i] & 15)) >> 1;
-            repeated |= (rows[row] | cols[col] | boxes[house_box]) & bit;
-            rows[row] |= bit;
-            cols[col] |= bit;
-            boxes[house_box] |= bit;
+            let houses = CLASSIC_HOUSES[i];
+            let seen = &mut seen[usize::from(cells[i] & 15)];
+            repeated |= *seen & houses;
+            *seen |= houses;
         }
     }
     repeated != 0
@@ -289,13 +287,14 @@ fn filled_bytes(bytes: &[u8]) -> u64 {
     (nonzero >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56
 }
 
-/// Each 9×9 cell's row, column and box.
-const CLASSIC_HOUSES: [(u8, u8, u8); 81] = {
-    let mut houses = [(0, 0, 0); 81];
+/// Each 9×9 cell's row, column and box as one bit each: bits 0-8 the row, 9-17 the column,
+/// 18-26 the box.
+const CLASSIC_HOUSES: [u32; 81] = {
+    let mut houses = [0; 81];
     let mut i = 0;
     while i < 81 {
         let (row, col) = (i / 9, i % 9);
-        houses[i] = (row as u8, col as u8, (row / 3 * 3 + col / 3) as u8);
+        houses[i] = 1 << row | 1 << (9 + col) | 1 << (18 + row / 3 * 3 + col / 3);
         i += 1;
     }
     houses

@@ -68,14 +68,18 @@ pub async fn read(
     let mut number = 0usize;
     for input in inputs {
         let mut lines = LineReader::new(open_input(input.as_deref()).await?, input.as_deref());
-        while let Some((line_no, line)) = lines.next().await? {
+        while let Some(line) = lines.next_raw().await? {
             let origin = Origin {
                 number: number + 1,
-                place: Place::Line(line_no),
+                place: Place::Line(line.number),
             };
-            let packed = args.options.shape.is_none() && packer.add_classic(line, &origin);
+            // A classic line is ASCII up to its puzzle's end; only the rest is checked as text.
+            let packed = args.options.shape.is_none() && packer.add_classic(line.raw, &origin) && {
+                line.text_from(CLASSIC_CELLS)?;
+                true
+            };
             if !packed {
-                match parse_line(line, args.options.shape) {
+                match parse_line(line.text()?, args.options.shape) {
                     None => continue,
                     Some(Ok(grid)) => {
                         if !packer.fits(&grid) && !packer.flush(&chunks, &items).await {
@@ -180,8 +184,7 @@ impl Packer {
     /// [`puzzle_field`] and [`classic`] would take) and the chunk has room for it; false
     /// leaves the line to the general path. Most lines of big inputs go this way, without a
     /// copy of their cells on the way.
-    fn add_classic(&mut self, line: &str, origin: &Origin) -> bool {
-        let bytes = line.as_bytes();
+    fn add_classic(&mut self, bytes: &[u8], origin: &Origin) -> bool {
         let Some(field) = bytes.get(..CLASSIC_CELLS) else {
             return false;
         };

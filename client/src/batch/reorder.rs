@@ -83,6 +83,11 @@ impl Reorder {
         self.pushed += 1;
         // Numbers start at 1 and every one below `number` not yet printed has a place.
         let at = number.saturating_sub(self.printed + 1);
+        // Puzzles come in input order but for lines refused early, so almost always next.
+        if at == self.slots.len() {
+            self.slots.push_back(Some(slot));
+            return;
+        }
         if self.slots.len() <= at {
             self.slots.resize_with(at + 1, || None);
         }

@@ -4,7 +4,7 @@
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
 
-use bytes::{Buf, Bytes, BytesMut};
+use bytes::{Bytes, BytesMut};
 use http_body::{Body, Frame};
 use tonic::Status;
 
@@ -14,7 +14,9 @@ use super::{Op, PREFIX};
 pub(crate) struct Reframe<B> {
     inner: B,
     op: Op,
-    /// Bytes of a message not yet whole.
+    /// The frame being read, while whole messages are taken from it as they are.
+    pending: Bytes,
+    /// Bytes of a message not yet whole, gathered from the frames it came in.
     partial: BytesMut,
     done: bool,
 }
@@ -24,6 +26,7 @@ impl<B> Reframe<B> {
         Reframe {
             inner,
             op,
+            pending: Bytes::new(),
             partial: BytesMut::new(),
             done: false,
         }
@@ -31,7 +34,39 @@ impl<B> Reframe<B> {
 
     /// The next whole message, rewritten, if one has arrived.
     fn next_message(&mut self) -> Option<Result<Bytes, Status>> {
-        let header = self.partial.get(..PREFIX)?;
+        // A message whole in its frame (as every message is before compression: a client or
+        // service encodes each into one frame) is read where it is; gathering it first cost
+        // a copy of every byte compressed.
+        if self.partial.is_empty() && !self.pending.is_empty() {
+            match self.header(&self.pending) {
+                Some(Ok((compressed, len))) if self.pending.len() >= PREFIX + len => {
+                    let message = self.pending.split_to(PREFIX + len);
+                    return Some(self.op.apply(compressed, &message[PREFIX..]));
+                }
+                Some(Err(status)) => return Some(Err(status)),
+                _ => {}
+            }
+        }
+        if !self.pending.is_empty() {
+            self.partial.extend_from_slice(&self.pending);
+            self.pending.clear();
+        }
+        let (compressed, len) = match self.header(&self.partial)? {
+            Ok(header) => header,
+            Err(status) => return Some(Err(status)),
+        };
+        if self.partial.len() < PREFIX + len {
+            self.partial.reserve(PREFIX + len - self.partial.len());
+            return None;
+        }
+        let message = self.partial.split_to(PREFIX + len);
+        Some(self.op.apply(compressed, &message[PREFIX..]))
+    }
+
+    /// The compressed flag and length of the message starting `bytes`, once its prefix is in;
+    /// refused when no message that long can be accepted.
+    fn header(&self, bytes: &[u8]) -> Option<Result<(bool, usize), Status>> {
+        let header = bytes.get(..PREFIX)?;
         let compressed = header[0] == 1;
         let len = u32::from_be_bytes([header[1], header[2], header[3], header[4]]) as usize;
         if let Op::Expand { limit, .. } = self.op {
@@ -49,12 +84,7 @@ impl<B> Reframe<B> {
                 ))));
             }
         }
-        if self.partial.len() < PREFIX + len {
-            self.partial.reserve(PREFIX + len - self.partial.len());
-            return None;
-        }
-        let message = self.partial.split_to(PREFIX + len);
-        Some(self.op.apply(compressed, &message[PREFIX..]))
+        Some(Ok((compressed, len)))
     }
 }
 
@@ -80,14 +110,8 @@ where
             }
             match ready!(Pin::new(&mut this.inner).poll_frame(cx)) {
                 Some(Ok(frame)) => match frame.into_data() {
-                    Ok(mut data) => {
-                        while data.has_remaining() {
-                            let chunk = data.chunk();
-                            this.partial.extend_from_slice(chunk);
-                            let n = chunk.len();
-                            data.advance(n);
-                        }
-                    }
+                    // Whatever came before is in `partial` by now (see `next_message`).
+                    Ok(data) => this.pending = data,
                     Err(trailers) => return Poll::Ready(Some(this.end().map(|()| trailers))),
                 },
                 Some(Err(err)) => return Poll::Ready(Some(Err(Status::from_error(err.into())))),
@@ -102,7 +126,7 @@ where
     }
 
     fn is_end_stream(&self) -> bool {
-        self.done && self.partial.is_empty()
+        self.done && self.partial.is_empty() && self.pending.is_empty()
     }
 }
 
@@ -110,7 +134,7 @@ impl<B> Reframe<B> {
     /// At the end of the data: a message cut short is an error.
     fn end(&mut self) -> Result<(), Status> {
         self.done = true;
-        if self.partial.is_empty() {
+        if self.partial.is_empty() && self.pending.is_empty() {
             Ok(())
         } else {
             Err(Status::internal("the stream ended inside a message"))
@@ -181,6 +205,31 @@ mod tests {
         .await
         .unwrap()
         .to_bytes();
+        assert_eq!(&plain[..], &original[..]);
+    }
+
+    #[tokio::test]
+    async fn whole_and_cut_messages_in_one_frame_are_both_rewritten() {
+        // The first message whole in the first frame with the start of the second; a third
+        // whole in the last frame after the second's end.
+        let mut original = two_messages(600, 700);
+        original.extend_from_slice(&two_messages(550, 0)[..PREFIX + 550]);
+        let leaked: &'static [u8] = Box::leak(original.clone().into_boxed_slice());
+        let cut = PREFIX + 600 + 300;
+        let source = body(vec![&leaked[..cut], &leaked[cut..]]);
+        let zipped = Reframe::new(source, Op::Compress(Codec::Zstd))
+            .collect()
+            .await
+            .unwrap()
+            .to_bytes();
+        assert!(zipped.len() < original.len() / 4, "all three compressed");
+        let limit = 700;
+        let op = Op::Expand {
+            codec: Codec::Zstd,
+            limit,
+        };
+        let again = body(vec![Box::leak(zipped.to_vec().into_boxed_slice())]);
+        let plain = Reframe::new(again, op).collect().await.unwrap().to_bytes();
         assert_eq!(&plain[..], &original[..]);
     }
 

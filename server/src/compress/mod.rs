@@ -96,7 +96,7 @@ impl Codec {
         out.reserve(room);
         let read = match self {
             Codec::Gzip => contexts::gzip_expand(payload, cap, out),
-            Codec::Zstd => contexts::zstd_expand(payload, cap, out).map(drop),
+            Codec::Zstd => contexts::zstd_expand(payload, cap, room, out).map(drop),
         };
         read.map_err(|err| {
             Status::invalid_argument(format!(
@@ -227,6 +227,43 @@ mod tests {
         let err = Codec::Gzip
             .expand(&corrupt, limit, &mut Vec::new())
             .unwrap_err();
+        assert_eq!(err.code(), tonic::Code::InvalidArgument);
+    }
+
+    #[test]
+    fn any_zstd_frames_are_read() {
+        let payload: Vec<u8> = (0..50_000u32).map(|i| (i / 7 % 10) as u8).collect();
+        let expand = |body: &[u8]| {
+            let mut out = vec![7];
+            Codec::Zstd
+                .expand(body, payload.len(), &mut out)
+                .map(|()| out)
+        };
+        let ours = Op::Compress(Codec::Zstd).apply(false, &payload).unwrap();
+        let ours = &ours[PREFIX..];
+        assert_eq!(expand(ours).unwrap()[1..], payload[..]);
+        // A streamed frame (no size stated), and two frames one after the other.
+        let streamed = zstd::stream::encode_all(&payload[..], 3).unwrap();
+        assert!(matches!(
+            zstd::zstd_safe::get_frame_content_size(&streamed),
+            Ok(None)
+        ));
+        assert_eq!(expand(&streamed).unwrap()[1..], payload[..]);
+        let half = payload.len() / 2;
+        let mut two = zstd::bulk::compress(&payload[..half], 1).unwrap();
+        two.extend(zstd::bulk::compress(&payload[half..], 1).unwrap());
+        assert_eq!(expand(&two).unwrap()[1..], payload[..]);
+        // A frame stating one byte less than it holds is refused, not cut short.
+        let mut lying = ours.to_vec();
+        let descriptor = lying[4];
+        let (single_segment, dictionary) = (descriptor & 0x20 != 0, descriptor & 3);
+        let at = 5 + usize::from(!single_segment) + [0, 1, 2, 4][usize::from(dictionary)];
+        // Sizes from 256 to 65,791 take two bytes, less 256.
+        assert_eq!(descriptor >> 6, 1, "a 2-byte size for this payload");
+        let stated = u16::from_le_bytes([lying[at], lying[at + 1]]);
+        assert_eq!(usize::from(stated) + 256, payload.len());
+        lying[at..at + 2].copy_from_slice(&(stated - 1).to_le_bytes());
+        let err = expand(&lying).unwrap_err();
         assert_eq!(err.code(), tonic::Code::InvalidArgument);
     }
 
