@@ -321,6 +321,9 @@ fn first_triple(s: &Start, now: &Board, changed: Set) -> Option<Deduction> {
             if ab_small == 0 || base_set & above & thirds == 0 {
                 continue;
             }
+            if !pairs_left && outside_wide_peers(&digits, [a, b], ab_small) {
+                continue;
+            }
             let near = near(s, &digits, ab_small, digits[a] | digits[b], pairs_left);
             for c in cells(base_set & above & near & thirds) {
                 let common = ab & t.peers[c];
@@ -362,6 +365,20 @@ fn inside_wide_peers(digits: &[u16; 81], base: [usize; 3], small: Set) -> bool {
     }
     let inside = cells3.map(|m| u8::from(m & !peers == 0));
     inside[0] + inside[1] + inside[2] >= 2
+}
+
+/// Whether the pair's common peers of at most three digits (`ab_small`) all have three, and
+/// both cells hold a digit outside them: then no third cell makes two cells inside them (see
+/// [`inside_wide_peers`]; a triple's peers are some of the pair's).
+fn outside_wide_peers(digits: &[u16; 81], [a, b]: [usize; 2], ab_small: Set) -> bool {
+    let mut wide = 0;
+    for m in cells(ab_small).map(|p| digits[p]) {
+        if m.count_ones() != 3 {
+            return false;
+        }
+        wide |= m;
+    }
+    digits[a] & !wide != 0 && digits[b] & !wide != 0
 }
 
 /// The third cells for a pair of digits `ab` (both cells') and common peers of at most three
