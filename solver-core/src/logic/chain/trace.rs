@@ -441,13 +441,16 @@ pub(crate) fn nishio_clashes(start: &Start, c: usize, d: usize) -> bool {
     let cand = start.cand[d];
     let mut alive = cand & !t.peers[c];
     let mut on: Set = 1 << c;
+    // The places alive when each house was last looked at (at the start of the pass before,
+    // or before any): a house that lost none since adds nothing new, and one that never lost
+    // any is never looked at.
+    let mut since = cand;
     loop {
-        let mut more = false;
+        let (mut more, at_start) = (false, alive);
         for &house in &t.houses {
             let left = alive & house;
-            // A house without a false fact is never looked at; one with two places left, or
-            // with its true fact, adds nothing.
-            if left == cand & house || left & left.wrapping_sub(1) != 0 || left & on != 0 {
+            // Two places left, or the house's true fact: nothing follows.
+            if (since ^ alive) & house == 0 || left & left.wrapping_sub(1) != 0 || left & on != 0 {
                 continue;
             }
             if left == 0 {
@@ -460,6 +463,7 @@ pub(crate) fn nishio_clashes(start: &Start, c: usize, d: usize) -> bool {
         if !more {
             return false;
         }
+        since = at_start;
     }
 }
 
