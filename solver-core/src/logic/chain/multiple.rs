@@ -150,7 +150,7 @@ fn contradictions(b: &Branches<Trace>, name: &'static str, base: u16) -> Option<
             }
             let mut found = Deduction::setting(name, tenths, c, d, !on);
             found.rest_on(|| deduction::support(t, clash));
-            found.say(|| {
+            found.say_before(&best, || {
                 format!(
                     "{name}: assuming {} leads to a contradiction, so {}",
                     fact(c, d, on),
@@ -176,7 +176,7 @@ fn double<B: Branch>(
         if let Some(found) = common(s, &branches, name, base, best.as_ref()) {
             let (q, e, on) = found.1;
             let mut found = found.0;
-            found.say(|| {
+            found.say_before(&best, || {
                 format!(
                     "{name}: both {} and {} lead to {}",
                     fact(c, d, true),
@@ -210,7 +210,7 @@ fn forcing<B: Branch>(
         branches.clear();
         branches.extend((0..9).filter_map(|d| index(c, d)).map(|k| &b.on[k]));
         if let Some((mut found, (q, e, on))) = common(s, &branches, name, base, best.as_ref()) {
-            found.say(|| {
+            found.say_before(&best, || {
                 format!(
                     "{name}: every candidate of r{}c{} leads to {}",
                     c / 9 + 1,
@@ -230,7 +230,7 @@ fn forcing<B: Branch>(
             branches.clear();
             branches.extend(cells(places).filter_map(|c| index(c, d).map(|k| &b.on[k])));
             if let Some((mut found, (q, e, on))) = common(s, &branches, name, base, best.as_ref()) {
-                found.say(|| {
+                found.say_before(&best, || {
                     format!(
                         "{name}: every place for {} in {} leads to {}",
                         d + 1,
