@@ -23,6 +23,8 @@ pub(crate) trait Branch {
     }
     /// The fact's depth, a lower bound of [`Branch::count`], if held.
     fn depth(&self, c: usize, d: usize, on: bool) -> Option<usize>;
+    /// Whether [`Branch::count`] is [`Branch::depth`] (static facts have one parent).
+    const COUNT_IS_DEPTH: bool = false;
     /// The number of facts the fact rests on, itself included, if held.
     fn count(&self, c: usize, d: usize, on: bool) -> Option<usize>;
     /// The candidates the fact rests on, if held.
@@ -49,6 +51,8 @@ impl Branch for Trace {
 }
 
 impl Branch for Reach {
+    const COUNT_IS_DEPTH: bool = true;
+
     fn facts(&self, d: usize, on: bool) -> Set {
         Reach::facts(self, d, on)
     }
@@ -199,11 +203,16 @@ fn forcing<B: Branch>(
 ) -> Option<Deduction> {
     let mut best: Option<Deduction> = None;
     // Each candidate's place in the list, looked up for every cell and house.
-    let mut slots = [usize::MAX; 81 * 9];
+    // (16 bits: a board has at most 729 candidates; the table is cleared for every search.)
+    let mut slots = [u16::MAX; 81 * 9];
     for (k, &(c, d)) in b.list.iter().enumerate() {
-        slots[c * 9 + d] = k;
+        slots[c * 9 + d] = k as u16;
     }
-    let index = |c: usize, d: usize| Some(slots[c * 9 + d]).filter(|&k| k != usize::MAX);
+    let index = |c: usize, d: usize| {
+        Some(slots[c * 9 + d])
+            .filter(|&k| k != u16::MAX)
+            .map(usize::from)
+    };
     // One list for every group (most share nothing, and a list each cost an allocation).
     let mut branches: Vec<&B> = Vec::with_capacity(9);
     for c in cells(s.open()) {
@@ -306,7 +315,11 @@ fn common<B: Branch>(
                 if bar.is_some_and(|b| low > b.tenths) || best.first().is_some_and(|b| low > b.0) {
                     continue;
                 }
-                let nodes: usize = branches.iter().filter_map(|t| t.count(q, d, is_on)).sum();
+                let nodes: usize = if B::COUNT_IS_DEPTH {
+                    floor
+                } else {
+                    branches.iter().filter_map(|t| t.count(q, d, is_on)).sum()
+                };
                 let tenths = rating::rate(base, nodes);
                 if bar.is_some_and(|b| tenths > b.tenths)
                     || best.first().is_some_and(|b| tenths > b.0)
