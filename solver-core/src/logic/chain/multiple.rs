@@ -6,7 +6,7 @@ use super::deduction::{self, Deduction, fact};
 use super::rating;
 use super::reach::{Facts, Reach, slot};
 use super::state::{Set, Start, cells, tables};
-use super::trace::{Mode, Trace, trace};
+use super::trace::{Mode, Trace, trace_into};
 
 /// What a branch tells of a fact: whether it holds it, at what depth, on how many facts it
 /// rests, and which candidates those are.
@@ -107,15 +107,20 @@ pub(crate) fn multiple(
         let b = Branches { list, on, off };
         return implications(s, &b, name, base, None);
     }
+    // Each trace made where it stays (one returned by value is moved, some 700 bytes).
+    let traced = |on: bool| {
+        let mut out: Vec<Trace> = Vec::with_capacity(list.len());
+        for &(c, d) in &list {
+            out.push(Trace::new());
+            if let Some(t) = out.last_mut() {
+                trace_into(t, s, (c, d, on), mode, false);
+            }
+        }
+        out
+    };
     let b = Branches {
-        on: list
-            .iter()
-            .map(|&(c, d)| trace(s, c, d, true, mode))
-            .collect(),
-        off: list
-            .iter()
-            .map(|&(c, d)| trace(s, c, d, false, mode))
-            .collect(),
+        on: traced(true),
+        off: traced(false),
         list,
     };
     let best = contradictions(&b, name, base);
