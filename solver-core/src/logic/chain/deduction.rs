@@ -50,6 +50,14 @@ impl Deduction {
         }
     }
 
+    /// [`Deduction::say`] for a deduction about to be offered to `best`: only one that would
+    /// replace it keeps its sentence (an equal one is merged in, and `best` keeps its own).
+    pub(crate) fn say_before(&mut self, best: &Option<Deduction>, text: impl FnOnce() -> String) {
+        if best.as_ref().is_none_or(|b| self.tenths < b.tenths) {
+            self.say(text);
+        }
+    }
+
     /// Sets the candidates the deduction rests on, when it will be read.
     pub(crate) fn rest_on(&mut self, support: impl FnOnce() -> Vec<(u16, u8)>) {
         if wording::read(self.tenths) {

@@ -6,7 +6,7 @@ use super::deduction::{self, Deduction, fact};
 use super::rating;
 use super::reach::{Facts, Reach, slot};
 use super::state::{Set, Start, cells, tables};
-use super::trace::{Mode, Trace, trace};
+use super::trace::{Mode, Trace, trace_into};
 
 /// What a branch tells of a fact: whether it holds it, at what depth, on how many facts it
 /// rests, and which candidates those are.
@@ -23,6 +23,8 @@ pub(crate) trait Branch {
     }
     /// The fact's depth, a lower bound of [`Branch::count`], if held.
     fn depth(&self, c: usize, d: usize, on: bool) -> Option<usize>;
+    /// Whether [`Branch::count`] is [`Branch::depth`] (static facts have one parent).
+    const COUNT_IS_DEPTH: bool = false;
     /// The number of facts the fact rests on, itself included, if held.
     fn count(&self, c: usize, d: usize, on: bool) -> Option<usize>;
     /// The candidates the fact rests on, if held.
@@ -49,6 +51,8 @@ impl Branch for Trace {
 }
 
 impl Branch for Reach {
+    const COUNT_IS_DEPTH: bool = true;
+
     fn facts(&self, d: usize, on: bool) -> Set {
         Reach::facts(self, d, on)
     }
@@ -103,15 +107,20 @@ pub(crate) fn multiple(
         let b = Branches { list, on, off };
         return implications(s, &b, name, base, None);
     }
+    // Each trace made where it stays (one returned by value is moved, some 700 bytes).
+    let traced = |on: bool| {
+        let mut out: Vec<Trace> = Vec::with_capacity(list.len());
+        for &(c, d) in &list {
+            out.push(Trace::new());
+            if let Some(t) = out.last_mut() {
+                trace_into(t, s, (c, d, on), mode, false);
+            }
+        }
+        out
+    };
     let b = Branches {
-        on: list
-            .iter()
-            .map(|&(c, d)| trace(s, c, d, true, mode))
-            .collect(),
-        off: list
-            .iter()
-            .map(|&(c, d)| trace(s, c, d, false, mode))
-            .collect(),
+        on: traced(true),
+        off: traced(false),
         list,
     };
     let best = contradictions(&b, name, base);
@@ -150,7 +159,7 @@ fn contradictions(b: &Branches<Trace>, name: &'static str, base: u16) -> Option<
             }
             let mut found = Deduction::setting(name, tenths, c, d, !on);
             found.rest_on(|| deduction::support(t, clash));
-            found.say(|| {
+            found.say_before(&best, || {
                 format!(
                     "{name}: assuming {} leads to a contradiction, so {}",
                     fact(c, d, on),
@@ -176,7 +185,7 @@ fn double<B: Branch>(
         if let Some(found) = common(s, &branches, name, base, best.as_ref()) {
             let (q, e, on) = found.1;
             let mut found = found.0;
-            found.say(|| {
+            found.say_before(&best, || {
                 format!(
                     "{name}: both {} and {} lead to {}",
                     fact(c, d, true),
@@ -199,18 +208,23 @@ fn forcing<B: Branch>(
 ) -> Option<Deduction> {
     let mut best: Option<Deduction> = None;
     // Each candidate's place in the list, looked up for every cell and house.
-    let mut slots = [usize::MAX; 81 * 9];
+    // (16 bits: a board has at most 729 candidates; the table is cleared for every search.)
+    let mut slots = [u16::MAX; 81 * 9];
     for (k, &(c, d)) in b.list.iter().enumerate() {
-        slots[c * 9 + d] = k;
+        slots[c * 9 + d] = k as u16;
     }
-    let index = |c: usize, d: usize| Some(slots[c * 9 + d]).filter(|&k| k != usize::MAX);
+    let index = |c: usize, d: usize| {
+        Some(slots[c * 9 + d])
+            .filter(|&k| k != u16::MAX)
+            .map(usize::from)
+    };
     // One list for every group (most share nothing, and a list each cost an allocation).
     let mut branches: Vec<&B> = Vec::with_capacity(9);
     for c in cells(s.open()) {
         branches.clear();
         branches.extend((0..9).filter_map(|d| index(c, d)).map(|k| &b.on[k]));
         if let Some((mut found, (q, e, on))) = common(s, &branches, name, base, best.as_ref()) {
-            found.say(|| {
+            found.say_before(&best, || {
                 format!(
                     "{name}: every candidate of r{}c{} leads to {}",
                     c / 9 + 1,
@@ -230,7 +244,7 @@ fn forcing<B: Branch>(
             branches.clear();
             branches.extend(cells(places).filter_map(|c| index(c, d).map(|k| &b.on[k])));
             if let Some((mut found, (q, e, on))) = common(s, &branches, name, base, best.as_ref()) {
-                found.say(|| {
+                found.say_before(&best, || {
                     format!(
                         "{name}: every place for {} in {} leads to {}",
                         d + 1,
@@ -306,7 +320,11 @@ fn common<B: Branch>(
                 if bar.is_some_and(|b| low > b.tenths) || best.first().is_some_and(|b| low > b.0) {
                     continue;
                 }
-                let nodes: usize = branches.iter().filter_map(|t| t.count(q, d, is_on)).sum();
+                let nodes: usize = if B::COUNT_IS_DEPTH {
+                    floor
+                } else {
+                    branches.iter().filter_map(|t| t.count(q, d, is_on)).sum()
+                };
                 let tenths = rating::rate(base, nodes);
                 if bar.is_some_and(|b| tenths > b.tenths)
                     || best.first().is_some_and(|b| tenths > b.0)

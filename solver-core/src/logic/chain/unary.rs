@@ -11,7 +11,7 @@ use super::multiple::Traced;
 use super::rating;
 use super::reach::Reach;
 use super::state::{Set, Start, cells};
-use super::trace::{Mode, Trace, trace, trace_static_within};
+use super::trace::{Mode, Trace, nishio_clashes, trace, trace_static_within};
 
 /// The lowest-rated cycle or self-contradicting static chain on the board (SE's X-, Y- then
 /// XY-chains; cycles and forcing chains tie as SE sorts one producer's hints).
@@ -262,6 +262,10 @@ pub(crate) fn nishio(s: &Start) -> Option<Deduction> {
     let skip = unchanged_digits(&NISHIO_FOUND_NOTHING, s);
     for (c, d) in s.candidates() {
         if skip >> d & 1 != 0 {
+            continue;
+        }
+        // Only a trace with a contradiction counts: most have none, known without one.
+        if !nishio_clashes(s, c, d) {
             continue;
         }
         let t = trace(s, c, d, true, Mode::Nishio);
