@@ -173,10 +173,8 @@ fn hidden_in(board: &Candidates, (k, direct): (usize, bool), skip: u128) -> Opti
             continue;
         }
         let cells = &board.layout.houses[house];
-        let empty = cells
-            .iter()
-            .filter(|&&c| board.values[c as usize] == 0)
-            .count();
+        // Each filled cell holds one of the digits placed in the house.
+        let empty = side - board.placed_in(house).count_ones() as usize;
         // A hidden set in a house of at most 2k empty cells is also a naked set of the rest,
         // which SE finds first.
         if !(empty > 2 * k || direct && empty > k) {
