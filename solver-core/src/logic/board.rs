@@ -370,10 +370,10 @@ impl Candidates {
             .filter(move |&c| self.masks[c] & bit != 0)
     }
 
-    /// The stamp of the last change to a house: the same stamp, the same values and
-    /// candidates in it.
-    pub(crate) fn stamp(&self, house: usize) -> u64 {
-        self.stamps[house]
+    /// The stamp of the last change to each house, by house index: the same stamp, the same
+    /// values and candidates in it.
+    pub(crate) fn stamps(&self) -> &[u64] {
+        &self.stamps
     }
 
     /// The stamp of the last change to the places of digit index `d`: the same stamp, the
@@ -502,20 +502,27 @@ mod tests {
     #[test]
     fn a_house_keeps_its_stamp_until_it_changes_and_copies_changed_apart_differ() {
         let mut board = Candidates::from_grid(&Grid::empty(Shape::CLASSIC));
-        let before: Vec<u64> = (0..27).map(|h| board.stamp(h)).collect();
+        let before: Vec<u64> = (0..27).map(|h| board.stamps()[h]).collect();
         board.eliminate(0, 1);
-        let changed: Vec<usize> = (0..27).filter(|&h| board.stamp(h) != before[h]).collect();
+        let changed: Vec<usize> = (0..27)
+            .filter(|&h| board.stamps()[h] != before[h])
+            .collect();
         assert_eq!(changed, vec![0, 9, 18], "row 1, column 1, box 1");
-        let stamp = board.stamp(0);
+        let stamp = board.stamps()[0];
         board.eliminate(0, 1);
-        assert_eq!(board.stamp(0), stamp, "nothing removed, no change");
+        assert_eq!(board.stamps()[0], stamp, "nothing removed, no change");
         let mut copy = board.clone();
         board.eliminate(80, 2);
         copy.eliminate(80, 3);
-        assert_ne!(board.stamp(8), copy.stamp(8));
-        assert_eq!(board.stamp(1), copy.stamp(1));
+        assert_ne!(board.stamps()[8], copy.stamps()[8]);
+        assert_eq!(board.stamps()[1], copy.stamps()[1]);
         board.place(40, 5);
-        assert!((0..27).filter(|&h| board.stamp(h) != copy.stamp(h)).count() > 20);
+        assert!(
+            (0..27)
+                .filter(|&h| board.stamps()[h] != copy.stamps()[h])
+                .count()
+                > 20
+        );
     }
 
     #[test]

@@ -43,13 +43,12 @@ pub(crate) fn unchanged_houses(search: Search, board: &Candidates) -> u128 {
             if then.shape != board.shape() || then.stamps.len() != board.layout.houses.len() {
                 return None;
             }
-            let mut changed = 0u128;
-            for (h, &then) in then.stamps.iter().enumerate() {
-                if board.stamp(h) != then {
-                    changed |= 1 << h;
-                }
+            // Two words, not one u128 shifted per house (a third of this function's cost).
+            let mut changed = [0u64; 2];
+            for (h, (now, then)) in board.stamps().iter().zip(&then.stamps).enumerate() {
+                changed[h / 64] |= u64::from(now != then) << (h % 64);
             }
-            Some(!changed)
+            Some(!(u128::from(changed[1]) << 64 | u128::from(changed[0])))
         })
         .ok()
         .flatten()
@@ -77,8 +76,7 @@ pub(crate) fn remember(search: Search, board: &Candidates, found: bool) {
         });
         then.shape = board.shape();
         then.stamps.clear();
-        then.stamps
-            .extend((0..board.layout.houses.len()).map(|h| board.stamp(h)));
+        then.stamps.extend_from_slice(board.stamps());
         memo[slot] = Some(then);
     });
 }

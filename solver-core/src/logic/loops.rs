@@ -12,12 +12,12 @@ use crate::Shape;
 const REGION_SLOTS: [usize; 3] = [2, 0, 1];
 
 /// One deadly pattern: the loop's cells in order and its two digits (as a mask).
-struct Loop {
-    cells: Vec<usize>,
+struct Loop<'a> {
+    cells: &'a [usize],
     pair: u64,
 }
 
-impl Loop {
+impl Loop<'_> {
     /// 4.5, plus 0.1 for six cells, 0.2 for eight, 0.5 for ten or more.
     fn tenths(&self) -> u16 {
         match self.cells.len() {
@@ -72,7 +72,7 @@ fn best_loop(board: &Candidates, skip_walked: bool) -> Option<Found> {
     found.sort_by_key(|&(start, _)| start);
     for &(start, cells) in &found {
         let pattern = Loop {
-            cells: cells.to_vec(),
+            cells,
             pair: board.masks[start],
         };
         loop_steps(board, &pattern, &mut consider);
@@ -298,7 +298,7 @@ fn valid(board: &Candidates, cells: &[usize]) -> bool {
     odd == even
 }
 
-fn loop_steps(board: &Candidates, pattern: &Loop, consider: &mut impl FnMut(Found, u8)) {
+fn loop_steps(board: &Candidates, pattern: &Loop<'_>, consider: &mut impl FnMut(Found, u8)) {
     let extra_cells: Vec<usize> = pattern
         .cells
         .iter()
@@ -354,7 +354,12 @@ fn loop_steps(board: &Candidates, pattern: &Loop, consider: &mut impl FnMut(Foun
     }
 }
 
-fn type2(board: &Candidates, pattern: &Loop, extra_cells: &[usize], tenths: u16) -> Option<Found> {
+fn type2(
+    board: &Candidates,
+    pattern: &Loop<'_>,
+    extra_cells: &[usize],
+    tenths: u16,
+) -> Option<Found> {
     let value = (board.masks[extra_cells[0]] & !pattern.pair).trailing_zeros() as u8 + 1;
     let bit = 1u64 << (value - 1);
     let elims: Vec<(u16, u8)> = (0..board.masks.len())
@@ -387,7 +392,13 @@ fn shared(board: &Candidates, a: usize, b: usize) -> impl Iterator<Item = usize>
         .map(move |k| board.layout.cell_houses[a][k] as usize)
 }
 
-fn type4(board: &Candidates, pattern: &Loop, c1: usize, c2: usize, tenths: u16) -> Option<Found> {
+fn type4(
+    board: &Candidates,
+    pattern: &Loop<'_>,
+    c1: usize,
+    c2: usize,
+    tenths: u16,
+) -> Option<Found> {
     let digits: Vec<u64> = bits(pattern.pair).map(|d| 1u64 << d).collect();
     let (mut lock1, mut lock2) = (None, None);
     for house in shared(board, c1, c2) {
@@ -429,7 +440,7 @@ fn type4(board: &Candidates, pattern: &Loop, c1: usize, c2: usize, tenths: u16) 
 /// plus 0.1 per set digit beyond one.
 fn type3(
     board: &Candidates,
-    pattern: &Loop,
+    pattern: &Loop<'_>,
     c1: usize,
     c2: usize,
     extras: u64,
@@ -505,7 +516,7 @@ fn type3(
 #[allow(clippy::too_many_arguments)]
 fn hidden_type3(
     board: &Candidates,
-    pattern: &Loop,
+    pattern: &Loop<'_>,
     c1: usize,
     c2: usize,
     extras: u64,

@@ -16,7 +16,7 @@ struct Link {
 
 /// The strong links of one digit, both ways round.
 fn links_of(board: &Candidates, bit: u64) -> Vec<Link> {
-    let mut links = Vec::new();
+    let mut links = Vec::with_capacity(2 * board.layout.houses.len());
     let digit = bit.trailing_zeros() as u8 + 1;
     for (house, cells) in board.layout.houses.iter().enumerate() {
         let pos = board.positions(house, digit);
@@ -81,9 +81,14 @@ fn digit_links(board: &Candidates, n: usize, d: usize) -> Option<(u16, usize, Fo
     let mut next = Vec::with_capacity(4 * links.len());
     first.push(0);
     for l in &links {
+        // `to`'s peer set: a cell is not its own peer, so `m.from != l.to` as `sees` has it.
+        let peers = &board.layout.peers[l.to];
         next.extend((0..links.len()).filter(|&j| {
             let m = links[j];
-            board.layout.sees(l.to, m.from) && m.to != l.from && m.to != l.to && m.from != l.from
+            peers[m.from / 64] >> (m.from % 64) & 1 != 0
+                && m.to != l.from
+                && m.to != l.to
+                && m.from != l.from
         }));
         first.push(next.len());
     }

@@ -94,9 +94,10 @@ pub(crate) fn naked_set(board: &Candidates, k: usize) -> Option<Found> {
 /// [`naked_set`] in the houses not in `skip` (bit `h`), where the last search found nothing.
 fn naked_in(board: &Candidates, k: usize, skip: u128) -> Option<Found> {
     let (technique, tenths) = naked_technique(k);
+    let skip = words(skip);
     let mut items = Vec::with_capacity(board.side());
     for house in house_order(board.side()) {
-        if skip >> house & 1 != 0 {
+        if skip[house / 64] >> (house % 64) & 1 != 0 {
             continue;
         }
         let cells = &board.layout.houses[house];
@@ -166,17 +167,16 @@ pub(crate) fn hidden_set(board: &Candidates, k: usize, direct: bool) -> Option<F
 /// [`hidden_set`] in the houses not in `skip` (bit `h`), where the last search found nothing.
 fn hidden_in(board: &Candidates, (k, direct): (usize, bool), skip: u128) -> Option<Found> {
     let (technique, tenths) = hidden_technique(k, direct);
+    let skip = words(skip);
     let side = board.side();
     let mut items = Vec::with_capacity(side);
     for house in house_order(side) {
-        if skip >> house & 1 != 0 {
+        if skip[house / 64] >> (house % 64) & 1 != 0 {
             continue;
         }
         let cells = &board.layout.houses[house];
-        let empty = cells
-            .iter()
-            .filter(|&&c| board.values[c as usize] == 0)
-            .count();
+        // Each filled cell holds one of the digits placed in the house.
+        let empty = side - board.placed_in(house).count_ones() as usize;
         // A hidden set in a house of at most 2k empty cells is also a naked set of the rest,
         // which SE finds first.
         if !(empty > 2 * k || direct && empty > k) {
@@ -243,6 +243,11 @@ fn hidden_in(board: &Candidates, (k, direct): (usize, bool), skip: u128) -> Opti
         }
     }
     None
+}
+
+/// A 128-bit house set as two words: read house by house, a u128 shift costs several.
+fn words(set: u128) -> [u64; 2] {
+    [set as u64, (set >> 64) as u64]
 }
 
 /// The cells of a subset, on the stack (sets have at most four cells; most found change

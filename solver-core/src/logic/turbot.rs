@@ -105,32 +105,17 @@ fn search(board: &Candidates, d: usize, (base, cover): (usize, usize), best: &mu
     let layout = &board.layout;
     let (base0, cover0) = (first_house(side, base), first_house(side, cover));
     let bit = 1u64 << d;
-    for i1 in 0..side {
+    let is_base = |i1: usize| board.positions(base0 + i1, d as u8 + 1).count_ones() == 2;
+    if !(0..side).any(is_base) {
+        return;
+    }
+    let covers = covers(board, d, cover);
+    for i1 in (0..side).filter(|&i1| is_base(i1)) {
         let base_house = base0 + i1;
-        if board.positions(base_house, d as u8 + 1).count_ones() != 2 {
-            continue;
-        }
         let (bp, _) = positions_list(board, base_house, bit);
         let start2 = if base == cover { i1 + 1 } else { 0 };
-        for i2 in start2..side {
+        for &(i2, ends, empty_rect) in covers.iter().filter(|c| c.0 >= start2) {
             let cover_house = cover0 + i2;
-            let count = board.positions(cover_house, d as u8 + 1).count_ones();
-            if count != 2 && !(cover == 0 && (3..6).contains(&count)) {
-                continue;
-            }
-            let (cp, n) = positions_list(board, cover_house, bit);
-            let cp = &cp[..n];
-            let empty_rect = cover == 0 && (3..6).contains(&cp.len());
-            let ends: [usize; 2] = if cp.len() == 2 {
-                [cp[0], cp[1]]
-            } else if empty_rect {
-                match heart(board, cover_house, cp) {
-                    Some(e) => [e, e],
-                    None => continue,
-                }
-            } else {
-                continue;
-            };
             let cells = [bp[0], bp[1], ends[0], ends[1]];
             let distinct = if empty_rect {
                 cells[0] != cells[2] && cells[1] != cells[2]
@@ -156,6 +141,38 @@ fn search(board: &Candidates, d: usize, (base, cover): (usize, usize), best: &mu
             pattern.steps(board, best);
         }
     }
+}
+
+/// The houses of kind `cover` that may end a pattern of digit index `d`, in order: their
+/// index, the link's two cells (an empty rectangle's heart twice), and whether it is one;
+/// found once for every base house.
+fn covers(board: &Candidates, d: usize, cover: usize) -> Vec<(usize, [usize; 2], bool)> {
+    let side = board.side();
+    let cover0 = first_house(side, cover);
+    let bit = 1u64 << d;
+    let mut out = Vec::with_capacity(side);
+    for i2 in 0..side {
+        let cover_house = cover0 + i2;
+        let count = board.positions(cover_house, d as u8 + 1).count_ones();
+        if count != 2 && !(cover == 0 && (3..6).contains(&count)) {
+            continue;
+        }
+        let (cp, n) = positions_list(board, cover_house, bit);
+        let cp = &cp[..n];
+        let empty_rect = cover == 0 && (3..6).contains(&cp.len());
+        let ends: [usize; 2] = if cp.len() == 2 {
+            [cp[0], cp[1]]
+        } else if empty_rect {
+            match heart(board, cover_house, cp) {
+                Some(e) => [e, e],
+                None => continue,
+            }
+        } else {
+            continue;
+        };
+        out.push((i2, ends, empty_rect));
+    }
+    out
 }
 
 /// Two strong links of one digit (or one and an empty rectangle) found by [`search`].

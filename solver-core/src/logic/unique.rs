@@ -1,6 +1,7 @@
 //! Techniques that assume a unique solution: bivalue universal graves (BUG types 1-4).
 
 use super::board::{Candidates, bits, digit_names};
+use super::house_memo::WORDS;
 use super::step::{Found, Technique, candidates_of};
 use super::subsets::combos_within;
 
@@ -29,7 +30,10 @@ fn find_bug(board: &Candidates) -> Option<Bug> {
         all_extra: 0,
         common: Vec::new(),
     };
-    let mut common: Option<Vec<bool>> = None;
+    // The cells that see every bug cell and are none, as a cell set (bit c % 64 of word
+    // c / 64): narrowed a word at a time as bug cells are met.
+    let mut common: Option<[u64; WORDS]> = None;
+    let words = board.masks.len().div_ceil(64);
     for house in se_houses(side) {
         for d in 0..side {
             let bit = 1u64 << d;
@@ -56,13 +60,14 @@ fn find_bug(board: &Candidates) -> Option<Bug> {
                     bug.extra[k] |= bit;
                     bug.all_extra |= bit;
                     rest[cell] &= !bit;
-                    let seen = common.get_or_insert_with(|| vec![true; board.masks.len()]);
-                    for (c, keep) in seen.iter_mut().enumerate() {
-                        *keep &= layout.sees(c, cell) && !bug.cells.contains(&c);
+                    let seen = common.get_or_insert([u64::MAX; WORDS]);
+                    // A cell is not its own peer: the bug cells leave the set as they come.
+                    for (s, p) in seen.iter_mut().zip(&layout.peers[cell]) {
+                        *s &= p;
                     }
                     if bug.cells.len() > 1
                         && bug.all_extra.count_ones() > 1
-                        && !seen.iter().any(|&k| k)
+                        && seen[..words].iter().all(|&w| w == 0)
                     {
                         return None;
                     }
@@ -90,9 +95,9 @@ fn find_bug(board: &Candidates) -> Option<Bug> {
             }
         }
     }
-    let common = common.unwrap_or_default();
+    let common = common.unwrap_or([0; WORDS]);
     bug.common = (0..board.masks.len())
-        .filter(|&c| common[c] && board.values[c] == 0)
+        .filter(|&c| common[c / 64] >> (c % 64) & 1 != 0 && board.values[c] == 0)
         .collect();
     Some(bug)
 }
@@ -214,4 +219,37 @@ fn bug_type3(board: &Candidates, bug: &Bug) -> Option<Found> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::engine;
+    use super::*;
+
+    #[test]
+    fn the_cells_common_to_a_bug_are_those_seeing_every_bug_cell() {
+        let mut bugs = 0;
+        // Solves that meet BUG+1 and BUG type 2 steps (SE 5.6 - 5.7).
+        for puzzle in [
+            "4..2.5..6..1..94...8.....5.81.4.3..9....1....5..6.2.18.4.....7...95..8..6..7.4..1",
+            "9..7.4..223.8.1.57.7.....1.8...5...95..3.7..6...........51.23.....675.....7...2..",
+            ".........6...2...9.859.143.5.9...6.4.61...38..........3..892..5...........87362..",
+        ] {
+            engine::each_board(puzzle, |b| {
+                let Some(bug) = find_bug(b) else {
+                    return;
+                };
+                bugs += 1;
+                let one_by_one: Vec<usize> = (0..b.masks.len())
+                    .filter(|&c| {
+                        b.values[c] == 0
+                            && !bug.cells.contains(&c)
+                            && bug.cells.iter().all(|&x| b.layout.sees(c, x))
+                    })
+                    .collect();
+                assert_eq!(bug.common, one_by_one);
+            });
+        }
+        assert!(bugs > 0);
+    }
 }

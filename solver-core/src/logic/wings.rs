@@ -34,6 +34,14 @@ fn first_wing(board: &Candidates, xyz: bool, changed: Option<&[u64; WORDS]>) -> 
     let n = board.masks.len();
     let layout = &board.layout;
     let pivot_size = if xyz { 3 } else { 2 };
+    let words = n.div_ceil(64);
+    // The bivalue cells, so that a pivot's pincers are read off its peer set a word at a
+    // time; one list of pincers for every pivot.
+    let mut bivalue = [0u64; WORDS];
+    for (c, m) in board.masks.iter().enumerate() {
+        bivalue[c / 64] |= u64::from(m.count_ones() == 2) << (c % 64);
+    }
+    let mut wings: Vec<usize> = Vec::new();
     for pivot in 0..n {
         let pm = board.masks[pivot];
         if pm.count_ones() != pivot_size {
@@ -47,17 +55,28 @@ fn first_wing(board: &Candidates, xyz: bool, changed: Option<&[u64; WORDS]>) -> 
             continue;
         }
         // Bivalue peers of the pivot sharing exactly one digit (XY) or two of three (XYZ).
-        let wings: Vec<usize> = peers(board, pivot)
-            .filter(|&c| {
-                let m = board.masks[c];
-                m.count_ones() == 2
-                    && if xyz {
-                        m & pm == m
-                    } else {
-                        (m & pm).count_ones() == 1
-                    }
-            })
-            .collect();
+        wings.clear();
+        for (w, (&p, &two)) in layout.peers[pivot]
+            .iter()
+            .zip(&bivalue)
+            .take(words)
+            .enumerate()
+        {
+            let mut m = p & two;
+            while m != 0 {
+                let c = w * 64 + m.trailing_zeros() as usize;
+                m &= m - 1;
+                let mc = board.masks[c];
+                let fits = if xyz {
+                    mc & pm == mc
+                } else {
+                    (mc & pm).count_ones() == 1
+                };
+                if fits {
+                    wings.push(c);
+                }
+            }
+        }
         for (i, &a) in wings.iter().enumerate() {
             for &b in &wings[i + 1..] {
                 let (ma, mb) = (board.masks[a], board.masks[b]);
@@ -98,23 +117,6 @@ fn first_wing(board: &Candidates, xyz: bool, changed: Option<&[u64; WORDS]>) -> 
         }
     }
     None
-}
-
-/// The peers of a cell, lowest first (its peer set read, not every cell tested).
-fn peers(board: &Candidates, cell: usize) -> impl Iterator<Item = usize> + '_ {
-    board.layout.peers[cell]
-        .iter()
-        .enumerate()
-        .flat_map(|(w, &word)| {
-            let mut m = word;
-            std::iter::from_fn(move || {
-                (m != 0).then(|| {
-                    let c = w * 64 + m.trailing_zeros() as usize;
-                    m &= m - 1;
-                    c
-                })
-            })
-        })
 }
 
 #[cfg(test)]
