@@ -1,6 +1,7 @@
 //! Request pieces shared by every solving command: flags to wire options, parsing with an
 //! optional box shape, checking answers, reporting per-puzzle problems, and the tally.
 
+use solver_core::CLASSIC_HOUSES;
 use sudoku_proto::grid_to_pb;
 use sudoku_proto::pb::{self, Outcome};
 
@@ -145,19 +146,6 @@ fn classic_solves<C: Copy + Into<u32>>(puzzle: &[C], solution: &[C]) -> bool {
     }
     seen[1..=9].iter().all(|&houses| houses == (1 << 27) - 1)
 }
-
-/// Each 9×9 cell's row, column and box as one bit each: bits 0-8 the row, 9-17 the column,
-/// 18-26 the box.
-const CLASSIC_HOUSES: [u32; 81] = {
-    let mut houses = [0; 81];
-    let mut i = 0;
-    while i < 81 {
-        let (row, col) = (i / 9, i % 9);
-        houses[i] = 1 << row | 1 << (9 + col) | 1 << (18 + row / 3 * 3 + col / 3);
-        i += 1;
-    }
-    houses
-};
 
 /// Whether every row, column and box of `cells` (each a digit 1..=`side`) holds every digit.
 /// A house has as many cells as digits, so it holds each once exactly when the bits of its

@@ -172,6 +172,16 @@ pub(crate) fn agrees(found: &Found, solution: &[u8]) -> bool {
             .all(|&(c, d)| solution[c as usize] != d)
 }
 
+/// Puzzles (SE 4.2 to 8.x) whose solves try the wings and locked candidates at many steps
+/// and meet some: the memo tests walk their solve paths with [`each_board`].
+#[cfg(test)]
+pub(crate) const SOLVE_PATH_PUZZLES: [&str; 4] = [
+    "......89.....6...33.....671.2.58.36....9.1....74.26.8.496.....78...3.....35......",
+    "...3.57..38..19....5.....1.5.19..4...7.....9...9..85.2.9.....6....64..27..68.7...",
+    "....5....5..7.6..3...4.9...37..9..82.8.....3.2.......7..4...2....53.19..6...7...1",
+    "....8..69.....47...4...3..2.5..1...3.96...85.3...6..9.2..1...4...14.....97..5....",
+];
+
 /// Runs a default simplest-first solve of `puzzle`, calling `f` with the board before each
 /// step: tests compare a memoised search with a full one on boards real solves meet.
 #[cfg(test)]

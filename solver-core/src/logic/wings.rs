@@ -128,12 +128,7 @@ mod tests {
     fn searches_after_one_that_found_nothing_find_what_a_full_search_finds() {
         // Solves that try wings at many steps and meet some (SE 4.2 - 8.x).
         let (mut met, mut narrowed) = (0, 0);
-        for puzzle in [
-            "......89.....6...33.....671.2.58.36....9.1....74.26.8.496.....78...3.....35......",
-            "...3.57..38..19....5.....1.5.19..4...7.....9...9..85.2.9.....6....64..27..68.7...",
-            "....5....5..7.6..3...4.9...37..9..82.8.....3.2.......7..4...2....53.19..6...7...1",
-            "....8..69.....47...4...3..2.5..1...3.96...85.3...6..9.2..1...4...14.....97..5....",
-        ] {
+        for puzzle in engine::SOLVE_PATH_PUZZLES {
             engine::each_board(puzzle, |b| {
                 for (xyz, search) in [(false, Narrowing::XyWing), (true, Narrowing::XyzWing)] {
                     narrowed += usize::from(
