@@ -34,7 +34,6 @@ fn first_wing(board: &Candidates, xyz: bool, changed: Option<&[u64; WORDS]>) -> 
     let n = board.masks.len();
     let layout = &board.layout;
     let pivot_size = if xyz { 3 } else { 2 };
-    let words = n.div_ceil(64);
     // The bivalue cells, so that a pivot's pincers are read off its peer set a word at a
     // time; one list of pincers for every pivot.
     let mut bivalue = [0u64; WORDS];
@@ -54,29 +53,7 @@ fn first_wing(board: &Candidates, xyz: bool, changed: Option<&[u64; WORDS]>) -> 
         {
             continue;
         }
-        // Bivalue peers of the pivot sharing exactly one digit (XY) or two of three (XYZ).
-        wings.clear();
-        for (w, (&p, &two)) in layout.peers[pivot]
-            .iter()
-            .zip(&bivalue)
-            .take(words)
-            .enumerate()
-        {
-            let mut m = p & two;
-            while m != 0 {
-                let c = w * 64 + m.trailing_zeros() as usize;
-                m &= m - 1;
-                let mc = board.masks[c];
-                let fits = if xyz {
-                    mc & pm == mc
-                } else {
-                    (mc & pm).count_ones() == 1
-                };
-                if fits {
-                    wings.push(c);
-                }
-            }
-        }
+        pincers(board, (pivot, xyz), &bivalue, &mut wings);
         for (i, &a) in wings.iter().enumerate() {
             for &b in &wings[i + 1..] {
                 let (ma, mb) = (board.masks[a], board.masks[b]);
@@ -117,6 +94,40 @@ fn first_wing(board: &Candidates, xyz: bool, changed: Option<&[u64; WORDS]>) -> 
         }
     }
     None
+}
+
+/// Into `wings`, the bivalue peers (`bivalue`, a bit per cell) of `pivot` that share exactly
+/// one digit with it (XY) or two of its three (XYZ, when `xyz`).
+fn pincers(
+    board: &Candidates,
+    (pivot, xyz): (usize, bool),
+    bivalue: &[u64; WORDS],
+    wings: &mut Vec<usize>,
+) {
+    let pm = board.masks[pivot];
+    let words = board.masks.len().div_ceil(64);
+    wings.clear();
+    for (w, (&p, &two)) in board.layout.peers[pivot]
+        .iter()
+        .zip(bivalue)
+        .take(words)
+        .enumerate()
+    {
+        let mut m = p & two;
+        while m != 0 {
+            let c = w * 64 + m.trailing_zeros() as usize;
+            m &= m - 1;
+            let mc = board.masks[c];
+            let fits = if xyz {
+                mc & pm == mc
+            } else {
+                (mc & pm).count_ones() == 1
+            };
+            if fits {
+                wings.push(c);
+            }
+        }
+    }
 }
 
 #[cfg(test)]
