@@ -192,6 +192,11 @@ pub fn push_line<C: Copy + Into<u32>>(
     box_cols: u32,
     cells: &[C],
 ) -> Option<()> {
+    if (box_rows, box_cols) == (3, 3)
+        && let Ok(classic) = <&[C; 81]>::try_from(cells)
+    {
+        return push_classic_line(out, classic).then_some(());
+    }
     let side = usize::try_from(box_rows.checked_mul(box_cols)?).ok()?;
     if cells.len() != side * side || side > solver_core::Shape::MAX_SIDE {
         return None;
@@ -217,13 +222,17 @@ pub fn push_line<C: Copy + Into<u32>>(
     Some(())
 }
 
-/// [`push_line`] for a classic grid of packed cells (a byte each) in vector code, as `batch`
-/// prints every answer; false, with `out` as it was, when a value is not a cell.
-pub fn push_classic_line(out: &mut Vec<u8>, cells: &[u8; 81]) -> bool {
-    if cells.iter().fold(0, |most, &v| most.max(v)) > 9 {
+/// [`push_line`] for a classic grid, its length known when compiled so that it runs in
+/// vector code (`batch` prints every answer so); false, with `out` as it was, when a value is
+/// not a cell.
+pub fn push_classic_line<C: Copy + Into<u32>>(out: &mut Vec<u8>, cells: &[C; 81]) -> bool {
+    if cells.iter().fold(0, |most, &v| most.max(v.into())) > 9 {
         return false;
     }
-    out.extend(cells.iter().map(|&v| if v == 0 { b'.' } else { b'0' + v }));
+    out.extend(cells.iter().map(|&v| match v.into() as u8 {
+        0 => b'.',
+        v => b'0' + v,
+    }));
     true
 }
 

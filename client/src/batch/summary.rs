@@ -5,13 +5,12 @@ use std::io::{IsTerminal, Write};
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
-use sudoku_proto::pb::Outcome;
 
 use super::reorder::Ready;
 use crate::cli::Format;
 use crate::input::Origin;
 use crate::output::{Answer, Printer, outcome_word, push_line_answer};
-use crate::request::{Tally, count, failed, push_classic_line, solves_cells};
+use crate::request::{Tally, count, failed, solves_cells};
 
 /// Counts outcomes, shows progress, and prints the closing line on stderr.
 pub struct Summary {
@@ -78,17 +77,8 @@ impl Summary {
                 count(&mut self.tally, origin, bad, outcome, answer.error());
                 if printer.format() == Format::Line {
                     self.line.clear();
-                    let classic = matches!(outcome, Outcome::Unique | Outcome::Solved)
-                        && shape == (3, 3)
-                        && solution
-                            .and_then(|s| <&[u8; 81]>::try_from(s).ok())
-                            .is_some_and(|cells| push_classic_line(&mut self.line, cells));
-                    if classic {
-                        self.line.push(b'\n');
-                    } else {
-                        let solution = solution.map(|s| (shape.0, shape.1, s));
-                        push_line_answer(&mut self.line, outcome, solution);
-                    }
+                    let solution = solution.map(|s| (shape.0, shape.1, s));
+                    push_line_answer(&mut self.line, outcome, solution);
                     out.write_all(&self.line)?;
                 } else {
                     printer.answer(out, origin, Answer::Response(&answer.response()))?;
