@@ -22,6 +22,7 @@ mod service;
 mod shared;
 mod shutdown;
 mod status;
+mod tally;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

@@ -14,18 +14,16 @@ use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
-use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
 use tokio::net::TcpListener;
+
+use crate::tally::{OUTCOMES, SolveSeconds, SolveTally};
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RequestLabels {
     method: &'static str,
     code: &'static str,
 }
-
-/// The highest `sudoku.v1.Outcome` number.
-const SOLVED_OUTCOME: i32 = sudoku_proto::pb::Outcome::Solved as i32;
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct ReasonLabels {
@@ -44,7 +42,7 @@ pub struct Metrics {
     /// One counter per wire outcome, indexed by its number: a solver thread counts without
     /// hashing labels or taking the family's lock.
     solves_by_outcome: Vec<Counter>,
-    solve_seconds: Histogram,
+    solve_seconds: SolveSeconds,
     in_flight: Gauge,
     abandoned: Counter,
     panics: Counter,
@@ -64,7 +62,7 @@ impl Metrics {
         );
         let solves = Family::<OutcomeLabels, Counter>::default();
         registry.register("solves", "Puzzles solved, by outcome", solves.clone());
-        let solve_seconds = Histogram::new(exponential_buckets(1e-5, 4.0, 11));
+        let solve_seconds = SolveSeconds::default();
         registry.register(
             "solve_seconds",
             "Time spent solving one puzzle",
@@ -103,7 +101,7 @@ impl Metrics {
         // Every outcome a solve ends with gets its series from the start, at 0; the others
         // (unspecified, invalid) are never counted here.
         use sudoku_proto::pb::Outcome;
-        let solves_by_outcome = (0..=SOLVED_OUTCOME)
+        let solves_by_outcome = (0..OUTCOMES as i32)
             .map(|number| match Outcome::try_from(number) {
                 Ok(Outcome::Unspecified | Outcome::Invalid) | Err(_) => Counter::default(),
                 Ok(outcome) => solves
@@ -138,12 +136,23 @@ impl Metrics {
 
     /// Counts one solved puzzle, by outcome and the solver's own time.
     pub fn solved(&self, solution: &solver_core::Report) {
-        let outcome = crate::respond::wire_outcome(&solution.outcome) as usize;
-        if let Some(counter) = self.solves_by_outcome.get(outcome) {
-            counter.inc();
+        let mut tally = SolveTally::default();
+        tally.add(solution);
+        self.add_solves(&mut tally);
+    }
+
+    /// Counts the solves of `tally`, which is left empty.
+    pub fn add_solves(&self, tally: &mut SolveTally) {
+        if tally.is_empty() {
+            return;
         }
-        self.solve_seconds
-            .observe(solution.stats.elapsed.as_secs_f64());
+        for (counter, &n) in self.solves_by_outcome.iter().zip(tally.by_outcome()) {
+            if n > 0 {
+                counter.inc_by(n);
+            }
+        }
+        self.solve_seconds.add(tally);
+        *tally = SolveTally::default();
     }
 
     /// Puzzles accepted and not yet answered.

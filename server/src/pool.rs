@@ -12,6 +12,7 @@ use tokio::sync::oneshot;
 use crate::lanes::{Lanes, Tenant};
 use crate::metrics::Metrics;
 use crate::respond::Job;
+use crate::tally::SolveTally;
 
 /// The largest grid side tried on the calling task before going to a solver thread.
 const INLINE_MAX_SIDE: usize = 9;
@@ -226,6 +227,8 @@ where
         // Answered since the last flush, taken off the in-flight gauge together: a shared
         // counter written per puzzle bounces between the solver threads' caches.
         let mut answered = 0;
+        // Solves counted here and added to the metrics at each flush, for the same reason.
+        let mut tally = SolveTally::default();
         while let Some(mut work) = self.jobs.pop_front() {
             let Some(job) = work.job() else {
                 answered += 1;
@@ -233,7 +236,7 @@ where
                 continue;
             };
             // Each puzzle gets a whole slice: one started late in the task is not cut short.
-            let spent = match run(job, &self.metrics, now, Some(now + SLICE)) {
+            let spent = match run(job, &self.metrics, &mut tally, now, Some(now + SLICE)) {
                 Ran::Done(result) => {
                     answered += 1;
                     let spent = result.as_ref().ok().map(|report| report.stats.elapsed);
@@ -254,16 +257,17 @@ where
                 }
             };
             if now - start >= SLICE && !self.jobs.is_empty() {
-                self.flush(answered);
+                self.flush(answered, &mut tally);
                 let lanes = self.lanes.clone();
                 lanes.short(self.tenant, Box::new(move || self.run()));
                 return;
             }
         }
-        self.flush(answered);
+        self.flush(answered, &mut tally);
     }
 
-    fn flush(&self, answered: i64) {
+    fn flush(&self, answered: i64, tally: &mut SolveTally) {
+        self.metrics.add_solves(tally);
         self.metrics.in_flight().dec_by(answered);
         self.lock().flush();
     }
@@ -294,7 +298,10 @@ where
 
 /// Solves with no time slice, to the puzzle's own deadline or budget.
 fn run_to_end(job: &mut Job, metrics: &Metrics) -> Result<Report, PoolError> {
-    match run(job, metrics, Instant::now(), None) {
+    let mut tally = SolveTally::default();
+    let ran = run(job, metrics, &mut tally, Instant::now(), None);
+    metrics.add_solves(&mut tally);
+    match ran {
         Ran::Done(result) => result,
         // `run` reports an overrun only for a sliced solve.
         Ran::Overran => Err(PoolError::Abandoned),
@@ -309,28 +316,36 @@ enum Ran {
     Overran,
 }
 
-/// Solves `job`, starting `now`. The deadline the solve gets (the caller's, the solve-time
-/// cap, the time slice: the earliest) is set in the job's own options for the solve and put
-/// back after: copying the options would touch the shared cancel flag's reference count
-/// twice per puzzle, a cache line every solver thread of the stream writes.
-fn run(job: &mut Job, metrics: &Metrics, now: Instant, slice_end: Option<Instant>) -> Ran {
-    let own = job.options.deadline;
+/// Solves `job`, starting `now`, until the earliest of the caller's deadline, the solve-time
+/// cap and the time slice. The last two go beside the job's options, not into a copy of
+/// them: a copy would touch the shared cancel flag's reference count twice per puzzle, a
+/// cache line every solver thread of the stream writes and every guess reads.
+fn run(
+    job: &mut Job,
+    metrics: &Metrics,
+    tally: &mut SolveTally,
+    now: Instant,
+    slice_end: Option<Instant>,
+) -> Ran {
     // The solve-time cap starts now, not when the request arrived.
-    let capped = match (own, now.checked_add(job.cap)) {
+    let capped = match (job.options.deadline, now.checked_add(job.cap)) {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
     };
     // The slice applies only when it ends before the puzzle's own deadline.
     let sliced = slice_end.filter(|&end| capped.is_none_or(|d| end < d));
-    job.options.deadline = sliced.or(capped);
-    let ran = solve_job(job, metrics, sliced.is_some());
-    job.options.deadline = own;
-    ran
+    solve_job(job, metrics, tally, sliced.or(capped), sliced.is_some())
 }
 
-/// Solves `job` with the deadline already set; `sliced` when that deadline is the end of a
-/// time slice, so stopping there is an overrun rather than an answer.
-fn solve_job(job: &Job, metrics: &Metrics, sliced: bool) -> Ran {
+/// Solves `job` until `deadline`, counting the solve in `tally`; `sliced` when that deadline is
+/// the end of a time slice, so stopping there is an overrun rather than an answer.
+fn solve_job(
+    job: &Job,
+    metrics: &Metrics,
+    tally: &mut SolveTally,
+    deadline: Option<Instant>,
+    sliced: bool,
+) -> Ran {
     let options = &job.options;
     let cancelled = || {
         options
@@ -347,7 +362,7 @@ fn solve_job(job: &Job, metrics: &Metrics, sliced: bool) -> Ran {
         if job.fault_panic() {
             panic!("fault injected by a test");
         }
-        solver_core::solve(&job.grid, options)
+        solver_core::solve_until(&job.grid, options, deadline)
     });
     let solution = match solution {
         Ok(solution) => solution,
@@ -367,7 +382,7 @@ fn solve_job(job: &Job, metrics: &Metrics, sliced: bool) -> Ran {
     if cancelled() {
         metrics.abandoned().inc();
     }
-    metrics.solved(&solution);
+    tally.add(&solution);
     Ran::Done(Ok(solution))
 }
 

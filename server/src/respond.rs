@@ -1,5 +1,7 @@
 //! Turning requests into solver jobs and solutions into responses.
 
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use solver_core::{Grid, Options, Outcome, Report, StopReason};
@@ -101,8 +103,10 @@ pub const FAULT_PANIC_ID: &str = "fault-injection: panic";
 pub struct Job {
     /// The puzzle.
     pub grid: Grid,
-    /// Solver options with the server's guess cap and the caller's deadline applied.
-    pub options: Options,
+    /// Solver options with the server's guess cap and the caller's deadline applied; shared
+    /// by the puzzles of a packed message's part, whose solver thread alone counts its
+    /// references (each solve's own time limit is passed beside it).
+    pub options: Arc<Options>,
     /// The most time one solve may take, counted from when a solver thread starts it, so a
     /// puzzle queued behind others in a big batch still gets its full time.
     pub cap: Duration,
@@ -114,6 +118,11 @@ pub struct Job {
 impl Job {
     /// A job solving `grid` with `options`, each solve stopped after `cap`.
     pub fn new(grid: Grid, options: Options, cap: Duration) -> Job {
+        Job::shared(grid, Arc::new(options), cap)
+    }
+
+    /// A job solving `grid` with options shared with other jobs.
+    pub fn shared(grid: Grid, options: Arc<Options>, cap: Duration) -> Job {
         Job {
             grid,
             options,
@@ -121,6 +130,12 @@ impl Job {
             #[cfg(feature = "fault-injection")]
             panic: false,
         }
+    }
+
+    /// Stops the solve when `flag` is raised.
+    pub fn cancel_with(&mut self, flag: Arc<AtomicBool>) {
+        // The options are this job's alone until it is queued, so this does not copy them.
+        Arc::make_mut(&mut self.options).cancel = Some(flag);
     }
 
     /// Whether a test asked this job to panic.

@@ -42,7 +42,7 @@ impl SudokuService {
             prepare(&request, &self.shared.limits, deadline).map_err(|e| e.to_status(shape))?;
         // Dropping this future (client cancel, disconnect) raises the flag and frees the core.
         let cancel = CancelOnDrop::new();
-        job.options.cancel = Some(cancel.0.clone());
+        job.cancel_with(cancel.0.clone());
         let solution = match self.shared.pool.solve(tenant, job).await {
             Ok(solution) => solution,
             Err(PoolError::Solve(err)) => return Err(RequestError::from(err).to_status(shape)),

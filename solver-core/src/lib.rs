@@ -36,4 +36,4 @@ pub use generate::{
 };
 pub use grid::{CLASSIC_HOUSES, Grid, Shape, Value};
 pub use parse::{parse, parse_entries};
-pub use solve::{Algorithm, Options, Outcome, Report, Stats, StopReason, solve};
+pub use solve::{Algorithm, Options, Outcome, Report, Stats, StopReason, solve, solve_until};

@@ -37,7 +37,7 @@ impl Batched for pb::SolveRequest {
             let (request, index, hold) = (read.message, read.first, read.hold);
             match prepare(&request, &to.shared.limits, to.caller.deadline) {
                 Ok(mut job) => {
-                    job.options.cancel = Some(to.cancel.clone());
+                    job.cancel_with(to.cancel.clone());
                     items.push(Item {
                         job,
                         id: request.id,

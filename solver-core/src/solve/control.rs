@@ -21,14 +21,18 @@ pub(crate) struct Control<'a> {
 }
 
 impl<'a> Control<'a> {
-    pub(crate) fn new(options: &'a Options) -> Self {
+    /// Stops at the earlier of `options.deadline` and `deadline`.
+    pub(crate) fn new(options: &'a Options, deadline: Option<Instant>) -> Self {
         Control {
             limit: options.max_solutions.max(1),
             found: 0,
             first: None,
             guesses: 0,
             budget: options.budget.unwrap_or(u64::MAX),
-            deadline: options.deadline,
+            deadline: match (options.deadline, deadline) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            },
             cancel: options.cancel.as_deref(),
         }
     }

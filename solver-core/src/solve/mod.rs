@@ -98,6 +98,17 @@ pub struct Report {
 
 /// Searches `grid` for up to `options.max_solutions` solutions with the chosen algorithm.
 pub fn solve(grid: &Grid, options: &Options) -> Result<Report, SolveError> {
+    solve_until(grid, options, None)
+}
+
+/// As [`solve`], stopping at `deadline` too when it comes before `options.deadline`: one
+/// `Options` can then be shared by many solves (and threads), each with its own time limit,
+/// without a copy that would touch the cancel flag's reference count.
+pub fn solve_until(
+    grid: &Grid,
+    options: &Options,
+    deadline: Option<Instant>,
+) -> Result<Report, SolveError> {
     let start = Instant::now();
     let algorithm = match options.algorithm {
         Algorithm::Auto if grid.shape() == Shape::CLASSIC => Algorithm::Fast,
@@ -110,7 +121,7 @@ pub fn solve(grid: &Grid, options: &Options) -> Result<Report, SolveError> {
         }
         other => other,
     };
-    let mut control = Control::new(options);
+    let mut control = Control::new(options, deadline);
     let stopped = match algorithm {
         Algorithm::Fast => fast::search(grid, &mut control),
         Algorithm::Backtracking => backtrack::search(grid, &mut control),
@@ -150,7 +161,7 @@ pub(crate) fn count_classic(
     exclude: Option<(usize, u8)>,
     options: &Options,
 ) -> Result<(usize, u64), StopReason> {
-    let mut control = Control::new(options);
+    let mut control = Control::new(options, None);
     let stopped = fast::search_givens(givens, exclude, &mut control).err();
     let limit = control.limit();
     let (found, guesses, _) = control.finish();

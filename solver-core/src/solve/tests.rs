@@ -270,6 +270,48 @@ fn deadline_stops_every_algorithm() {
 }
 
 #[test]
+fn solve_until_stops_at_the_earlier_deadline() {
+    let empty = Grid::empty(Shape::CLASSIC);
+    let counting = |deadline: Option<Instant>| Options {
+        max_solutions: usize::MAX,
+        deadline,
+        ..Options::default()
+    };
+    let stopped_by_deadline = |report: &Report| {
+        matches!(
+            report.outcome,
+            Outcome::Stopped {
+                reason: StopReason::Deadline,
+                ..
+            }
+        )
+    };
+    let soon = Instant::now() + Duration::from_millis(5);
+    let late = Instant::now() + Duration::from_secs(3600);
+    // The call's deadline comes first, then the options' one: either stops the count.
+    for (own, call) in [
+        (Some(late), Some(soon)),
+        (Some(soon), Some(late)),
+        (None, Some(soon)),
+    ] {
+        let report = solve_until(&empty, &counting(own), call).unwrap();
+        assert!(stopped_by_deadline(&report), "{own:?} {call:?}: {report:?}");
+        assert!(report.stats.elapsed < Duration::from_secs(60));
+    }
+    // A later deadline changes nothing: the puzzle is proved unique as by `solve`.
+    let puzzle = grid(CLASSIC);
+    let report = solve_until(&puzzle, &Options::default(), Some(late)).unwrap();
+    let Outcome::Unique(solution) = &report.outcome else {
+        panic!("{:?}", report.outcome)
+    };
+    assert!(solution.is_solution_of(&puzzle));
+    assert_eq!(
+        report.outcome,
+        solve(&puzzle, &Options::default()).unwrap().outcome
+    );
+}
+
+#[test]
 fn stats_count_guesses() {
     let puzzle = grid(SLOW_FOR_BACKTRACKING);
     let backtracking = run(&puzzle, Algorithm::Backtracking, 1);
