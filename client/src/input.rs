@@ -1,11 +1,10 @@
 //! Reading puzzles from arguments, files and stdin, each with where it came from.
 
 use std::fmt;
-use std::io::{IsTerminal, Read};
+use std::io::{BufRead, BufReader, IsTerminal, Read};
 use std::path::Path;
 
 use anyhow::{Context, bail};
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, BufReader};
 
 /// The longest input line accepted, in bytes: a 25x25 grid with separators and dataset
 /// fields fits many times over, and a runaway line is refused before it fills memory.
@@ -120,22 +119,21 @@ fn read_bounded(input: impl Read, name: &str) -> anyhow::Result<String> {
     Ok(text.strip_prefix(BOM).map(str::to_owned).unwrap_or(text))
 }
 
-/// Opens a batch input: a file, or stdin for `None`.
-pub async fn open_input(path: Option<&Path>) -> anyhow::Result<Box<dyn AsyncRead + Unpin + Send>> {
+/// Opens a batch input: a file, or stdin for `None`. Reads block: they belong on a thread of
+/// their own, never on an async one.
+pub fn open_input(path: Option<&Path>) -> anyhow::Result<Box<dyn Read + Send>> {
     Ok(match path {
         Some(path) => Box::new(
-            tokio::fs::File::open(path)
-                .await
-                .with_context(|| format!("cannot read {}", path.display()))?,
+            std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?,
         ),
-        None => Box::new(tokio::io::stdin()),
+        None => Box::new(std::io::stdin()),
     })
 }
 
 /// Lines of a batch input, each at most [`MAX_LINE_BYTES`], with a leading byte-order mark
 /// dropped; errors name the input and the line.
 pub struct LineReader {
-    input: BufReader<Box<dyn AsyncRead + Unpin + Send>>,
+    input: BufReader<Box<dyn Read + Send>>,
     name: String,
     line: usize,
     buf: Vec<u8>,
@@ -146,7 +144,7 @@ pub struct LineReader {
 
 impl LineReader {
     /// Reads `input`, called `path` (or stdin) in messages.
-    pub fn new(input: Box<dyn AsyncRead + Unpin + Send>, path: Option<&Path>) -> LineReader {
+    pub fn new(input: Box<dyn Read + Send>, path: Option<&Path>) -> LineReader {
         LineReader {
             // Large enough that a fast file fills whole batch chunks between reads (the
             // embedded server's 1,024 classic puzzles are 83 KB).
@@ -167,7 +165,7 @@ impl LineReader {
     /// ([`RawLine::text`] does): a caller that takes the usual lines (classic one-line
     /// puzzles, all ASCII) from the bytes spares the UTF-8 check of every line (150
     /// instructions of an 81-cell line).
-    pub async fn next_raw(&mut self) -> anyhow::Result<Option<RawLine<'_>>> {
+    pub fn next_raw(&mut self) -> anyhow::Result<Option<RawLine<'_>>> {
         self.input.consume(std::mem::take(&mut self.lent));
         let whole = memchr::memchr(b'\n', self.input.buffer());
         let raw = match whole {
@@ -176,7 +174,7 @@ impl LineReader {
                 &self.input.buffer()[..end]
             }
             _ => {
-                if !self.read_line().await? {
+                if !self.read_line()? {
                     return Ok(None);
                 }
                 &self.buf[..]
@@ -197,13 +195,12 @@ impl LineReader {
 
     /// Reads a line that is not whole in the buffer into `buf`, without its `\n`; false at
     /// the end of the input.
-    async fn read_line(&mut self) -> anyhow::Result<bool> {
+    fn read_line(&mut self) -> anyhow::Result<bool> {
         self.buf.clear();
         let limit = MAX_LINE_BYTES as u64 + 1;
         let read = (&mut self.input)
             .take(limit)
             .read_until(b'\n', &mut self.buf)
-            .await
             .with_context(|| format!("cannot read {}", self.name))?;
         if read == 0 {
             return Ok(false);
@@ -293,18 +290,18 @@ fn is_one_line_puzzle(line: &str) -> bool {
 mod tests {
     use super::*;
 
-    async fn lines_of(bytes: &'static [u8]) -> anyhow::Result<Vec<(usize, String)>> {
+    fn lines_of(bytes: &'static [u8]) -> anyhow::Result<Vec<(usize, String)>> {
         let mut reader = LineReader::new(Box::new(bytes), None);
         let mut out = Vec::new();
-        while let Some(line) = reader.next_raw().await? {
+        while let Some(line) = reader.next_raw()? {
             out.push((line.number, line.text()?.to_owned()));
         }
         Ok(out)
     }
 
-    #[tokio::test]
-    async fn line_reader_drops_a_bom_and_line_endings() {
-        let lines = lines_of(b"\xef\xbb\xbfab\r\ncd\nef").await.unwrap();
+    #[test]
+    fn line_reader_drops_a_bom_and_line_endings() {
+        let lines = lines_of(b"\xef\xbb\xbfab\r\ncd\nef").unwrap();
         assert_eq!(
             lines,
             [
@@ -315,15 +312,15 @@ mod tests {
         );
     }
 
-    #[tokio::test]
-    async fn line_reader_refuses_long_lines_and_binary_with_the_line() {
+    #[test]
+    fn line_reader_refuses_long_lines_and_binary_with_the_line() {
         let long: &'static [u8] = Box::leak(vec![b'.'; MAX_LINE_BYTES + 10].into_boxed_slice());
-        let err = lines_of(long).await.unwrap_err().to_string();
+        let err = lines_of(long).unwrap_err().to_string();
         assert!(
             err.contains("stdin line 1: longer than the limit of 65536 bytes"),
             "{err}"
         );
-        let err = lines_of(b"ok\n\xff\xfe\n").await.unwrap_err().to_string();
+        let err = lines_of(b"ok\n\xff\xfe\n").unwrap_err().to_string();
         assert!(err.contains("stdin line 2: not UTF-8"), "{err}");
     }
 

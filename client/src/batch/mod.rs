@@ -16,8 +16,9 @@ mod summary;
 use std::io::IsTerminal;
 use std::sync::Arc;
 
+use anyhow::Context;
 use sudoku_proto::pb;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 
 pub use self::pace::Pace;
 use crate::cli::BatchArgs;
@@ -53,7 +54,7 @@ pub async fn run(
     let (item_tx, mut item_rx) = mpsc::unbounded_channel::<Item>();
     let (answer_tx, mut answer_rx) = mpsc::unbounded_channel();
     let chunk = Pace::of(&conn).chunk;
-    let reader = tokio::spawn(read::read(args.clone(), chunk, chunk_tx, item_tx));
+    let reader = spawn_reader(args.clone(), chunk, chunk_tx, item_tx)?;
     let queue = Arc::new(send::Queue::new(chunk_rx));
     let options = pb::SolveOptions::from(&args.options);
     let fleet = tokio::spawn(fleet::run(
@@ -102,7 +103,8 @@ pub async fn run(
     drop(out);
     summary.finish();
     queue.finish();
-    reader.abort();
+    // The reader stops at its next chunk, now that nobody takes them.
+    drop(item_rx);
     if failure.is_some() {
         fleet.abort();
     }
@@ -110,15 +112,30 @@ pub async fn run(
     if let Some(err) = failure {
         return Err(failed(err, &conn, summary.tally.total, reorder.pushed));
     }
-    match reader.await {
-        Ok(result) => result?,
-        Err(err) if err.is_cancelled() => {}
-        Err(err) => return Err(anyhow::Error::new(err).context("the input reader failed")),
-    }
+    reader
+        .await
+        .map_err(|_| anyhow::anyhow!("the input reader failed"))??;
     if summary.tally.total == 0 {
         return Err(NoPuzzles.into());
     }
     Ok(summary.tally)
+}
+
+/// Starts [`read::read`] on a thread of its own; its result comes through the receiver.
+fn spawn_reader(
+    args: BatchArgs,
+    chunk: usize,
+    chunks: mpsc::Sender<Arc<read::Chunk>>,
+    items: mpsc::UnboundedSender<Item>,
+) -> anyhow::Result<oneshot::Receiver<anyhow::Result<()>>> {
+    let (done, result) = oneshot::channel();
+    std::thread::Builder::new()
+        .name("sudoku-reader".to_owned())
+        .spawn(move || {
+            let _ = done.send(read::read(args, chunk, chunks, items));
+        })
+        .context("cannot start the input reader")?;
+    Ok(result)
 }
 
 /// Why the batch stopped early, with how far it got.

@@ -42,11 +42,12 @@ impl Chunk {
 }
 
 /// Reads every input in order and packs the puzzles that parse into chunks of one shape, at
-/// most `chunk` puzzles each:
+/// most `chunk` puzzles each, on a thread of its own (reads block; on the async thread they
+/// went through tokio's blocking pool, a hand-over per read and 1 ms before the first line):
 /// a chunk goes out when full, when the shape changes, or when the input has nothing more in
 /// memory (so a slow pipe is not held back). Each chunk goes to `items` first, so the printer
 /// knows its puzzles before an answer can arrive; a line that does not parse is answered there.
-pub async fn read(
+pub fn read(
     args: BatchArgs,
     chunk: usize,
     chunks: mpsc::Sender<Arc<Chunk>>,
@@ -67,8 +68,8 @@ pub async fn read(
     };
     let mut number = 0usize;
     for input in inputs {
-        let mut lines = LineReader::new(open_input(input.as_deref()).await?, input.as_deref());
-        while let Some(line) = lines.next_raw().await? {
+        let mut lines = LineReader::new(open_input(input.as_deref())?, input.as_deref());
+        while let Some(line) = lines.next_raw()? {
             let origin = Origin {
                 number: number + 1,
                 place: Place::Line(line.number),
@@ -82,7 +83,7 @@ pub async fn read(
                 match parse_line(line.text()?, args.options.shape) {
                     None => continue,
                     Some(Ok(grid)) => {
-                        if !packer.fits(&grid) && !packer.flush(&chunks, &items).await {
+                        if !packer.fits(&grid) && !packer.flush(&chunks, &items) {
                             return Ok(());
                         }
                         packer.add(origin, &grid);
@@ -93,12 +94,12 @@ pub async fn read(
                 }
             }
             number += 1;
-            if (packer.full() || !lines.buffered()) && !packer.flush(&chunks, &items).await {
+            if (packer.full() || !lines.buffered()) && !packer.flush(&chunks, &items) {
                 return Ok(());
             }
         }
     }
-    packer.flush(&chunks, &items).await;
+    packer.flush(&chunks, &items);
     let _ = items.send(Item::Done);
     Ok(())
 }
@@ -213,7 +214,7 @@ impl Packer {
     }
 
     /// Sends the chunk, if any; false when nobody takes chunks any more.
-    async fn flush(
+    fn flush(
         &mut self,
         chunks: &mpsc::Sender<Arc<Chunk>>,
         items: &mpsc::UnboundedSender<Item>,
@@ -231,7 +232,7 @@ impl Packer {
         });
         self.next_id += 1;
         let _ = items.send(Item::Puzzles(chunk.clone()));
-        chunks.send(chunk).await.is_ok()
+        chunks.blocking_send(chunk).is_ok()
     }
 }
 
