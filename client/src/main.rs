@@ -16,7 +16,6 @@ mod style;
 mod validate;
 
 use std::io::{IsTerminal, Write};
-use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{CommandFactory, Parser};
@@ -25,14 +24,14 @@ use crate::cli::{Cli, Command, Format};
 use crate::conn::Connection;
 use crate::output::Printer;
 
-fn main() -> ExitCode {
+fn main() {
     style::init();
     let cli = Cli::parse();
     if let Command::Completions { shell } = cli.command {
         // Into memory first: clap_complete panics on a write error, we report it.
         let mut script = Vec::new();
         clap_complete::generate(shell, &mut Cli::command(), "sudoku", &mut script);
-        return exit_code(write_stdout(&script).map(|()| true));
+        std::process::exit(exit_code(write_stdout(&script).map(|()| true)));
     }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(async_workers(&cli))
@@ -42,10 +41,13 @@ fn main() -> ExitCode {
         Ok(runtime) => runtime,
         Err(err) => {
             eprintln!("error: cannot start the async runtime: {err}");
-            return ExitCode::from(2);
+            std::process::exit(2);
         }
     };
-    exit_code(runtime.block_on(run(cli)))
+    let code = exit_code(runtime.block_on(run(cli)));
+    // The runtime is not dropped: its threads, and an embedded server's, end with the
+    // process, with nothing to wait for (stdout is flushed by `exit`).
+    std::process::exit(code)
 }
 
 /// Async worker threads: tokio's one per core, or the server's own default beside the
@@ -56,7 +58,7 @@ fn async_workers(cli: &Cli) -> usize {
     if conn::is_embedded(&cli.global) {
         sudoku_server::Config::embedded().async_worker_count()
     } else {
-        std::thread::available_parallelism().map_or(1, |n| n.get())
+        sudoku_server::cores()
     }
 }
 
@@ -69,18 +71,18 @@ pub fn write_stdout(bytes: &[u8]) -> anyhow::Result<()> {
 }
 
 /// The one exit path: 0 all solved, 1 some not, 2 an error; a closed pipe is a normal end.
-fn exit_code(result: anyhow::Result<bool>) -> ExitCode {
+fn exit_code(result: anyhow::Result<bool>) -> i32 {
     match result {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::from(1),
-        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Ok(true) => 0,
+        Ok(false) => 1,
+        Err(err) if is_broken_pipe(&err) => 0,
         Err(err) if err.is::<request::NoPuzzles>() => {
             eprintln!("{} {err}", error_word());
-            ExitCode::from(1)
+            1
         }
         Err(err) => {
             eprintln!("{} {}", error_word(), one_line(&err));
-            ExitCode::from(2)
+            2
         }
     }
 }
@@ -113,7 +115,8 @@ async fn run(cli: Cli) -> anyhow::Result<bool> {
         Command::Bench(args) => bench::run(&conn, args).await,
         Command::Completions { .. } => Ok(true),
     };
-    // Every task that shared the connection has ended by now.
+    // Every task that shared the connection has ended by now, but for the streams of a batch
+    // on the embedded server, which go with the process.
     if let Ok(conn) = std::sync::Arc::try_unwrap(conn) {
         conn.close().await?;
     }

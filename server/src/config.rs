@@ -187,6 +187,13 @@ pub struct Config {
     pub tls_key: Option<PathBuf>,
 }
 
+/// The cores this process may use, found once: std reads the cgroup files at every call
+/// (two calls were 2% of a one-puzzle `sudoku batch`, from exec to exit).
+pub fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 impl Config {
     /// A configuration for an in-process server: loopback, ephemeral port, no metrics port
     /// (where started on a socket; [`crate::start_in_memory`] uses neither).
@@ -205,9 +212,7 @@ impl Config {
 
     /// Solver threads to run.
     pub fn worker_count(&self) -> usize {
-        self.workers
-            .filter(|&w| w > 0)
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        self.workers.filter(|&w| w > 0).unwrap_or_else(cores)
     }
 
     /// Async threads to run: the solver threads take a core each, and the async share of the
@@ -216,9 +221,9 @@ impl Config {
     /// per hard puzzle by 3-4% (BatchSolve 1.16 to 1.12 times the bare solver's, unary Solve
     /// 1.49 to 1.44; `cargo bench -p sudoku-server --bench cpu`).
     pub fn async_worker_count(&self) -> usize {
-        self.async_workers.filter(|&w| w > 0).unwrap_or_else(|| {
-            (std::thread::available_parallelism().map_or(1, |n| n.get()) / 2).max(1)
-        })
+        self.async_workers
+            .filter(|&w| w > 0)
+            .unwrap_or_else(|| (cores() / 2).max(1))
     }
 
     /// The per-puzzle solve time cap.

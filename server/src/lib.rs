@@ -38,7 +38,7 @@ use tonic::codec::CompressionEncoding;
 use tonic::transport::server::Router;
 use tonic::transport::{Identity, ServerTlsConfig};
 
-pub use config::{Config, ConfigError, LogFormat, OptionalAddr};
+pub use config::{Config, ConfigError, LogFormat, OptionalAddr, cores};
 pub use memory::Dialer;
 pub use metrics::Metrics;
 pub use shutdown::{Signal, signal};

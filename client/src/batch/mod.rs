@@ -108,7 +108,11 @@ pub async fn run(
     if failure.is_some() {
         fleet.abort();
     }
-    let _ = fleet.await;
+    // Every answer is in: the streams only have to close, and an embedded server's need not
+    // (it goes with the process).
+    if !conn.is_embedded() {
+        let _ = fleet.await;
+    }
     if let Some(err) = failure {
         return Err(failed(err, &conn, summary.tally.total, reorder.pushed));
     }
