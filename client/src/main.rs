@@ -89,6 +89,14 @@ fn exit_code(result: anyhow::Result<bool>) -> i32 {
 
 /// Runs the command; `Ok(false)` when some puzzle was not solved.
 async fn run(cli: Cli) -> anyhow::Result<bool> {
+    // A batch reads its first puzzles while the connection opens.
+    let input = match &cli.command {
+        Command::Batch(args) => Some(batch::Input::start(
+            args,
+            batch::Pace::for_embedded(conn::is_embedded(&cli.global)),
+        )?),
+        _ => None,
+    };
     let conn = std::sync::Arc::new(Connection::open(&cli.global).await?);
     let format = cli
         .global
@@ -103,9 +111,15 @@ async fn run(cli: Cli) -> anyhow::Result<bool> {
         Command::Solve(args) => solve::run(&conn, args, &printer)
             .await
             .map(|t| t.failed == 0),
-        Command::Batch(args) => batch::run(conn.clone(), args, &printer, cli.global.verbose)
-            .await
-            .map(|t| t.failed == 0),
+        Command::Batch(args) => {
+            let input = match input {
+                Some(input) => input,
+                None => batch::Input::start(args, batch::Pace::of(&conn))?,
+            };
+            batch::run(conn.clone(), args, input, &printer, cli.global.verbose)
+                .await
+                .map(|t| t.failed == 0)
+        }
         Command::Rate(args) => rate::run(&conn, args, format).await,
         Command::Hint(args) => hint::hint(&conn, args, format).await,
         Command::Explain(args) => hint::explain(&conn, args, format).await,

@@ -43,18 +43,51 @@ pub enum Item {
     Done,
 }
 
-/// Runs `sudoku batch`.
+/// A batch's input being read and packed, on a thread of its own.
+pub struct Input {
+    chunks: mpsc::Receiver<Arc<read::Chunk>>,
+    items: mpsc::UnboundedReceiver<Item>,
+    /// How the reading ended.
+    reader: oneshot::Receiver<anyhow::Result<()>>,
+}
+
+impl Input {
+    /// Starts reading, in chunks sized for the servers `pace` is for: before the connection
+    /// opens, so the first puzzles are ready when it is (the embedded server's start-up and
+    /// the first chunk's reading then overlap, about half a millisecond).
+    pub fn start(args: &BatchArgs, pace: Pace) -> anyhow::Result<Input> {
+        let (chunk_tx, chunks) = mpsc::channel(READ_AHEAD);
+        let (item_tx, items) = mpsc::unbounded_channel::<Item>();
+        let (done, reader) = oneshot::channel();
+        let args = args.clone();
+        std::thread::Builder::new()
+            .name("sudoku-reader".to_owned())
+            .spawn(move || {
+                let _ = done.send(read::read(args, pace.chunk, chunk_tx, item_tx));
+            })
+            .context("cannot start the input reader")?;
+        Ok(Input {
+            chunks,
+            items,
+            reader,
+        })
+    }
+}
+
+/// Runs `sudoku batch` on `input`, started with [`Pace::of`] `conn`.
 pub async fn run(
     conn: Arc<Connection>,
     args: &BatchArgs,
+    input: Input,
     printer: &Printer,
     verbose: bool,
 ) -> anyhow::Result<Tally> {
-    let (chunk_tx, chunk_rx) = mpsc::channel(READ_AHEAD);
-    let (item_tx, mut item_rx) = mpsc::unbounded_channel::<Item>();
+    let Input {
+        chunks: chunk_rx,
+        items: mut item_rx,
+        reader,
+    } = input;
     let (answer_tx, mut answer_rx) = mpsc::unbounded_channel();
-    let chunk = Pace::of(&conn).chunk;
-    let reader = spawn_reader(args.clone(), chunk, chunk_tx, item_tx)?;
     let queue = Arc::new(send::Queue::new(chunk_rx));
     let options = pb::SolveOptions::from(&args.options);
     let fleet = tokio::spawn(fleet::run(
@@ -123,23 +156,6 @@ pub async fn run(
         return Err(NoPuzzles.into());
     }
     Ok(summary.tally)
-}
-
-/// Starts [`read::read`] on a thread of its own; its result comes through the receiver.
-fn spawn_reader(
-    args: BatchArgs,
-    chunk: usize,
-    chunks: mpsc::Sender<Arc<read::Chunk>>,
-    items: mpsc::UnboundedSender<Item>,
-) -> anyhow::Result<oneshot::Receiver<anyhow::Result<()>>> {
-    let (done, result) = oneshot::channel();
-    std::thread::Builder::new()
-        .name("sudoku-reader".to_owned())
-        .spawn(move || {
-            let _ = done.send(read::read(args, chunk, chunks, items));
-        })
-        .context("cannot start the input reader")?;
-    Ok(result)
 }
 
 /// Why the batch stopped early, with how far it got.

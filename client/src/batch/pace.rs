@@ -34,7 +34,12 @@ impl Pace {
 
     /// The pace for the servers of `conn`.
     pub fn of(conn: &Connection) -> Pace {
-        if conn.is_embedded() {
+        Pace::for_embedded(conn.is_embedded())
+    }
+
+    /// The pace for the embedded server, or for servers elsewhere.
+    pub fn for_embedded(embedded: bool) -> Pace {
+        if embedded {
             Pace::EMBEDDED
         } else {
             Pace::REMOTE

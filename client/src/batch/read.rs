@@ -63,7 +63,8 @@ pub fn read(
         inputs.push(None);
     }
     let mut packer = Packer {
-        limit: chunk,
+        limit: (chunk / RAMP.pow(2)).max(1),
+        most: chunk,
         ..Packer::default()
     };
     let mut number = 0usize;
@@ -152,12 +153,18 @@ fn classic_value(b: u8) -> Option<u8> {
     }
 }
 
+/// How much larger each chunk is than the one before, until full size: the first two are a
+/// sixteenth and a quarter of it.
+const RAMP: usize = 4;
+
 /// The chunk being filled.
 #[derive(Default)]
 struct Packer {
     next_id: u64,
-    /// Most puzzles in a chunk.
+    /// Most puzzles in the chunk being filled: small at first, so the servers start on the
+    /// first puzzles while the next are read, then `RAMP` times more each chunk up to `most`.
     limit: usize,
+    most: usize,
     shape: (u32, u32),
     origins: Vec<Origin>,
     cells: Vec<u8>,
@@ -222,15 +229,18 @@ impl Packer {
         if self.origins.is_empty() {
             return true;
         }
-        let cells = Vec::with_capacity(self.cells.len());
+        let next = (self.limit * RAMP).min(self.most);
+        // Room for a full next chunk of puzzles of this size.
+        let cells = Vec::with_capacity(self.cells.len() / self.origins.len() * next);
         let chunk = Arc::new(Chunk {
             id: self.next_id,
             box_rows: self.shape.0,
             box_cols: self.shape.1,
-            origins: std::mem::replace(&mut self.origins, Vec::with_capacity(self.limit)),
+            origins: std::mem::replace(&mut self.origins, Vec::with_capacity(next)),
             cells: std::mem::replace(&mut self.cells, cells).into(),
         });
         self.next_id += 1;
+        self.limit = next;
         let _ = items.send(Item::Puzzles(chunk.clone()));
         chunks.blocking_send(chunk).is_ok()
     }
@@ -257,4 +267,59 @@ pub async fn count(args: &BatchArgs) -> Option<u64> {
         Some(total)
     });
     counted.await.ok().flatten()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{AlgorithmArg, SolveOptions};
+
+    const PUZZLE: &str =
+        "3.65.84..52........87....31..3.1..8.9..863..5.5..9.6..13....25........74..52.63..";
+
+    #[test]
+    fn chunks_grow_to_full_size_and_keep_every_puzzle() {
+        let dir = std::env::temp_dir().join(format!("sudoku-read-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a temporary folder");
+        let file = dir.join("puzzles.txt");
+        // One bad line among 3,000 puzzles: answered as invalid, never sent.
+        let mut lines = vec![PUZZLE; 3000];
+        lines[100] = "not a puzzle";
+        std::fs::write(&file, lines.join("\n")).expect("the file is written");
+        let args = BatchArgs {
+            files: vec![file],
+            file: None,
+            options: SolveOptions {
+                algorithm: AlgorithmArg::Auto,
+                count: 2,
+                shape: None,
+            },
+        };
+        let (chunk_tx, mut chunks) = mpsc::channel(4);
+        let (item_tx, mut items) = mpsc::unbounded_channel();
+        let reader = std::thread::spawn(move || read(args, 1024, chunk_tx, item_tx));
+        let mut sizes = Vec::new();
+        while let Some(chunk) = chunks.blocking_recv() {
+            assert_eq!(chunk.id, sizes.len() as u64);
+            assert_eq!(chunk.cells.len(), chunk.len() * 81);
+            sizes.push(chunk.len());
+        }
+        reader.join().expect("no panic").expect("read");
+        // A sixteenth, a quarter, then full chunks; the reader's buffer may end one early.
+        assert_eq!(&sizes[..3], &[64, 256, 1024]);
+        assert!(sizes.iter().all(|&n| n <= 1024), "{sizes:?}");
+        assert_eq!(sizes.iter().sum::<usize>(), 2999);
+        let mut numbers = Vec::new();
+        while let Ok(item) = items.try_recv() {
+            match item {
+                Item::Puzzles(chunk) => numbers.extend(chunk.origins.iter().map(|o| o.number)),
+                Item::Invalid(origin, _) => numbers.push(origin.number),
+                Item::Done => break,
+            }
+        }
+        // An invalid line is told at once, the chunk before it when sent: the printer orders.
+        numbers.sort_unstable();
+        assert!(numbers.iter().copied().eq(1..=3000), "every puzzle once");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -192,48 +192,42 @@ async fn stream(
     let limit = Pace::of(conn).in_flight;
     let (tx, rx) = mpsc::channel::<pb::PackedPuzzles>(limit);
     let mut client = conn.sudoku_on(channel);
-    // Chunks sent and not yet answered, by the stream index of their first puzzle, which
-    // the server's answer names.
-    let mut in_flight: HashMap<u64, Arc<Chunk>> = HashMap::new();
-    let mut sent = 0u64;
-    let lost = |status: tonic::Status, in_flight: &mut HashMap<u64, Arc<Chunk>>| {
+    let mut out = Outbox {
+        tx: Some(tx),
+        in_flight: HashMap::new(),
+        sent: 0,
+        limit,
+        options,
+    };
+    let lost = |status: tonic::Status, out: &mut Outbox| {
         // A busy server (RESOURCE_EXHAUSTED) is left to cool down like a lost one.
         if is_server_lost(&status) || status.code() == tonic::Code::ResourceExhausted {
             Lost::Server {
                 reason: status_error(&server.url, status).to_string(),
-                unanswered: in_flight.drain().map(|(_, c)| c).collect(),
+                unanswered: out.unanswered(),
             }
         } else {
             Lost::Fatal(status_error(&server.url, status))
         }
     };
-    let mut replies = match client
-        .batch_solve_packed(conn.request(ReceiverStream::new(rx)))
-        .await
-    {
-        Ok(response) => response.into_inner(),
-        Err(status) => return Err(lost(status, &mut in_flight)),
+    let call = client.batch_solve_packed(conn.request(ReceiverStream::new(rx)));
+    tokio::pin!(call);
+    // The first chunks go out while the stream opens, not after the server's first reply.
+    let mut replies = loop {
+        tokio::select! {
+            response = &mut call => match response {
+                Ok(response) => break response.into_inner(),
+                Err(status) => return Err(lost(status, &mut out)),
+            },
+            chunk = queue.next(), if out.open() => out.send(chunk).await,
+        }
     };
-    let mut tx = Some(tx);
     loop {
         tokio::select! {
-            chunk = queue.next(), if tx.is_some() && in_flight.len() < limit => match chunk {
-                Some(chunk) => {
-                    let message = packed(&chunk, options);
-                    in_flight.insert(sent, chunk.clone());
-                    sent += chunk.len() as u64;
-                    let sent = match &tx { Some(tx) => tx.send(message).await.is_ok(), None => false };
-                    if !sent {
-                        // The stream is over; its status comes from the replies.
-                        tx = None;
-                    }
-                }
-                // Job over: closing our side lets the server end the stream.
-                None => tx = None,
-            },
+            chunk = queue.next(), if out.open() => out.send(chunk).await,
             reply = replies.message() => match reply {
                 Ok(Some(reply)) => {
-                    let Some(chunk) = in_flight.remove(&reply.first) else {
+                    let Some(chunk) = out.in_flight.remove(&reply.first) else {
                         let _ = answers.send(Err(anyhow::anyhow!(
                             "{} answered puzzles from index {}, which were not sent or were answered twice",
                             server.url, reply.first
@@ -242,16 +236,62 @@ async fn stream(
                     };
                     let _ = answers.send(Ok((chunk, reply)));
                 }
-                Ok(None) if in_flight.is_empty() && tx.is_none() => return Ok(()),
+                Ok(None) if out.in_flight.is_empty() && out.tx.is_none() => return Ok(()),
                 Ok(None) => {
                     return Err(Lost::Server {
                         reason: "the server ended the stream early".to_owned(),
-                        unanswered: in_flight.drain().map(|(_, c)| c).collect(),
+                        unanswered: out.unanswered(),
                     })
                 }
-                Err(status) => return Err(lost(status, &mut in_flight)),
+                Err(status) => return Err(lost(status, &mut out)),
             },
         }
+    }
+}
+
+/// One stream's sending side, and the chunks it sent that are not answered yet.
+struct Outbox {
+    /// Our side of the stream; `None` once closed.
+    tx: Option<mpsc::Sender<pb::PackedPuzzles>>,
+    /// Chunks sent and not yet answered, by the stream index of their first puzzle, which
+    /// the server's answer names.
+    in_flight: HashMap<u64, Arc<Chunk>>,
+    /// Puzzles sent so far: the stream index of the next chunk's first.
+    sent: u64,
+    /// Most chunks unanswered at once.
+    limit: usize,
+    options: pb::SolveOptions,
+}
+
+impl Outbox {
+    /// Whether another chunk may go now.
+    fn open(&self) -> bool {
+        self.tx.is_some() && self.in_flight.len() < self.limit
+    }
+
+    /// Sends `chunk`; `None` (the job is over) closes our side, so the server ends the stream.
+    async fn send(&mut self, chunk: Option<Arc<Chunk>>) {
+        let Some(chunk) = chunk else {
+            self.tx = None;
+            return;
+        };
+        let message = packed(&chunk, self.options);
+        self.in_flight.insert(self.sent, chunk.clone());
+        self.sent += chunk.len() as u64;
+        // Never waits: the channel holds as many messages as may be unanswered.
+        let sent = match &self.tx {
+            Some(tx) => tx.send(message).await.is_ok(),
+            None => false,
+        };
+        if !sent {
+            // The stream is over; its status comes from the replies.
+            self.tx = None;
+        }
+    }
+
+    /// The chunks sent and not answered, to go elsewhere.
+    fn unanswered(&mut self) -> Vec<Arc<Chunk>> {
+        self.in_flight.drain().map(|(_, c)| c).collect()
     }
 }
 
