@@ -25,10 +25,6 @@ const INLINE_GUESSES: u64 = 8;
 /// unsolved after this long starts again in the long lane. Hard 9×9 puzzles take well under
 /// a millisecond, so only the truly slow move, and the work thrown away is at most this.
 const SLICE: Duration = Duration::from_millis(5);
-/// Puzzles a solver thread times by their solves' own reports between two clock reads: a read
-/// per puzzle cost an easy puzzle 1% of its time, and what the reports miss (building the grid,
-/// handing the answer on: well under a microsecond a puzzle) adds up to a few microseconds.
-const CLOCK_EVERY: u32 = 16;
 
 /// A puzzle as the solver threads take it: a [`Job`], or what becomes one there.
 pub trait Work: Send + 'static {
@@ -220,10 +216,10 @@ where
     /// Solves puzzles for one time slice, then queues the rest behind other tenants' work.
     fn run(mut self) {
         let start = Instant::now();
-        // The end of one solve is the start of the next: a solve reports the time it took, so
-        // the clock is read only every `CLOCK_EVERY` puzzles to add what came between.
+        // The end of one solve is the start of the next: each solve is timed from the end of
+        // the last (so its time takes in building its grid and handing on the last answer),
+        // and the clock is read once a puzzle, at the end of its solve.
         let mut now = start;
-        let mut unread = 0;
         // Answered since the last flush, taken off the in-flight gauge together: a shared
         // counter written per puzzle bounces between the solver threads' caches.
         let mut answered = 0;
@@ -248,14 +244,9 @@ where
                     None
                 }
             };
-            unread += 1;
-            now = match spent.and_then(|spent| now.checked_add(spent)) {
-                Some(end) if unread < CLOCK_EVERY => end,
-                _ => {
-                    unread = 0;
-                    Instant::now()
-                }
-            };
+            now = spent
+                .and_then(|spent| now.checked_add(spent))
+                .unwrap_or_else(Instant::now);
             if now - start >= SLICE && !self.jobs.is_empty() {
                 self.flush(answered, &mut tally);
                 let lanes = self.lanes.clone();
@@ -334,15 +325,23 @@ fn run(
     };
     // The slice applies only when it ends before the puzzle's own deadline.
     let sliced = slice_end.filter(|&end| capped.is_none_or(|d| end < d));
-    solve_job(job, metrics, tally, sliced.or(capped), sliced.is_some())
+    solve_job(
+        job,
+        metrics,
+        tally,
+        now,
+        sliced.or(capped),
+        sliced.is_some(),
+    )
 }
 
-/// Solves `job` until `deadline`, counting the solve in `tally`; `sliced` when that deadline is
-/// the end of a time slice, so stopping there is an overrun rather than an answer.
+/// Solves `job` from `start` until `deadline`, counting the solve in `tally`; `sliced` when
+/// that deadline is the end of a time slice, so stopping there is an overrun, not an answer.
 fn solve_job(
     job: &Job,
     metrics: &Metrics,
     tally: &mut SolveTally,
+    start: Instant,
     deadline: Option<Instant>,
     sliced: bool,
 ) -> Ran {
@@ -362,7 +361,7 @@ fn solve_job(
         if job.fault_panic() {
             panic!("fault injected by a test");
         }
-        solver_core::solve_until(&job.grid, options, deadline)
+        solver_core::solve_until(&job.grid, options, start, deadline)
     });
     let solution = match solution {
         Ok(solution) => solution,

@@ -98,18 +98,20 @@ pub struct Report {
 
 /// Searches `grid` for up to `options.max_solutions` solutions with the chosen algorithm.
 pub fn solve(grid: &Grid, options: &Options) -> Result<Report, SolveError> {
-    solve_until(grid, options, None)
+    solve_until(grid, options, Instant::now(), None)
 }
 
-/// As [`solve`], stopping at `deadline` too when it comes before `options.deadline`: one
-/// `Options` can then be shared by many solves (and threads), each with its own time limit,
-/// without a copy that would touch the cancel flag's reference count.
+/// As [`solve`], timed from `start` and stopping at `deadline` too when it comes before
+/// `options.deadline`. One `Options` can then be shared by many solves (and threads), each
+/// with its own time limit, without a copy that would touch the cancel flag's reference
+/// count; and a caller solving one puzzle after another passes the end of the last solve as
+/// the start of the next, so the clock is read once a solve, not twice.
 pub fn solve_until(
     grid: &Grid,
     options: &Options,
+    start: Instant,
     deadline: Option<Instant>,
 ) -> Result<Report, SolveError> {
-    let start = Instant::now();
     let algorithm = match options.algorithm {
         Algorithm::Auto if grid.shape() == Shape::CLASSIC => Algorithm::Fast,
         Algorithm::Auto => Algorithm::General,

@@ -294,13 +294,18 @@ fn solve_until_stops_at_the_earlier_deadline() {
         (Some(soon), Some(late)),
         (None, Some(soon)),
     ] {
-        let report = solve_until(&empty, &counting(own), call).unwrap();
+        let report = solve_until(&empty, &counting(own), Instant::now(), call).unwrap();
         assert!(stopped_by_deadline(&report), "{own:?} {call:?}: {report:?}");
         assert!(report.stats.elapsed < Duration::from_secs(60));
     }
     // A later deadline changes nothing: the puzzle is proved unique as by `solve`.
     let puzzle = grid(CLASSIC);
-    let report = solve_until(&puzzle, &Options::default(), Some(late)).unwrap();
+    let started = Instant::now() - Duration::from_secs(1);
+    let report = solve_until(&puzzle, &Options::default(), started, Some(late)).unwrap();
+    assert!(
+        report.stats.elapsed >= Duration::from_secs(1),
+        "timed from the start given"
+    );
     let Outcome::Unique(solution) = &report.outcome else {
         panic!("{:?}", report.outcome)
     };
