@@ -1,7 +1,6 @@
 //! Request pieces shared by every solving command: flags to wire options, parsing with an
 //! optional box shape, checking answers, reporting per-puzzle problems, and the tally.
 
-use solver_core::CLASSIC_HOUSES;
 use sudoku_proto::grid_to_pb;
 use sudoku_proto::pb::{self, Outcome};
 
@@ -121,10 +120,10 @@ fn cells_solve<C: Copy + Into<u32>>(
 }
 
 /// [`cells_solve`] for the classic shape, lengths checked: `batch` checks every answer here.
-/// With every cell a digit, the grid is a solution exactly when each digit is in all 27
-/// houses (nine cells a house and nine of each digit leave no room for a repeat), so a cell
-/// costs one OR of its houses into its digit's word (17-clue answers: about 450 instructions
-/// each, from 720 with a bitmask per house).
+/// Each digit v counts as the bit 1 << (v - 1); nine such bits add up to 511 (nine ones) only
+/// when no two are the same, since two equal bits would carry. So a house is whole exactly
+/// when its bits sum to 511, and the sums run as vector code over byte planes of the bits
+/// (17-clue answers: 33 ns each, from 58 ns with one OR per cell into its digit's word).
 #[inline(always)]
 fn classic_solves<C: Copy + Into<u32>>(puzzle: &[C], solution: &[C]) -> bool {
     let (puzzle, solution) = (&puzzle[..81], &solution[..81]);
@@ -136,15 +135,38 @@ fn classic_solves<C: Copy + Into<u32>>(puzzle: &[C], solution: &[C]) -> bool {
     if bad != 0 {
         return false;
     }
-    let mut seen = [0u32; 16];
-    // By row, nine cells at fixed offsets: the inner loop unrolls, no iterator left.
-    for row in 0..9 {
-        let (cells, houses) = (&solution[9 * row..][..9], &CLASSIC_HOUSES[9 * row..][..9]);
-        for col in 0..9 {
-            seen[(cells[col].into() & 15) as usize] |= houses[col];
-        }
+    // The bit of each cell's digit, as its low byte (digits 1-8) and high byte (digit 9).
+    let (mut low, mut high) = ([0u8; 81], [0u8; 81]);
+    for ((low, high), &v) in low.iter_mut().zip(&mut high).zip(solution) {
+        let v: u32 = v.into();
+        *low = if v <= 8 {
+            1 << (v.wrapping_sub(1) & 7)
+        } else {
+            0
+        };
+        *high = u8::from(v == 9);
     }
-    seen[1..=9].iter().all(|&houses| houses == (1 << 27) - 1)
+    let bit = |i: usize| u16::from(low[i]) | u16::from(high[i]) << 8;
+    let mut columns = [0u16; 9];
+    let mut whole = true;
+    for band in 0..3 {
+        let mut in_band = [0u16; 9];
+        for row in 3 * band..3 * band + 3 {
+            let mut in_row = 0u16;
+            for (col, sum) in in_band.iter_mut().enumerate() {
+                in_row += bit(9 * row + col);
+                *sum += bit(9 * row + col);
+            }
+            whole &= in_row == 511;
+        }
+        for (column, &sum) in columns.iter_mut().zip(&in_band) {
+            *column += sum;
+        }
+        whole &= in_band
+            .chunks_exact(3)
+            .all(|b| b.iter().sum::<u16>() == 511);
+    }
+    whole && columns.iter().all(|&sum| sum == 511)
 }
 
 /// Whether every row, column and box of `cells` (each a digit 1..=`side`) holds every digit.

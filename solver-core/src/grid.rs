@@ -289,7 +289,7 @@ fn filled_bytes(bytes: &[u8]) -> u64 {
 
 /// Each 9×9 cell's row, column and box as one bit each: bits 0-8 the row, 9-17 the column,
 /// 18-26 the box (cells row by row), for checks that OR a cell's houses into its digit's word.
-pub const CLASSIC_HOUSES: [u32; 81] = {
+pub(crate) const CLASSIC_HOUSES: [u32; 81] = {
     let mut houses = [0; 81];
     let mut i = 0;
     while i < 81 {

@@ -34,6 +34,6 @@ pub use generate::{
     DEFAULT_ATTEMPTS, GenerateError, GenerateOptions, Generated, Generator, LARGE_GRID_FLOOR,
     Rater, SeRater, Symmetry, UnknownSymmetry, level_band, next_seed,
 };
-pub use grid::{CLASSIC_HOUSES, Grid, Shape, Value};
+pub use grid::{Grid, Shape, Value};
 pub use parse::{parse, parse_entries};
 pub use solve::{Algorithm, Options, Outcome, Report, Stats, StopReason, solve, solve_until};
