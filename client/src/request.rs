@@ -457,6 +457,20 @@ mod tests {
         let mut rows = solution.clone();
         rows.swap(0, 9);
         assert!(!solves_cells(3, 3, &empty, &rows));
+        // Any two cells of different digits swapped breaks some house; any relabelling of
+        // the digits keeps every house whole.
+        for a in 0..81 {
+            for b in a + 1..81 {
+                let mut swapped = solution.clone();
+                swapped.swap(a, b);
+                let same = solution[a] == solution[b];
+                assert_eq!(solves_cells(3, 3, &empty, &swapped), same, "cells {a}, {b}");
+            }
+        }
+        for shift in 1..9 {
+            let relabelled: Vec<u8> = solution.iter().map(|&v| (v - 1 + shift) % 9 + 1).collect();
+            assert!(solves_cells(3, 3, &empty, &relabelled), "shift {shift}");
+        }
         // A cell empty or out of range, even where the digit counts would still add up.
         for bad in [0, 10, 17, 255] {
             let mut cells = solution.clone();
