@@ -1,7 +1,8 @@
 //! `cargo bench -p sudoku-client`: `sudoku batch` (the release binary with its embedded
 //! server, from reading the file to printing every answer) against the solver on as many
-//! threads in this process, the same puzzles already parsed. Both run in turn, five times
-//! each, and each side's fastest run counts, so a busy neighbour slows both alike.
+//! threads in this process, the same puzzles already parsed. Both run in turn, nine times
+//! each, and each side's fastest run counts, so a busy neighbour slows both alike (with five,
+//! one busy spell could cover every run of the CLI, which needs both cores for longest).
 //!
 //! The puzzles are relabelled and transposed at random first (fixed seed), as the reference
 //! solvers' harnesses do, so the file's order cannot flatter either side.
@@ -13,7 +14,7 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 use solver_core::{Grid, Options, solve};
 
-const RUNS: usize = 5;
+const RUNS: usize = 9;
 
 /// A small deterministic generator: the bench needs repeatable, not strong, randomness.
 struct Lcg(u64);
