@@ -135,9 +135,8 @@ pub async fn run(
     std::io::Write::flush(&mut out)?;
     drop(out);
     summary.finish();
+    // A reader still going (the batch failed) is left to end with the process.
     queue.finish();
-    // The reader stops at its next chunk, now that nobody takes them.
-    drop(item_rx);
     if failure.is_some() {
         fleet.abort();
     }
