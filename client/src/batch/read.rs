@@ -75,9 +75,12 @@ pub fn read(
                 number: number + 1,
                 place: Place::Line(line.number),
             };
-            // A classic line is ASCII up to its puzzle's end; only the rest is checked as text.
+            // A classic line is ASCII up to its puzzle's end; only the rest, where there is
+            // any, is checked as text (a call per line to check nothing was 0.5% of the CPU).
             let packed = args.options.shape.is_none() && packer.add_classic(line.raw, &origin) && {
-                line.text_from(CLASSIC_CELLS)?;
+                if line.raw.len() > CLASSIC_CELLS {
+                    line.text_from(CLASSIC_CELLS)?;
+                }
                 true
             };
             if !packed {
