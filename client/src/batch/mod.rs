@@ -82,13 +82,9 @@ pub async fn run(
     printer: &Printer,
     verbose: bool,
 ) -> anyhow::Result<Tally> {
-    let Input {
-        chunks: chunk_rx,
-        items: mut item_rx,
-        reader,
-    } = input;
+    let (mut item_rx, reader) = (input.items, input.reader);
     let (answer_tx, mut answer_rx) = mpsc::unbounded_channel();
-    let queue = Arc::new(send::Queue::new(chunk_rx));
+    let queue = Arc::new(send::Queue::new(input.chunks));
     let options = pb::SolveOptions::from(&args.options);
     let fleet = tokio::spawn(fleet::run(
         conn.clone(),
