@@ -281,15 +281,10 @@ struct Gathered {
 
 impl Part {
     fn new(pack: Arc<Pack>, range: Range<usize>) -> Part {
-        let count = range.len();
         let options = pack.source.options.clone().map(Arc::new);
         let answers = Gathered {
-            outcomes: vec![pb::Outcome::Unspecified as u8; count],
-            guesses: vec![0; count],
-            found: vec![0; count],
-            solutions: vec![0; count * pack.source.shape.cells()],
-            errors: Vec::new(),
-            remaining: count,
+            remaining: range.len(),
+            ..Gathered::none()
         };
         Part {
             pack,
@@ -312,9 +307,23 @@ impl Part {
         Ok(Job::shared(grid, options, source.cap))
     }
 
+    /// The part's answers, with room for them made at the first: only the parts being solved
+    /// hold a second copy of their message's answer, not every part in the stream's window.
+    fn answers(&self) -> Option<MutexGuard<'_, Gathered>> {
+        let mut answers = self.answers.lock().ok()?;
+        if answers.outcomes.is_empty() {
+            let count = self.range.len();
+            answers.outcomes = vec![pb::Outcome::Unspecified as u8; count];
+            answers.guesses = vec![0; count];
+            answers.found = vec![0; count];
+            answers.solutions = vec![0; count * self.pack.source.shape.cells()];
+        }
+        Some(answers)
+    }
+
     /// Records a solve; the message's answer, once every puzzle has one.
     fn solved(&self, offset: usize, solution: &Report) -> Option<(pb::PackedAnswers, Hold)> {
-        let mut answers = self.answers.lock().ok()?;
+        let mut answers = self.answers()?;
         let at = offset.checked_sub(self.range.start)?;
         answers.outcomes[at] = wire_outcome(&solution.outcome) as u8;
         answers.guesses[at] = solution.stats.guesses;
@@ -328,7 +337,7 @@ impl Part {
 
     /// Records an invalid puzzle; the message's answer, once every puzzle has one.
     fn failed(&self, offset: usize, error: pb::SolveError) -> Option<(pb::PackedAnswers, Hold)> {
-        let mut answers = self.answers.lock().ok()?;
+        let mut answers = self.answers()?;
         let at = offset.checked_sub(self.range.start)?;
         answers.outcomes[at] = pb::Outcome::Invalid as u8;
         answers.errors.push(pb::PackedError {
