@@ -288,7 +288,7 @@ where
 }
 
 /// Solves with no time slice, to the puzzle's own deadline or budget.
-fn run_to_end(job: &mut Job, metrics: &Metrics) -> Result<Report, PoolError> {
+fn run_to_end(job: &Job, metrics: &Metrics) -> Result<Report, PoolError> {
     let mut tally = SolveTally::default();
     let ran = run(job, metrics, &mut tally, Instant::now(), None);
     metrics.add_solves(&mut tally);
@@ -312,7 +312,7 @@ enum Ran {
 /// them: a copy would touch the shared cancel flag's reference count twice per puzzle, a
 /// cache line every solver thread of the stream writes and every guess reads.
 fn run(
-    job: &mut Job,
+    job: &Job,
     metrics: &Metrics,
     tally: &mut SolveTally,
     now: Instant,
