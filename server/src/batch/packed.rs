@@ -98,7 +98,8 @@ impl Batched for pb::PackedPuzzles {
                 }));
                 start = end;
                 if job.len() == per_thread {
-                    submit_job(std::mem::take(&mut job), to);
+                    let rest = Vec::with_capacity(per_thread.min(total));
+                    submit_job(std::mem::replace(&mut job, rest), to);
                 }
             }
         }
