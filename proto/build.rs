@@ -25,7 +25,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         // without a copy, and a decoder hands them on from the received bytes (see
         // `src/codec.rs`); each message is some 80 KB, copied a dozen times on its way.
         .bytes(".sudoku.v1.PackedPuzzles.cells")
+        .bytes(".sudoku.v1.PackedPuzzles.nibbles")
         .bytes(".sudoku.v1.PackedAnswers.solutions")
+        .bytes(".sudoku.v1.PackedAnswers.solution_nibbles")
         .compile_fds(descriptors)?;
     Ok(())
 }

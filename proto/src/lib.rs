@@ -4,6 +4,7 @@
 pub mod codec;
 mod convert;
 mod grid;
+pub mod nibbles;
 mod puzzles;
 
 /// Generated code for the `sudoku.v1` package.

@@ -44,15 +44,28 @@ pub enum RequestError {
     #[error("{0}")]
     Unsupported(#[from] SolveError),
     /// A packed message's cells are not a whole number of puzzles.
-    #[error(
-        "cells holds {len} bytes, not a whole number of puzzles of {per_puzzle} bytes \
-         (one byte per cell)"
-    )]
+    #[error("{field} holds {len} bytes, not a whole number of puzzles of {per_puzzle} bytes")]
     PackedLength {
+        /// The field that holds them: `cells` or `nibbles`.
+        field: &'static str,
         /// Bytes sent.
         len: usize,
-        /// Cells per puzzle.
+        /// Bytes per puzzle.
         per_puzzle: usize,
+    },
+    /// A packed message sets both `cells` and `nibbles`.
+    #[error("cells and nibbles are both set: send each message's puzzles in one of them")]
+    PackedTwice,
+    /// A packed message's puzzles come as nibbles but their values need more than four bits.
+    #[error(
+        "nibbles hold values up to {max}, and grids of side {side} need more: send them in \
+         cells, a byte per cell"
+    )]
+    NibbleSide {
+        /// The grid's side.
+        side: usize,
+        /// The largest side nibbles hold.
+        max: usize,
     },
     /// A puzzle given to check a grid against has another box shape.
     #[error("the puzzle has {puzzle} boxes but the grid has {grid} boxes")]
@@ -87,7 +100,8 @@ impl RequestError {
                 _ => format!("{grid}.cells"),
             },
             RequestError::ShapeMismatch { .. } => "puzzle.box_rows".to_owned(),
-            RequestError::PackedLength { .. } => "cells".to_owned(),
+            RequestError::PackedLength { field, .. } => (*field).to_owned(),
+            RequestError::PackedTwice | RequestError::NibbleSide { .. } => "nibbles".to_owned(),
             RequestError::Unsupported(_) => "options.algorithm".to_owned(),
         }
     }

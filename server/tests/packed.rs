@@ -4,10 +4,13 @@
 mod support;
 
 use solver_core::{Grid, Shape};
+use sudoku_proto::nibbles;
+use sudoku_proto::pb::sudoku_client::SudokuClient;
 use sudoku_proto::pb::{self, Algorithm, Outcome, PackedAnswers, PackedPuzzles, SolveOptions};
 use sudoku_server::Config;
 use support::*;
 use tonic::Code;
+use tonic::transport::Channel;
 
 /// The puzzle with its digits relabelled by `shift` (1..=8): a different puzzle, same difficulty.
 fn relabel(text: &str, shift: u8) -> String {
@@ -26,6 +29,26 @@ fn packed(id: &str, puzzles: &[String]) -> PackedPuzzles {
         cells: puzzles.concat().into_bytes().into(),
         options: None,
         id: id.to_owned(),
+        nibbles: Default::default(),
+    }
+}
+
+/// Cell values (0 empty) of a puzzle's text.
+fn values(text: &str) -> Vec<u8> {
+    text.bytes()
+        .map(|b| b.checked_sub(b'0').filter(|v| (1..=9).contains(v)).unwrap_or(0))
+        .collect()
+}
+
+/// `puzzles` two cells a byte, in `nibbles`.
+fn nibbled(id: &str, puzzles: &[String]) -> PackedPuzzles {
+    let mut bytes = Vec::new();
+    for text in puzzles {
+        nibbles::pack(&values(text), &mut bytes);
+    }
+    PackedPuzzles {
+        nibbles: bytes.into(),
+        ..packed(id, &[])
     }
 }
 
@@ -172,7 +195,7 @@ async fn a_message_that_is_not_whole_puzzles_ends_the_stream_after_the_earlier_o
     assert_eq!(
         status.message(),
         "message 1 of the stream could not be read: cells holds 100 bytes, not a whole number \
-         of puzzles of 81 bytes (one byte per cell); the 2 puzzles of the 1 messages before it \
+         of puzzles of 81 bytes; the 2 puzzles of the 1 messages before it \
          were answered"
     );
     server.shutdown().await.expect("clean shutdown");
@@ -220,5 +243,137 @@ async fn other_shapes_and_the_fast_solvers_limit() {
         error.message.contains("fast algorithm solves only 9x9"),
         "{error:?}"
     );
+    server.shutdown().await.expect("clean shutdown");
+}
+
+/// The answer of a one-message stream.
+async fn answer_of(client: &mut SudokuClient<Channel>, message: PackedPuzzles) -> PackedAnswers {
+    client
+        .batch_solve_packed(tokio_stream::iter([message]))
+        .await
+        .expect("the stream opens")
+        .into_inner()
+        .message()
+        .await
+        .expect("no error")
+        .expect("one answer")
+}
+
+#[tokio::test]
+async fn nibble_packed_puzzles_get_nibble_packed_solutions() {
+    let (server, mut client) = server(Config::embedded()).await;
+    let texts: Vec<String> = (0..200)
+        .map(|i| relabel(if i % 2 == 0 { CLASSIC } else { HARD }, (i % 9) as u8))
+        .collect();
+    // A puzzle with a cell of value 10, which a nibble holds but a 9x9 grid does not.
+    let mut message = nibbled("n", &texts);
+    let mut bytes = message.nibbles.to_vec();
+    nibbles::pack(&values(CLASSIC), &mut bytes);
+    let last = bytes.len() - 41;
+    bytes[last + 6] = (bytes[last + 6] & 0x0f) | 0xa0; // cell 12: row 2, column 4
+    message.nibbles = bytes.into();
+    let answer = answer_of(&mut client, message).await;
+    assert!(answer.solutions.is_empty(), "solutions come as nibbles");
+    assert_eq!(answer.solution_nibbles.len(), 201 * 41);
+    assert_eq!(answer.outcomes.len(), 201);
+    for (i, text) in texts.iter().enumerate() {
+        assert_eq!(answer.outcomes[i], Outcome::Unique as u8, "puzzle {i}");
+        let mut cells = [0u8; 81];
+        nibbles::unpack_into(&answer.solution_nibbles[i * 41..(i + 1) * 41], &mut cells);
+        let solution = Grid::new(Shape::CLASSIC, &cells).expect("a valid grid");
+        assert!(solution.is_solution_of(&grid(text)), "puzzle {i}");
+    }
+    assert_eq!(answer.outcomes[200], Outcome::Invalid as u8);
+    let error = answer.errors[0].error.clone().expect("a reason");
+    assert_eq!(answer.errors[0].offset, 200);
+    assert_eq!(
+        (error.message.as_str(), error.row, error.col),
+        ("row 2, column 4: value 10 is out of range 1..=9", 2, 4)
+    );
+    // Odd cell counts: a 4x4 puzzle in 8 bytes, a 3x5 one (15 cells a row) in 113.
+    let small = PackedPuzzles {
+        box_rows: 2,
+        box_cols: 2,
+        ..nibbled("4x4", &["1...2...3...4...".to_owned()])
+    };
+    let answer = answer_of(&mut client, small).await;
+    assert_eq!(answer.outcomes, [Outcome::Multiple as u8]);
+    let mut cells = [0u8; 16];
+    nibbles::unpack_into(&answer.solution_nibbles, &mut cells);
+    let solution = Grid::new(Shape::new(2, 2).expect("2x2"), &cells).expect("valid");
+    assert!(solution.is_solution_of(&grid("1...2...3...4...")));
+    let fifteen = PackedPuzzles {
+        box_rows: 3,
+        box_cols: 5,
+        nibbles: vec![0; 113].into(),
+        ..packed("15x15", &[])
+    };
+    let answer = answer_of(&mut client, fifteen).await;
+    assert_eq!(answer.outcomes, [Outcome::Multiple as u8]);
+    assert_eq!(answer.solution_nibbles.len(), 113);
+    let mut cells = [0u8; 225];
+    nibbles::unpack_into(&answer.solution_nibbles, &mut cells);
+    let shape = Shape::new(3, 5).expect("3x5");
+    let solution = Grid::new(shape, &cells).expect("valid");
+    let empty = Grid::new(shape, &[0u8; 225]).expect("an empty grid");
+    assert!(solution.is_solution_of(&empty));
+    server.shutdown().await.expect("clean shutdown");
+}
+
+#[tokio::test]
+async fn nibbles_refused_where_they_cannot_hold_the_puzzles() {
+    let (server, mut client) = server(Config::embedded()).await;
+    let both = PackedPuzzles {
+        cells: CLASSIC.as_bytes().to_vec().into(),
+        ..nibbled("both", &[CLASSIC.to_owned()])
+    };
+    let sixteen = PackedPuzzles {
+        box_rows: 4,
+        box_cols: 4,
+        nibbles: vec![0; 128].into(),
+        ..packed("16x16", &[])
+    };
+    let short = PackedPuzzles {
+        nibbles: vec![0; 81].into(),
+        ..packed("short", &[])
+    };
+    let cases = [
+        (
+            both,
+            "cells and nibbles are both set: send each message's puzzles in one of them",
+        ),
+        (
+            sixteen,
+            "nibbles hold values up to 15, and grids of side 16 need more: send them in cells, \
+             a byte per cell",
+        ),
+        (
+            short,
+            "nibbles holds 81 bytes, not a whole number of puzzles of 41 bytes",
+        ),
+    ];
+    for (message, why) in cases {
+        let good = nibbled("good", &[HARD.to_owned()]);
+        let mut stream = client
+            .batch_solve_packed(tokio_stream::iter([good, message]))
+            .await
+            .expect("the stream opens")
+            .into_inner();
+        let first = stream
+            .message()
+            .await
+            .expect("the earlier message is answered")
+            .expect("an answer");
+        assert_eq!(first.outcomes, [Outcome::Unique as u8]);
+        let status = stream.message().await.expect_err("then the stream fails");
+        assert_eq!(status.code(), Code::InvalidArgument);
+        assert_eq!(
+            status.message(),
+            format!(
+                "message 1 of the stream could not be read: {why}; the 1 puzzles of the 1 \
+                 messages before it were answered"
+            )
+        );
+    }
     server.shutdown().await.expect("clean shutdown");
 }

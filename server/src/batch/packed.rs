@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use bytes::Bytes;
 use solver_core::{Grid, GridError, Report, Shape};
-use sudoku_proto::pb;
+use sudoku_proto::{nibbles, pb};
 use tonic::Status;
 
 use super::{Batched, Hold, Read, Submit};
@@ -32,16 +32,25 @@ impl Batched for pb::PackedPuzzles {
                         max: limits.max_grid_side,
                     });
                 }
-                if !self.cells.len().is_multiple_of(shape.cells()) {
+                let layout = self.layout()?;
+                if layout == Layout::Nibbles && side > nibbles::MAX_SIDE {
+                    return Err(RequestError::NibbleSide {
+                        side,
+                        max: nibbles::MAX_SIDE,
+                    });
+                }
+                let (len, per_puzzle) = (self.bytes(layout).len(), layout.bytes_each(shape));
+                if !len.is_multiple_of(per_puzzle) {
                     return Err(RequestError::PackedLength {
-                        len: self.cells.len(),
-                        per_puzzle: shape.cells(),
+                        field: layout.field(),
+                        len,
+                        per_puzzle,
                     });
                 }
                 let options = self.options.unwrap_or_default();
                 pb::Algorithm::try_from(options.algorithm)
                     .map_err(|_| RequestError::UnknownAlgorithm(options.algorithm))?;
-                Ok(self.cells.len() / shape.cells())
+                Ok(len / per_puzzle)
             });
         checked.map_err(|err| err.to_status_in("", shape.ok()))
     }
@@ -49,7 +58,7 @@ impl Batched for pb::PackedPuzzles {
     fn submit(group: Vec<Read<Self>>, to: &Submit<'_, Self::Answer>) {
         let mut packs = Vec::with_capacity(group.len());
         for read in group {
-            let Ok(shape) = read.message.shape() else {
+            let (Ok(shape), Ok(layout)) = (read.message.shape(), read.message.layout()) else {
                 continue; // checked when read
             };
             let options = to
@@ -66,10 +75,15 @@ impl Batched for pb::PackedPuzzles {
                 first,
                 hold,
             } = read;
-            let count = message.cells.len() / shape.cells();
+            let cells = match layout {
+                Layout::Bytes => message.cells,
+                Layout::Nibbles => message.nibbles,
+            };
+            let count = cells.len() / layout.bytes_each(shape);
             let source = Source {
                 shape,
-                cells: message.cells,
+                layout,
+                cells,
                 options,
                 cap: to.shared.limits.max_solve_time,
             };
@@ -126,16 +140,84 @@ fn submit_job(items: Vec<Item>, to: &Submit<'_, pb::PackedAnswers>) {
     to.shared.pool.submit(to.caller.tenant, items, packer);
 }
 
-/// The message's box shape; both sides 0 mean the classic 3x3 boxes.
-trait PackedShape {
+/// What a packed message says of its puzzles as a whole.
+trait Packed {
+    /// The box shape; both sides 0 mean the classic 3x3 boxes.
     fn shape(&self) -> Result<Shape, GridError>;
+    /// Which field holds the puzzles.
+    fn layout(&self) -> Result<Layout, RequestError>;
+    /// The bytes of the puzzles.
+    fn bytes(&self, layout: Layout) -> &Bytes;
 }
 
-impl PackedShape for pb::PackedPuzzles {
+impl Packed for pb::PackedPuzzles {
     fn shape(&self) -> Result<Shape, GridError> {
         match (self.box_rows, self.box_cols) {
             (0, 0) => Ok(Shape::CLASSIC),
             (rows, cols) => Shape::new(rows as usize, cols as usize),
+        }
+    }
+
+    fn layout(&self) -> Result<Layout, RequestError> {
+        match (self.cells.is_empty(), self.nibbles.is_empty()) {
+            (false, false) => Err(RequestError::PackedTwice),
+            (true, false) => Ok(Layout::Nibbles),
+            _ => Ok(Layout::Bytes),
+        }
+    }
+
+    fn bytes(&self, layout: Layout) -> &Bytes {
+        match layout {
+            Layout::Bytes => &self.cells,
+            Layout::Nibbles => &self.nibbles,
+        }
+    }
+}
+
+/// How a message's puzzles, and so its answer's solutions, are packed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Layout {
+    /// A byte per cell (`cells`, `solutions`).
+    Bytes,
+    /// Two cells per byte (`nibbles`, `solution_nibbles`).
+    Nibbles,
+}
+
+impl Layout {
+    /// Bytes per puzzle of `shape`.
+    fn bytes_each(self, shape: Shape) -> usize {
+        match self {
+            Layout::Bytes => shape.cells(),
+            Layout::Nibbles => nibbles::packed_len(shape.cells()),
+        }
+    }
+
+    /// The request's field.
+    fn field(self) -> &'static str {
+        match self {
+            Layout::Bytes => "cells",
+            Layout::Nibbles => "nibbles",
+        }
+    }
+
+    /// The grid of one puzzle's bytes.
+    fn unpack(self, shape: Shape, bytes: &[u8]) -> Result<Grid, GridError> {
+        match self {
+            Layout::Bytes => unpack(shape, bytes),
+            Layout::Nibbles => {
+                let mut values = [0u8; nibbles::MAX_SIDE * nibbles::MAX_SIDE];
+                let values = &mut values[..shape.cells()];
+                nibbles::unpack_into(bytes, values);
+                Grid::new(shape, values)
+            }
+        }
+    }
+
+    /// Writes a solution's cells into its place, `out`.
+    fn pack(self, cells: &[u8], out: &mut [u8]) {
+        match self {
+            Layout::Bytes => out.copy_from_slice(cells),
+            Layout::Nibbles => nibbles::pack_into(cells, out),
         }
     }
 }
@@ -179,8 +261,9 @@ struct Pack {
 /// What a message's puzzles are made from on the solver threads.
 struct Source {
     shape: Shape,
-    /// The message's cells, one byte each, puzzle after puzzle (shared with the received
-    /// message, not copied).
+    layout: Layout,
+    /// The message's puzzles, one after another, laid out as `layout` says (shared with the
+    /// received message, not copied).
     cells: Bytes,
     /// The message's solver options, or why they are refused (every puzzle then is).
     options: Result<solver_core::Options, pb::SolveError>,
@@ -205,15 +288,14 @@ impl Pack {
             id,
             first,
             outcomes: vec![pb::Outcome::Unspecified as u8; count],
-            solutions: Bytes::new(),
-            errors: Vec::new(),
             guesses: vec![0; count],
             solutions_found: vec![0; count],
+            ..pb::PackedAnswers::default()
         };
         Pack {
             state: Mutex::new(PackState {
                 answer,
-                solutions: vec![0; count * source.shape.cells()],
+                solutions: vec![0; count * source.bytes_each()],
                 remaining: count,
                 hold: Some(hold),
             }),
@@ -224,7 +306,7 @@ impl Pack {
     /// Takes in a finished part's answers; the message's answer, once every part is in.
     fn merge(&self, range: Range<usize>, part: Gathered) -> Option<(pb::PackedAnswers, Hold)> {
         let mut state = self.state.lock().ok()?;
-        let size = self.source.shape.cells();
+        let size = self.source.bytes_each();
         let answer = &mut state.answer;
         answer.outcomes[range.clone()].copy_from_slice(&part.outcomes);
         answer.guesses[range.clone()].copy_from_slice(&part.guesses);
@@ -233,7 +315,7 @@ impl Pack {
         state.solutions[range.start * size..range.end * size].copy_from_slice(&part.solutions);
         state.remaining = state.remaining.saturating_sub(range.len());
         if state.remaining == 0 {
-            state.take()
+            state.take(self.source.layout)
         } else {
             None
         }
@@ -241,17 +323,28 @@ impl Pack {
 
     /// The answer of a message with no puzzles.
     fn take(&self) -> Option<(pb::PackedAnswers, Hold)> {
-        self.state.lock().ok()?.take()
+        self.state.lock().ok()?.take(self.source.layout)
     }
 }
 
 impl PackState {
-    fn take(&mut self) -> Option<(pb::PackedAnswers, Hold)> {
+    fn take(&mut self, layout: Layout) -> Option<(pb::PackedAnswers, Hold)> {
         let hold = self.hold.take()?;
         // Refused puzzles are found by the solver threads in no set order.
         self.answer.errors.sort_unstable_by_key(|e| e.offset);
-        self.answer.solutions = std::mem::take(&mut self.solutions).into();
+        let solutions = std::mem::take(&mut self.solutions).into();
+        match layout {
+            Layout::Bytes => self.answer.solutions = solutions,
+            Layout::Nibbles => self.answer.solution_nibbles = solutions,
+        }
         Some((std::mem::take(&mut self.answer), hold))
+    }
+}
+
+impl Source {
+    /// Bytes per puzzle, and per solution.
+    fn bytes_each(&self) -> usize {
+        self.layout.bytes_each(self.shape)
     }
 }
 
@@ -299,12 +392,14 @@ impl Part {
     fn job(&self, offset: usize) -> Result<Job, pb::SolveError> {
         let source = &self.pack.source;
         let options = self.options.clone()?;
-        let size = source.shape.cells();
+        let size = source.bytes_each();
         let cells = source
             .cells
             .get(offset * size..(offset + 1) * size)
             .unwrap_or_default();
-        let grid = unpack(source.shape, cells).map_err(|e| pb::SolveError::from(&e))?;
+        let grid = (source.layout)
+            .unpack(source.shape, cells)
+            .map_err(|e| pb::SolveError::from(&e))?;
         Ok(Job::shared(grid, options, source.cap))
     }
 
@@ -317,7 +412,7 @@ impl Part {
             answers.outcomes = vec![pb::Outcome::Unspecified as u8; count];
             answers.guesses = vec![0; count];
             answers.found = vec![0; count];
-            answers.solutions = vec![0; count * self.pack.source.shape.cells()];
+            answers.solutions = vec![0; count * self.pack.source.bytes_each()];
         }
         Some(answers)
     }
@@ -330,8 +425,10 @@ impl Part {
         answers.guesses[at] = solution.stats.guesses;
         answers.found[at] = solution.outcome.found() as u64;
         if let Some(grid) = solution.outcome.grid() {
-            let size = self.pack.source.shape.cells();
-            answers.solutions[at * size..(at + 1) * size].copy_from_slice(grid.cells());
+            let source = &self.pack.source;
+            let size = source.bytes_each();
+            let place = &mut answers.solutions[at * size..(at + 1) * size];
+            source.layout.pack(grid.cells(), place);
         }
         self.done_one(answers)
     }
@@ -510,6 +607,11 @@ mod tests {
 
     #[test]
     fn parts_answered_in_any_order_make_one_whole_answer() {
+        whole_answer_from_parts(Layout::Bytes);
+        whole_answer_from_parts(Layout::Nibbles);
+    }
+
+    fn whole_answer_from_parts(layout: Layout) {
         // Five puzzles, each a relabelling of PUZZLE; the second (3 relabelled 4) repeats its 4.
         let puzzles: Vec<Vec<u8>> = (0..5u8)
             .map(|k| {
@@ -519,10 +621,18 @@ mod tests {
                     .collect()
             })
             .collect();
-        let mut cells = puzzles.concat();
-        cells[81 + 1] = cells[81];
+        let mut puzzles_sent = puzzles.clone();
+        puzzles_sent[1][1] = puzzles_sent[1][0];
+        let mut cells = Vec::new();
+        for puzzle in &puzzles_sent {
+            match layout {
+                Layout::Bytes => cells.extend_from_slice(puzzle),
+                Layout::Nibbles => nibbles::pack(puzzle, &mut cells),
+            }
+        }
         let source = Source {
             shape: Shape::CLASSIC,
+            layout,
             cells: cells.into(),
             options: Ok(solver_core::Options::default()),
             cap: std::time::Duration::from_secs(10),
@@ -565,14 +675,29 @@ mod tests {
                 )
             )]
         );
+        let solutions: Vec<u8> = match layout {
+            Layout::Bytes => {
+                assert!(whole.solution_nibbles.is_empty());
+                whole.solutions.to_vec()
+            }
+            Layout::Nibbles => {
+                assert!(whole.solutions.is_empty());
+                assert_eq!(whole.solution_nibbles.len(), 5 * 41);
+                let mut values = vec![0; 5 * 81];
+                for (packed, out) in whole.solution_nibbles.chunks(41).zip(values.chunks_mut(81)) {
+                    nibbles::unpack_into(packed, out);
+                }
+                values
+            }
+        };
         for (i, puzzle) in puzzles.iter().enumerate().filter(|&(i, _)| i != 1) {
             let puzzle = Grid::new(Shape::CLASSIC, puzzle).expect("a puzzle");
-            let solution = Grid::new(Shape::CLASSIC, &whole.solutions[i * 81..(i + 1) * 81])
+            let solution = Grid::new(Shape::CLASSIC, &solutions[i * 81..(i + 1) * 81])
                 .expect("a full grid");
-            assert!(solution.is_solution_of(&puzzle), "puzzle {i}");
+            assert!(solution.is_solution_of(&puzzle), "puzzle {i} ({layout:?})");
         }
         assert_eq!(
-            whole.solutions[81..162],
+            solutions[81..162],
             [0; 81],
             "no solution for the invalid one"
         );
