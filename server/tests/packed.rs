@@ -36,7 +36,11 @@ fn packed(id: &str, puzzles: &[String]) -> PackedPuzzles {
 /// Cell values (0 empty) of a puzzle's text.
 fn values(text: &str) -> Vec<u8> {
     text.bytes()
-        .map(|b| b.checked_sub(b'0').filter(|v| (1..=9).contains(v)).unwrap_or(0))
+        .map(|b| {
+            b.checked_sub(b'0')
+                .filter(|v| (1..=9).contains(v))
+                .unwrap_or(0)
+        })
         .collect()
 }
 

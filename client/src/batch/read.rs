@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
-use sudoku_proto::pb;
+use sudoku_proto::{nibbles, pb};
 use tokio::sync::mpsc;
 
 use super::Item;
@@ -24,9 +24,12 @@ pub struct Chunk {
     pub box_cols: u32,
     /// Where each puzzle came from, in order.
     pub origins: Vec<Origin>,
-    /// The puzzles' cells, one byte per cell value; shared with the message that carries
-    /// them (and with any re-send), never copied.
+    /// The puzzles' cells, one after another; shared with the message that carries them (and
+    /// with any re-send), never copied.
     pub cells: Bytes,
+    /// Whether `cells` holds two cells a byte (sides up to 15: half the bytes to send and to
+    /// compress), not one; the answer's solutions come the same way.
+    pub nibbles: bool,
 }
 
 impl Chunk {
@@ -39,6 +42,32 @@ impl Chunk {
     pub fn cells_each(&self) -> usize {
         (self.box_rows * self.box_cols).pow(2) as usize
     }
+
+    /// Bytes per puzzle, and per solution in the answer.
+    pub fn bytes_each(&self) -> usize {
+        if self.nibbles {
+            nibbles::packed_len(self.cells_each())
+        } else {
+            self.cells_each()
+        }
+    }
+
+    /// The cell values of one puzzle's (or solution's) bytes, into `out`.
+    pub fn unpack<'a>(&self, bytes: &[u8], out: &'a mut Vec<u8>) -> &'a [u8] {
+        out.clear();
+        if self.nibbles {
+            out.resize(self.cells_each(), 0);
+            nibbles::unpack_into(bytes, out);
+        } else {
+            out.extend_from_slice(bytes);
+        }
+        out
+    }
+}
+
+/// Whether puzzles of `side` go two cells a byte.
+fn nibbles_for(side: u32) -> bool {
+    side as usize <= nibbles::MAX_SIDE
 }
 
 /// Reads every input in order and packs the puzzles that parse into chunks of one shape, at
@@ -188,7 +217,12 @@ impl Packer {
         self.shape = (grid.box_rows, grid.box_cols);
         self.origins.push(origin);
         // Values are at most the side (checked when parsed), so they fit a byte.
-        self.cells.extend(grid.cells.iter().map(|&v| v as u8));
+        let values: Vec<u8> = grid.cells.iter().map(|&v| v as u8).collect();
+        if nibbles_for(grid.box_rows * grid.box_cols) {
+            nibbles::pack(&values, &mut self.cells);
+        } else {
+            self.cells.extend_from_slice(&values);
+        }
     }
 
     /// Adds `line` if it starts with a whole classic one-line puzzle (what
@@ -217,7 +251,7 @@ impl Packer {
         if !digits {
             return false;
         }
-        self.cells.extend_from_slice(&cells);
+        nibbles::pack(&cells, &mut self.cells);
         self.shape = (3, 3);
         self.origins.push(origin.clone());
         true
@@ -241,6 +275,7 @@ impl Packer {
             box_cols: self.shape.1,
             origins: std::mem::replace(&mut self.origins, Vec::with_capacity(next)),
             cells: std::mem::replace(&mut self.cells, cells).into(),
+            nibbles: nibbles_for(self.shape.0 * self.shape.1),
         });
         self.next_id += 1;
         self.limit = next;
@@ -304,7 +339,7 @@ mod tests {
         let mut sizes = Vec::new();
         while let Some(chunk) = chunks.blocking_recv() {
             assert_eq!(chunk.id, sizes.len() as u64);
-            assert_eq!(chunk.cells.len(), chunk.len() * 81);
+            assert_eq!(chunk.cells.len(), chunk.len() * 41, "two cells a byte");
             sizes.push(chunk.len());
         }
         reader.join().expect("no panic").expect("read");

@@ -114,6 +114,18 @@ impl Reorder {
             reply.outcomes.len(),
             sent.chunk.len()
         );
+        let (solutions, field) = if chunk.nibbles {
+            (reply.solution_nibbles.len(), "solution_nibbles")
+        } else {
+            (reply.solutions.len(), "solutions")
+        };
+        anyhow::ensure!(
+            solutions == sent.chunk.len() * chunk.bytes_each(),
+            "message {}: {field} holds {solutions} bytes for {} puzzles of {} bytes",
+            chunk.id,
+            sent.chunk.len(),
+            chunk.bytes_each(),
+        );
         sent.reply = Some(reply);
         Ok(())
     }
@@ -171,25 +183,27 @@ impl Answered<'_> {
             .unwrap_or(Outcome::Unspecified)
     }
 
-    /// The puzzle's cells as sent.
-    pub fn puzzle(&self) -> &[u8] {
-        let cells = self.chunk.cells_each();
-        &self.chunk.cells[self.offset * cells..(self.offset + 1) * cells]
+    /// The puzzle's cell values as sent, unpacked into `out`.
+    pub fn puzzle<'b>(&self, out: &'b mut Vec<u8>) -> &'b [u8] {
+        let size = self.chunk.bytes_each();
+        let bytes = &self.chunk.cells[self.offset * size..(self.offset + 1) * size];
+        self.chunk.unpack(bytes, out)
     }
 
-    /// The solution, where the outcome has one.
-    pub fn solution(&self) -> Option<&[u8]> {
-        let cells = self.chunk.cells_each();
+    /// The solution's cell values, unpacked into `out`, where the outcome has one.
+    pub fn solution<'b>(&self, out: &'b mut Vec<u8>) -> Option<&'b [u8]> {
+        let size = self.chunk.bytes_each();
         let has = matches!(
             self.outcome(),
             Outcome::Unique | Outcome::Solved | Outcome::Multiple
         );
-        has.then(|| {
-            self.reply
-                .solutions
-                .get(self.offset * cells..(self.offset + 1) * cells)
-        })
-        .flatten()
+        let solutions = if self.chunk.nibbles {
+            &self.reply.solution_nibbles
+        } else {
+            &self.reply.solutions
+        };
+        let bytes = solutions.get(self.offset * size..(self.offset + 1) * size)?;
+        has.then(|| self.chunk.unpack(bytes, out))
     }
 
     /// Why the server found the puzzle invalid, if it said.
@@ -203,7 +217,8 @@ impl Answered<'_> {
 
     /// The answer in BatchSolve's terms, for the formats that print every field.
     pub fn response(&self) -> pb::SolveResponse {
-        let solution = self.solution().map(|bytes| pb::Grid {
+        let mut cells = Vec::new();
+        let solution = self.solution(&mut cells).map(|bytes| pb::Grid {
             box_rows: self.chunk.box_rows,
             box_cols: self.chunk.box_cols,
             cells: bytes.iter().map(|&b| u32::from(b)).collect(),

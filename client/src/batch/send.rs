@@ -297,11 +297,22 @@ impl Outbox {
 
 /// The message that carries `chunk`.
 fn packed(chunk: &Chunk, options: pb::SolveOptions) -> pb::PackedPuzzles {
-    pb::PackedPuzzles {
+    let message = pb::PackedPuzzles {
         box_rows: chunk.box_rows,
         box_cols: chunk.box_cols,
-        cells: chunk.cells.clone(),
         options: Some(options),
         id: chunk.id.to_string(),
+        ..pb::PackedPuzzles::default()
+    };
+    if chunk.nibbles {
+        pb::PackedPuzzles {
+            nibbles: chunk.cells.clone(),
+            ..message
+        }
+    } else {
+        pb::PackedPuzzles {
+            cells: chunk.cells.clone(),
+            ..message
+        }
     }
 }

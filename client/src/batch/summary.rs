@@ -20,6 +20,9 @@ pub struct Summary {
     counts: Vec<(&'static str, usize)>,
     /// One line of output, kept to spare an allocation per puzzle.
     line: Vec<u8>,
+    /// The cells of a puzzle and of its solution, kept likewise.
+    puzzle: Vec<u8>,
+    solution: Vec<u8>,
     start: Instant,
     progress: Option<ProgressBar>,
 }
@@ -54,6 +57,8 @@ impl Summary {
             tally: Tally::default(),
             counts: Vec::new(),
             line: Vec::new(),
+            puzzle: Vec::new(),
+            solution: Vec::new(),
             start: Instant::now(),
             progress,
         }
@@ -70,10 +75,11 @@ impl Summary {
         let word = match ready {
             Ready::Answer(answer) => {
                 let outcome = answer.outcome();
-                let solution = answer.solution();
+                let solution = answer.solution(&mut self.solution);
                 let shape = (answer.chunk.box_rows, answer.chunk.box_cols);
-                let bad =
-                    solution.is_some_and(|s| !solves_cells(shape.0, shape.1, answer.puzzle(), s));
+                let bad = solution.is_some_and(|s| {
+                    !solves_cells(shape.0, shape.1, answer.puzzle(&mut self.puzzle), s)
+                });
                 count(&mut self.tally, origin, bad, outcome, answer.error());
                 if printer.format() == Format::Line {
                     self.line.clear();

@@ -692,8 +692,8 @@ mod tests {
         };
         for (i, puzzle) in puzzles.iter().enumerate().filter(|&(i, _)| i != 1) {
             let puzzle = Grid::new(Shape::CLASSIC, puzzle).expect("a puzzle");
-            let solution = Grid::new(Shape::CLASSIC, &solutions[i * 81..(i + 1) * 81])
-                .expect("a full grid");
+            let solution =
+                Grid::new(Shape::CLASSIC, &solutions[i * 81..(i + 1) * 81]).expect("a full grid");
             assert!(solution.is_solution_of(&puzzle), "puzzle {i} ({layout:?})");
         }
         assert_eq!(
