@@ -103,6 +103,14 @@ fn solve_reads_every_input_format() {
     assert_eq!(lines.len(), 2, "{out}");
     assert_solves(&grid(&sixteen), lines[0]);
     assert_solves(&puzzle, lines[1]);
+    // The same through `batch`: 16x16 chunks go a byte per cell, 9x9 ones two cells a byte.
+    std::fs::write(&file, format!("{sixteen}\n{CLASSIC}\n{sixteen}\n")).unwrap();
+    let out = success(sudoku().args(["batch", "--count", "1"]).arg(&file));
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    assert_solves(&grid(&sixteen), lines[0]);
+    assert_solves(&puzzle, lines[1]);
+    assert_solves(&grid(&sixteen), lines[2]);
     // A 6x6 grid with tall boxes needs --box.
     let tall = solver_core::parse(
         &".".repeat(36),
