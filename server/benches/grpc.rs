@@ -2,10 +2,10 @@
 //!
 //! - `bench batch`: BatchSolve over one stream on 127.0.0.1 against the same number of solver
 //!   threads solving the same puzzles in process.
-//! - `bench packed`: BatchSolvePacked (1,000 puzzles a message) over one stream, uncompressed,
-//!   gzip and zstd (by a client with this crate's `CompressLayer`, and by one with tonic's
-//!   own compression), each against the in-process solver threads, and compressed against
-//!   plain.
+//! - `bench packed`: BatchSolvePacked (1,000 puzzles a message, two cells a byte) over one
+//!   stream, uncompressed, gzip and zstd (by a client with this crate's `CompressLayer`, and by
+//!   one with tonic's own compression), each against the in-process solver threads, and
+//!   compressed against plain.
 //! - `bench unary`: unary Solve of easy puzzles against the health Check RPC (the floor cost
 //!   of a call on this stack) at the same concurrency.
 //!

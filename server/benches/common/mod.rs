@@ -1,6 +1,7 @@
 //! What the server's benches share: knobs, datasets and the packed stream.
 
 use solver_core::Grid;
+use sudoku_proto::nibbles;
 use sudoku_proto::pb::PackedPuzzles;
 use sudoku_proto::pb::sudoku_client::SudokuClient;
 use tokio_stream::StreamExt;
@@ -26,19 +27,22 @@ pub fn load(name: &str, limit: usize) -> Option<Vec<Grid>> {
     )
 }
 
-/// 9x9 `puzzles` packed `per_message` to a BatchSolvePacked message.
+/// 9x9 `puzzles` packed `per_message` to a BatchSolvePacked message, two cells a byte as the
+/// CLI sends them.
 pub fn packed_messages(puzzles: &[Grid], per_message: usize) -> Vec<PackedPuzzles> {
     puzzles
         .chunks(per_message)
-        .map(|part| PackedPuzzles {
-            box_rows: 3,
-            box_cols: 3,
-            cells: part
-                .iter()
-                .flat_map(|p| p.cells().iter().copied())
-                .collect::<Vec<u8>>()
-                .into(),
-            ..PackedPuzzles::default()
+        .map(|part| {
+            let mut bytes = Vec::with_capacity(part.len() * nibbles::packed_len(81));
+            for puzzle in part {
+                nibbles::pack(puzzle.cells(), &mut bytes);
+            }
+            PackedPuzzles {
+                box_rows: 3,
+                box_cols: 3,
+                nibbles: bytes.into(),
+                ..PackedPuzzles::default()
+            }
         })
         .collect()
 }
