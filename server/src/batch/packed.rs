@@ -206,7 +206,9 @@ impl Layout {
             Layout::Bytes => unpack(shape, bytes),
             Layout::Nibbles => {
                 let mut values = [0u8; nibbles::MAX_SIDE * nibbles::MAX_SIDE];
-                let values = &mut values[..shape.cells()];
+                // Sides over 15 are refused with the message; were one to get here, the grid
+                // would be refused as too short rather than the thread panicking.
+                let values = &mut values[..shape.cells().min(nibbles::MAX_SIDE.pow(2))];
                 nibbles::unpack_into(bytes, values);
                 Grid::new(shape, values)
             }
