@@ -107,9 +107,15 @@ impl Reorder {
             "message {} was answered twice",
             chunk.id
         );
+        // A server from before `nibbles` reads such a message as one without puzzles.
+        let older = if chunk.nibbles && reply.outcomes.is_empty() {
+            " (a server too old to read puzzles sent two cells a byte?)"
+        } else {
+            ""
+        };
         anyhow::ensure!(
             reply.outcomes.len() == sent.chunk.len(),
-            "message {}: {} outcomes for {} puzzles",
+            "message {}: {} outcomes for {} puzzles{older}",
             chunk.id,
             reply.outcomes.len(),
             sent.chunk.len()
@@ -240,5 +246,127 @@ impl Answered<'_> {
             }),
             error: self.error().cloned(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::Place;
+    use sudoku_proto::nibbles;
+
+    const PUZZLE: &str =
+        "3.65.84..52........87....31..3.1..8.9..863..5.5..9.6..13....25........74..52.63..";
+
+    fn values(text: &str) -> Vec<u8> {
+        text.bytes()
+            .map(|b| if b == b'.' { 0 } else { b - b'0' })
+            .collect()
+    }
+
+    /// A chunk of `count` copies of PUZZLE, two cells a byte.
+    fn chunk(id: u64, first: usize, count: usize) -> Arc<Chunk> {
+        let mut cells = Vec::new();
+        for _ in 0..count {
+            nibbles::pack(&values(PUZZLE), &mut cells);
+        }
+        Arc::new(Chunk {
+            id,
+            box_rows: 3,
+            box_cols: 3,
+            origins: (first..first + count)
+                .map(|number| Origin {
+                    number,
+                    place: Place::Line(number),
+                })
+                .collect(),
+            cells: cells.into(),
+            nibbles: true,
+        })
+    }
+
+    /// The answer to `chunk`: every puzzle solved, its solution packed.
+    fn solved(chunk: &Chunk) -> pb::PackedAnswers {
+        let grid: solver_core::Grid = PUZZLE.parse().expect("a puzzle");
+        let report = solver_core::solve(&grid, &solver_core::Options::default()).expect("solved");
+        let solution = report.outcome.grid().expect("a solution").cells().to_vec();
+        let mut packed = Vec::new();
+        for _ in 0..chunk.len() {
+            nibbles::pack(&solution, &mut packed);
+        }
+        pb::PackedAnswers {
+            id: chunk.id.to_string(),
+            outcomes: vec![Outcome::Unique as u8; chunk.len()],
+            solution_nibbles: packed.into(),
+            ..pb::PackedAnswers::default()
+        }
+    }
+
+    /// What prints now: each puzzle's number, cells as sent and solution.
+    fn drained(reorder: &mut Reorder) -> Vec<(usize, Vec<u8>, Vec<u8>)> {
+        let mut printed = Vec::new();
+        let print = |origin: &Origin, ready: Ready| {
+            let Ready::Answer(answer) = ready else {
+                panic!("every puzzle was answered");
+            };
+            let (mut puzzle, mut solution) = (Vec::new(), Vec::new());
+            let puzzle = answer.puzzle(&mut puzzle).to_vec();
+            let solution = answer.solution(&mut solution).expect("a solution").to_vec();
+            printed.push((origin.number, puzzle, solution));
+            Ok::<(), ()>(())
+        };
+        reorder.drain(print).expect("printed");
+        printed
+    }
+
+    #[test]
+    fn answers_print_in_input_order_unpacked() {
+        let mut reorder = Reorder::default();
+        let (first, second) = (chunk(0, 1, 2), chunk(1, 3, 3));
+        reorder.push(Item::Puzzles(first.clone()));
+        reorder.push(Item::Puzzles(second.clone()));
+        // The second chunk's answer first: nothing can print until the first's comes.
+        reorder
+            .answer(&second, solved(&second))
+            .expect("a whole answer");
+        assert!(drained(&mut reorder).is_empty());
+        reorder
+            .answer(&first, solved(&first))
+            .expect("a whole answer");
+        let printed = drained(&mut reorder);
+        let numbers: Vec<usize> = printed.iter().map(|(n, _, _)| *n).collect();
+        assert_eq!(numbers, [1, 2, 3, 4, 5]);
+        let puzzle: solver_core::Grid = PUZZLE.parse().expect("a puzzle");
+        for (_, cells, solution) in &printed {
+            assert_eq!(cells, &values(PUZZLE), "the puzzle as sent");
+            let solution = solver_core::Grid::new(solver_core::Shape::CLASSIC, solution)
+                .expect("a valid grid");
+            assert!(solution.is_solution_of(&puzzle));
+        }
+        assert_eq!(reorder.outstanding(), 0);
+    }
+
+    #[test]
+    fn answers_of_the_wrong_size_are_refused_and_named() {
+        let mut reorder = Reorder::default();
+        let sent = chunk(0, 1, 2);
+        reorder.push(Item::Puzzles(sent.clone()));
+        let mut short = solved(&sent);
+        short.solution_nibbles = short.solution_nibbles.slice(..41);
+        let err = reorder
+            .answer(&sent, short)
+            .expect_err("one solution short");
+        assert_eq!(
+            err.to_string(),
+            "message 0: solution_nibbles holds 41 bytes for 2 puzzles of 41 bytes"
+        );
+        // What a server from before nibbles answers: no puzzles at all.
+        let none = pb::PackedAnswers::default();
+        let err = reorder.answer(&sent, none).expect_err("no outcomes");
+        assert_eq!(
+            err.to_string(),
+            "message 0: 0 outcomes for 2 puzzles (a server too old to read puzzles sent two \
+             cells a byte?)"
+        );
     }
 }
