@@ -124,15 +124,7 @@ async fn bad_puzzles_are_invalid_entries_and_the_stream_goes_on() {
         cells: cells.into(),
         ..packed("mixed", &[])
     };
-    let answer = client
-        .batch_solve_packed(tokio_stream::iter([message]))
-        .await
-        .expect("the stream opens")
-        .into_inner()
-        .message()
-        .await
-        .expect("no error")
-        .expect("one answer");
+    let answer = answer_of(&mut client, message).await;
     let outcomes: Vec<u8> = answer.outcomes.clone();
     assert_eq!(
         outcomes,
@@ -175,14 +167,12 @@ async fn bad_puzzles_are_invalid_entries_and_the_stream_goes_on() {
     server.shutdown().await.expect("clean shutdown");
 }
 
-#[tokio::test]
-async fn a_message_that_is_not_whole_puzzles_ends_the_stream_after_the_earlier_ones() {
-    let (server, mut client) = server(Config::embedded()).await;
-    let good = packed("good", &[CLASSIC.to_owned(), HARD.to_owned()]);
-    let bad = PackedPuzzles {
-        cells: vec![b'.'; 100].into(),
-        ..packed("bad", &[])
-    };
+/// A stream of a good message then a bad one: the good one's answer, then the stream's end.
+async fn good_then_bad(
+    client: &mut SudokuClient<Channel>,
+    good: PackedPuzzles,
+    bad: PackedPuzzles,
+) -> (PackedAnswers, tonic::Status) {
     let mut stream = client
         .batch_solve_packed(tokio_stream::iter([good, bad]))
         .await
@@ -193,8 +183,20 @@ async fn a_message_that_is_not_whole_puzzles_ends_the_stream_after_the_earlier_o
         .await
         .expect("the earlier message is answered")
         .expect("an answer");
-    assert_answers(&first, &[CLASSIC.to_owned(), HARD.to_owned()]);
     let status = stream.message().await.expect_err("then the stream fails");
+    (first, status)
+}
+
+#[tokio::test]
+async fn a_message_that_is_not_whole_puzzles_ends_the_stream_after_the_earlier_ones() {
+    let (server, mut client) = server(Config::embedded()).await;
+    let good = packed("good", &[CLASSIC.to_owned(), HARD.to_owned()]);
+    let bad = PackedPuzzles {
+        cells: vec![b'.'; 100].into(),
+        ..packed("bad", &[])
+    };
+    let (first, status) = good_then_bad(&mut client, good, bad).await;
+    assert_answers(&first, &[CLASSIC.to_owned(), HARD.to_owned()]);
     assert_eq!(status.code(), Code::InvalidArgument);
     assert_eq!(
         status.message(),
@@ -358,18 +360,8 @@ async fn nibbles_refused_where_they_cannot_hold_the_puzzles() {
     ];
     for (message, why) in cases {
         let good = nibbled("good", &[HARD.to_owned()]);
-        let mut stream = client
-            .batch_solve_packed(tokio_stream::iter([good, message]))
-            .await
-            .expect("the stream opens")
-            .into_inner();
-        let first = stream
-            .message()
-            .await
-            .expect("the earlier message is answered")
-            .expect("an answer");
+        let (first, status) = good_then_bad(&mut client, good, message).await;
         assert_eq!(first.outcomes, [Outcome::Unique as u8]);
-        let status = stream.message().await.expect_err("then the stream fails");
         assert_eq!(status.code(), Code::InvalidArgument);
         assert_eq!(
             status.message(),

@@ -258,17 +258,17 @@ mod tests {
     const PUZZLE: &str =
         "3.65.84..52........87....31..3.1..8.9..863..5.5..9.6..13....25........74..52.63..";
 
-    fn values(text: &str) -> Vec<u8> {
-        text.bytes()
-            .map(|b| if b == b'.' { 0 } else { b - b'0' })
-            .collect()
+    /// PUZZLE's cell values, 0 for empty.
+    fn values() -> Vec<u8> {
+        let grid: solver_core::Grid = PUZZLE.parse().expect("a puzzle");
+        grid.cells().to_vec()
     }
 
     /// A chunk of `count` copies of PUZZLE, two cells a byte.
     fn chunk(id: u64, first: usize, count: usize) -> Arc<Chunk> {
         let mut cells = Vec::new();
         for _ in 0..count {
-            nibbles::pack(&values(PUZZLE), &mut cells);
+            nibbles::pack(&values(), &mut cells);
         }
         Arc::new(Chunk {
             id,
@@ -338,7 +338,7 @@ mod tests {
         assert_eq!(numbers, [1, 2, 3, 4, 5]);
         let puzzle: solver_core::Grid = PUZZLE.parse().expect("a puzzle");
         for (_, cells, solution) in &printed {
-            assert_eq!(cells, &values(PUZZLE), "the puzzle as sent");
+            assert_eq!(cells, &values(), "the puzzle as sent");
             let solution = solver_core::Grid::new(solver_core::Shape::CLASSIC, solution)
                 .expect("a valid grid");
             assert!(solution.is_solution_of(&puzzle));
