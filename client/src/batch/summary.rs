@@ -116,8 +116,8 @@ impl Summary {
         let mut counts = self.counts.clone();
         counts.sort_unstable();
         let by_outcome: Vec<String> = counts.iter().map(|(w, n)| format!("{n} {w}")).collect();
-        eprintln!(
-            "{} puzzles: {} in {:.2} s ({:.0} puzzles/s)",
+        let line = format!(
+            "{} puzzles: {} in {:.2} s ({:.0} puzzles/s)\n",
             self.tally.total,
             if by_outcome.is_empty() {
                 "none".to_owned()
@@ -127,6 +127,9 @@ impl Summary {
             seconds,
             self.tally.total as f64 / seconds.max(1e-9)
         );
+        // One write: `eprintln!` wrote each piece of the line with a system call of its own,
+        // nine for this line, and another process's output could land between them.
+        let _ = std::io::stderr().write_all(line.as_bytes());
     }
 }
 
