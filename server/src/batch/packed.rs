@@ -1,6 +1,7 @@
 //! BatchSolvePacked: many puzzles of one shape per message, one byte per cell or two cells a
-//! byte, answered a message at a time. One message costs the gRPC and HTTP/2 layers what one puzzle costs in
-//! BatchSolve, so clients where messages are dear (Python, Node, compression) go at solver speed.
+//! byte, answered a message at a time. One message costs the gRPC and HTTP/2 layers what one
+//! puzzle costs in BatchSolve, so clients where messages are dear (Python, Node, compression)
+//! go at solver speed.
 
 use std::ops::Range;
 use std::sync::atomic::Ordering;
