@@ -189,8 +189,11 @@ impl Connection {
             if let Some(side) = global.max_grid_side {
                 config.max_grid_side = side;
             }
-            // Its one client sets the pace (see `Pace::EMBEDDED`).
+            // Its one client sets the pace (see `Pace::EMBEDDED`), and its byte budget holds
+            // that many messages of the largest grids (4 of 1,024 35x35 puzzles, held as
+            // about 3.9 MB each), not the 1 MiB a server shared with other clients allows.
             config.batch_window = crate::batch::Pace::EMBEDDED.window();
+            config.max_stream_bytes = config.max_buffered_bytes.min(16 << 20);
             let server = sudoku_server::start_in_memory(config)
                 .await
                 .context("cannot start the embedded server")?;

@@ -158,11 +158,11 @@ pub struct Config {
     /// Longest request `id`, in bytes; longer ones are INVALID_ARGUMENT.
     #[arg(long, env = "SUDOKU_MAX_ID_BYTES", default_value_t = DEFAULT_MAX_ID_BYTES)]
     pub max_id_bytes: usize,
-    /// Bytes one BatchSolve stream may hold in requests read and answers not yet sent; the
-    /// stream stops reading beyond it.
+    /// Bytes one batch stream (BatchSolve, BatchSolvePacked) may hold in requests read and
+    /// answers not yet sent; the stream stops reading beyond it.
     #[arg(long, env = "SUDOKU_MAX_STREAM_BYTES", default_value_t = DEFAULT_MAX_STREAM_BYTES)]
     pub max_stream_bytes: usize,
-    /// Bytes all BatchSolve streams together may hold; streams stop reading beyond it.
+    /// Bytes all batch streams together may hold; streams stop reading beyond it.
     #[arg(long, env = "SUDOKU_MAX_BUFFERED_BYTES", default_value_t = DEFAULT_MAX_BUFFERED_BYTES)]
     pub max_buffered_bytes: usize,
     /// A BatchSolve stream that reads, solves and sends nothing for this long (ms) ends with

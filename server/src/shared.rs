@@ -20,6 +20,8 @@ pub(crate) struct Shared {
     pub(crate) batch_window: usize,
     /// Bytes every batch stream together may hold in requests read and answers unsent.
     pub(crate) bytes: Arc<Semaphore>,
+    /// The size of `bytes`: a message that would hold more takes all of it.
+    pub(crate) buffered_bytes: usize,
     /// Bytes one batch stream may hold.
     pub(crate) stream_bytes: usize,
     /// How long a batch stream may go without reading, solving or sending.
@@ -36,6 +38,7 @@ impl Shared {
             max_requests: config.max_concurrent_requests,
             batch_window: config.batch_window.clamp(1, config::MAX_BATCH_WINDOW),
             bytes: Arc::new(Semaphore::new(config.max_buffered_bytes)),
+            buffered_bytes: config.max_buffered_bytes,
             stream_bytes: config.max_stream_bytes,
             stream_idle: config.stream_idle(),
         })

@@ -1,7 +1,9 @@
-//! BatchSolvePacked end to end: many puzzles per message, one byte per cell, answers packed
-//! the same way, with BatchSolve's per-item error rules.
+//! BatchSolvePacked end to end: many puzzles per message, a byte per cell or two cells a
+//! byte, answers packed the same way, with BatchSolve's per-item error rules and byte budgets.
 
 mod support;
+
+use std::time::Duration;
 
 use solver_core::{Grid, Shape};
 use sudoku_proto::nibbles;
@@ -370,6 +372,43 @@ async fn nibbles_refused_where_they_cannot_hold_the_puzzles() {
                  messages before it were answered"
             )
         );
+    }
+    server.shutdown().await.expect("clean shutdown");
+}
+
+#[tokio::test]
+async fn a_message_larger_than_every_byte_budget_still_goes_alone() {
+    let (server, mut client) = server(Config {
+        max_stream_bytes: 64 << 10,
+        max_buffered_bytes: 64 << 10,
+        ..Config::embedded()
+    })
+    .await;
+    let texts: Vec<String> = (0..2000)
+        .map(|i| relabel(if i % 2 == 0 { CLASSIC } else { HARD }, (i % 9) as u8))
+        .collect();
+    // 82 KB of nibbles, held as about 500 KB while solved: more than either budget, so it
+    // takes all of both and goes alone; another stream's small message waits, then goes.
+    let big = nibbled("big", &texts);
+    let mut other = client.clone();
+    let few = texts[..10].to_vec();
+    let small = tokio::spawn(async move { answer_of(&mut other, nibbled("small", &few)).await });
+    let answer = tokio::time::timeout(Duration::from_secs(60), answer_of(&mut client, big))
+        .await
+        .expect("answered, not stuck on its budget");
+    let small = tokio::time::timeout(Duration::from_secs(60), small)
+        .await
+        .expect("the other stream is answered too")
+        .expect("no panic");
+    for (answer, texts) in [(answer, &texts[..]), (small, &texts[..10])] {
+        assert_eq!(answer.outcomes.len(), texts.len());
+        for (i, text) in texts.iter().enumerate() {
+            assert_eq!(answer.outcomes[i], Outcome::Unique as u8, "puzzle {i}");
+            let mut cells = [0u8; 81];
+            nibbles::unpack_into(&answer.solution_nibbles[i * 41..(i + 1) * 41], &mut cells);
+            let solution = Grid::new(Shape::CLASSIC, &cells).expect("a valid grid");
+            assert!(solution.is_solution_of(&grid(text)), "puzzle {i}");
+        }
     }
     server.shutdown().await.expect("clean shutdown");
 }

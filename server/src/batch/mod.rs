@@ -25,6 +25,10 @@ use crate::lanes::Tenant;
 use crate::respond::Limits;
 use crate::shared::Shared;
 
+/// Bytes counted for a one-puzzle message beyond twice its encoded size: the job, the
+/// response's fixed fields and allocator slack.
+const HOLD_OVERHEAD: usize = 256;
+
 /// A message type a batch stream reads: how many puzzles it carries and how they are solved.
 pub(crate) trait Batched: Message + Default + Send + 'static {
     /// The message the stream answers with.
@@ -32,6 +36,12 @@ pub(crate) trait Batched: Message + Default + Send + 'static {
     /// Puzzles in this message, each taking a slot of the window; an error (a message that
     /// cannot be split into puzzles) ends the stream once what came before is answered.
     fn puzzles(&self, limits: &Limits) -> Result<usize, Status>;
+    /// Bytes the message, its puzzles' work and its answer hold until the answer is sent:
+    /// what it costs the stream's and the server's byte budgets. By default about twice its
+    /// size (a one-puzzle answer is about as large as its request) and a job's worth.
+    fn held_bytes(&self, _puzzles: usize) -> usize {
+        2 * self.encoded_len() + HOLD_OVERHEAD
+    }
     /// Checks a group of messages read together and hands their puzzles to the solver threads.
     fn submit(group: Vec<Read<Self>>, to: &Submit<'_, Self::Answer>);
     /// Why the stream ends when message `messages` (0-based), holding puzzle `puzzles` on,
@@ -78,10 +88,6 @@ pub(crate) struct Hold {
 
 /// Groups of answers on their way to the response side, each with what its puzzles hold.
 type Inbox<T> = Mutex<mpsc::Receiver<Vec<(T, Hold)>>>;
-
-/// Bytes counted for a puzzle beyond twice its request's encoded size (its answer is about
-/// as large as the request): the job, the response's fixed fields and allocator slack.
-const HOLD_OVERHEAD: usize = 256;
 
 /// The response side of a stream. Taking an answer frees what its puzzle holds, so puzzles
 /// read plus answers not yet sent never exceed the window or the byte budgets: memory stays
@@ -325,17 +331,19 @@ impl<M: Batched> Reader<M> {
         u32::try_from(puzzles.clamp(1, self.shared.batch_window)).unwrap_or(u32::MAX)
     }
 
-    /// What a request costs the byte budgets: about its size twice (request and answer). A
-    /// request larger than the stream's whole budget takes all of it, so it still goes alone.
-    fn cost(&self, request: &M) -> u32 {
-        let bytes = (2 * request.encoded_len() + HOLD_OVERHEAD).min(self.shared.stream_bytes);
-        u32::try_from(bytes).unwrap_or(u32::MAX)
+    /// What a request costs the stream's and the server's byte budgets (see
+    /// [`Batched::held_bytes`]). A request larger than a whole budget takes all of it, so it
+    /// still goes, alone.
+    fn cost(&self, request: &M, puzzles: usize) -> (u32, u32) {
+        let bytes = request.held_bytes(puzzles);
+        let of = |budget: usize| u32::try_from(bytes.min(budget)).unwrap_or(u32::MAX);
+        (of(self.shared.stream_bytes), of(self.shared.buffered_bytes))
     }
 
     /// Waits for a window slot and the request's bytes (`None` only if a budget were closed,
     /// which never happens).
     async fn hold(&self, request: &M, puzzles: usize) -> Option<Hold> {
-        let cost = self.cost(request);
+        let (stream_cost, server_cost) = self.cost(request, puzzles);
         Some(Hold {
             _slot: self
                 .window
@@ -346,14 +354,14 @@ impl<M: Batched> Reader<M> {
             _stream_bytes: self
                 .stream_bytes
                 .clone()
-                .acquire_many_owned(cost)
+                .acquire_many_owned(stream_cost)
                 .await
                 .ok()?,
             _server_bytes: self
                 .shared
                 .bytes
                 .clone()
-                .acquire_many_owned(cost)
+                .acquire_many_owned(server_cost)
                 .await
                 .ok()?,
         })
@@ -361,7 +369,7 @@ impl<M: Batched> Reader<M> {
 
     /// A hold if one is free now.
     fn try_hold(&self, request: &M, puzzles: usize) -> Option<Hold> {
-        let cost = self.cost(request);
+        let (stream_cost, server_cost) = self.cost(request, puzzles);
         Some(Hold {
             _slot: self
                 .window
@@ -371,13 +379,13 @@ impl<M: Batched> Reader<M> {
             _stream_bytes: self
                 .stream_bytes
                 .clone()
-                .try_acquire_many_owned(cost)
+                .try_acquire_many_owned(stream_cost)
                 .ok()?,
             _server_bytes: self
                 .shared
                 .bytes
                 .clone()
-                .try_acquire_many_owned(cost)
+                .try_acquire_many_owned(server_cost)
                 .ok()?,
         })
     }

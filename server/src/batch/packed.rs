@@ -8,6 +8,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use bytes::Bytes;
+use prost::Message;
 use solver_core::{Grid, GridError, Report, Shape};
 use sudoku_proto::{nibbles, pb};
 use tonic::Status;
@@ -54,6 +55,11 @@ impl Batched for pb::PackedPuzzles {
                 Ok(len / per_puzzle)
             });
         checked.map_err(|err| err.to_status_in("", shape.ok()))
+    }
+
+    fn held_bytes(&self, puzzles: usize) -> usize {
+        // The message, its answer's solutions, and each part's own copy of its share of them.
+        3 * self.encoded_len() + puzzles * PUZZLE_HELD
     }
 
     fn submit(group: Vec<Read<Self>>, to: &Submit<'_, Self::Answer>) {
@@ -130,6 +136,11 @@ impl Batched for pb::PackedPuzzles {
         )
     }
 }
+
+/// Bytes a packed puzzle holds beyond its cells and solution: its pool item, and its outcome,
+/// guess and solution counts in the message's answer and in its part's (a 4 MiB message of
+/// nibbles holds 102,000 puzzles, and this is most of what it costs).
+const PUZZLE_HELD: usize = 128;
 
 /// Hands one solver thread's share of a group to the pool.
 fn submit_job(items: Vec<Item>, to: &Submit<'_, pb::PackedAnswers>) {
@@ -704,6 +715,19 @@ mod tests {
             [0; 81],
             "no solution for the invalid one"
         );
+    }
+
+    #[test]
+    fn a_puzzles_held_bytes_cover_its_item_and_answer_fields() {
+        // Outcome, guesses and solutions found, in the message's answer and in its part's.
+        let answer_fields = 2 * (1 + 8 + 8);
+        assert!(std::mem::size_of::<Item>() + answer_fields <= PUZZLE_HELD);
+        let message = pb::PackedPuzzles {
+            nibbles: vec![0; 41 * 1000].into(),
+            ..pb::PackedPuzzles::default()
+        };
+        // The cells three times over (message, answer, part) and the per-puzzle rest.
+        assert!(message.held_bytes(1000) >= 3 * 41 * 1000 + 1000 * PUZZLE_HELD);
     }
 
     #[test]
