@@ -348,3 +348,62 @@ async fn big_ids_at_the_issues_size() {
     let (idle, peak) = big_id_attack(500).await;
     assert!(peak - idle < 256, "idle {idle} MiB, peak {peak} MiB");
 }
+
+/// Streams that never read their answers each send one packed message of 102,000 easy puzzles
+/// in nibbles (4 MB, the largest message); returns the server's idle RSS and its peak, in MiB.
+#[cfg(target_os = "linux")]
+async fn packed_attack(streams: usize) -> (u64, u64) {
+    let (mut child, port, _lines) = spawn_server(&[]);
+    let pid = child.id();
+    let client = SudokuClient::connect(format!("http://127.0.0.1:{port}"))
+        .await
+        .expect("connects")
+        .max_encoding_message_size(8 << 20);
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    let idle = proc_kib(pid, "VmRSS:");
+    let puzzle: solver_core::Grid =
+        "3.65.84..52........87....31..3.1..8.9..863..5.5..9.6..13....25........74..52.63.."
+            .parse()
+            .unwrap();
+    let mut one = Vec::new();
+    sudoku_proto::nibbles::pack(puzzle.cells(), &mut one);
+    let message = sudoku_proto::pb::PackedPuzzles {
+        nibbles: one.repeat(102_000).into(),
+        ..Default::default()
+    };
+    let mut held = Vec::new();
+    for _ in 0..streams {
+        let mut client = client.clone();
+        let answers = client
+            .batch_solve_packed(tokio_stream::iter([message.clone()]))
+            .await
+            .expect("the stream opens");
+        held.push(answers);
+    }
+    // Long enough to solve every message the budgets let in, many times over.
+    tokio::time::sleep(std::time::Duration::from_secs(3)).await;
+    let peak = proc_kib(pid, "VmHWM:");
+    eprintln!(
+        "packed attack: {streams} streams of one 4 MB message each, answers never read; server \
+         RSS idle {} MiB, peak {} MiB",
+        idle / 1024,
+        peak / 1024
+    );
+    drop(held);
+    let _ = child.kill();
+    let _ = child.wait();
+    (idle / 1024, peak / 1024)
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn packed_messages_whose_answers_are_never_read_keep_memory_bounded() {
+    // Each message held while solved is about 25 MB; counted so, the 64 MiB budget lets in
+    // two or three at once, and the rest wait as 4 MB decoded messages (16 x 24 MB = 384 MB
+    // when each was counted as one stream's 1 MiB).
+    let (idle, peak) = packed_attack(16).await;
+    assert!(
+        peak - idle < 192,
+        "peak RSS {peak} MiB is more than 192 MiB above idle ({idle} MiB)"
+    );
+}
