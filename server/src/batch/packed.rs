@@ -689,21 +689,7 @@ mod tests {
                 )
             )]
         );
-        let solutions: Vec<u8> = match layout {
-            Layout::Bytes => {
-                assert!(whole.solution_nibbles.is_empty());
-                whole.solutions.to_vec()
-            }
-            Layout::Nibbles => {
-                assert!(whole.solutions.is_empty());
-                assert_eq!(whole.solution_nibbles.len(), 5 * 41);
-                let mut values = vec![0; 5 * 81];
-                for (packed, out) in whole.solution_nibbles.chunks(41).zip(values.chunks_mut(81)) {
-                    nibbles::unpack_into(packed, out);
-                }
-                values
-            }
-        };
+        let solutions = solution_values(&whole, layout, 5);
         for (i, puzzle) in puzzles.iter().enumerate().filter(|&(i, _)| i != 1) {
             let puzzle = Grid::new(Shape::CLASSIC, puzzle).expect("a puzzle");
             let solution =
@@ -715,6 +701,26 @@ mod tests {
             [0; 81],
             "no solution for the invalid one"
         );
+    }
+
+    /// The cell values of the `count` 9x9 solutions of an answer packed in `layout`.
+    fn solution_values(answer: &pb::PackedAnswers, layout: Layout, count: usize) -> Vec<u8> {
+        match layout {
+            Layout::Bytes => {
+                assert!(answer.solution_nibbles.is_empty());
+                answer.solutions.to_vec()
+            }
+            Layout::Nibbles => {
+                assert!(answer.solutions.is_empty());
+                assert_eq!(answer.solution_nibbles.len(), count * 41);
+                let mut values = vec![0; count * 81];
+                let packed = answer.solution_nibbles.chunks(41);
+                for (packed, out) in packed.zip(values.chunks_mut(81)) {
+                    nibbles::unpack_into(packed, out);
+                }
+                values
+            }
+        }
     }
 
     #[test]
