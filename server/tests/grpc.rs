@@ -584,22 +584,45 @@ async fn compressed_requests_are_accepted() {
 }
 
 #[tokio::test]
-async fn answers_come_compressed_as_asked() {
+async fn answers_come_compressed_as_the_requests_came() {
     let (server, client) = server(Config::embedded()).await;
-    let puzzle = grid(CLASSIC);
-    for (encoding, name) in [
-        (CompressionEncoding::Gzip, "gzip"),
-        (CompressionEncoding::Zstd, "zstd"),
+    // The header says the stream's encoding; a message this small goes flagged uncompressed.
+    let ask = || request("z", &grid(CLASSIC), Algorithm::Fast, 2);
+    let encoding_of = |answer: &tonic::Response<pb::SolveResponse>| {
+        let sent = answer.metadata().get("grpc-encoding");
+        sent.and_then(|v| v.to_str().ok()).map(str::to_owned)
+    };
+    for (encoding, other, name) in [
+        (CompressionEncoding::Gzip, CompressionEncoding::Zstd, "gzip"),
+        (CompressionEncoding::Zstd, CompressionEncoding::Gzip, "zstd"),
     ] {
+        // Compressed requests, and the encoding accepted: compressed answers.
+        let mut both = client
+            .clone()
+            .send_compressed(encoding)
+            .accept_compressed(encoding);
+        let answer = both.solve(ask()).await.unwrap();
+        assert_eq!(encoding_of(&answer).as_deref(), Some(name));
+        assert_solved(&grid(CLASSIC), &answer.into_inner());
+        // Only accepted, as grpcio does unasked: plain answers.
         let answer = client
             .clone()
             .accept_compressed(encoding)
-            .solve(request("z", &puzzle, Algorithm::Fast, 2))
+            .solve(ask())
             .await
             .unwrap();
-        let sent = answer.metadata().get("grpc-encoding");
-        assert_eq!(sent.and_then(|v| v.to_str().ok()), Some(name));
-        assert_solved(&puzzle, &answer.into_inner());
+        assert_eq!(encoding_of(&answer), None, "{name} accepted, not sent");
+        assert_solved(&grid(CLASSIC), &answer.into_inner());
+        // Sent in one encoding, only the other accepted: plain answers.
+        let answer = client
+            .clone()
+            .send_compressed(encoding)
+            .accept_compressed(other)
+            .solve(ask())
+            .await
+            .unwrap();
+        assert_eq!(encoding_of(&answer), None, "{name} sent, not accepted");
+        assert_solved(&grid(CLASSIC), &answer.into_inner());
     }
     server.shutdown().await.unwrap();
 }

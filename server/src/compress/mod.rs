@@ -52,10 +52,12 @@ impl Codec {
             .find(|c| c.name() == name)
     }
 
-    /// The first encoding of a `grpc-accept-encoding` value handled here, as tonic would
-    /// choose.
-    fn preferred(accept: &str) -> Option<Codec> {
-        accept.split(',').map(str::trim).find_map(Codec::named)
+    /// Whether a `grpc-accept-encoding` value lists this codec.
+    fn accepted_in(self, accept: &str) -> bool {
+        accept
+            .split(',')
+            .map(str::trim)
+            .any(|name| name == self.name())
     }
 
     fn compress(self, payload: &[u8], out: &mut Vec<u8>) -> Result<(), Status> {
@@ -337,10 +339,11 @@ mod tests {
     }
 
     #[test]
-    fn the_first_encoding_handled_here_is_chosen() {
-        assert_eq!(Codec::preferred("gzip"), Some(Codec::Gzip));
-        assert_eq!(Codec::preferred("identity, gzip,zstd"), Some(Codec::Gzip));
-        assert_eq!(Codec::preferred("zstd,gzip"), Some(Codec::Zstd));
-        assert_eq!(Codec::preferred("deflate"), None);
+    fn accepted_encodings_are_read_from_the_list() {
+        assert!(Codec::Gzip.accepted_in("gzip"));
+        assert!(Codec::Gzip.accepted_in("identity, gzip,zstd"));
+        assert!(Codec::Zstd.accepted_in("identity, gzip,zstd"));
+        assert!(!Codec::Zstd.accepted_in("identity,deflate,gzip"));
+        assert!(!Codec::Gzip.accepted_in("gzipx, deflate"));
     }
 }

@@ -1,5 +1,9 @@
 //! The server side: compressed requests are expanded before tonic reads them, and answers
-//! are compressed after tonic writes them, in the first encoding the client accepts.
+//! are compressed after tonic writes them, in the requests' encoding when the client accepts
+//! it. A client that only accepts an encoding (grpcio accepts gzip unasked) is answered
+//! plain, as grpc-go servers answer: gzipping the packed answers nobody asked for cost the
+//! server a tenth more CPU per 17-clue puzzle, and held a grpcio client to 310,000-330,000
+//! puzzles/s where plain answers reach 380,000-450,000.
 
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -76,14 +80,10 @@ where
         if sent.is_some() {
             headers.remove(ENCODING);
         }
-        let answer = headers
-            .get(ACCEPT)
-            .and_then(|a| a.to_str().ok())
-            .and_then(Codec::preferred);
+        let accept = headers.get(ACCEPT).and_then(|a| a.to_str().ok());
+        let answer = sent.filter(|codec| accept.is_some_and(|a| codec.accepted_in(a)));
         // Without the header tonic answers plain, and the answer is compressed here.
-        if answer.is_some() {
-            headers.remove(ACCEPT);
-        }
+        headers.remove(ACCEPT);
         if let Some(codec) = sent {
             let limit = self.limit;
             request = request.map(|body| {
@@ -132,7 +132,9 @@ mod tests {
     #[tokio::test]
     async fn a_trailers_only_answer_stays_trailers_only() {
         let mut service = ServeCompressed::new(1024).layer(refusing());
+        // A compressed call: its answer would be compressed too.
         let request = http::Request::builder()
+            .header(ENCODING, "gzip")
             .header(ACCEPT, "identity,deflate,gzip")
             .body(tonic::body::Body::empty())
             .unwrap();
