@@ -1,5 +1,6 @@
 """Puzzles per second from Python, one stream each way, side by side on one server:
-BatchSolve (a message per puzzle) against BatchSolvePacked (many puzzles per message).
+BatchSolve (a message per puzzle) against BatchSolvePacked (many puzzles per message, a byte
+per cell, then two cells a byte).
 
 Usage: python bench.py HOST:PORT FILE [LIMIT]   (FILE: one 81-character puzzle per line)
 """
@@ -28,6 +29,10 @@ def main(argv):
         for name, run in (
             ("BatchSolve", lambda: sudoku_client.batch(channel, pb, pb_grpc, lines[:10_000])),
             ("BatchSolvePacked", lambda: sudoku_client.batch_packed(channel, pb, pb_grpc, lines)),
+            (
+                "... nibbles",
+                lambda: sudoku_client.batch_packed(channel, pb, pb_grpc, lines, nibbles=True),
+            ),
         ):
             count = min(len(lines), 10_000) if name == "BatchSolve" else len(lines)
             best = 0.0

@@ -4,6 +4,7 @@ Stubs are generated from proto/sudoku/v1/sudoku.proto with grpcio-tools (see gen
 Usage: python sudoku_client.py HOST:PORT [PUZZLE]
 """
 
+import binascii
 import importlib
 import pathlib
 import sys
@@ -64,23 +65,34 @@ def batch(channel, pb, pb_grpc, lines, timeout=60.0):
 VALUES_TO_TEXT = bytes.maketrans(bytes(range(10)), b".123456789")
 
 
-def batch_packed(channel, pb, pb_grpc, lines, per_message=2000, timeout=600.0):
-    """Solves one-line 9x9 puzzles through BatchSolvePacked, many puzzles per message (one
-    byte per cell, the lines sent as they are). Returns (outcome, solution line or None) per
-    puzzle, in input order; invalid puzzles come back as (OUTCOME_INVALID, reason)."""
+def batch_packed(channel, pb, pb_grpc, lines, per_message=2000, timeout=600.0, nibbles=False):
+    """Solves one-line 9x9 puzzles through BatchSolvePacked, many puzzles per message: one
+    byte per cell, the lines sent as they are; or, with nibbles=True, two cells a byte (half
+    the bytes; the lines must then be digits and '.' only, as a bad character fails the whole
+    call here instead of its one puzzle). Returns (outcome, solution line or None) per puzzle,
+    in input order; invalid puzzles come back as (OUTCOME_INVALID, reason)."""
     stub = pb_grpc.SudokuStub(channel)
 
     def messages():
         for start in range(0, len(lines), per_message):
-            chunk = "".join(lines[start:start + per_message]).encode()
-            yield pb.PackedPuzzles(box_rows=3, box_cols=3, cells=chunk)
+            chunk = lines[start:start + per_message]
+            if nibbles:
+                # Cell values are hex digits, so a line with '.' as '0' and one '0' to pad it
+                # to whole bytes is the puzzle's nibbles in hex.
+                packed = binascii.unhexlify("".join(line.replace(".", "0") + "0" for line in chunk))
+                yield pb.PackedPuzzles(box_rows=3, box_cols=3, nibbles=packed)
+            else:
+                yield pb.PackedPuzzles(box_rows=3, box_cols=3, cells="".join(chunk).encode())
 
     results = [None] * len(lines)
     for answer in stub.BatchSolvePacked(messages(), timeout=timeout):
-        text = answer.solutions.translate(VALUES_TO_TEXT).decode()
+        if nibbles:
+            text, size = binascii.hexlify(answer.solution_nibbles).decode(), 82
+        else:
+            text, size = answer.solutions.translate(VALUES_TO_TEXT).decode(), 81
         for k, outcome in enumerate(answer.outcomes):
-            solution = text[k * 81:(k + 1) * 81]
-            results[answer.first + k] = (outcome, None if solution == "." * 81 else solution)
+            solution = text[k * size:k * size + 81]
+            results[answer.first + k] = (outcome, None if solution.strip(".0") == "" else solution)
         for error in answer.errors:
             results[answer.first + error.offset] = (pb.OUTCOME_INVALID, error.error.message)
     return results
