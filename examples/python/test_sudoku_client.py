@@ -108,7 +108,9 @@ def test_packed_stream(channel, stubs, nibbles):
     pb, pb_grpc = stubs
     lines = [relabel(sudoku_client.CLASSIC, i % 9) for i in range(5000)]
     lines[17] = "33" + lines[17][2:]
-    results = sudoku_client.batch_packed(channel, pb, pb_grpc, lines, per_message=700, nibbles=nibbles)
+    results = sudoku_client.batch_packed(
+        channel, pb, pb_grpc, lines, per_message=700, nibbles=nibbles
+    )
     assert len(results) == len(lines)
     for i, ((outcome, solution), line) in enumerate(zip(results, lines)):
         if i == 17:
