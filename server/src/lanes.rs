@@ -147,7 +147,8 @@ impl Lanes {
             }
             started > 0
         });
-        // Without a long lane, long work still gets done, a slice at a time between others'.
+        // Without a long lane, long work runs to its end on the short lane's threads: quick
+        // puzzles wait behind it, but it gets done.
         let lane = if started { &self.long } else { &self.short };
         lane.push(tenant, task);
     }
