@@ -24,6 +24,25 @@ fn relabel(text: &str, shift: u8) -> String {
         .collect()
 }
 
+/// `count` puzzles, easy and hard in turn, each relabelled: unique solutions all.
+fn mixed(count: usize) -> Vec<String> {
+    (0..count)
+        .map(|i| relabel(if i % 2 == 0 { CLASSIC } else { HARD }, (i % 9) as u8))
+        .collect()
+}
+
+/// The first `texts.len()` answers of a nibble message: unique, each solution checked against
+/// the rules and its puzzle's givens.
+fn assert_nibble_answers(answer: &PackedAnswers, texts: &[String]) {
+    for (i, text) in texts.iter().enumerate() {
+        assert_eq!(answer.outcomes[i], Outcome::Unique as u8, "puzzle {i}");
+        let mut cells = [0u8; 81];
+        nibbles::unpack_into(&answer.solution_nibbles[i * 41..(i + 1) * 41], &mut cells);
+        let solution = Grid::new(Shape::CLASSIC, &cells).expect("a valid grid");
+        assert!(solution.is_solution_of(&grid(text)), "puzzle {i}");
+    }
+}
+
 fn packed(id: &str, puzzles: &[String]) -> PackedPuzzles {
     PackedPuzzles {
         box_rows: 3,
@@ -77,9 +96,7 @@ fn assert_answers(answer: &PackedAnswers, puzzles: &[String]) {
 #[tokio::test]
 async fn packed_messages_are_answered_whole_and_checked() {
     let (server, mut client) = server(Config::embedded()).await;
-    let texts: Vec<String> = (0..900)
-        .map(|i| relabel(if i % 2 == 0 { CLASSIC } else { HARD }, (i % 9) as u8))
-        .collect();
+    let texts = mixed(900);
     let messages: Vec<PackedPuzzles> = texts
         .chunks(300)
         .enumerate()
@@ -270,9 +287,7 @@ async fn answer_of(client: &mut SudokuClient<Channel>, message: PackedPuzzles) -
 #[tokio::test]
 async fn nibble_packed_puzzles_get_nibble_packed_solutions() {
     let (server, mut client) = server(Config::embedded()).await;
-    let texts: Vec<String> = (0..200)
-        .map(|i| relabel(if i % 2 == 0 { CLASSIC } else { HARD }, (i % 9) as u8))
-        .collect();
+    let texts = mixed(200);
     // A puzzle with a cell of value 10, which a nibble holds but a 9x9 grid does not.
     let mut message = nibbled("n", &texts);
     let mut bytes = message.nibbles.to_vec();
@@ -284,13 +299,7 @@ async fn nibble_packed_puzzles_get_nibble_packed_solutions() {
     assert!(answer.solutions.is_empty(), "solutions come as nibbles");
     assert_eq!(answer.solution_nibbles.len(), 201 * 41);
     assert_eq!(answer.outcomes.len(), 201);
-    for (i, text) in texts.iter().enumerate() {
-        assert_eq!(answer.outcomes[i], Outcome::Unique as u8, "puzzle {i}");
-        let mut cells = [0u8; 81];
-        nibbles::unpack_into(&answer.solution_nibbles[i * 41..(i + 1) * 41], &mut cells);
-        let solution = Grid::new(Shape::CLASSIC, &cells).expect("a valid grid");
-        assert!(solution.is_solution_of(&grid(text)), "puzzle {i}");
-    }
+    assert_nibble_answers(&answer, &texts);
     assert_eq!(answer.outcomes[200], Outcome::Invalid as u8);
     let error = answer.errors[0].error.clone().expect("a reason");
     assert_eq!(answer.errors[0].offset, 200);
@@ -384,9 +393,7 @@ async fn a_message_larger_than_every_byte_budget_still_goes_alone() {
         ..Config::embedded()
     })
     .await;
-    let texts: Vec<String> = (0..2000)
-        .map(|i| relabel(if i % 2 == 0 { CLASSIC } else { HARD }, (i % 9) as u8))
-        .collect();
+    let texts = mixed(2000);
     // 82 KB of nibbles, held as about 500 KB while solved: more than either budget, so it
     // takes all of both and goes alone; another stream's small message waits, then goes.
     let big = nibbled("big", &texts);
@@ -400,15 +407,9 @@ async fn a_message_larger_than_every_byte_budget_still_goes_alone() {
         .await
         .expect("the other stream is answered too")
         .expect("no panic");
-    for (answer, texts) in [(answer, &texts[..]), (small, &texts[..10])] {
-        assert_eq!(answer.outcomes.len(), texts.len());
-        for (i, text) in texts.iter().enumerate() {
-            assert_eq!(answer.outcomes[i], Outcome::Unique as u8, "puzzle {i}");
-            let mut cells = [0u8; 81];
-            nibbles::unpack_into(&answer.solution_nibbles[i * 41..(i + 1) * 41], &mut cells);
-            let solution = Grid::new(Shape::CLASSIC, &cells).expect("a valid grid");
-            assert!(solution.is_solution_of(&grid(text)), "puzzle {i}");
-        }
-    }
+    assert_eq!(answer.outcomes.len(), texts.len());
+    assert_nibble_answers(&answer, &texts);
+    assert_eq!(small.outcomes.len(), 10);
+    assert_nibble_answers(&small, &texts[..10]);
     server.shutdown().await.expect("clean shutdown");
 }

@@ -278,6 +278,38 @@ fn proc_kib(pid: u32, field: &str) -> u64 {
         .unwrap_or_else(|| panic!("{field} in /proc/{pid}/status"))
 }
 
+/// A 9x9 puzzle with one solution.
+#[cfg(target_os = "linux")]
+const CLASSIC: &str =
+    "3.65.84..52........87....31..3.1..8.9..863..5.5..9.6..13....25........74..52.63..";
+
+/// A server to attack, with its log (kept open while it runs) and its idle RSS in KiB.
+#[cfg(target_os = "linux")]
+struct Attacked {
+    child: Child,
+    _log: Lines<BufReader<ChildStderr>>,
+    client: SudokuClient<tonic::transport::Channel>,
+    idle: u64,
+}
+
+/// A server to attack, and a client that sends it messages of up to 8 MiB.
+#[cfg(target_os = "linux")]
+async fn attacked() -> Attacked {
+    let (child, port, log) = spawn_server(&[]);
+    let client = SudokuClient::connect(format!("http://127.0.0.1:{port}"))
+        .await
+        .expect("connects")
+        .max_encoding_message_size(8 << 20);
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    let idle = proc_kib(child.id(), "VmRSS:");
+    Attacked {
+        child,
+        _log: log,
+        client,
+        idle,
+    }
+}
+
 /// One stream that never reads its answers sends `count` requests with a 4 MB `id` (issue
 /// 10, item 3); returns the server's idle RSS and its peak, in MiB.
 #[cfg(target_os = "linux")]
@@ -285,18 +317,14 @@ async fn big_id_attack(count: usize) -> (u64, u64) {
     use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering};
     use tokio_stream::StreamExt;
-    let (mut child, port, _lines) = spawn_server(&[]);
+    let Attacked {
+        mut child,
+        _log,
+        mut client,
+        idle,
+    } = attacked().await;
     let pid = child.id();
-    let mut client = SudokuClient::connect(format!("http://127.0.0.1:{port}"))
-        .await
-        .expect("connects")
-        .max_encoding_message_size(8 << 20);
-    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-    let idle = proc_kib(pid, "VmRSS:");
-    let puzzle: solver_core::Grid =
-        "3.65.84..52........87....31..3.1..8.9..863..5.5..9.6..13....25........74..52.63.."
-            .parse()
-            .unwrap();
+    let puzzle: solver_core::Grid = CLASSIC.parse().unwrap();
     let id = "x".repeat(4_000_000);
     let sent = Arc::new(AtomicUsize::new(0));
     let counter = sent.clone();
@@ -353,18 +381,14 @@ async fn big_ids_at_the_issues_size() {
 /// in nibbles (4 MB, the largest message); returns the server's idle RSS and its peak, in MiB.
 #[cfg(target_os = "linux")]
 async fn packed_attack(streams: usize) -> (u64, u64) {
-    let (mut child, port, _lines) = spawn_server(&[]);
+    let Attacked {
+        mut child,
+        _log,
+        client,
+        idle,
+    } = attacked().await;
     let pid = child.id();
-    let client = SudokuClient::connect(format!("http://127.0.0.1:{port}"))
-        .await
-        .expect("connects")
-        .max_encoding_message_size(8 << 20);
-    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-    let idle = proc_kib(pid, "VmRSS:");
-    let puzzle: solver_core::Grid =
-        "3.65.84..52........87....31..3.1..8.9..863..5.5..9.6..13....25........74..52.63.."
-            .parse()
-            .unwrap();
+    let puzzle: solver_core::Grid = CLASSIC.parse().unwrap();
     let mut one = Vec::new();
     sudoku_proto::nibbles::pack(puzzle.cells(), &mut one);
     let message = sudoku_proto::pb::PackedPuzzles {
