@@ -24,12 +24,9 @@ pub struct Chunk {
     pub box_cols: u32,
     /// Where each puzzle came from, in order.
     pub origins: Vec<Origin>,
-    /// The puzzles' cells, one after another; shared with the message that carries them (and
-    /// with any re-send), never copied.
+    /// The puzzles' cells, one after another, two a byte where [`Chunk::nibbles`] says so;
+    /// shared with the message that carries them (and with any re-send), never copied.
     pub cells: Bytes,
-    /// Whether `cells` holds two cells a byte (sides up to 15: half the bytes to send and to
-    /// compress), not one; the answer's solutions come the same way.
-    pub nibbles: bool,
 }
 
 impl Chunk {
@@ -43,19 +40,34 @@ impl Chunk {
         (self.box_rows * self.box_cols).pow(2) as usize
     }
 
+    /// Whether the cells go two a byte (sides up to 15: half the bytes to send and to
+    /// compress), not one; the answer's solutions come the same way.
+    pub fn nibbles(&self) -> bool {
+        nibbles_for(self.box_rows * self.box_cols)
+    }
+
     /// Bytes per puzzle, and per solution in the answer.
     pub fn bytes_each(&self) -> usize {
-        if self.nibbles {
+        if self.nibbles() {
             nibbles::packed_len(self.cells_each())
         } else {
             self.cells_each()
         }
     }
 
+    /// The solutions' bytes in `reply`, and the field that holds them.
+    pub fn solutions<'r>(&self, reply: &'r pb::PackedAnswers) -> (&'r Bytes, &'static str) {
+        if self.nibbles() {
+            (&reply.solution_nibbles, "solution_nibbles")
+        } else {
+            (&reply.solutions, "solutions")
+        }
+    }
+
     /// The cell values of one puzzle's (or solution's) bytes, into `out`.
     pub fn unpack<'a>(&self, bytes: &[u8], out: &'a mut Vec<u8>) -> &'a [u8] {
         out.clear();
-        if self.nibbles {
+        if self.nibbles() {
             out.resize(self.cells_each(), 0);
             nibbles::unpack_into(bytes, out);
         } else {
@@ -275,7 +287,6 @@ impl Packer {
             box_cols: self.shape.1,
             origins: std::mem::replace(&mut self.origins, Vec::with_capacity(next)),
             cells: std::mem::replace(&mut self.cells, cells).into(),
-            nibbles: nibbles_for(self.shape.0 * self.shape.1),
         });
         self.next_id += 1;
         self.limit = next;

@@ -108,7 +108,7 @@ impl Reorder {
             chunk.id
         );
         // A server from before `nibbles` reads such a message as one without puzzles.
-        let older = if chunk.nibbles && reply.outcomes.is_empty() {
+        let older = if chunk.nibbles() && reply.outcomes.is_empty() {
             " (a server too old to read puzzles sent two cells a byte?)"
         } else {
             ""
@@ -120,11 +120,8 @@ impl Reorder {
             reply.outcomes.len(),
             sent.chunk.len()
         );
-        let (solutions, field) = if chunk.nibbles {
-            (reply.solution_nibbles.len(), "solution_nibbles")
-        } else {
-            (reply.solutions.len(), "solutions")
-        };
+        let (solutions, field) = chunk.solutions(&reply);
+        let solutions = solutions.len();
         anyhow::ensure!(
             solutions == sent.chunk.len() * chunk.bytes_each(),
             "message {}: {field} holds {solutions} bytes for {} puzzles of {} bytes",
@@ -203,11 +200,7 @@ impl Answered<'_> {
             self.outcome(),
             Outcome::Unique | Outcome::Solved | Outcome::Multiple
         );
-        let solutions = if self.chunk.nibbles {
-            &self.reply.solution_nibbles
-        } else {
-            &self.reply.solutions
-        };
+        let (solutions, _) = self.chunk.solutions(self.reply);
         let bytes = solutions.get(self.offset * size..(self.offset + 1) * size)?;
         has.then(|| self.chunk.unpack(bytes, out))
     }
@@ -281,7 +274,6 @@ mod tests {
                 })
                 .collect(),
             cells: cells.into(),
-            nibbles: true,
         })
     }
 

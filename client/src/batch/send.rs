@@ -297,22 +297,18 @@ impl Outbox {
 
 /// The message that carries `chunk`.
 fn packed(chunk: &Chunk, options: pb::SolveOptions) -> pb::PackedPuzzles {
-    let message = pb::PackedPuzzles {
+    let mut message = pb::PackedPuzzles {
         box_rows: chunk.box_rows,
         box_cols: chunk.box_cols,
         options: Some(options),
         id: chunk.id.to_string(),
         ..pb::PackedPuzzles::default()
     };
-    if chunk.nibbles {
-        pb::PackedPuzzles {
-            nibbles: chunk.cells.clone(),
-            ..message
-        }
+    let field = if chunk.nibbles() {
+        &mut message.nibbles
     } else {
-        pb::PackedPuzzles {
-            cells: chunk.cells.clone(),
-            ..message
-        }
-    }
+        &mut message.cells
+    };
+    *field = chunk.cells.clone();
+    message
 }

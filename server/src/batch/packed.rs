@@ -82,10 +82,8 @@ impl Batched for pb::PackedPuzzles {
                 first,
                 hold,
             } = read;
-            let cells = match layout {
-                Layout::Bytes => message.cells,
-                Layout::Nibbles => message.nibbles,
-            };
+            // Shares the received buffer, as moving it out would.
+            let cells = message.bytes(layout).clone();
             let count = cells.len() / layout.bytes_each(shape);
             let source = Source {
                 shape,
