@@ -46,6 +46,10 @@ pub const DEFAULT_MAX_STREAM_BYTES: usize = 1 << 20;
 pub const DEFAULT_MAX_BUFFERED_BYTES: usize = 64 << 20;
 /// Default time a BatchSolve stream may go without reading, solving or sending, in ms.
 pub const DEFAULT_STREAM_IDLE_MS: u64 = 60_000;
+/// Default `--max-receiving-bytes`.
+pub const DEFAULT_MAX_RECEIVING_BYTES: usize = 64 << 20;
+/// Default `--receive-timeout-ms`: a 4 MiB message needs a client sending 400 KB/s.
+pub const DEFAULT_RECEIVE_TIMEOUT_MS: u64 = 10_000;
 /// Default age at which a connection is asked to go away (GOAWAY), in ms, so that long-lived
 /// clients reconnect and spread over new replicas; 0 never.
 pub const DEFAULT_MAX_CONNECTION_AGE_MS: u64 = 30 * 60 * 1000;
@@ -169,6 +173,15 @@ pub struct Config {
     /// UNAVAILABLE, freeing its slot; 0 turns this off. At least --max-solve-ms plus a second.
     #[arg(long, env = "SUDOKU_STREAM_IDLE_MS", default_value_t = DEFAULT_STREAM_IDLE_MS)]
     pub stream_idle_ms: u64,
+    /// Bytes all calls together may hold in request messages being received and decoded:
+    /// twice each message's size, a compressed one its size plus twice --max-message-bytes.
+    /// Beyond it, request bodies wait.
+    #[arg(long, env = "SUDOKU_MAX_RECEIVING_BYTES", default_value_t = DEFAULT_MAX_RECEIVING_BYTES)]
+    pub max_receiving_bytes: usize,
+    /// A request message must arrive whole within this many ms of the server starting to wait
+    /// for its bytes, or its call ends DEADLINE_EXCEEDED; 0 turns this off.
+    #[arg(long, env = "SUDOKU_RECEIVE_TIMEOUT_MS", default_value_t = DEFAULT_RECEIVE_TIMEOUT_MS)]
+    pub receive_timeout_ms: u64,
     /// Age (ms) at which a connection gets GOAWAY, so clients reconnect and spread over new
     /// replicas without a mesh; calls in flight go on. 0 never.
     #[arg(long, env = "SUDOKU_MAX_CONNECTION_AGE_MS", default_value_t = DEFAULT_MAX_CONNECTION_AGE_MS)]
@@ -247,6 +260,11 @@ impl Config {
         })
     }
 
+    /// How long a request message may take to arrive (`None`: for ever).
+    pub fn receive_timeout(&self) -> Option<Duration> {
+        (self.receive_timeout_ms != 0).then(|| Duration::from_millis(self.receive_timeout_ms))
+    }
+
     /// When a connection is asked to go away, and how long its calls then get (`None`: never).
     pub fn max_connection_age(&self) -> Option<(Duration, Duration)> {
         (self.max_connection_age_ms != 0).then(|| {
@@ -276,6 +294,9 @@ impl Config {
         }
         if self.max_stream_bytes == 0 {
             return Err(ConfigError::Zero("max-stream-bytes"));
+        }
+        if self.max_receiving_bytes == 0 {
+            return Err(ConfigError::Zero("max-receiving-bytes"));
         }
         if self.max_buffered_bytes < self.max_stream_bytes {
             return Err(ConfigError::BufferedBelowStream);
@@ -311,6 +332,8 @@ impl Default for Config {
             max_stream_bytes: DEFAULT_MAX_STREAM_BYTES,
             max_buffered_bytes: DEFAULT_MAX_BUFFERED_BYTES,
             stream_idle_ms: DEFAULT_STREAM_IDLE_MS,
+            max_receiving_bytes: DEFAULT_MAX_RECEIVING_BYTES,
+            receive_timeout_ms: DEFAULT_RECEIVE_TIMEOUT_MS,
             max_connection_age_ms: DEFAULT_MAX_CONNECTION_AGE_MS,
             max_connection_age_grace_ms: DEFAULT_MAX_CONNECTION_AGE_GRACE_MS,
             log_format: LogFormat::Text,

@@ -10,10 +10,11 @@ use solver_core::{
     next_seed,
 };
 use sudoku_proto::{grid_to_pb, pb};
-use tokio::sync::{OwnedSemaphorePermit, mpsc};
+use tokio::sync::mpsc;
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, StatusExt};
 
+use crate::admit::Slot;
 use crate::lanes::Tenant;
 use crate::pool::{CancelOnDrop, PoolError};
 use crate::shared::Shared;
@@ -139,7 +140,7 @@ pub(crate) fn stream(
     order: Order,
     tenant: Tenant,
     deadline: Option<Instant>,
-    slot: OwnedSemaphorePermit,
+    slot: Slot,
 ) -> mpsc::Receiver<Result<pb::GeneratedPuzzle, Status>> {
     let (tx, rx) = mpsc::channel(4);
     tokio::spawn(async move {

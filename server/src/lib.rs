@@ -5,6 +5,7 @@
 //! [`start_in_memory`] serves the same (but reflection) to this process alone, through memory.
 #![deny(missing_docs)]
 
+mod admit;
 mod batch;
 pub mod compress;
 mod config;
@@ -43,6 +44,7 @@ pub use memory::Dialer;
 pub use metrics::Metrics;
 pub use shutdown::{Signal, signal};
 
+use crate::admit::AdmitCalls;
 use crate::compress::server::ServeCompressed;
 use crate::counted::CountCalls;
 use crate::health::Health;
@@ -253,10 +255,14 @@ fn transport(config: &Config) -> anyhow::Result<tonic::transport::Server> {
     Ok(builder)
 }
 
-/// The layers around every service: compression inside the metrics layer.
+/// The layers around every service: the metrics layer, then admission (before any body is
+/// read), then compression.
 type Layers = tower::layer::util::Stack<
     ServeCompressed,
-    tower::layer::util::Stack<CountCalls, tower::layer::util::Identity>,
+    tower::layer::util::Stack<
+        AdmitCalls,
+        tower::layer::util::Stack<CountCalls, tower::layer::util::Identity>,
+    >,
 >;
 
 /// Every service the server answers, each accepting and answering gzip and zstd (by
@@ -284,11 +290,12 @@ fn services(
             .max_decoding_message_size(config.max_message_bytes)
     );
     let puzzles = compressed!(
-        PuzzlesServer::new(PuzzlesService::new(shared))
+        PuzzlesServer::new(PuzzlesService::new(shared.clone()))
             .max_decoding_message_size(config.max_message_bytes)
     );
     let mut transport = transport
         .layer(CountCalls::new(metrics.clone()))
+        .layer(AdmitCalls::new(shared.admission.clone()))
         .layer(ServeCompressed::new(config.max_message_bytes));
     let router = transport
         .add_service(sudoku)

@@ -221,9 +221,9 @@ fn marks(candidates: Option<pb::Candidates>) -> Option<Vec<u64>> {
 impl pb::puzzles_server::Puzzles for PuzzlesService {
     async fn rate(
         &self,
-        request: Request<pb::RateRequest>,
+        mut request: Request<pb::RateRequest>,
     ) -> Result<Response<pb::RateResponse>, Status> {
-        let _slot = self.shared.admit()?;
+        let _slot = self.shared.admit(&mut request)?;
         let deadline = client_deadline(request.metadata());
         let tenant = Tenant::of(request.remote_addr());
         let request = request.into_inner();
@@ -255,9 +255,9 @@ impl pb::puzzles_server::Puzzles for PuzzlesService {
 
     async fn batch_rate(
         &self,
-        request: Request<Streaming<pb::RateRequest>>,
+        mut request: Request<Streaming<pb::RateRequest>>,
     ) -> Result<Response<Self::BatchRateStream>, Status> {
-        let slot = self.shared.admit()?;
+        let slot = self.shared.admit(&mut request)?;
         let caller = crate::batch::Caller {
             deadline: client_deadline(request.metadata()),
             tenant: Tenant::of(request.remote_addr()),
@@ -268,9 +268,9 @@ impl pb::puzzles_server::Puzzles for PuzzlesService {
 
     async fn hint(
         &self,
-        request: Request<pb::HintRequest>,
+        mut request: Request<pb::HintRequest>,
     ) -> Result<Response<pb::HintResponse>, Status> {
-        let _slot = self.shared.admit()?;
+        let _slot = self.shared.admit(&mut request)?;
         let call = self.logic_call(request)?;
         let hint = self
             .run(call.tenant, move || {
@@ -299,9 +299,9 @@ impl pb::puzzles_server::Puzzles for PuzzlesService {
 
     async fn explain(
         &self,
-        request: Request<pb::HintRequest>,
+        mut request: Request<pb::HintRequest>,
     ) -> Result<Response<Self::ExplainStream>, Status> {
-        let _slot = self.shared.admit()?;
+        let _slot = self.shared.admit(&mut request)?;
         let call = self.logic_call(request)?;
         let explanation = self
             .run(call.tenant, move || {
@@ -332,9 +332,9 @@ impl pb::puzzles_server::Puzzles for PuzzlesService {
 
     async fn validate(
         &self,
-        request: Request<pb::ValidateRequest>,
+        mut request: Request<pb::ValidateRequest>,
     ) -> Result<Response<pb::ValidateResponse>, Status> {
-        let _slot = self.shared.admit()?;
+        let _slot = self.shared.admit(&mut request)?;
         let deadline = client_deadline(request.metadata());
         let tenant = Tenant::of(request.remote_addr());
         let (entries, puzzle) = self.read_validate(request.get_ref())?;
@@ -356,9 +356,9 @@ impl pb::puzzles_server::Puzzles for PuzzlesService {
 
     async fn generate(
         &self,
-        request: Request<pb::GenerateRequest>,
+        mut request: Request<pb::GenerateRequest>,
     ) -> Result<Response<Self::GenerateStream>, Status> {
-        let slot = self.shared.admit()?;
+        let slot = self.shared.admit(&mut request)?;
         let deadline = client_deadline(request.metadata());
         let tenant = Tenant::of(request.remote_addr());
         let order = crate::generate::order(request.get_ref(), &self.shared)?;

@@ -28,9 +28,9 @@ impl SudokuService {
 
     async fn solve_one(
         &self,
-        request: Request<pb::SolveRequest>,
+        mut request: Request<pb::SolveRequest>,
     ) -> Result<pb::SolveResponse, Status> {
-        let _slot = self.shared.admit()?;
+        let _slot = self.shared.admit(&mut request)?;
         let deadline = client_deadline(request.metadata());
         let tenant = Tenant::of(request.remote_addr());
         let request = request.into_inner();
@@ -101,9 +101,9 @@ impl SudokuService {
     /// Starts a batch stream of either kind.
     fn batch<M: crate::batch::Batched>(
         &self,
-        request: Request<Streaming<M>>,
+        mut request: Request<Streaming<M>>,
     ) -> Result<Response<crate::batch::Answers<M::Answer>>, Status> {
-        let slot = self.shared.admit()?;
+        let slot = self.shared.admit(&mut request)?;
         let deadline = client_deadline(request.metadata());
         let tenant = Tenant::of(request.remote_addr());
         let stream = crate::batch::spawn(

@@ -3,9 +3,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::Semaphore;
 use tonic::Status;
 
+use crate::admit::{Admission, Slot};
 use crate::config::{self, Config};
 use crate::metrics::Metrics;
 use crate::pool::Pool;
@@ -15,8 +16,8 @@ use crate::respond::Limits;
 pub(crate) struct Shared {
     pub(crate) pool: Pool,
     pub(crate) limits: Limits,
-    requests: Arc<Semaphore>,
-    max_requests: usize,
+    /// Slots among the concurrent calls, and the receive budget.
+    pub(crate) admission: Arc<Admission>,
     pub(crate) batch_window: usize,
     /// Bytes every batch stream together may hold in requests read and answers unsent.
     pub(crate) bytes: Arc<Semaphore>,
@@ -34,8 +35,7 @@ impl Shared {
         Ok(Shared {
             pool: Pool::new(config.worker_count(), metrics)?,
             limits: Limits::from(config),
-            requests: Arc::new(Semaphore::new(config.max_concurrent_requests)),
-            max_requests: config.max_concurrent_requests,
+            admission: Arc::new(Admission::new(config)),
             batch_window: config.batch_window.clamp(1, config::MAX_BATCH_WINDOW),
             bytes: Arc::new(Semaphore::new(config.max_buffered_bytes)),
             buffered_bytes: config.max_buffered_bytes,
@@ -44,13 +44,9 @@ impl Shared {
         })
     }
 
-    /// A slot among the concurrent RPCs, or RESOURCE_EXHAUSTED: shed load, never queue it.
-    pub(crate) fn admit(&self) -> Result<OwnedSemaphorePermit, Status> {
-        self.requests.clone().try_acquire_owned().map_err(|_| {
-            Status::resource_exhausted(format!(
-                "server busy: {} requests already in progress; retry with backoff",
-                self.max_requests
-            ))
-        })
+    /// The call's slot among the concurrent calls (taken before its body was read), or
+    /// RESOURCE_EXHAUSTED.
+    pub(crate) fn admit<T>(&self, request: &mut tonic::Request<T>) -> Result<Slot, Status> {
+        self.admission.admit(request)
     }
 }

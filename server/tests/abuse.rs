@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
+use bytes::Bytes;
 use sudoku_proto::pb::{Algorithm, Outcome, SolveOptions, SolveRequest};
 use sudoku_server::Config;
 use support::raw;
@@ -1038,5 +1039,120 @@ async fn each_batched_puzzle_gets_its_full_solve_time() {
         assert!(micros >= 100_000, "puzzle {} ran {micros} µs", answer.id);
     }
     assert_eq!(count, 4);
+    server.shutdown().await.unwrap();
+}
+
+/// The `grpc-status` code and message of a raw call's response: from its headers when it is
+/// trailers-only, else from its trailers.
+async fn raw_status(response: h2::client::ResponseFuture) -> (i32, String) {
+    let response = tokio::time::timeout(Duration::from_secs(10), response)
+        .await
+        .expect("an answer in time")
+        .expect("a response");
+    if let Some(code) = response.headers().get("grpc-status") {
+        let code = code.to_str().unwrap().parse().unwrap();
+        let message = response
+            .headers()
+            .get("grpc-message")
+            .map(|m| m.to_str().unwrap().to_owned())
+            .unwrap_or_default();
+        return (code, message);
+    }
+    let mut reader = raw::Reader::new(response.into_body(), Duration::ZERO);
+    while reader.next().await.expect("the body").is_some() {}
+    reader.status().await.expect("trailers")
+}
+
+// Regression (review): tonic reads a unary request whole before its handler runs, so a slot
+// taken in the handler bounded nothing while bodies arrived. A call over the limit is now
+// refused before its body is read.
+#[tokio::test]
+async fn a_call_over_the_limit_is_refused_before_its_body_is_read() {
+    let (server, mut client) = server(Config {
+        max_concurrent_requests: 1,
+        ..Config::embedded()
+    })
+    .await;
+    let connection = raw::connect(server.addr(), 64 << 10).await;
+    let mut send = connection.send.clone().ready().await.unwrap();
+    let (_response, mut unfinished) = send
+        .send_request(raw::grpc_head(server.addr(), "Solve"), false)
+        .unwrap();
+    // A message of 4,096 bytes, of which 3 ever come.
+    unfinished
+        .send_data(Bytes::from_static(b"\0\0\0\x10\0abc"), false)
+        .unwrap();
+    let puzzle = grid(CLASSIC);
+    let mut refused = None;
+    for _ in 0..50 {
+        match client
+            .solve(request("second", &puzzle, Algorithm::Unspecified, 2))
+            .await
+        {
+            Err(status) => {
+                refused = Some(status);
+                break;
+            }
+            Ok(_) => tokio::time::sleep(Duration::from_millis(20)).await,
+        }
+    }
+    let status = refused.expect("the unfinished call holds the only slot");
+    assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
+    assert!(
+        status.message().contains("server busy: 1 requests"),
+        "{status:?}"
+    );
+    unfinished.send_reset(h2::Reason::CANCEL);
+    let mut answered = None;
+    for _ in 0..50 {
+        if let Ok(answer) = client
+            .solve(request("third", &puzzle, Algorithm::Unspecified, 2))
+            .await
+        {
+            answered = Some(answer.into_inner());
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_solved(&puzzle, &answered.expect("the slot came back"));
+    server.shutdown().await.unwrap();
+}
+
+// Messages hold room in the receive budget while they arrive; one that stops arriving ends
+// its call after --receive-timeout-ms, and the calls waiting for its room go on.
+#[tokio::test]
+async fn a_message_that_stops_arriving_gives_its_room_to_the_others() {
+    let (server, mut client) = server(Config {
+        max_receiving_bytes: 64 << 10,
+        receive_timeout_ms: 300,
+        ..Config::embedded()
+    })
+    .await;
+    let connection = raw::connect(server.addr(), 64 << 10).await;
+    let mut send = connection.send.clone().ready().await.unwrap();
+    let (response, mut unfinished) = send
+        .send_request(raw::grpc_head(server.addr(), "Solve"), false)
+        .unwrap();
+    // 40,000 bytes announced (all the room: twice that is more than 64 KiB), 1,000 sent.
+    let mut start = vec![0, 0, 0, 0x9c, 0x40];
+    start.resize(1005, b'x');
+    unfinished.send_data(Bytes::from(start), false).unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let puzzle = grid(CLASSIC);
+    let waited = Instant::now();
+    let answer = client
+        .solve(request("after", &puzzle, Algorithm::Unspecified, 2))
+        .await
+        .expect("answered once the room is free")
+        .into_inner();
+    assert_solved(&puzzle, &answer);
+    assert!(
+        waited.elapsed() >= Duration::from_millis(100),
+        "it waited for the room: {:?}",
+        waited.elapsed()
+    );
+    let (code, message) = raw_status(response).await;
+    assert_eq!(code, Code::DeadlineExceeded as i32, "{message}");
+    assert!(message.contains("--receive-timeout-ms"), "{message}");
     server.shutdown().await.unwrap();
 }

@@ -21,6 +21,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, oneshot};
 use tokio_stream::Stream;
 use tonic::{Status, Streaming};
 
+use crate::admit::Slot;
 use crate::lanes::Tenant;
 use crate::respond::Limits;
 use crate::shared::Shared;
@@ -150,7 +151,7 @@ pub(crate) fn spawn<M: Batched>(
     shared: Arc<Shared>,
     inbound: Streaming<M>,
     caller: Caller,
-    rpc_slot: OwnedSemaphorePermit,
+    rpc_slot: Slot,
 ) -> Answers<M::Answer> {
     let (out_tx, out_rx) = mpsc::channel(shared.batch_window);
     let (end_tx, end_rx) = oneshot::channel();
