@@ -149,17 +149,33 @@ fn grpc_status(headers: &HeaderMap) -> Option<Code> {
         .map(|value| Code::from_bytes(value.as_bytes()))
 }
 
+/// Every method the server serves, the one label each may take.
+const METHODS: [&str; 14] = [
+    "Solve",
+    "BatchSolve",
+    "BatchSolvePacked",
+    "Rate",
+    "BatchRate",
+    "Hint",
+    "Explain",
+    "Validate",
+    "Generate",
+    "Check",
+    "Watch",
+    "List",
+    "ServerReflectionInfo",
+    "other",
+];
+
 /// The method label: the known methods by name, anything else as one label so that a client
 /// cannot grow the metric without bound.
 fn method_name(path: &str) -> &'static str {
-    match path.rsplit('/').next() {
-        Some("Solve") => "Solve",
-        Some("BatchSolve") => "BatchSolve",
-        Some("Check") => "Check",
-        Some("Watch") => "Watch",
-        Some("ServerReflectionInfo") => "ServerReflectionInfo",
-        _ => "other",
-    }
+    let name = path.rsplit('/').next().unwrap_or_default();
+    METHODS
+        .iter()
+        .find(|&&known| known == name)
+        .copied()
+        .unwrap_or("other")
 }
 
 #[cfg(test)]
@@ -190,5 +206,24 @@ mod tests {
         assert_eq!(method_name("/sudoku.v1.Sudoku/BatchSolve"), "BatchSolve");
         assert_eq!(method_name("/grpc.health.v1.Health/Watch"), "Watch");
         assert_eq!(method_name("/x.Y/anything-at-all"), "other");
+    }
+
+    #[test]
+    fn every_method_of_the_api_has_its_own_label() {
+        use prost::Message;
+        let set = prost_types::FileDescriptorSet::decode(sudoku_proto::FILE_DESCRIPTOR_SET)
+            .expect("the descriptor set decodes");
+        let mut seen = 0;
+        for file in &set.file {
+            for service in &file.service {
+                for method in &service.method {
+                    let name = method.name();
+                    let path = format!("/{}.{}/{name}", file.package(), service.name());
+                    assert_eq!(method_name(&path), name, "{path}");
+                    seen += 1;
+                }
+            }
+        }
+        assert!(seen >= 9, "the API's methods were read: {seen}");
     }
 }

@@ -38,8 +38,13 @@ pub(crate) struct Order {
 pub(crate) fn order(request: &pb::GenerateRequest, shared: &Shared) -> Result<Order, Status> {
     let shape = match (request.box_rows, request.box_cols) {
         (0, 0) => Shape::CLASSIC,
-        (rows, cols) => Shape::new(rows as usize, cols as usize)
-            .map_err(|e| invalid("box_rows", e.to_string()))?,
+        (rows, cols) => Shape::new(rows as usize, cols as usize).map_err(|e| {
+            // Rows are read first: they are at fault unless they are fine alone.
+            invalid(
+                if rows >= 2 { "box_cols" } else { "box_rows" },
+                e.to_string(),
+            )
+        })?,
     };
     if shape.side() > shared.limits.max_grid_side {
         return Err(invalid(

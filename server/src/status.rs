@@ -87,14 +87,16 @@ impl RequestError {
             RequestError::Internal(_) => String::new(),
             RequestError::MissingPuzzle => "puzzle".to_owned(),
             RequestError::MissingGrid => "grid".to_owned(),
-            RequestError::Grid(GridError::Shape { .. }) | RequestError::TooLarge { .. }
-                if grid.is_empty() =>
-            {
-                "box_rows".to_owned()
+            RequestError::Grid(GridError::Shape { box_rows, .. }) => {
+                // Rows are read first: they are at fault unless they are fine alone.
+                let at_fault = if *box_rows >= 2 {
+                    "box_cols"
+                } else {
+                    "box_rows"
+                };
+                subfield(grid, at_fault)
             }
-            RequestError::Grid(GridError::Shape { .. }) | RequestError::TooLarge { .. } => {
-                format!("{grid}.box_rows")
-            }
+            RequestError::TooLarge { .. } => subfield(grid, "box_rows"),
             RequestError::Grid(err) => match (err.position(), shape) {
                 (Some(at), Some(shape)) => format!("{grid}.cells[{}]", at.index(shape.side())),
                 _ => format!("{grid}.cells"),
@@ -105,7 +107,18 @@ impl RequestError {
             RequestError::Unsupported(_) => "options.algorithm".to_owned(),
         }
     }
+}
 
+/// `field` of the request's grid field `grid`, or of the request itself where `grid` is empty.
+fn subfield(grid: &str, field: &str) -> String {
+    if grid.is_empty() {
+        field.to_owned()
+    } else {
+        format!("{grid}.{field}")
+    }
+}
+
+impl RequestError {
     /// `INVALID_ARGUMENT` with the message and a `BadRequest` field violation; INTERNAL for a
     /// solver failure.
     pub fn to_status(&self, shape: Option<Shape>) -> Status {

@@ -214,6 +214,24 @@ async fn grids_beyond_the_limits_are_invalid_argument_naming_why() {
         status.get_details_bad_request().unwrap().field_violations[0].field,
         "options.algorithm"
     );
+
+    // The field at fault is the one whose value is wrong.
+    for (rows, cols, field) in [(3, 1, "puzzle.box_cols"), (1, 3, "puzzle.box_rows")] {
+        let status = client
+            .solve(SolveRequest {
+                puzzle: Some(pb::Grid {
+                    box_rows: rows,
+                    box_cols: cols,
+                    cells: vec![0; 9],
+                }),
+                ..Default::default()
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(status.code(), Code::InvalidArgument);
+        assert!(status.message().contains("box"), "{status:?}");
+        assert_eq!(bad_field(&status).as_deref(), Some(field), "{rows}x{cols}");
+    }
     server.shutdown().await.unwrap();
 }
 
@@ -660,7 +678,7 @@ async fn the_client_layer_compresses_both_ways_and_expansion_is_bounded() {
             .solve(request(&long_id, &puzzle, Algorithm::Fast, 2))
             .await
             .unwrap_err();
-        assert_eq!(err.code(), Code::ResourceExhausted, "{codec:?}: {err}");
+        assert_eq!(err.code(), Code::OutOfRange, "{codec:?}: {err}");
     }
     server.shutdown().await.unwrap();
 }

@@ -358,18 +358,21 @@ async fn nibbles_refused_where_they_cannot_hold_the_puzzles() {
         (
             both,
             "cells and nibbles are both set: send each message's puzzles in one of them",
+            "nibbles",
         ),
         (
             sixteen,
             "nibbles hold values up to 15, and grids of side 16 need more: send them in cells, \
              a byte per cell",
+            "nibbles",
         ),
         (
             short,
             "nibbles holds 81 bytes, not a whole number of puzzles of 41 bytes",
+            "nibbles",
         ),
     ];
-    for (message, why) in cases {
+    for (message, why, field) in cases {
         let good = nibbled("good", &[HARD.to_owned()]);
         let (first, status) = good_then_bad(&mut client, good, message).await;
         assert_eq!(first.outcomes, [Outcome::Unique as u8]);
@@ -381,6 +384,8 @@ async fn nibbles_refused_where_they_cannot_hold_the_puzzles() {
                  messages before it were answered"
             )
         );
+        // The field at fault survives the stream's own message.
+        assert_eq!(bad_field(&status).as_deref(), Some(field), "{why}");
     }
     server.shutdown().await.expect("clean shutdown");
 }

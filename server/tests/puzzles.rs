@@ -582,6 +582,17 @@ async fn generate_refuses_impossible_requests_and_stops_in_time() {
     .await
     .unwrap_err();
     assert_invalid(&status, "level", "either a level or a rating range");
+    let status = generate_all(
+        &mut client,
+        pb::GenerateRequest {
+            box_rows: 3,
+            box_cols: 1,
+            ..pb::GenerateRequest::default()
+        },
+    )
+    .await
+    .unwrap_err();
+    assert_invalid(&status, "box_cols", "box");
 
     // SE 10 and above is far out of reach of random generation: the deadline ends it.
     let mut request = tonic::Request::new(pb::GenerateRequest {

@@ -419,9 +419,11 @@ impl<M: Batched> Reader<M> {
     /// The status a stream ends with when its next message cannot be read.
     fn broken(&self, status: Status) -> End {
         tracing::debug!(%status, index = self.index, "batch stream broken by the client");
-        End::Broken(Status::new(
+        // The details (a BadRequest naming the field) stay with the new message.
+        End::Broken(Status::with_details(
             status.code(),
             M::broken(self.messages, self.index, status.message()),
+            bytes::Bytes::copy_from_slice(status.details()),
         ))
     }
 

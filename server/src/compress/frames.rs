@@ -79,7 +79,9 @@ impl<B> Reframe<B> {
                 limit
             };
             if len > most {
-                return Some(Err(Status::resource_exhausted(format!(
+                // OUT_OF_RANGE, as tonic answers a plain message past the limit: sending it
+                // again cannot help.
+                return Some(Err(Status::out_of_range(format!(
                     "a message of {len} bytes; at most {limit} accepted"
                 ))));
             }
@@ -242,7 +244,7 @@ mod tests {
             limit: 10,
         };
         let err = Reframe::new(source, op).collect().await.unwrap_err();
-        assert_eq!(err.code(), tonic::Code::ResourceExhausted);
+        assert_eq!(err.code(), tonic::Code::OutOfRange);
         assert!(err.message().contains("at most 10 accepted"), "{err:?}");
     }
 

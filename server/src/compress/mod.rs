@@ -107,7 +107,7 @@ impl Codec {
             ))
         })?;
         if out.len() - start > limit {
-            return Err(Status::resource_exhausted(format!(
+            return Err(Status::out_of_range(format!(
                 "a {} message expands past {limit} bytes, the largest accepted",
                 self.name()
             )));
@@ -322,7 +322,7 @@ mod tests {
             }
             .apply(true, body)
             .unwrap_err();
-            assert_eq!(err.code(), tonic::Code::ResourceExhausted);
+            assert_eq!(err.code(), tonic::Code::OutOfRange);
             assert!(
                 Op::Expand {
                     codec,
