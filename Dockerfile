@@ -14,17 +14,24 @@ COPY proto/Cargo.toml proto/build.rs proto/
 COPY proto/sudoku proto/sudoku
 COPY server/Cargo.toml server/
 COPY client/Cargo.toml client/
-RUN mkdir -p solver-core/src solver-core/benches proto/src server/src server/benches client/src \
-    && touch solver-core/src/lib.rs proto/src/lib.rs server/src/lib.rs \
-    && for main in server/src/main.rs client/src/main.rs solver-core/benches/solve.rs server/benches/grpc.rs; do \
+COPY test-support/Cargo.toml test-support/
+# Cargo refuses a manifest whose [[bench]] file is missing: every declared bench gets a
+# placeholder (client/tests/dockerfile.rs checks this list against the manifests).
+RUN mkdir -p solver-core/src solver-core/benches proto/src server/src server/benches \
+         client/src client/benches test-support/src \
+    && touch solver-core/src/lib.rs proto/src/lib.rs server/src/lib.rs test-support/src/lib.rs \
+    && for main in server/src/main.rs client/src/main.rs \
+         solver-core/benches/solve.rs solver-core/benches/generate.rs solver-core/benches/rate.rs \
+         server/benches/grpc.rs server/benches/cpu.rs client/benches/batch.rs; do \
          echo 'fn main() {}' > "$main"; \
        done \
     && cargo build --release --locked -p sudoku-server \
-    && rm -rf solver-core/src proto/src server/src client/src
+    && rm -rf solver-core/src solver-core/benches proto/src server/src server/benches \
+         client/src client/benches test-support/src
 
 COPY . .
 # COPY keeps the sources' old timestamps: make them newer than the placeholder build.
-RUN find solver-core proto server client -name '*.rs' -exec touch {} + \
+RUN find solver-core proto server client test-support -name '*.rs' -exec touch {} + \
     && cargo build --release --locked -p sudoku-server
 
 FROM debian:bookworm-slim

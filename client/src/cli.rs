@@ -6,13 +6,51 @@ use std::time::Duration;
 use clap::builder::TypedValueParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-/// Exit codes, also shown in `--help`.
-pub const EXIT_CODES: &str = "Exit codes: 0 every puzzle solved; 1 some puzzle had no solution, was invalid or was \
-stopped; 2 usage or connection error.";
+/// Exit codes in general, shown in `sudoku --help`; each subcommand's own below.
+pub const EXIT_CODES: &str = "Exit codes: 0 success; 1 a negative answer (solve and batch: some puzzle had no \
+solution, was invalid or was stopped; each subcommand's --help says what it means there); 2 usage, input or \
+connection error.";
+
+/// Exit codes of `solve` and `batch`.
+pub const SOLVE_EXIT_CODES: &str = "Exit codes: 0 every puzzle solved (unique, any, or several solutions); 1 some \
+puzzle had no solution, was invalid or was stopped, or the input held no puzzle; 2 usage, input or connection \
+error.";
+
+/// Exit codes of `rate`.
+pub const RATE_EXIT_CODES: &str = "Exit codes: 0 every puzzle rated to the end; 1 some puzzle was invalid, had no \
+unique solution or only a lower bound (a deadline), or the input held no puzzle; 2 usage, input or connection \
+error.";
+
+/// Exit codes of `hint`.
+pub const HINT_EXIT_CODES: &str = "Exit codes: 0 a step was found, or the grid is already solved; 1 the grid has no \
+solution or several, the search stopped, or no technique the engine knows applies; 2 an invalid grid (or one that \
+repeats a digit), usage or connection error.";
+
+/// Exit codes of `explain`.
+pub const EXPLAIN_EXIT_CODES: &str = "Exit codes: 0 the steps reach the solution, or the grid is already solved; 1 \
+the grid has no solution or several, the search stopped, or logic cannot finish it; 2 an invalid grid (or one that \
+repeats a digit), usage or connection error.";
 
 /// Exit codes of `validate`.
 pub const VALIDATE_EXIT_CODES: &str = "Exit codes: 0 the grid breaks no rule (and, with --against, holds no \
 wrong entry); 1 it does; 2 usage or connection error.";
+
+/// Exit codes of `generate`.
+pub const GENERATE_EXIT_CODES: &str = "Exit codes: 0 every puzzle asked for came; 1 the server ended the stream \
+early without an error; 2 a request the server refuses, a deadline or attempt budget that ran out (the puzzles \
+made by then are printed), usage or connection error.";
+
+/// Exit codes of `health`.
+pub const HEALTH_EXIT_CODES: &str = "Exit codes: 0 SERVING; 1 any other status (NOT_SERVING, UNKNOWN, \
+SERVICE_UNKNOWN); 2 no --server given, usage or connection error.";
+
+/// Exit codes of `bench`.
+pub const BENCH_EXIT_CODES: &str = "Exit codes: 0 every call succeeded; 1 some call failed (the report counts them \
+by status code); 2 a --file with no valid puzzle, usage or connection error.";
+
+/// Exit codes of `completions`.
+pub const COMPLETIONS_EXIT_CODES: &str =
+    "Exit codes: 0 the script was written; 2 usage error, or stdout cannot be written.";
 
 /// Solve Sudoku grids over gRPC, against a server or an embedded one.
 #[derive(Debug, Parser)]
@@ -63,34 +101,37 @@ pub struct Global {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Solve puzzles given as arguments, in a file, or on stdin, one unary call each.
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = SOLVE_EXIT_CODES)]
     Solve(SolveArgs),
-    /// Stream a file of puzzles (one per line) through BatchSolve; answers in input order.
-    #[command(after_help = EXIT_CODES)]
+    /// Stream a file of puzzles (one per line) through BatchSolvePacked, many puzzles a
+    /// message; answers in input order.
+    #[command(after_help = SOLVE_EXIT_CODES)]
     Batch(BatchArgs),
     /// Rate puzzles on the Sudoku Explainer scale: rating, level, hardest step, techniques.
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = RATE_EXIT_CODES)]
     Rate(RateArgs),
     /// The next logical step from a grid, with the cells it rests on.
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = HINT_EXIT_CODES)]
     Hint(HintArgs),
     /// Every logical step from a grid to its solution.
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = EXPLAIN_EXIT_CODES)]
     Explain(HintArgs),
     /// Check a player's grid: repeated digits, and with --against, entries that are wrong.
     #[command(after_help = VALIDATE_EXIT_CODES)]
     Validate(ValidateArgs),
     /// Generate puzzles with one solution, at a level or rating, one per line.
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = GENERATE_EXIT_CODES)]
     Generate(GenerateArgs),
-    /// Check the server's health; exit 0 when SERVING.
-    #[command(after_help = EXIT_CODES)]
+    /// Check a remote server's health (--server or SUDOKU_SERVER is required); prints its
+    /// status.
+    #[command(after_help = HEALTH_EXIT_CODES)]
     Health,
-    /// Load-test a server: unary calls (or one stream with --batch) for a while.
-    #[command(after_help = EXIT_CODES)]
+    /// Load-test a server: unary calls (or one stream with --batch) for a while; without
+    /// --server, the embedded one.
+    #[command(after_help = BENCH_EXIT_CODES)]
     Bench(BenchArgs),
     /// Print a shell completion script.
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = COMPLETIONS_EXIT_CODES)]
     Completions {
         /// The shell.
         shell: clap_complete::Shell,
@@ -296,8 +337,13 @@ pub enum AlgorithmArg {
     Backtracking,
 }
 
+/// The longest duration accepted, in seconds: gRPC's grpc-timeout header carries at most
+/// eight digits, and tonic panics on a deadline it cannot write (about three years).
+pub const MAX_DURATION_SECS: u64 = 99_999_999;
+
 /// Parses `500ms`, `2s`, `1m` or a bare number of seconds; zero is refused (it would end
-/// every call, or a whole bench, before it starts).
+/// every call, or a whole bench, before it starts), and so is anything above
+/// [`MAX_DURATION_SECS`].
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let text = text.trim();
     let split = text
@@ -317,6 +363,12 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
             ));
         }
     };
+    if seconds > MAX_DURATION_SECS as f64 {
+        return Err(format!(
+            "'{text}' is above the maximum of {MAX_DURATION_SECS}s (about 3 years: a gRPC \
+             deadline has at most 8 digits)"
+        ));
+    }
     match Duration::try_from_secs_f64(seconds) {
         Ok(d) if d.is_zero() => Err(format!("'{text}': a duration must be above zero")),
         Ok(d) => Ok(d),
@@ -393,6 +445,18 @@ mod tests {
         assert_eq!(parse_duration("1m"), Ok(Duration::from_secs(60)));
         assert!(parse_duration("soon").is_err());
         assert!(parse_duration("3h").is_err());
+        assert_eq!(
+            parse_duration("99999999s"),
+            Ok(Duration::from_secs(MAX_DURATION_SECS))
+        );
+        let endless = "9".repeat(400);
+        for huge in ["100000000", "1000000000000s", "1666667m", &endless] {
+            let err = parse_duration(huge).unwrap_err();
+            assert!(
+                err.contains("above the maximum of 99999999s"),
+                "{huge}: {err}"
+            );
+        }
     }
 
     #[test]

@@ -396,6 +396,15 @@ fn tls_config(global: &Global) -> anyhow::Result<ClientTlsConfig> {
     Ok(ClientTlsConfig::new().ca_certificate(Certificate::from_pem(pem)))
 }
 
+/// What to do about a TLS error, to add to its message: the system's roots, used without
+/// `--ca-cert`, know no private CA, such as one made for testing.
+pub fn tls_advice(message: &str) -> Option<&'static str> {
+    ["UnknownIssuer", "no native certs found"]
+        .iter()
+        .any(|m| message.contains(m))
+        .then_some("(pass --ca-cert with the CA that signed the server's certificate)")
+}
+
 /// An error and its sources on one line, a source that repeats the one before dropped.
 pub fn error_chain(err: &dyn std::error::Error) -> String {
     let mut parts: Vec<String> = vec![err.to_string()];

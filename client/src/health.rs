@@ -7,6 +7,14 @@ use crate::conn::Connection;
 
 /// Prints the server's status; true when SERVING.
 pub async fn run(conn: &Connection) -> anyhow::Result<bool> {
+    // The embedded server is always SERVING: a probe with a forgotten SUDOKU_SERVER would
+    // pass whatever state the real server is in.
+    if conn.is_embedded() {
+        anyhow::bail!(
+            "health checks a remote server: pass --server URL or set SUDOKU_SERVER \
+             (the embedded server, used without one, is always SERVING)"
+        );
+    }
     let answer = conn
         .health()
         .check(conn.request(HealthCheckRequest {

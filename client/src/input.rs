@@ -36,12 +36,18 @@ pub enum Place {
     Line(usize),
 }
 
+impl fmt::Display for Place {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Place::Argument(n) => write!(f, "argument {n}"),
+            Place::Line(n) => write!(f, "line {n}"),
+        }
+    }
+}
+
 impl fmt::Display for Origin {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.place {
-            Place::Argument(n) => write!(f, "puzzle {} (argument {n})", self.number),
-            Place::Line(n) => write!(f, "puzzle {} (line {n})", self.number),
-        }
+        write!(f, "puzzle {} ({})", self.number, self.place)
     }
 }
 
@@ -243,8 +249,11 @@ impl<'a> RawLine<'a> {
     }
 }
 
-/// Splits text into puzzles: blank lines separate multi-line grids, and a block whose lines
-/// each hold a whole one-line puzzle is that many puzzles.
+/// Splits text into puzzles: blank lines separate multi-line grids, and a block where at
+/// least half the lines hold a whole one-line puzzle is one puzzle per line. No line of a
+/// multi-line grid is a whole puzzle by itself, so such a block is a list of puzzles with
+/// some bad lines; read as one grid, one bad line would lose every puzzle in it, where each
+/// bad line is its own error (with its own line number) read line by line, as `batch` does.
 pub fn blocks(text: &str) -> Vec<(usize, String)> {
     let mut out = Vec::new();
     let mut block: Vec<(usize, &str)> = Vec::new();
@@ -252,8 +261,8 @@ pub fn blocks(text: &str) -> Vec<(usize, String)> {
         if block.is_empty() {
             return;
         }
-        let one_line_each = block.iter().all(|(_, l)| is_one_line_puzzle(l));
-        if one_line_each {
+        let puzzles = block.iter().filter(|(_, l)| is_one_line_puzzle(l)).count();
+        if 2 * puzzles >= block.len() {
             out.extend(block.iter().map(|&(n, l)| (n, puzzle_field(l).to_owned())));
         } else {
             let first = block[0].0;
@@ -280,10 +289,12 @@ pub fn puzzle_field(line: &str) -> &str {
     line.split_whitespace().next().unwrap_or("")
 }
 
-/// Whether a line's first field alone has as many cells as a whole grid.
+/// Whether a line's first field alone has the cells of a whole grid: the square of a side
+/// that has a box shape. A row of a 25x25 grid (25 cells, a side of 5, which has none) is not.
 fn is_one_line_puzzle(line: &str) -> bool {
     let n = puzzle_field(line).chars().count();
-    n >= 16 && n.isqrt() * n.isqrt() == n
+    let side = n.isqrt();
+    side * side == n && solver_core::Shape::for_side(side).is_some()
 }
 
 #[cfg(test)]
@@ -345,5 +356,36 @@ mod tests {
         assert_eq!(found[1].1, line);
         assert_eq!(found[2].0, 5);
         assert_eq!(found[2].1.lines().count(), 4);
+    }
+
+    #[test]
+    fn bad_lines_among_one_line_puzzles_are_each_their_own_puzzle() {
+        let line = ".".repeat(81);
+        let short = ".".repeat(80);
+        let text = format!("{line}\n{short}\n{line} rating 1.2\n1 2 3\n{line}\n");
+        let found = blocks(&text);
+        let lines: Vec<usize> = found.iter().map(|(n, _)| *n).collect();
+        assert_eq!(lines, [1, 2, 3, 4, 5]);
+        assert_eq!(found[1].1, short);
+        assert_eq!(found[2].1, line);
+        // Half the lines whole puzzles is enough: two lines, one of them bad.
+        let found = blocks(&format!("{short}\n{line}\n"));
+        assert_eq!(found.len(), 2);
+    }
+
+    #[test]
+    fn multi_line_grids_stay_whole() {
+        // A 9x9 grid one row of characters a line, and the boxed form.
+        let rows = "3.65.84..\n52.......\n.87....31\n..3.1..8.\n9..863..5\n.5..9.6..\n\
+                    13....25.\n.......74\n..52.63..\n";
+        let found = blocks(rows);
+        assert_eq!((found.len(), found[0].0), (1, 1));
+        let boxed = "3 . 6 | 5 . 8 | 4 . .\n5 2 . | . . . | . . .\n------+-------+------\n";
+        assert_eq!(blocks(boxed).len(), 1);
+        // A 25x25 grid's rows have 25 cells, a square, but 5 is no side a grid can have.
+        let grid = format!("{}\n", ".".repeat(25)).repeat(25);
+        let found = blocks(&grid);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].1.lines().count(), 25);
     }
 }

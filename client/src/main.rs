@@ -81,7 +81,11 @@ fn exit_code(result: anyhow::Result<bool>) -> i32 {
             1
         }
         Err(err) => {
-            eprintln!("{} {}", error_word(), one_line(&err));
+            let line = one_line(&err);
+            match conn::tls_advice(&line) {
+                Some(advice) => eprintln!("{} {line} {advice}", error_word()),
+                None => eprintln!("{} {line}", error_word()),
+            }
             2
         }
     }

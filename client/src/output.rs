@@ -42,6 +42,9 @@ pub fn push_line_answer<C: Copy + Into<u32>>(
 pub enum Answer<'a> {
     /// The server answered.
     Response(&'a pb::SolveResponse),
+    /// The server answered in a packed batch, whose answers carry no id, solve time or
+    /// algorithm: those are not printed (the response holds defaults there).
+    Packed(&'a pb::SolveResponse),
     /// No answer from a solver: the puzzle did not parse, or its call ended with a status.
     Failed {
         /// The outcome word to print.
@@ -60,6 +63,9 @@ impl<'a> Answer<'a> {
         }
     }
 }
+
+/// JSON fields a packed batch answer does not carry.
+const UNKNOWN_WHEN_PACKED: [&str; 3] = ["id", "solve_micros", "algorithm"];
 
 /// Writes answers in one format.
 pub struct Printer {
@@ -80,7 +86,8 @@ impl Printer {
     /// Writes one answer.
     pub fn answer(&self, out: &mut impl Write, origin: &Origin, answer: Answer) -> io::Result<()> {
         match answer {
-            Answer::Response(response) => self.response(out, origin, response),
+            Answer::Response(response) => self.response(out, origin, response, false),
+            Answer::Packed(response) => self.response(out, origin, response, true),
             Answer::Failed { outcome, reason } => match self.format {
                 Format::Line => writeln!(out, "{}", outcome_word(outcome)),
                 Format::Json => {
@@ -102,6 +109,7 @@ impl Printer {
         out: &mut impl Write,
         origin: &Origin,
         response: &pb::SolveResponse,
+        packed: bool,
     ) -> io::Result<()> {
         let outcome = response.outcome();
         let solution = || {
@@ -121,31 +129,18 @@ impl Printer {
                 );
                 out.write_all(&line)
             }
-            Format::Json => {
-                let stats = response.stats.unwrap_or_default();
-                let value = serde_json::json!({
-                    "puzzle": origin.number,
-                    "id": response.id,
-                    "index": response.index,
-                    "outcome": outcome_word(outcome),
-                    "solution": response.solution.as_ref().and_then(line_of),
-                    "solutions_found": response.solutions_found,
-                    "guesses": stats.guesses,
-                    "solve_micros": stats.solve_micros,
-                    "algorithm": stats.algorithm().as_str_name().trim_start_matches("ALGORITHM_").to_lowercase(),
-                    "error": response.error.as_ref().map(|e| serde_json::json!({
-                        "message": e.message, "row": e.row, "col": e.col,
-                    })),
-                });
-                writeln!(out, "{value}")
-            }
+            Format::Json => writeln!(out, "{}", response_json(origin, response, packed)),
             Format::Pretty => {
                 let solution = solution();
                 if let Some(grid) = &solution {
                     write!(out, "{grid}")?;
                 }
                 let stats = response.stats.unwrap_or_default();
-                let work = format!("{} guesses, {} µs", stats.guesses, stats.solve_micros);
+                let work = if packed {
+                    format!("{} guesses", stats.guesses)
+                } else {
+                    format!("{} guesses, {} µs", stats.guesses, stats.solve_micros)
+                };
                 let verdict = match outcome {
                     Outcome::Unique => format!("unique solution ({work})"),
                     Outcome::Solved => format!("a solution; uniqueness not checked ({work})"),
@@ -181,4 +176,30 @@ impl Printer {
             }
         }
     }
+}
+
+/// One answer as a JSON object; a packed answer's fields it does not carry are left out.
+fn response_json(origin: &Origin, response: &pb::SolveResponse, packed: bool) -> serde_json::Value {
+    let stats = response.stats.unwrap_or_default();
+    let mut value = serde_json::json!({
+        "puzzle": origin.number,
+        "id": response.id,
+        "index": response.index,
+        "outcome": outcome_word(response.outcome()),
+        "solution": response.solution.as_ref().and_then(line_of),
+        "solutions_found": response.solutions_found,
+        "guesses": stats.guesses,
+        "solve_micros": stats.solve_micros,
+        "algorithm": stats.algorithm().as_str_name().trim_start_matches("ALGORITHM_").to_lowercase(),
+        "error": response.error.as_ref().map(|e| serde_json::json!({
+            "message": e.message, "row": e.row, "col": e.col,
+        })),
+    });
+    if let (true, Some(fields)) = (packed, value.as_object_mut()) {
+        fields.retain(|k, _| !UNKNOWN_WHEN_PACKED.contains(&k.as_str()));
+        if response.stats.is_none() {
+            fields.remove("guesses");
+        }
+    }
+    value
 }

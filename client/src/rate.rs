@@ -9,7 +9,7 @@ use sudoku_proto::pb::{self, Verdict};
 use crate::cli::{Format, RateArgs};
 use crate::conn::Connection;
 use crate::input::{Origin, puzzle_field, solve_inputs};
-use crate::request::{NoPuzzles, parse, report};
+use crate::request::{NoPuzzles, line_of, parse, report};
 
 /// Rates every puzzle; true when every one was rated (a unique solution, rated to the end).
 pub async fn run(conn: &Connection, args: &RateArgs, format: Format) -> anyhow::Result<bool> {
@@ -17,34 +17,8 @@ pub async fn run(conn: &Connection, args: &RateArgs, format: Format) -> anyhow::
     if inputs.is_empty() {
         return Err(NoPuzzles.into());
     }
-    let mut ok = true;
-    let mut requests = Vec::new();
-    let mut asked: Vec<(Origin, Option<String>)> = Vec::new();
-    for (origin, text) in inputs {
-        // A rating file's lines are `<puzzle> <anything>`: the rest is ignored.
-        let text = if text.contains('\n') {
-            text.as_str()
-        } else {
-            puzzle_field(&text)
-        };
-        match parse(text, args.shape) {
-            Ok(grid) => {
-                asked.push((origin, Some(text.to_owned())));
-                requests.push(pb::RateRequest {
-                    id: String::new(),
-                    puzzle: Some(grid),
-                    options: Some(pb::LogicOptions {
-                        no_uniqueness_techniques: args.no_uniqueness,
-                    }),
-                });
-            }
-            Err(err) => {
-                report(&origin, &err.message);
-                ok = false;
-                asked.push((origin, None));
-            }
-        }
-    }
+    let (asked, requests) = requests(inputs, args);
+    let mut ok = asked.iter().all(|a| a.invalid.is_none());
     let mut answers: HashMap<u64, pb::RateResponse> = HashMap::new();
     if !requests.is_empty() {
         let mut stream = conn
@@ -59,8 +33,16 @@ pub async fn run(conn: &Connection, args: &RateArgs, format: Format) -> anyhow::
     }
     let mut out = std::io::stdout().lock();
     let mut index = 0u64;
-    for (origin, text) in &asked {
-        let Some(text) = text else { continue };
+    for Asked {
+        origin,
+        line: text,
+        invalid,
+    } in &asked
+    {
+        if let Some(reason) = invalid {
+            print_invalid(&mut out, format, text, reason)?;
+            continue;
+        }
         let Some(answer) = answers.remove(&index) else {
             report(origin, "the server sent no rating for this puzzle");
             ok = false;
@@ -76,6 +58,91 @@ pub async fn run(conn: &Connection, args: &RateArgs, format: Format) -> anyhow::
     }
     out.flush()?;
     Ok(ok)
+}
+
+/// One input as `rate` prints it.
+struct Asked {
+    origin: Origin,
+    /// Its one-line text, or where it is for a multi-line grid that does not parse.
+    line: String,
+    /// Why it does not parse, where it does not.
+    invalid: Option<String>,
+}
+
+/// Each input in order with its one-line text and, where it does not parse, why (reported on
+/// stderr here): every input gets a line (or object) on stdout, so the output lines up with
+/// the input. Then the requests, for the inputs that parse.
+fn requests(inputs: Vec<(Origin, String)>, args: &RateArgs) -> (Vec<Asked>, Vec<pb::RateRequest>) {
+    let mut asked = Vec::new();
+    let mut requests = Vec::new();
+    for (origin, text) in inputs {
+        let multi_line = text.contains('\n');
+        // A rating file's lines are `<puzzle> <anything>`: the rest is ignored.
+        let text = if multi_line {
+            text.as_str()
+        } else {
+            puzzle_field(&text)
+        };
+        match parse(text, args.shape) {
+            Ok(grid) => {
+                // A multi-line grid is printed on one line, as the line format promises.
+                let line = match line_of(&grid) {
+                    Some(line) if multi_line => line,
+                    _ => text.to_owned(),
+                };
+                asked.push(Asked {
+                    origin,
+                    line,
+                    invalid: None,
+                });
+                requests.push(pb::RateRequest {
+                    id: String::new(),
+                    puzzle: Some(grid),
+                    options: Some(pb::LogicOptions {
+                        no_uniqueness_techniques: args.no_uniqueness,
+                    }),
+                });
+            }
+            Err(err) => {
+                report(&origin, &err.message);
+                // What did not parse has no one-line form but where it is.
+                let line = if multi_line {
+                    origin.place.to_string()
+                } else {
+                    text.to_owned()
+                };
+                asked.push(Asked {
+                    origin,
+                    line,
+                    invalid: Some(err.message),
+                });
+            }
+        }
+    }
+    (asked, requests)
+}
+
+/// A puzzle that did not parse, as `invalid` in the line format and an object with its error
+/// in JSON (as `solve` prints one); the pretty format leaves the reason to stderr.
+fn print_invalid(
+    out: &mut impl Write,
+    format: Format,
+    puzzle: &str,
+    reason: &str,
+) -> std::io::Result<()> {
+    match format {
+        Format::Line => writeln!(out, "{puzzle} {}", verdict_word(Verdict::Invalid)),
+        Format::Json => {
+            let value = serde_json::json!({
+                "puzzle": puzzle,
+                "verdict": verdict_word(Verdict::Invalid),
+                "rating": serde_json::Value::Null,
+                "error": { "message": reason },
+            });
+            writeln!(out, "{value}")
+        }
+        Format::Pretty => Ok(()),
+    }
 }
 
 /// Why a puzzle has no rating.
@@ -138,6 +205,9 @@ fn print(
                 "steps": answer.steps,
                 "techniques": techniques,
                 "lower_bound": answer.lower_bound,
+                "error": answer.error.as_ref().map(|e| serde_json::json!({
+                    "message": e.message, "row": e.row, "col": e.col,
+                })),
             });
             writeln!(out, "{value}")
         }

@@ -46,7 +46,12 @@ impl From<&Flags> for pb::SolveOptions {
 pub fn parse(text: &str, shape: Option<solver_core::Shape>) -> Result<pb::Grid, pb::SolveError> {
     solver_core::parse(text, shape)
         .map(|g| grid_to_pb(&g))
-        .map_err(|e| pb::SolveError::from(&e))
+        .map_err(|e| grid_error(&e))
+}
+
+/// A grid error as the client reports it.
+pub fn grid_error(err: &solver_core::GridError) -> pb::SolveError {
+    pb::SolveError::from(err)
 }
 
 /// Whether the outcome counts as solved for the exit code.
@@ -327,6 +332,30 @@ mod tests {
 
     fn grid(text: &str) -> pb::Grid {
         parse(text, None).expect("test grid parses")
+    }
+
+    #[test]
+    fn a_wrong_cell_count_lists_every_size_that_parses() {
+        let err = parse(&".".repeat(80), None).expect_err("80 cells");
+        assert!(
+            err.message
+                .starts_with("wrong number of cells: found 80, expected"),
+            "{}",
+            err.message
+        );
+        let listed: Vec<usize> = err
+            .message
+            .rsplit(": ")
+            .next()
+            .unwrap_or_default()
+            .split(", ")
+            .map(|n| n.parse().expect("a size"))
+            .collect();
+        // Exactly the sizes the parser takes, from 4x4 to 35x35.
+        let parses = |n: usize| parse(&".".repeat(n), None).is_ok();
+        let all: Vec<usize> = (1..=40).map(|s| s * s).filter(|&n| parses(n)).collect();
+        assert_eq!(listed, all);
+        assert!(listed.contains(&100) && listed.contains(&1225) && !listed.contains(&49));
     }
 
     #[test]

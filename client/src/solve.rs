@@ -60,7 +60,10 @@ pub async fn run(conn: &Connection, args: &SolveArgs, printer: &Printer) -> anyh
                 };
                 printer.answer(&mut out, &origin, answer)?;
             }
-            Err(status) => return Err(conn.status_error(status)).context(format!("{origin}")),
+            Err(status) => {
+                let server = spread.last_server(conn).to_owned();
+                return Err(status_error(&server, status)).context(format!("{origin}"));
+            }
         }
         out.flush()?;
     }
@@ -79,6 +82,8 @@ struct Spread {
     /// Each server with its channel, or one balanced channel for one server or the embedded one.
     servers: Vec<(Server, Channel)>,
     next: usize,
+    /// The server the last call went to, when there are several: an error names it alone.
+    last: Option<String>,
 }
 
 impl Spread {
@@ -91,7 +96,16 @@ impl Spread {
                 .collect(),
             _ => Vec::new(),
         };
-        Spread { servers, next: 0 }
+        Spread {
+            servers,
+            next: 0,
+            last: None,
+        }
+    }
+
+    /// Who the last call went to, for its error: one server, or the connection's target.
+    fn last_server<'a>(&'a self, conn: &'a Connection) -> &'a str {
+        self.last.as_deref().unwrap_or(conn.target())
     }
 
     async fn solve(
@@ -130,6 +144,7 @@ impl Spread {
         loop {
             self.next %= self.servers.len();
             let (server, channel) = &self.servers[self.next];
+            self.last = Some(server.url.clone());
             let answer = conn
                 .sudoku_on(channel.clone())
                 .solve(conn.request(request.clone()))

@@ -7,13 +7,13 @@ use sudoku_proto::pb::{self, Verdict};
 
 use crate::cli::{Format, ValidateArgs};
 use crate::conn::Connection;
-use crate::request::{grid_text, parse};
+use crate::request::{grid_error, grid_text, parse};
 use crate::style::{self, Tone};
 
 /// Prints the verdict; true when the grid breaks no rule and holds no wrong entry.
 pub async fn run(conn: &Connection, args: &ValidateArgs, format: Format) -> anyhow::Result<bool> {
     let entries = solver_core::parse_entries(&grid_text(&args.grid)?, args.shape)
-        .map_err(|e| anyhow::anyhow!("the grid: {}", pb::SolveError::from(&e).message))?;
+        .map_err(|e| anyhow::anyhow!("the grid: {}", grid_error(&e).message))?;
     let grid = pb::Grid {
         box_rows: entries.shape().box_rows() as u32,
         box_cols: entries.shape().box_cols() as u32,

@@ -134,6 +134,57 @@ fn rate_says_why_a_puzzle_has_no_rating() {
 }
 
 #[test]
+fn rate_prints_every_input_in_order_the_invalid_ones_too() {
+    let (code, out, err) = run(&["rate", CLASSIC, "1234", POINTING]);
+    assert_eq!(code, 1, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    assert!(lines[0].starts_with(&format!("{CLASSIC} ")), "{out}");
+    assert_eq!(lines[1], "1234 invalid");
+    assert!(lines[2].starts_with(&format!("{POINTING} ")), "{out}");
+    assert!(
+        err.contains("puzzle 2 (argument 2): wrong number of cells: found 4"),
+        "{err}"
+    );
+    let (code, out, _) = run(&["rate", "--format", "json", CLASSIC, "1234"]);
+    assert_eq!(code, 1);
+    let values = json_lines(&out);
+    assert_eq!(values.len(), 2, "{out}");
+    assert_eq!(values[0]["verdict"], "unique");
+    assert!(values[0]["error"].is_null(), "{out}");
+    assert_eq!(values[1]["puzzle"], "1234");
+    assert_eq!(values[1]["verdict"], "invalid");
+    assert!(values[1]["rating"].is_null(), "{out}");
+    assert!(
+        values[1]["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("wrong number of cells: found 4")),
+        "{out}"
+    );
+}
+
+#[test]
+fn rate_prints_a_multi_line_grid_on_one_line() {
+    let dir = std::env::temp_dir().join(format!("sudoku-puzzles-rate-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temp folder");
+    let file = dir.join("grids.txt");
+    let rows: Vec<&str> = (0..9).map(|r| &CLASSIC[9 * r..9 * r + 9]).collect();
+    let bad_rows = &rows[..8];
+    let text = format!("{}\n\n{}\n", rows.join("\n"), bad_rows.join("\n"));
+    std::fs::write(&file, text).expect("written");
+    let path = file.to_str().expect("a UTF-8 path");
+    let (code, out, err) = run(&["rate", "--file", path]);
+    assert_eq!(code, 1, "{err}");
+    let expected = rate(&grid(CLASSIC), &RateOptions::default()).expect("rated");
+    let rating = format!("{}.{}", expected.tenths / 10, expected.tenths % 10);
+    assert_eq!(out, format!("{CLASSIC} {rating}\nline 11 invalid\n"));
+    assert!(
+        err.contains("puzzle 2 (line 11): wrong number of cells: found 72"),
+        "{err}"
+    );
+}
+
+#[test]
 fn hint_gives_a_sound_step_in_every_format() {
     let solution = unique_solution(&grid(CLASSIC));
     let value = &json_lines(&ok(&["hint", "--format", "json", CLASSIC]))[0];

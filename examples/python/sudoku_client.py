@@ -4,9 +4,11 @@ Stubs are generated from proto/sudoku/v1/sudoku.proto with grpcio-tools (see gen
 Usage: python sudoku_client.py HOST:PORT [PUZZLE]
 """
 
+import atexit
 import binascii
 import importlib
 import pathlib
+import shutil
 import sys
 import tempfile
 
@@ -18,10 +20,14 @@ CLASSIC = "3.65.84..52........87....31..3.1..8.9..863..5.5..9.6..13....25.......
 
 
 def generate(out_dir=None):
-    """Generates the sudoku.v1 stubs into out_dir and returns (messages, services) modules."""
+    """Generates the sudoku.v1 stubs into out_dir and returns (messages, services) modules.
+    Without out_dir they go to a temporary folder, removed when the process exits."""
     from grpc_tools import protoc
 
-    out_dir = pathlib.Path(out_dir or tempfile.mkdtemp(prefix="sudoku-stubs-"))
+    if out_dir is None:
+        out_dir = tempfile.mkdtemp(prefix="sudoku-stubs-")
+        atexit.register(shutil.rmtree, out_dir, ignore_errors=True)
+    out_dir = pathlib.Path(out_dir)
     proto_root = ROOT / "proto"
     status = protoc.main([
         "grpc_tools.protoc",
@@ -37,15 +43,34 @@ def generate(out_dir=None):
             importlib.import_module("sudoku.v1.sudoku_pb2_grpc"))
 
 
+DIGITS = "123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def cells_of(line, box_rows=3, box_cols=3):
+    """The cell values of a one-line puzzle ('.' or '0' for empty, then 1-9 and A-Z); a
+    ValueError names the cell (row and column, 1-based) that is not one, or the count."""
+    side = box_rows * box_cols
+    if len(line) != side * side:
+        raise ValueError(f"the puzzle has {len(line)} cells; a {side}x{side} grid has {side * side}")
+    cells = []
+    for i, c in enumerate(line):
+        value = 0 if c in ".0" else DIGITS.find(c) + 1
+        if c not in ".0" and not 1 <= value <= side:
+            raise ValueError(
+                f"row {i // side + 1}, column {i % side + 1}: {c!r} is not a digit 1-{DIGITS[side - 1]} "
+                "or '.' for an empty cell")
+        cells.append(value)
+    return cells
+
+
 def to_grid(pb, line, box_rows=3, box_cols=3):
     """A protobuf Grid from a one-line puzzle ('.' or '0' for empty)."""
-    cells = [0 if c in ".0" else int(c, 36) for c in line]
-    return pb.Grid(box_rows=box_rows, box_cols=box_cols, cells=cells)
+    return pb.Grid(box_rows=box_rows, box_cols=box_cols, cells=cells_of(line, box_rows, box_cols))
 
 
 def to_line(grid):
     """The one-line form of a protobuf Grid."""
-    return "".join("." if v == 0 else "123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"[v - 1] for v in grid.cells)
+    return "".join("." if v == 0 else DIGITS[v - 1] for v in grid.cells)
 
 
 def solve(channel, pb, pb_grpc, line, timeout=10.0):
@@ -106,18 +131,29 @@ def health(channel):
 
 
 def main(argv):
+    """Runs the example; returns the exit status: 0, or 2 for a bad puzzle or a failed call."""
     address = argv[1] if len(argv) > 1 else "127.0.0.1:50051"
     puzzle = argv[2] if len(argv) > 2 else CLASSIC
+    try:
+        cells_of(puzzle)
+    except ValueError as err:
+        print(f"error: the puzzle argument: {err}", file=sys.stderr)
+        return 2
     pb, pb_grpc = generate()
-    with grpc.insecure_channel(address) as channel:
-        print("health:", health(channel))
-        answer = solve(channel, pb, pb_grpc, puzzle)
-        print(pb.Outcome.Name(answer.outcome), to_line(answer.solution))
-        for response in batch(channel, pb, pb_grpc, [puzzle] * 3):
-            print(response.index, pb.Outcome.Name(response.outcome))
-        for index, (outcome, solution) in enumerate(batch_packed(channel, pb, pb_grpc, [puzzle] * 3)):
-            print(index, pb.Outcome.Name(outcome), solution)
+    try:
+        with grpc.insecure_channel(address) as channel:
+            print("health:", health(channel))
+            answer = solve(channel, pb, pb_grpc, puzzle)
+            print(pb.Outcome.Name(answer.outcome), to_line(answer.solution))
+            for response in batch(channel, pb, pb_grpc, [puzzle] * 3):
+                print(response.index, pb.Outcome.Name(response.outcome))
+            for index, (outcome, solution) in enumerate(batch_packed(channel, pb, pb_grpc, [puzzle] * 3)):
+                print(index, pb.Outcome.Name(outcome), solution)
+    except grpc.RpcError as err:
+        print(f"error: {address}: {err.code().name}: {err.details()}", file=sys.stderr)
+        return 2
+    return 0
 
 
 if __name__ == "__main__":
-    main(sys.argv)
+    sys.exit(main(sys.argv))

@@ -8,6 +8,7 @@ import os
 import pathlib
 import socket
 import subprocess
+import sys
 import time
 
 import grpc
@@ -34,7 +35,8 @@ def free_port():
 
 
 @pytest.fixture(scope="module")
-def channel():
+def address():
+    """A running sudoku-server's HOST:PORT, ready to answer."""
     binary = server_binary()
     assert binary.is_file(), f"{binary} not found: run `cargo build -p sudoku-server` or set SUDOKU_SERVER_BIN"
     port = free_port()
@@ -42,10 +44,16 @@ def channel():
     try:
         with grpc.insecure_channel(f"127.0.0.1:{port}") as chan:
             grpc.channel_ready_future(chan).result(timeout=20)
-            yield chan
+        yield f"127.0.0.1:{port}"
     finally:
         server.terminate()
         assert server.wait(timeout=30) == 0, "the server drains and exits 0 on SIGTERM"
+
+
+@pytest.fixture(scope="module")
+def channel(address):
+    with grpc.insecure_channel(address) as chan:
+        yield chan
 
 
 @pytest.fixture(scope="module")
@@ -119,6 +127,34 @@ def test_packed_stream(channel, stubs, nibbles):
         else:
             assert outcome == pb.OUTCOME_UNIQUE, i
             assert is_solution(line, solution), i
+
+
+def run_client(tmp_path, *args):
+    """Runs sudoku_client.py as a user would, with its temporary files under tmp_path."""
+    script = pathlib.Path(sudoku_client.__file__)
+    env = dict(os.environ, TMPDIR=str(tmp_path))
+    return subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True,
+                          env=env, timeout=120)
+
+
+def test_the_script_runs_and_leaves_no_stubs_behind(address, tmp_path):
+    run = run_client(tmp_path, address)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith("health: SERVING\n"), run.stdout
+    assert "OUTCOME_UNIQUE" in run.stdout
+    assert list(tmp_path.glob("sudoku-stubs-*")) == []
+
+
+def test_a_bad_puzzle_argument_is_a_clear_error(tmp_path):
+    bad = sudoku_client.CLASSIC[:12] + "#" + sudoku_client.CLASSIC[13:]
+    run = run_client(tmp_path, "127.0.0.1:1", bad)
+    assert run.returncode == 2
+    assert run.stderr == ("error: the puzzle argument: row 2, column 4: '#' is not a digit 1-9 "
+                          "or '.' for an empty cell\n"), run.stderr
+    run = run_client(tmp_path, "127.0.0.1:1", sudoku_client.CLASSIC[:80])
+    assert run.returncode == 2
+    assert "the puzzle has 80 cells; a 9x9 grid has 81" in run.stderr
+    assert "Traceback" not in run.stderr
 
 
 def test_server_binary_honours_cargo_target_dir(monkeypatch, tmp_path):

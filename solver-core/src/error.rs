@@ -77,8 +77,9 @@ pub enum GridError {
     },
     /// The number of cells is not the square of a supported side.
     #[error(
-        "wrong number of cells: found {found}, expected one of 16, 36, 64, 81, 144, 256, 625 \
-         (the square of a side with a box shape)"
+        "wrong number of cells: found {found}, expected the square of a side from 4 to 35 that \
+         is not prime (a side with a box shape): 16, 36, 64, 81, 100, 144, 196, 225, 256, 324, \
+         400, 441, 484, 576, 625, 676, 729, 784, 900, 1024, 1089, 1156, 1225"
     )]
     CellCount {
         /// Cells found.

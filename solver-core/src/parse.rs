@@ -261,10 +261,20 @@ mod tests {
 
         let err = CLASSIC[..80].parse::<Grid>().unwrap_err();
         assert_eq!(err, GridError::CellCount { found: 80 });
-        assert!(
-            err.to_string()
-                .starts_with("wrong number of cells: found 80, expected one of 16")
-        );
+        // The sizes listed are exactly those a grid can have.
+        let message = err.to_string();
+        let listed: Vec<usize> = message
+            .rsplit(": ")
+            .next()
+            .unwrap()
+            .split(", ")
+            .map(|n| n.parse().unwrap())
+            .collect();
+        let sizes: Vec<usize> = (1..=Shape::MAX_SIDE)
+            .filter(|&side| Shape::for_side(side).is_some())
+            .map(|side| side * side)
+            .collect();
+        assert_eq!(listed, sizes, "{message}");
 
         let mut rows = ["0 0 0 0"; 4];
         rows[2] = "0 5 0 0";

@@ -130,8 +130,7 @@ pub async fn run(
     }
     std::io::Write::flush(&mut out)?;
     drop(out);
-    summary.finish();
-    // A reader still going (the batch failed) is left to end with the process.
+    let read = end_of_input(reader, failure.is_some(), &summary).await;
     queue.finish();
     if failure.is_some() {
         fleet.abort();
@@ -144,13 +143,39 @@ pub async fn run(
     if let Some(err) = failure {
         return Err(failed(err, &conn, summary.tally.total, reorder.pushed));
     }
-    reader
-        .await
-        .map_err(|_| anyhow::anyhow!("the input reader failed"))??;
+    if let Some(read) = read {
+        read?;
+    }
     if summary.tally.total == 0 {
         return Err(NoPuzzles.into());
     }
     Ok(summary.tally)
+}
+
+/// How reading the input ended, and the closing line. Every item is in unless the batch
+/// failed, so the reader has ended: `None` after a failure, where it may still be going (it is
+/// left to end with the process). Input that failed before any answer (a missing file, a
+/// binary one) gets no closing line: a summary of no puzzles would say nothing its error does
+/// not.
+async fn end_of_input(
+    reader: oneshot::Receiver<anyhow::Result<()>>,
+    failed: bool,
+    summary: &summary::Summary,
+) -> Option<anyhow::Result<()>> {
+    let read = if failed {
+        None
+    } else {
+        let read = reader.await;
+        Some(
+            read.map_err(|_| anyhow::anyhow!("the input reader failed"))
+                .and_then(|r| r),
+        )
+    };
+    match &read {
+        Some(Err(_)) if summary.tally.total == 0 => summary.abandon(),
+        _ => summary.finish(),
+    }
+    read
 }
 
 /// Why the batch stopped early, with how far it got.

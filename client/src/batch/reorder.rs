@@ -214,7 +214,10 @@ impl Answered<'_> {
             .and_then(|e| e.error.as_ref())
     }
 
-    /// The answer in BatchSolve's terms, for the formats that print every field.
+    /// The answer in BatchSolve's terms, for the formats that print every field; what the
+    /// packed answer does not carry (the id, solve time and algorithm) is left at its default
+    /// for [`crate::output::Answer::Packed`] to leave out, and the stats are `None` where the
+    /// server sent no guess counts.
     pub fn response(&self) -> pb::SolveResponse {
         let mut cells = Vec::new();
         let solution = self.solution(&mut cells).map(|bytes| pb::Grid {
@@ -233,10 +236,14 @@ impl Answered<'_> {
                 .get(self.offset)
                 .copied()
                 .unwrap_or(0),
-            stats: Some(pb::SolveStats {
-                guesses: self.reply.guesses.get(self.offset).copied().unwrap_or(0),
-                ..pb::SolveStats::default()
-            }),
+            stats: self
+                .reply
+                .guesses
+                .get(self.offset)
+                .map(|&guesses| pb::SolveStats {
+                    guesses,
+                    ..pb::SolveStats::default()
+                }),
             error: self.error().cloned(),
         }
     }

@@ -87,7 +87,7 @@ impl Summary {
                     push_line_answer(&mut self.line, outcome, solution);
                     out.write_all(&self.line)?;
                 } else {
-                    printer.answer(out, origin, Answer::Response(&answer.response()))?;
+                    printer.answer(out, origin, Answer::Packed(&answer.response()))?;
                 }
                 outcome_word(outcome)
             }
@@ -105,6 +105,13 @@ impl Summary {
             bar.inc(1);
         }
         Ok(())
+    }
+
+    /// Clears the progress display and prints nothing: the run ended before any answer.
+    pub fn abandon(&self) {
+        if let Some(bar) = &self.progress {
+            bar.finish_and_clear();
+        }
     }
 
     /// Clears the spinner and prints the closing line.
