@@ -15,6 +15,8 @@
 //!
 //! `SUDOKU_DATA` moves the dataset folder; `SUDOKU_BENCH_LIMIT` caps the puzzles per set
 //! (default 50,000: the whole hard set, so the 10 ms ticks of the CPU counters are noise); `SUDOKU_BENCH_ROUNDS` sets the rounds (default 3).
+//! `SUDOKU_BENCH_SERVER` runs another `sudoku-server` binary (a copy of an earlier build), to
+//! compare two builds by running the bench with each in turn.
 
 mod common;
 
@@ -80,7 +82,10 @@ impl Server {
         let port = std::net::TcpListener::bind("127.0.0.1:0")?
             .local_addr()?
             .port();
-        let child = Command::new(env!("CARGO_BIN_EXE_sudoku-server"))
+        // Another build may be named, to compare two servers on the same machine in turn.
+        let binary = std::env::var_os("SUDOKU_BENCH_SERVER")
+            .unwrap_or_else(|| env!("CARGO_BIN_EXE_sudoku-server").into());
+        let child = Command::new(binary)
             .args(["--metrics-listen", "off", "--listen"])
             .arg(format!("127.0.0.1:{port}"))
             .env("RUST_LOG", "warn")
