@@ -20,13 +20,12 @@ use tonic::Status;
 use tonic::codegen::http;
 use tower::{Layer, Service};
 
+use crate::compress::PREFIX;
 use crate::config::Config;
 
 /// The services whose calls take a slot (health and reflection do not: they are cheap, and a
 /// busy server must still answer its probes).
 const SLOTTED: &str = "/sudoku.v1.";
-/// A gRPC message's prefix: the compressed flag and the length.
-const PREFIX: usize = 5;
 
 /// The limits every call is admitted under, shared by the layer and the handlers.
 pub(crate) struct Admission {

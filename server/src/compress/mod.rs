@@ -25,7 +25,7 @@ const ZSTD_LEVEL: i32 = 1;
 /// by default.
 const MIN_COMPRESSED: usize = 512;
 /// A gRPC message's prefix: the compressed flag and the length.
-const PREFIX: usize = 5;
+pub(crate) const PREFIX: usize = 5;
 
 /// A `grpc-encoding` these layers handle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
