@@ -1156,3 +1156,55 @@ async fn a_message_that_stops_arriving_gives_its_room_to_the_others() {
     assert!(message.contains("--receive-timeout-ms"), "{message}");
     server.shutdown().await.unwrap();
 }
+
+// Regression (review): a stream whose puzzle waited for a solver thread longer than
+// --stream-idle-ms was closed as idle, as if its client had gone quiet. With one long-lane
+// thread and five other clients' slow puzzles ahead of it (400 ms each, taken in turn), the
+// victim's own slow puzzle waits about 2 s, past the 1.4 s idle period; it is answered.
+#[tokio::test]
+async fn a_stream_waiting_for_a_solver_thread_is_not_idle() {
+    let (server, _client) = server(Config {
+        workers: Some(1),
+        max_solve_ms: 400,
+        // Raised to max_solve_ms + 1 s = 1.4 s.
+        stream_idle_ms: 300,
+        ..Config::embedded()
+    })
+    .await;
+    let mut hogs = Vec::new();
+    for hog in 0..5 {
+        let mut client = connect(&server).await;
+        let requests: Vec<SolveRequest> = (0..4).map(|i| endless(&format!("{hog}-{i}"))).collect();
+        let answers = client
+            .batch_solve(tokio_stream::iter(requests))
+            .await
+            .expect("a hog's stream opens")
+            .into_inner();
+        hogs.push(answers);
+    }
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let mut victim = connect(&server).await;
+    let (tx, rx) = tokio::sync::mpsc::channel::<SolveRequest>(1);
+    let mut answers = victim
+        .batch_solve(tokio_stream::wrappers::ReceiverStream::new(rx))
+        .await
+        .expect("the victim's stream opens")
+        .into_inner();
+    tx.send(endless("victim")).await.unwrap();
+    let start = Instant::now();
+    let answer = tokio::time::timeout(Duration::from_secs(20), answers.next())
+        .await
+        .expect("an answer in time")
+        .expect("an item")
+        .expect("answered, not closed as idle");
+    assert_eq!(answer.id, "victim");
+    assert_eq!(answer.outcome(), Outcome::DeadlineExceeded, "{answer:?}");
+    assert!(
+        start.elapsed() > Duration::from_millis(1400),
+        "it waited past the idle period: {:?}",
+        start.elapsed()
+    );
+    drop(tx);
+    drop(hogs);
+    server.shutdown().await.unwrap();
+}

@@ -10,7 +10,7 @@ mod rate;
 mod single;
 
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
@@ -23,6 +23,7 @@ use tonic::{Status, Streaming};
 
 use crate::admit::Slot;
 use crate::lanes::Tenant;
+use crate::pool::{Deliver, PoolError, Work};
 use crate::respond::Limits;
 use crate::shared::Shared;
 
@@ -65,9 +66,30 @@ pub(crate) struct Submit<'a, A> {
     pub(crate) cancel: &'a Arc<AtomicBool>,
     pub(crate) out: &'a mpsc::Sender<Vec<(A, Hold)>>,
     pub(crate) progress: &'a Arc<AtomicU64>,
+    /// The stream's tasks on the solver threads (see [`InPool`]).
+    in_pool: &'a Arc<AtomicUsize>,
 }
 
 impl<A> Submit<'_, A> {
+    /// Hands `jobs` to the short lane's solver threads for the caller, counted as the
+    /// stream's work in the pool until `each` has been given every result.
+    pub(crate) fn solve<J: Work>(&self, jobs: Vec<J>, each: impl Deliver<J>) {
+        let each = Tracked {
+            inner: each,
+            _in_pool: self.in_pool(),
+        };
+        self.shared.pool.submit(self.caller.tenant, jobs, each);
+    }
+
+    /// Counts a task of the stream's as in the pool until the guard is dropped.
+    pub(crate) fn in_pool(&self) -> InPool {
+        self.in_pool.fetch_add(1, Ordering::Relaxed);
+        InPool {
+            count: self.in_pool.clone(),
+            progress: self.progress.clone(),
+        }
+    }
+
     /// Sends answers that need no solving (invalid items) straight out.
     pub(crate) fn send_now(&self, answers: Vec<(A, Hold)>) {
         if !answers.is_empty() {
@@ -76,6 +98,43 @@ impl<A> Submit<'_, A> {
             // A full channel cannot happen (see `Answers`); a closed one means nobody listens.
             let _ = self.out.try_send(answers);
         }
+    }
+}
+
+/// A task of a stream's on the solver threads, queued or running, until dropped. A stream
+/// with one is waiting on the server, not on its client, so it is never closed as idle: with
+/// a long lane full of other clients' slow puzzles, a puzzle may wait longer than
+/// `--stream-idle-ms` for its turn. Dropping it counts as progress, as the answers it made do.
+pub(crate) struct InPool {
+    count: Arc<AtomicUsize>,
+    progress: Arc<AtomicU64>,
+}
+
+impl Drop for InPool {
+    fn drop(&mut self) {
+        self.progress.fetch_add(1, Ordering::Relaxed);
+        self.count.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// A [`Deliver`] counted in its stream's work in the pool. Fields drop in order: the inner
+/// one first, sending on its last answers, then the count.
+struct Tracked<D> {
+    inner: D,
+    _in_pool: InPool,
+}
+
+impl<J, D: Deliver<J>> Deliver<J> for Tracked<D> {
+    fn deliver(&mut self, job: J, result: Result<solver_core::Report, PoolError>) {
+        self.inner.deliver(job, result);
+    }
+
+    fn refused(&mut self, work: J) {
+        self.inner.refused(work);
+    }
+
+    fn flush(&mut self) {
+        self.inner.flush();
     }
 }
 
@@ -162,6 +221,7 @@ pub(crate) fn spawn<M: Batched>(
         stream_bytes: Arc::new(Semaphore::new(shared.stream_bytes)),
         cancel: Arc::new(AtomicBool::new(false)),
         progress: progress.clone(),
+        in_pool: Arc::new(AtomicUsize::new(0)),
         out: out_tx,
         answers: Arc::downgrade(&rx),
         index: 0,
@@ -206,6 +266,8 @@ struct Reader<M: Batched> {
     /// Bumped for every request read, answer made and answer taken: a stream that does not
     /// move for the idle period is closed.
     progress: Arc<AtomicU64>,
+    /// The stream's tasks on the solver threads: while there are any, it is not idle.
+    in_pool: Arc<AtomicUsize>,
     out: mpsc::Sender<Vec<(M::Answer, Hold)>>,
     /// Weak, so that the client dropping its side still closes the channel.
     answers: Weak<Inbox<M::Answer>>,
@@ -263,7 +325,7 @@ impl<M: Batched> Reader<M> {
                     Err(stopped) => return stopped,
                 },
             };
-            let hold = match self.watch(self.hold(&first, puzzles)).await {
+            let hold = match self.hold(&first, puzzles).await {
                 Ok(Some(hold)) => hold,
                 Ok(None) => return End::ClientLeft,
                 Err(stopped) => return stopped,
@@ -298,6 +360,7 @@ impl<M: Batched> Reader<M> {
                     cancel: &self.cancel,
                     out: &self.out,
                     progress: &self.progress,
+                    in_pool: &self.in_pool,
                 },
             );
             if let Some(end) = end {
@@ -341,31 +404,29 @@ impl<M: Batched> Reader<M> {
         (of(self.shared.stream_bytes), of(self.shared.buffered_bytes))
     }
 
-    /// Waits for a window slot and the request's bytes (`None` only if a budget were closed,
-    /// which never happens).
-    async fn hold(&self, request: &M, puzzles: usize) -> Option<Hold> {
+    /// Waits for a window slot and the request's bytes (`Ok(None)` only if a budget were
+    /// closed, which never happens). Waiting for the stream's own slots and bytes is waiting
+    /// for its client to take answers, and may end as idle; waiting for the server's bytes,
+    /// which other streams hold, is not the client's doing.
+    async fn hold(&self, request: &M, puzzles: usize) -> Result<Option<Hold>, End> {
         let (stream_cost, server_cost) = self.cost(request, puzzles);
-        Some(Hold {
-            _slot: self
-                .window
-                .clone()
-                .acquire_many_owned(self.slots(puzzles))
-                .await
-                .ok()?,
-            _stream_bytes: self
-                .stream_bytes
-                .clone()
-                .acquire_many_owned(stream_cost)
-                .await
-                .ok()?,
-            _server_bytes: self
-                .shared
-                .bytes
-                .clone()
-                .acquire_many_owned(server_cost)
-                .await
-                .ok()?,
-        })
+        let own = async {
+            let slot = self.window.clone().acquire_many_owned(self.slots(puzzles));
+            let bytes = self.stream_bytes.clone().acquire_many_owned(stream_cost);
+            Some((slot.await.ok()?, bytes.await.ok()?))
+        };
+        let Some((slot, stream_bytes)) = self.watch(own).await? else {
+            return Ok(None);
+        };
+        let server = self.shared.bytes.clone().acquire_many_owned(server_cost);
+        let Ok(server_bytes) = self.watch_without_idle(server).await? else {
+            return Ok(None);
+        };
+        Ok(Some(Hold {
+            _slot: slot,
+            _stream_bytes: stream_bytes,
+            _server_bytes: server_bytes,
+        }))
     }
 
     /// A hold if one is free now.
@@ -391,6 +452,15 @@ impl<M: Batched> Reader<M> {
         })
     }
 
+    /// Runs `work` until it ends or the client leaves.
+    async fn watch_without_idle<T>(&self, work: impl Future<Output = T>) -> Result<T, End> {
+        tokio::select! {
+            biased;
+            () = self.out.closed() => Err(End::ClientLeft),
+            value = work => Ok(value),
+        }
+    }
+
     /// Runs `work` until it ends, the client leaves, or the stream stalls.
     async fn watch<T>(&self, work: impl Future<Output = T>) -> Result<T, End> {
         tokio::pin!(work);
@@ -403,7 +473,8 @@ impl<M: Batched> Reader<M> {
                 value = &mut work => return Ok(value),
                 () = tokio::time::sleep(idle), if idle != Duration::MAX => {
                     let now = self.progress.load(Ordering::Relaxed);
-                    if now == seen {
+                    let waiting_on_us = self.in_pool.load(Ordering::Relaxed) > 0;
+                    if now == seen && !waiting_on_us {
                         return Err(End::Stalled(Status::unavailable(format!(
                             "stream closed: nothing read, solved or taken for {} ms \
                              (--stream-idle-ms); open a new stream",

@@ -147,7 +147,7 @@ fn submit_job(items: Vec<Item>, to: &Submit<'_, pb::PackedAnswers>) {
         progress: to.progress.clone(),
         delivered: 0,
     };
-    to.shared.pool.submit(to.caller.tenant, items, packer);
+    to.solve(items, packer);
 }
 
 /// What a packed message says of its puzzles as a whole.

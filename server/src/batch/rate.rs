@@ -48,6 +48,7 @@ impl Batched for pb::RateRequest {
                 ..RateOptions::default()
             };
             let (out, progress, id) = (to.out.clone(), to.progress.clone(), message.id);
+            let in_pool = to.in_pool();
             to.shared.pool.spawn(
                 to.caller.tenant,
                 move || {
@@ -58,6 +59,8 @@ impl Batched for pb::RateRequest {
                     logic::rate(&grid, &options)
                 },
                 move |result| {
+                    // Counted in the pool until the answer is on its way.
+                    let _in_pool = in_pool;
                     let answer = match result {
                         Ok(Ok(rating)) => rating_to_pb(&rating),
                         Ok(Err(err)) => match verdict_of(&err) {

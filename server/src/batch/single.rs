@@ -68,7 +68,7 @@ impl Batched for pb::SolveRequest {
                 answers: Vec::with_capacity(GATHER.min(chunk.len())),
                 waited: Duration::ZERO,
             };
-            to.shared.pool.submit(to.caller.tenant, chunk, gathered);
+            to.solve(chunk, gathered);
         }
     }
 
