@@ -299,8 +299,8 @@ pub struct BenchArgs {
     /// How long to run (e.g. 10s).
     #[arg(long, value_parser = parse_duration, default_value = "10s")]
     pub duration: Duration,
-    /// One BatchSolve stream instead of unary calls.
-    #[arg(long)]
+    /// One BatchSolve stream instead of unary calls (so --concurrency does not apply).
+    #[arg(long, conflicts_with = "concurrency")]
     pub batch: bool,
 }
 

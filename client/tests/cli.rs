@@ -610,21 +610,12 @@ fn every_command_against_a_separate_server() {
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("easy.txt");
     std::fs::write(&file, format!("{CLASSIC}\n")).unwrap();
-    for extra in [&[][..], &["--batch"][..]] {
+    for mode in [&["--concurrency", "4"][..], &["--batch"][..]] {
         let out = stdout(
             sudoku()
-                .args([
-                    "--server",
-                    &url,
-                    "bench",
-                    "--concurrency",
-                    "4",
-                    "--duration",
-                    "300ms",
-                    "--file",
-                ])
+                .args(["--server", &url, "bench", "--duration", "300ms", "--file"])
                 .arg(&file)
-                .args(extra),
+                .args(mode),
         );
         assert!(out.starts_with("bench mode="), "{out}");
         assert!(out.contains("errors=0") && out.contains("p99_us="), "{out}");
@@ -917,6 +908,15 @@ fn bench_says_which_server_and_names_lines_it_leaves_out() {
         "{err}"
     );
     assert!(String::from_utf8_lossy(&output.stdout).starts_with("bench mode=unary"));
+    // One stream has no concurrency to set: asking for both is a usage error, not ignored.
+    let output = sudoku()
+        .args(["bench", "--batch", "--concurrency", "4", "--file"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(err.contains("--concurrency"), "{err}");
 }
 
 #[test]
