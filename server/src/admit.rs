@@ -23,6 +23,15 @@ use tower::{Layer, Service};
 use crate::compress::PREFIX;
 use crate::config::Config;
 
+/// Methods whose clients send a stream of messages, and may pause between them (their
+/// streams' idleness is watched by the batch reader); every other call's body is one message.
+const STREAMING: [&str; 4] = [
+    "/sudoku.v1.Sudoku/BatchSolve",
+    "/sudoku.v1.Sudoku/BatchSolvePacked",
+    "/sudoku.v1.Puzzles/BatchRate",
+    "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+];
+
 /// The services whose calls take a slot (health and reflection do not: they are cheap, and a
 /// busy server must still answer its probes).
 const SLOTTED: &str = "/sudoku.v1.";
@@ -83,6 +92,16 @@ impl Admission {
     /// expanded bytes and tonic's copy). One that needs more than the whole budget takes all
     /// of it, so it still goes, alone.
     fn cost(&self, compressed: bool, len: usize) -> u32 {
+        // One past what is accepted is refused by its header alone (by tonic, or by the
+        // compression layer), before anything is buffered: it must not queue for the budget.
+        let refused = if compressed {
+            len > self.max_message.saturating_mul(2).saturating_add(1024)
+        } else {
+            len > self.max_message
+        };
+        if refused {
+            return 0;
+        }
         let cost = if compressed {
             len.saturating_add(self.max_message.saturating_mul(2))
         } else {
@@ -150,7 +169,9 @@ where
             }
         }
         let admission = self.admission.clone();
-        let request = request.map(|body| tonic::body::Body::new(Receiving::new(body, admission)));
+        let one_message = !STREAMING.contains(&request.uri().path());
+        let request = request
+            .map(|body| tonic::body::Body::new(Receiving::new(body, admission, one_message)));
         Box::pin(self.inner.call(request))
     }
 }
@@ -179,10 +200,15 @@ pub(crate) struct Receiving<B> {
     acquiring: Option<Acquiring>,
     /// When the message being received must be in: set once it has to wait for its data.
     due: Option<Pin<Box<Sleep>>>,
+    /// Whether the body is a single message (not a client stream), whose clock runs from the
+    /// first wait, before any of its bytes: a call that sends nothing must not keep its slot.
+    one_message: bool,
+    /// Messages passed whole.
+    messages: u64,
 }
 
 impl<B> Receiving<B> {
-    fn new(inner: B, admission: Arc<Admission>) -> Receiving<B> {
+    fn new(inner: B, admission: Arc<Admission>, one_message: bool) -> Receiving<B> {
         Receiving {
             inner,
             admission,
@@ -194,6 +220,8 @@ impl<B> Receiving<B> {
             held: None,
             acquiring: None,
             due: None,
+            one_message,
+            messages: 0,
         }
     }
 
@@ -245,6 +273,7 @@ impl<B> Receiving<B> {
 
     fn finish_message(&mut self) {
         self.due = None;
+        self.messages += 1;
         if let Some(permit) = self.current.take() {
             match &mut self.received {
                 Some(received) => received.merge(permit),
@@ -259,17 +288,24 @@ impl<B> Receiving<B> {
         let Some(limit) = self.admission.receive_timeout else {
             return Ok(());
         };
-        if self.remaining == 0 {
+        let in_progress =
+            self.remaining > 0 || self.header_len > 0 || (self.one_message && self.messages == 0);
+        if !in_progress {
             return Ok(());
         }
         let due = self
             .due
             .get_or_insert_with(|| Box::pin(tokio::time::sleep(limit)));
         match due.as_mut().poll(cx) {
-            Poll::Ready(()) => Err(Status::deadline_exceeded(format!(
-                "a request message took more than {} ms to arrive (--receive-timeout-ms)",
-                limit.as_millis()
-            ))),
+            Poll::Ready(()) => {
+                // The call ends; its room goes back now, not when the body is dropped.
+                self.current = None;
+                self.received = None;
+                Err(Status::deadline_exceeded(format!(
+                    "a request message took more than {} ms to arrive (--receive-timeout-ms)",
+                    limit.as_millis()
+                )))
+            }
             Poll::Pending => Ok(()),
         }
     }
@@ -382,7 +418,7 @@ mod tests {
                 .map(|c| Ok(Frame::data(Bytes::copy_from_slice(c))))
                 .collect();
             let source = http_body_util::StreamBody::new(futures::stream::iter(chunks));
-            let passed = Receiving::new(source, admission.clone())
+            let passed = Receiving::new(source, admission.clone(), false)
                 .collect()
                 .await
                 .unwrap()
@@ -397,7 +433,7 @@ mod tests {
         // 1,000 bytes of room: a 400-byte message holds 800 while it is received and decoded.
         let admission = admission(1000, 10_000);
         let (tx, source) = fed();
-        let mut body = Receiving::new(source, admission.clone());
+        let mut body = Receiving::new(source, admission.clone(), false);
         let stream = [message(400, b'a'), message(400, b'b')].concat();
         tx.send(Ok(Frame::data(Bytes::from(stream.clone()))))
             .await
@@ -419,8 +455,8 @@ mod tests {
         let admission = admission(1000, 10_000);
         let (tx_a, source_a) = fed();
         let (tx_b, source_b) = fed();
-        let mut a = Receiving::new(source_a, admission.clone());
-        let mut b = Receiving::new(source_b, admission.clone());
+        let mut a = Receiving::new(source_a, admission.clone(), false);
+        let mut b = Receiving::new(source_b, admission.clone(), false);
         // A is halfway through a message that holds 800 bytes of room.
         let big = message(400, b'a');
         tx_a.send(Ok(Frame::data(Bytes::copy_from_slice(&big[..200]))))
@@ -441,7 +477,7 @@ mod tests {
     async fn a_message_that_stops_arriving_ends_its_call() {
         let admission = admission(1 << 20, 50);
         let (tx, source) = fed();
-        let mut body = Receiving::new(source, admission.clone());
+        let mut body = Receiving::new(source, admission.clone(), false);
         let whole = message(100, b'a');
         tx.send(Ok(Frame::data(Bytes::copy_from_slice(&whole[..50]))))
             .await
@@ -453,8 +489,9 @@ mod tests {
             .expect_err("overdue");
         assert_eq!(err.code(), tonic::Code::DeadlineExceeded);
         assert!(err.message().contains("--receive-timeout-ms"), "{err:?}");
-        drop(body);
+        // The room goes back with the error, though the body lives on.
         assert_eq!(admission.receiving.available_permits(), 1 << 20);
+        drop(body);
     }
 
     #[test]
@@ -464,6 +501,52 @@ mod tests {
         // Compressed, it may expand to the largest message, held twice.
         assert_eq!(admission.cost(true, 100), 100 + 2 * 4096);
         // More than all the room takes all of it.
-        assert_eq!(admission.cost(false, 1 << 20), 1 << 20);
+        assert_eq!(admission.cost(false, 4096), 8192);
+        let small = Arc::new(Admission::new(&Config {
+            max_receiving_bytes: 1000,
+            max_message_bytes: 4096,
+            ..Config::default()
+        }));
+        assert_eq!(small.cost(false, 4096), 1000);
+        // What its header alone gets refused (by tonic, or the compression layer) costs
+        // nothing: it must not wait for room, nor hold any.
+        assert_eq!(admission.cost(false, 4097), 0);
+        assert_eq!(admission.cost(true, 2 * 4096 + 1025), 0);
+        assert_eq!(admission.cost(false, u32::MAX as usize), 0);
+    }
+
+    #[tokio::test]
+    async fn a_call_that_sends_too_little_ends_in_time() {
+        // Nothing of a one-message body, or part of a header in a stream, then silence.
+        for (one_message, sent) in [(true, &b""[..]), (false, &b"\0\0"[..])] {
+            let admission = admission(1 << 20, 50);
+            let (tx, source) = fed();
+            let mut body = Receiving::new(source, admission.clone(), one_message);
+            if !sent.is_empty() {
+                tx.send(Ok(Frame::data(Bytes::copy_from_slice(sent))))
+                    .await
+                    .unwrap();
+                assert_eq!(data(poll(&mut body)).len(), sent.len());
+            }
+            let err = std::future::poll_fn(|cx| Pin::new(&mut body).poll_frame(cx))
+                .await
+                .expect("an end")
+                .expect_err("overdue");
+            assert_eq!(err.code(), tonic::Code::DeadlineExceeded, "{one_message}");
+        }
+        // Between whole messages a stream may pause: no clock runs.
+        let admission = admission(1 << 20, 50);
+        let (tx, source) = fed();
+        let mut body = Receiving::new(source, admission, false);
+        tx.send(Ok(Frame::data(Bytes::from(message(3, b'a')))))
+            .await
+            .unwrap();
+        assert_eq!(data(poll(&mut body)).len(), 8);
+        let paused = tokio::time::timeout(
+            Duration::from_millis(200),
+            std::future::poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)),
+        )
+        .await;
+        assert!(paused.is_err(), "still waiting for the next message");
     }
 }

@@ -1208,3 +1208,30 @@ async fn a_stream_waiting_for_a_solver_thread_is_not_idle() {
     drop(hogs);
     server.shutdown().await.unwrap();
 }
+
+// Review: a call that opens and sends nothing held its slot for ever once slots were taken
+// before the body is read; its request must arrive within --receive-timeout-ms.
+#[tokio::test]
+async fn a_call_that_sends_nothing_gives_its_slot_back_in_time() {
+    let (server, mut client) = server(Config {
+        max_concurrent_requests: 1,
+        receive_timeout_ms: 300,
+        ..Config::embedded()
+    })
+    .await;
+    let connection = raw::connect(server.addr(), 64 << 10).await;
+    let mut send = connection.send.clone().ready().await.unwrap();
+    let (response, _silent) = send
+        .send_request(raw::grpc_head(server.addr(), "Solve"), false)
+        .unwrap();
+    let (code, message) = raw_status(response).await;
+    assert_eq!(code, Code::DeadlineExceeded as i32, "{message}");
+    let puzzle = grid(CLASSIC);
+    let answer = client
+        .solve(request("after", &puzzle, Algorithm::Unspecified, 2))
+        .await
+        .expect("the slot is free again")
+        .into_inner();
+    assert_solved(&puzzle, &answer);
+    server.shutdown().await.unwrap();
+}

@@ -113,7 +113,8 @@ pub(crate) struct InPool {
 impl Drop for InPool {
     fn drop(&mut self) {
         self.progress.fetch_add(1, Ordering::Relaxed);
-        self.count.fetch_sub(1, Ordering::Relaxed);
+        // Release: whoever sees the count fall sees the progress too.
+        self.count.fetch_sub(1, Ordering::Release);
     }
 }
 
@@ -283,6 +284,9 @@ impl<M: Batched> Reader<M> {
     /// the stream ends with, if not OK.
     async fn run(mut self, mut inbound: Streaming<M>) -> Option<Status> {
         let end = self.read_all(&mut inbound).await;
+        // Nothing more is read: the body, and the room in the receive budget its last
+        // message holds, go now, not once the answers owed have been taken.
+        drop(inbound);
         // A broken or finished stream still owes the answers of what it read.
         let end = match end {
             End::Done | End::Broken(_) => {
@@ -418,8 +422,13 @@ impl<M: Batched> Reader<M> {
         let Some((slot, stream_bytes)) = self.watch(own).await? else {
             return Ok(None);
         };
+        // Waiting for bytes other streams hold is not this client's doing while it holds
+        // nothing else: no answer of its own waits to be taken.
+        let slots = self.slots(puzzles);
+        let holds_nothing_else =
+            || self.window.available_permits() + slots as usize >= self.shared.batch_window;
         let server = self.shared.bytes.clone().acquire_many_owned(server_cost);
-        let Ok(server_bytes) = self.watch_without_idle(server).await? else {
+        let Ok(server_bytes) = self.watch_unless(server, holds_nothing_else).await? else {
             return Ok(None);
         };
         Ok(Some(Hold {
@@ -452,17 +461,18 @@ impl<M: Batched> Reader<M> {
         })
     }
 
-    /// Runs `work` until it ends or the client leaves.
-    async fn watch_without_idle<T>(&self, work: impl Future<Output = T>) -> Result<T, End> {
-        tokio::select! {
-            biased;
-            () = self.out.closed() => Err(End::ClientLeft),
-            value = work => Ok(value),
-        }
-    }
-
     /// Runs `work` until it ends, the client leaves, or the stream stalls.
     async fn watch<T>(&self, work: impl Future<Output = T>) -> Result<T, End> {
+        self.watch_unless(work, || false).await
+    }
+
+    /// As [`Reader::watch`], the stream not stalled while `waiting_on_others` says so, nor
+    /// while it has work on the solver threads.
+    async fn watch_unless<T>(
+        &self,
+        work: impl Future<Output = T>,
+        waiting_on_others: impl Fn() -> bool,
+    ) -> Result<T, End> {
         tokio::pin!(work);
         let idle = self.shared.stream_idle.unwrap_or(Duration::MAX);
         let mut seen = self.progress.load(Ordering::Relaxed);
@@ -472,9 +482,11 @@ impl<M: Batched> Reader<M> {
                 () = self.out.closed() => return Err(End::ClientLeft),
                 value = &mut work => return Ok(value),
                 () = tokio::time::sleep(idle), if idle != Duration::MAX => {
+                    // The count first: a task leaving the pool adds to the progress before
+                    // it leaves the count (see `InPool`), so a stream is never caught between.
+                    let in_pool = self.in_pool.load(Ordering::Acquire) > 0;
                     let now = self.progress.load(Ordering::Relaxed);
-                    let waiting_on_us = self.in_pool.load(Ordering::Relaxed) > 0;
-                    if now == seen && !waiting_on_us {
+                    if now == seen && !in_pool && !waiting_on_others() {
                         return Err(End::Stalled(Status::unavailable(format!(
                             "stream closed: nothing read, solved or taken for {} ms \
                              (--stream-idle-ms); open a new stream",
