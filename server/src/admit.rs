@@ -9,6 +9,7 @@
 
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
@@ -25,11 +26,12 @@ use crate::config::Config;
 
 /// Methods whose clients send a stream of messages, and may pause between them (their
 /// streams' idleness is watched by the batch reader); every other call's body is one message.
-const STREAMING: [&str; 4] = [
+const STREAMING: [&str; 5] = [
     "/sudoku.v1.Sudoku/BatchSolve",
     "/sudoku.v1.Sudoku/BatchSolvePacked",
     "/sudoku.v1.Puzzles/BatchRate",
     "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+    "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
 ];
 
 /// The services whose calls take a slot (health and reflection do not: they are cheap, and a
@@ -44,6 +46,31 @@ pub(crate) struct Admission {
     receiving_bytes: usize,
     max_message: usize,
     receive_timeout: Option<Duration>,
+}
+
+/// Raised while a call's next request message waits for room in the receive budget: the
+/// server's doing, so a batch stream waiting so is not idle.
+#[derive(Clone, Default)]
+pub(crate) struct WaitingForRoom(Arc<AtomicBool>);
+
+impl WaitingForRoom {
+    /// The flag [`AdmitCalls`] put on `request` (one never raised where it did not).
+    pub(crate) fn of<T>(request: &tonic::Request<T>) -> WaitingForRoom {
+        request
+            .extensions()
+            .get::<WaitingForRoom>()
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// Whether a message waits for room now.
+    pub(crate) fn now(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    fn set(&self, waiting: bool) {
+        self.0.store(waiting, Ordering::Relaxed);
+    }
 }
 
 /// A call's place among the concurrent calls, held until the call ends.
@@ -170,8 +197,13 @@ where
         }
         let admission = self.admission.clone();
         let one_message = !STREAMING.contains(&request.uri().path());
-        let request = request
-            .map(|body| tonic::body::Body::new(Receiving::new(body, admission, one_message)));
+        let waiting = WaitingForRoom::default();
+        request.extensions_mut().insert(waiting.clone());
+        let request = request.map(|body| {
+            let mut body = Receiving::new(body, admission, one_message);
+            body.waiting = waiting;
+            tonic::body::Body::new(body)
+        });
         Box::pin(self.inner.call(request))
     }
 }
@@ -201,10 +233,11 @@ pub(crate) struct Receiving<B> {
     /// When the message being received must be in: set once it has to wait for its data.
     due: Option<Pin<Box<Sleep>>>,
     /// Whether the body is a single message (not a client stream), whose clock runs from the
-    /// first wait, before any of its bytes: a call that sends nothing must not keep its slot.
+    /// first wait to the body's end: tonic reads such a body to its end before the handler
+    /// runs, so a call that sends nothing, or never ends its body, must not keep its slot.
     one_message: bool,
-    /// Messages passed whole.
-    messages: u64,
+    /// Raised while `acquiring`.
+    waiting: WaitingForRoom,
 }
 
 impl<B> Receiving<B> {
@@ -221,7 +254,7 @@ impl<B> Receiving<B> {
             acquiring: None,
             due: None,
             one_message,
-            messages: 0,
+            waiting: WaitingForRoom::default(),
         }
     }
 
@@ -263,6 +296,7 @@ impl<B> Receiving<B> {
                 Err(_) => {
                     let receiving = self.admission.receiving.clone();
                     self.acquiring = Some(Box::pin(receiving.acquire_many_owned(cost)));
+                    self.waiting.set(true);
                     self.held = Some(data.split_off(at));
                     return data;
                 }
@@ -273,7 +307,6 @@ impl<B> Receiving<B> {
 
     fn finish_message(&mut self) {
         self.due = None;
-        self.messages += 1;
         if let Some(permit) = self.current.take() {
             match &mut self.received {
                 Some(received) => received.merge(permit),
@@ -288,8 +321,7 @@ impl<B> Receiving<B> {
         let Some(limit) = self.admission.receive_timeout else {
             return Ok(());
         };
-        let in_progress =
-            self.remaining > 0 || self.header_len > 0 || (self.one_message && self.messages == 0);
+        let in_progress = self.remaining > 0 || self.header_len > 0 || self.one_message;
         if !in_progress {
             return Ok(());
         }
@@ -330,7 +362,10 @@ where
                 let permit = ready!(acquiring.as_mut().poll(cx))
                     .map_err(|_| Status::internal("the receive budget is closed"))?;
                 this.acquiring = None;
+                this.waiting.set(false);
                 this.current = Some(permit);
+                // Time spent waiting for room is the server's, not the client's.
+                this.due = None;
             }
             if let Some(data) = this.held.take() {
                 let pass = this.scan(data);
@@ -434,6 +469,7 @@ mod tests {
         let admission = admission(1000, 10_000);
         let (tx, source) = fed();
         let mut body = Receiving::new(source, admission.clone(), false);
+        let waiting = body.waiting.clone();
         let stream = [message(400, b'a'), message(400, b'b')].concat();
         tx.send(Ok(Frame::data(Bytes::from(stream.clone()))))
             .await
@@ -442,9 +478,11 @@ mod tests {
         let first = data(poll(&mut body));
         assert_eq!(&first[..], &stream[..405 + 4]);
         assert_eq!(admission.receiving.available_permits(), 200);
+        assert!(waiting.now(), "the stream says it waits for room");
         // Asked for more, the first is decoded: its room goes to the second.
         let second = data(poll(&mut body));
         assert_eq!(&second[..], &stream[405 + 4..]);
+        assert!(!waiting.now());
         assert_eq!(admission.receiving.available_permits(), 200);
         assert!(poll(&mut body).is_pending());
         assert_eq!(admission.receiving.available_permits(), 1000);
@@ -534,6 +572,18 @@ mod tests {
                 .expect_err("overdue");
             assert_eq!(err.code(), tonic::Code::DeadlineExceeded, "{one_message}");
         }
+        // A whole message whose body never ends: tonic waits for the end before the handler.
+        let (tx, source) = fed();
+        let mut body = Receiving::new(source, admission(1 << 20, 50), true);
+        tx.send(Ok(Frame::data(Bytes::from(message(3, b'a')))))
+            .await
+            .unwrap();
+        assert_eq!(data(poll(&mut body)).len(), 8);
+        let err = std::future::poll_fn(|cx| Pin::new(&mut body).poll_frame(cx))
+            .await
+            .expect("an end")
+            .expect_err("overdue");
+        assert_eq!(err.code(), tonic::Code::DeadlineExceeded);
         // Between whole messages a stream may pause: no clock runs.
         let admission = admission(1 << 20, 50);
         let (tx, source) = fed();
@@ -548,5 +598,39 @@ mod tests {
         )
         .await;
         assert!(paused.is_err(), "still waiting for the next message");
+    }
+
+    #[tokio::test]
+    async fn time_spent_waiting_for_room_is_not_the_clients() {
+        let admission = admission(1000, 100);
+        let (tx_a, source_a) = fed();
+        let mut a = Receiving::new(source_a, admission.clone(), false);
+        tx_a.send(Ok(Frame::data(Bytes::copy_from_slice(
+            &message(400, b'a')[..100],
+        ))))
+        .await
+        .unwrap();
+        assert_eq!(data(poll(&mut a)).len(), 100);
+        // B's one message waits for A's room longer than the timeout, then arrives whole.
+        let (tx_b, source_b) = fed();
+        let mut b = Receiving::new(source_b, admission.clone(), true);
+        assert!(poll(&mut b).is_pending());
+        tokio::time::sleep(Duration::from_millis(60)).await;
+        let whole = message(300, b'b');
+        tx_b.send(Ok(Frame::data(Bytes::copy_from_slice(&whole[..255]))))
+            .await
+            .unwrap();
+        assert_eq!(data(poll(&mut b)).len(), 4);
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        drop(a);
+        assert_eq!(data(poll(&mut b)).len(), 251);
+        // Its clock restarted with its room: waiting for its last bytes is not overdue.
+        assert!(poll(&mut b).is_pending());
+        tx_b.send(Ok(Frame::data(Bytes::copy_from_slice(&whole[255..]))))
+            .await
+            .unwrap();
+        assert_eq!(data(poll(&mut b)).len(), 50);
+        drop(tx_b);
+        assert!(matches!(poll(&mut b), Poll::Ready(None)));
     }
 }

@@ -8,6 +8,7 @@ use sudoku_proto::pb;
 use tonic::metadata::MetadataMap;
 use tonic::{Request, Response, Status, Streaming};
 
+use crate::admit::WaitingForRoom;
 use crate::batch::Caller;
 use crate::lanes::Tenant;
 use crate::pool::{CancelOnDrop, PoolError};
@@ -104,14 +105,12 @@ impl SudokuService {
         mut request: Request<Streaming<M>>,
     ) -> Result<Response<crate::batch::Answers<M::Answer>>, Status> {
         let slot = self.shared.admit(&mut request)?;
-        let deadline = client_deadline(request.metadata());
-        let tenant = Tenant::of(request.remote_addr());
-        let stream = crate::batch::spawn(
-            self.shared.clone(),
-            request.into_inner(),
-            Caller { deadline, tenant },
-            slot,
-        );
+        let caller = Caller {
+            deadline: client_deadline(request.metadata()),
+            tenant: Tenant::of(request.remote_addr()),
+            room: WaitingForRoom::of(&request),
+        };
+        let stream = crate::batch::spawn(self.shared.clone(), request.into_inner(), caller, slot);
         Ok(Response::new(stream))
     }
 }

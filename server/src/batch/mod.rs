@@ -21,7 +21,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, oneshot};
 use tokio_stream::Stream;
 use tonic::{Status, Streaming};
 
-use crate::admit::Slot;
+use crate::admit::{Slot, WaitingForRoom};
 use crate::lanes::Tenant;
 use crate::pool::{Deliver, PoolError, Work};
 use crate::respond::Limits;
@@ -200,10 +200,12 @@ impl<T> Answers<T> {
     }
 }
 
-/// Who is calling: the stream's deadline and whose turn its puzzles take on the solver threads.
+/// Who is calling: the stream's deadline, whose turn its puzzles take on the solver threads,
+/// and whether its next message waits for room in the receive budget.
 pub(crate) struct Caller {
     pub(crate) deadline: Option<Instant>,
     pub(crate) tenant: Tenant,
+    pub(crate) room: WaitingForRoom,
 }
 
 /// Starts serving one stream and returns its response side.
@@ -319,7 +321,11 @@ impl<M: Batched> Reader<M> {
         loop {
             let (first, puzzles) = match waiting.take() {
                 Some(read) => read,
-                None => match self.watch(inbound.message()).await {
+                // A message waiting for room other calls hold is not the client's doing.
+                None => match self
+                    .watch_unless(inbound.message(), || self.caller.room.now())
+                    .await
+                {
                     Ok(Ok(Some(message))) => match self.count(message) {
                         Ok(read) => read,
                         Err(end) => return end,
