@@ -208,13 +208,21 @@ where
     }
 }
 
+/// The longest a message waits for room before its call is refused as busy. Waiting is
+/// first come, first served: unbounded, every call would queue behind whatever an attacker
+/// keeps waiting, each of its messages holding the room for up to the receive timeout.
+const ROOM_WAIT: Duration = Duration::from_secs(1);
+
 /// Waiting for room in the receive budget.
 type Acquiring = Pin<Box<dyn Future<Output = Result<OwnedSemaphorePermit, AcquireError>> + Send>>;
 
 /// A request body whose messages hold room in the receive budget from their header until
-/// tonic asks for more data after the last of their bytes (by then it has decoded them).
-/// A message without room waits, its header's last byte held back, so tonic neither sees it
-/// nor reserves a buffer for it; HTTP/2 flow control then holds the client.
+/// their last byte passes (tonic then decodes them at once, on this thread). A message
+/// without room waits, its header's last byte held back, so tonic neither sees it nor
+/// reserves a buffer for it, and HTTP/2 flow control holds the client; after [`ROOM_WAIT`]
+/// its call is refused RESOURCE_EXHAUSTED. Room is not held past the last byte: a batch
+/// stream's decoded message waiting for its stream's own budget (its client not reading
+/// answers) would otherwise keep every other call waiting.
 pub(crate) struct Receiving<B> {
     inner: B,
     admission: Arc<Admission>,
@@ -225,11 +233,11 @@ pub(crate) struct Receiving<B> {
     remaining: usize,
     /// Room held by the message being received.
     current: Option<OwnedSemaphorePermit>,
-    /// Room held by messages received whole, given back at the next poll.
-    received: Option<OwnedSemaphorePermit>,
     /// Data read but not yet passed on.
     held: Option<Bytes>,
     acquiring: Option<Acquiring>,
+    /// When waiting for room ends in a refusal.
+    room_due: Option<Pin<Box<Sleep>>>,
     /// When the message being received must be in: set once it has to wait for its data.
     due: Option<Pin<Box<Sleep>>>,
     /// Whether the body is a single message (not a client stream), whose clock runs from the
@@ -249,9 +257,9 @@ impl<B> Receiving<B> {
             header_len: 0,
             remaining: 0,
             current: None,
-            received: None,
             held: None,
             acquiring: None,
+            room_due: None,
             due: None,
             one_message,
             waiting: WaitingForRoom::default(),
@@ -306,13 +314,45 @@ impl<B> Receiving<B> {
     }
 
     fn finish_message(&mut self) {
-        self.due = None;
-        if let Some(permit) = self.current.take() {
-            match &mut self.received {
-                Some(received) => received.merge(permit),
-                None => self.received = Some(permit),
-            }
+        // A one-message call's clock runs to the body's end: more messages must not reset it.
+        if !self.one_message {
+            self.due = None;
         }
+        self.current = None;
+    }
+
+    /// Room for the message whose header came last, once the budget has it; a refusal once
+    /// it has waited [`ROOM_WAIT`].
+    fn poll_room(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Status>> {
+        let Some(acquiring) = self.acquiring.as_mut() else {
+            return Poll::Ready(Ok(()));
+        };
+        let granted = match acquiring.as_mut().poll(cx) {
+            Poll::Ready(granted) => granted,
+            Poll::Pending => {
+                let due = self
+                    .room_due
+                    .get_or_insert_with(|| Box::pin(tokio::time::sleep(ROOM_WAIT)));
+                if due.as_mut().poll(cx).is_pending() {
+                    return Poll::Pending;
+                }
+                self.acquiring = None;
+                self.waiting.set(false);
+                return Poll::Ready(Err(Status::resource_exhausted(format!(
+                    "server busy: request messages being received fill its {} bytes \
+                     (--max-receiving-bytes); retry with backoff",
+                    self.admission.receiving_bytes
+                ))));
+            }
+        };
+        let permit = granted.map_err(|_| Status::internal("the receive budget is closed"))?;
+        self.acquiring = None;
+        self.room_due = None;
+        self.waiting.set(false);
+        self.current = Some(permit);
+        // Time spent waiting for room is the server's, not the client's.
+        self.due = None;
+        Poll::Ready(Ok(()))
     }
 
     /// Whether the message being received is overdue; starts its clock the first time it
@@ -332,7 +372,6 @@ impl<B> Receiving<B> {
             Poll::Ready(()) => {
                 // The call ends; its room goes back now, not when the body is dropped.
                 self.current = None;
-                self.received = None;
                 Err(Status::deadline_exceeded(format!(
                     "a request message took more than {} ms to arrive (--receive-timeout-ms)",
                     limit.as_millis()
@@ -355,18 +394,8 @@ where
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, Status>>> {
         let this = &mut *self;
-        // Asked for more: what came whole before has been decoded.
-        this.received = None;
         loop {
-            if let Some(acquiring) = this.acquiring.as_mut() {
-                let permit = ready!(acquiring.as_mut().poll(cx))
-                    .map_err(|_| Status::internal("the receive budget is closed"))?;
-                this.acquiring = None;
-                this.waiting.set(false);
-                this.current = Some(permit);
-                // Time spent waiting for room is the server's, not the client's.
-                this.due = None;
-            }
+            ready!(this.poll_room(cx))?;
             if let Some(data) = this.held.take() {
                 let pass = this.scan(data);
                 if !pass.is_empty() {
@@ -464,27 +493,21 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_message_without_room_waits_with_its_header_held_back() {
-        // 1,000 bytes of room: a 400-byte message holds 800 while it is received and decoded.
+    async fn a_message_holds_room_from_its_header_to_its_last_byte() {
+        // 1,000 bytes of room: a 400-byte message holds 800 while it is received.
         let admission = admission(1000, 10_000);
         let (tx, source) = fed();
         let mut body = Receiving::new(source, admission.clone(), false);
-        let waiting = body.waiting.clone();
-        let stream = [message(400, b'a'), message(400, b'b')].concat();
-        tx.send(Ok(Frame::data(Bytes::from(stream.clone()))))
+        let whole = message(400, b'a');
+        tx.send(Ok(Frame::data(Bytes::copy_from_slice(&whole[..200]))))
             .await
             .unwrap();
-        // The first message goes, and the second's header but for its last byte.
-        let first = data(poll(&mut body));
-        assert_eq!(&first[..], &stream[..405 + 4]);
+        assert_eq!(data(poll(&mut body)).len(), 200);
         assert_eq!(admission.receiving.available_permits(), 200);
-        assert!(waiting.now(), "the stream says it waits for room");
-        // Asked for more, the first is decoded: its room goes to the second.
-        let second = data(poll(&mut body));
-        assert_eq!(&second[..], &stream[405 + 4..]);
-        assert!(!waiting.now());
-        assert_eq!(admission.receiving.available_permits(), 200);
-        assert!(poll(&mut body).is_pending());
+        tx.send(Ok(Frame::data(Bytes::copy_from_slice(&whole[200..]))))
+            .await
+            .unwrap();
+        assert_eq!(data(poll(&mut body)).len(), 205);
         assert_eq!(admission.receiving.available_permits(), 1000);
     }
 
@@ -506,9 +529,11 @@ mod tests {
             .unwrap();
         // B's message needs 600: nothing passes but its first four header bytes.
         assert_eq!(data(poll(&mut b)).len(), 4);
+        assert!(b.waiting.now(), "the call says it waits for room");
         assert!(poll(&mut b).is_pending());
         drop(a);
         assert_eq!(data(poll(&mut b)).len(), 301);
+        assert!(!b.waiting.now());
     }
 
     #[tokio::test]
@@ -573,12 +598,19 @@ mod tests {
             assert_eq!(err.code(), tonic::Code::DeadlineExceeded, "{one_message}");
         }
         // A whole message whose body never ends: tonic waits for the end before the handler.
+        // Empty messages sent now and then do not reset its clock.
         let (tx, source) = fed();
-        let mut body = Receiving::new(source, admission(1 << 20, 50), true);
+        let mut body = Receiving::new(source, admission(1 << 20, 80), true);
         tx.send(Ok(Frame::data(Bytes::from(message(3, b'a')))))
             .await
             .unwrap();
         assert_eq!(data(poll(&mut body)).len(), 8);
+        assert!(poll(&mut body).is_pending());
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        tx.send(Ok(Frame::data(Bytes::from(message(0, b'a')))))
+            .await
+            .unwrap();
+        assert_eq!(data(poll(&mut body)).len(), 5);
         let err = std::future::poll_fn(|cx| Pin::new(&mut body).poll_frame(cx))
             .await
             .expect("an end")
@@ -632,5 +664,35 @@ mod tests {
         assert_eq!(data(poll(&mut b)).len(), 50);
         drop(tx_b);
         assert!(matches!(poll(&mut b), Poll::Ready(None)));
+    }
+
+    #[tokio::test]
+    async fn a_message_that_waits_too_long_for_room_is_refused_as_busy() {
+        let admission = admission(1000, 10_000);
+        let (tx_a, source_a) = fed();
+        let mut a = Receiving::new(source_a, admission.clone(), false);
+        tx_a.send(Ok(Frame::data(Bytes::copy_from_slice(
+            &message(400, b'a')[..100],
+        ))))
+        .await
+        .unwrap();
+        assert_eq!(data(poll(&mut a)).len(), 100);
+        let (tx_b, source_b) = fed();
+        let mut b = Receiving::new(source_b, admission.clone(), false);
+        tx_b.send(Ok(Frame::data(Bytes::from(message(300, b'b')))))
+            .await
+            .unwrap();
+        assert_eq!(data(poll(&mut b)).len(), 4);
+        let waited = std::time::Instant::now();
+        let err = std::future::poll_fn(|cx| Pin::new(&mut b).poll_frame(cx))
+            .await
+            .expect("an end")
+            .expect_err("refused");
+        assert!(waited.elapsed() >= ROOM_WAIT - Duration::from_millis(50));
+        assert_eq!(err.code(), tonic::Code::ResourceExhausted);
+        assert!(err.message().contains("--max-receiving-bytes"), "{err:?}");
+        assert!(!b.waiting.now());
+        drop(a);
+        assert_eq!(admission.receiving.available_permits(), 1000);
     }
 }

@@ -1235,3 +1235,63 @@ async fn a_call_that_sends_nothing_gives_its_slot_back_in_time() {
     assert_solved(&puzzle, &answer);
     server.shutdown().await.unwrap();
 }
+
+// Review (attack): batch streams that never read their answers, each sending 4 MB messages,
+// kept their last decoded message's room in the receive budget while waiting for their own
+// byte budget, so unary calls waited behind them for generations of --stream-idle-ms (150 s
+// measured). Room now goes back with a message's last byte: other calls are not held up.
+#[tokio::test]
+async fn streams_that_never_read_do_not_hold_up_other_calls() {
+    // Each 300 KB message needs more than all the room, so it takes all of it.
+    let (server, mut client) = server(Config {
+        max_receiving_bytes: 512 << 10,
+        max_solve_ms: 60_000,
+        stream_idle_ms: 60_000,
+        ..Config::embedded()
+    })
+    .await;
+    // A window of nothing: the server can send these streams no answer.
+    let connection = raw::connect(server.addr(), 0).await;
+    let big = raw::frame(&SolveRequest {
+        id: "x".repeat(300_000),
+        ..request("big", &grid(CLASSIC), Algorithm::Unspecified, 2)
+    });
+    let mut streams = Vec::new();
+    for _ in 0..8 {
+        let mut send = connection.send.clone().ready().await.unwrap();
+        let (response, mut body) = send
+            .send_request(raw::grpc_head(server.addr(), "BatchSolve"), false)
+            .unwrap();
+        let big = big.clone();
+        streams.push(tokio::spawn(async move {
+            // In pieces the 64 KiB stream window takes.
+            'sending: for _ in 0..6 {
+                for piece in big.chunks(16 << 10) {
+                    if !raw::send_paced(&mut body, Bytes::copy_from_slice(piece)).await {
+                        break 'sending;
+                    }
+                }
+            }
+            std::future::pending::<()>().await;
+            drop((response, body));
+        }));
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let puzzle = grid(CLASSIC);
+    let start = Instant::now();
+    let answer = client
+        .solve(request("other", &puzzle, Algorithm::Unspecified, 2))
+        .await
+        .expect("served while the streams sit")
+        .into_inner();
+    assert_solved(&puzzle, &answer);
+    assert!(
+        start.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        start.elapsed()
+    );
+    for stream in streams {
+        stream.abort();
+    }
+    server.shutdown().await.unwrap();
+}
