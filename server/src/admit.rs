@@ -459,6 +459,21 @@ mod tests {
         (tx, http_body_util::StreamBody::new(Chunks::new(rx)))
     }
 
+    type Feed = tokio::sync::mpsc::Sender<Result<Frame<Bytes>, Status>>;
+
+    /// A call a quarter through a 400-byte message, holding its 800 bytes of room, and what
+    /// feeds it (kept, so the message stays unfinished).
+    async fn holding_room(
+        admission: &Arc<Admission>,
+    ) -> (Feed, Receiving<http_body_util::StreamBody<Chunks>>) {
+        let (tx, source) = fed();
+        let mut body = Receiving::new(source, admission.clone(), false);
+        let quarter = Bytes::copy_from_slice(&message(400, b'a')[..100]);
+        tx.send(Ok(Frame::data(quarter))).await.unwrap();
+        assert_eq!(data(poll(&mut body)).len(), 100);
+        (tx, body)
+    }
+
     fn poll<B: Body<Data = Bytes, Error = Status> + Unpin>(
         body: &mut Receiving<B>,
     ) -> Poll<Option<Result<Frame<Bytes>, Status>>> {
@@ -635,14 +650,7 @@ mod tests {
     #[tokio::test]
     async fn time_spent_waiting_for_room_is_not_the_clients() {
         let admission = admission(1000, 100);
-        let (tx_a, source_a) = fed();
-        let mut a = Receiving::new(source_a, admission.clone(), false);
-        tx_a.send(Ok(Frame::data(Bytes::copy_from_slice(
-            &message(400, b'a')[..100],
-        ))))
-        .await
-        .unwrap();
-        assert_eq!(data(poll(&mut a)).len(), 100);
+        let (_feed, a) = holding_room(&admission).await;
         // B's one message waits for A's room longer than the timeout, then arrives whole.
         let (tx_b, source_b) = fed();
         let mut b = Receiving::new(source_b, admission.clone(), true);
@@ -669,14 +677,7 @@ mod tests {
     #[tokio::test]
     async fn a_message_that_waits_too_long_for_room_is_refused_as_busy() {
         let admission = admission(1000, 10_000);
-        let (tx_a, source_a) = fed();
-        let mut a = Receiving::new(source_a, admission.clone(), false);
-        tx_a.send(Ok(Frame::data(Bytes::copy_from_slice(
-            &message(400, b'a')[..100],
-        ))))
-        .await
-        .unwrap();
-        assert_eq!(data(poll(&mut a)).len(), 100);
+        let (_feed, a) = holding_room(&admission).await;
         let (tx_b, source_b) = fed();
         let mut b = Receiving::new(source_b, admission.clone(), false);
         tx_b.send(Ok(Frame::data(Bytes::from(message(300, b'b')))))
