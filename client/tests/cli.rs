@@ -22,6 +22,17 @@ fn grid(text: &str) -> Grid {
     text.parse().expect("test grid parses")
 }
 
+/// A run's exit code, stdout and stderr.
+fn run(cmd: &mut Command) -> (Option<i32>, String, String) {
+    let output = cmd.output().expect("runs");
+    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+    (
+        output.status.code(),
+        text(&output.stdout),
+        text(&output.stderr),
+    )
+}
+
 fn stdout(cmd: &mut Command) -> String {
     let output = cmd.output().expect("runs");
     String::from_utf8(output.stdout).expect("utf-8 output")
@@ -763,16 +774,8 @@ fn one_bad_line_among_one_line_puzzles_loses_only_itself() {
         format!("{CLASSIC}\n{short}\n{CLASSIC} 1.5\n{hash}\n{CLASSIC}\n"),
     )
     .unwrap();
-    let output = sudoku()
-        .args(["solve", "--file"])
-        .arg(&file)
-        .output()
-        .unwrap();
-    let (out, err) = (
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr),
-    );
-    assert_eq!(output.status.code(), Some(1), "{err}");
+    let (code, out, err) = run(sudoku().args(["solve", "--file"]).arg(&file));
+    assert_eq!(code, Some(1), "{err}");
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 5, "{out}");
     for i in [0, 2, 4] {
@@ -788,16 +791,8 @@ fn one_bad_line_among_one_line_puzzles_loses_only_itself() {
         "{err}"
     );
     // `rate` reads files the same way, and prints every input, the invalid ones too.
-    let output = sudoku()
-        .args(["rate", "--file"])
-        .arg(&file)
-        .output()
-        .unwrap();
-    let (out, err) = (
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr),
-    );
-    assert_eq!(output.status.code(), Some(1), "{err}");
+    let (code, out, err) = run(sudoku().args(["rate", "--file"]).arg(&file));
+    assert_eq!(code, Some(1), "{err}");
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 5, "{out}");
     for i in [0, 2, 4] {
