@@ -114,10 +114,14 @@ impl Admission {
         }
     }
 
-    /// Room a message holds while it is received and decoded: its bytes and its decoded form;
-    /// a compressed one, its bytes and up to twice the largest message it may expand to (the
-    /// expanded bytes and tonic's copy). One that needs more than the whole budget takes all
-    /// of it, so it still goes, alone.
+    /// Room a message holds while it is received: twice its bytes (the bytes buffered, and
+    /// what tonic makes of them), compressed or not. A compressed message is expanded only
+    /// once its last byte has passed, when its room has gone back: the compression layer
+    /// expands it and tonic decodes it within that one poll, so an expansion is held by a
+    /// running poll, one per async thread at most, never by a message waiting for bytes
+    /// (counting what one might expand to, as this did, let eight compressed messages of a
+    /// few bytes each fill a 64 MiB budget for the receive timeout). One that needs more than
+    /// the whole budget takes all of it, so it still goes, alone.
     fn cost(&self, compressed: bool, len: usize) -> u32 {
         // One past what is accepted is refused by its header alone (by tonic, or by the
         // compression layer), before anything is buffered: it must not queue for the budget.
@@ -129,11 +133,7 @@ impl Admission {
         if refused {
             return 0;
         }
-        let cost = if compressed {
-            len.saturating_add(self.max_message.saturating_mul(2))
-        } else {
-            len.saturating_mul(2)
-        };
+        let cost = len.saturating_mul(2);
         u32::try_from(cost.min(self.receiving_bytes)).unwrap_or(u32::MAX)
     }
 }
@@ -573,11 +573,12 @@ mod tests {
     }
 
     #[test]
-    fn room_counts_what_a_message_may_become() {
+    fn room_counts_what_a_message_holds_while_it_arrives() {
         let admission = admission(1 << 20, 0);
         assert_eq!(admission.cost(false, 100), 200);
-        // Compressed, it may expand to the largest message, held twice.
-        assert_eq!(admission.cost(true, 100), 100 + 2 * 4096);
+        // Compressed, the same: it is expanded after its room has gone back.
+        assert_eq!(admission.cost(true, 100), 200);
+        assert_eq!(admission.cost(true, 5000), 10_000);
         // More than all the room takes all of it.
         assert_eq!(admission.cost(false, 4096), 8192);
         let small = Arc::new(Admission::new(&Config {

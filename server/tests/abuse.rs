@@ -1157,6 +1157,51 @@ async fn a_message_that_stops_arriving_gives_its_room_to_the_others() {
     server.shutdown().await.unwrap();
 }
 
+// Regression (review): a compressed message was charged, from its header on, what it might
+// expand to (twice --max-message-bytes), though it is expanded only after its last byte, when
+// its room has gone back: eight compressed messages of a few bytes each, stalled, filled a
+// 64 MiB budget, and every other call waited 1 s and was refused. Now each holds twice its own
+// bytes, and a call beside sixteen such is answered at once.
+#[tokio::test]
+async fn stalled_compressed_messages_hold_only_their_own_bytes() {
+    let (server, mut client) = server(Config {
+        max_receiving_bytes: 64 << 10,
+        receive_timeout_ms: 5_000,
+        ..Config::embedded()
+    })
+    .await;
+    let connection = raw::connect(server.addr(), 64 << 10).await;
+    let mut stalled = Vec::new();
+    for _ in 0..16 {
+        let mut send = connection.send.clone().ready().await.unwrap();
+        let mut head = raw::grpc_head(server.addr(), "Solve");
+        head.headers_mut()
+            .insert("grpc-encoding", http::HeaderValue::from_static("gzip"));
+        let (response, mut body) = send.send_request(head, false).unwrap();
+        // A 200-byte compressed message, half of it sent.
+        let mut start = vec![1, 0, 0, 0, 200];
+        start.resize(105, 0x1f);
+        body.send_data(Bytes::from(start), false).unwrap();
+        stalled.push((response, body));
+    }
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let puzzle = grid(CLASSIC);
+    let waited = Instant::now();
+    let answer = client
+        .solve(request("beside", &puzzle, Algorithm::Unspecified, 2))
+        .await
+        .expect("answered: the stalled messages hold a few hundred bytes each")
+        .into_inner();
+    assert_solved(&puzzle, &answer);
+    assert!(
+        waited.elapsed() < Duration::from_millis(900),
+        "it did not wait for room: {:?}",
+        waited.elapsed()
+    );
+    drop(stalled);
+    server.shutdown().await.unwrap();
+}
+
 // Regression (review): a stream whose puzzle waited for a solver thread longer than
 // --stream-idle-ms was closed as idle, as if its client had gone quiet. With one long-lane
 // thread and five other clients' slow puzzles ahead of it (400 ms each, taken in turn), the
