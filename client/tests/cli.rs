@@ -1186,6 +1186,46 @@ fn a_busy_server_is_tried_again_and_a_big_solve_suggests_batch() {
 }
 
 #[test]
+fn a_batch_on_a_busy_server_waits_for_it() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let flags = ["--workers", "1", "--max-concurrent-requests", "1"];
+    let server = ServerProcess::start_with(&flags, "http://127.0.0.1", &[]);
+    // A batch stream waiting for its input holds the only slot until the input ends.
+    let mut hold = std::process::Command::new(env!("CARGO_BIN_EXE_sudoku"))
+        .args(["--server", &server.url, "batch"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let dir = temp_dir("busy-batch");
+    let file = dir.join("puzzles.txt");
+    std::fs::write(&file, format!("{CLASSIC}\n").repeat(3)).unwrap();
+    let batch = std::process::Command::new(env!("CARGO_BIN_EXE_sudoku"))
+        .args(["--server", &server.url, "--format", "line", "batch"])
+        .arg(&file)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    drop(hold.stdin.take());
+    let _ = hold.wait();
+    let output = batch.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&output.stderr);
+    // Until now a lone server's RESOURCE_EXHAUSTED ended the batch (exit 2) at once.
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    assert!(err.contains("is busy"), "the wait is said: {err}");
+    assert!(err.contains("trying again"), "{err}");
+    let out = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(out.lines().count(), 3, "{out}");
+    for line in out.lines() {
+        assert_solves(&grid(CLASSIC), line);
+    }
+}
+
+#[test]
 fn colour_only_when_asked_and_never_with_no_color() {
     let run = |env: &[(&str, &str)]| {
         let mut cmd = sudoku();

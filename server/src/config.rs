@@ -166,7 +166,8 @@ pub struct Config {
     /// answers not yet sent; the stream stops reading beyond it.
     #[arg(long, env = "SUDOKU_MAX_STREAM_BYTES", default_value_t = DEFAULT_MAX_STREAM_BYTES)]
     pub max_stream_bytes: usize,
-    /// Bytes all batch streams together may hold; streams stop reading beyond it.
+    /// Bytes all batch streams together may hold; streams stop reading beyond it. Messages
+    /// read but waiting for room may hold as much again; beyond that a stream is refused.
     #[arg(long, env = "SUDOKU_MAX_BUFFERED_BYTES", default_value_t = DEFAULT_MAX_BUFFERED_BYTES)]
     pub max_buffered_bytes: usize,
     /// A BatchSolve stream that reads, solves and sends nothing for this long (ms) ends with

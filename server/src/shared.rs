@@ -23,6 +23,10 @@ pub(crate) struct Shared {
     pub(crate) bytes: Arc<Semaphore>,
     /// The size of `bytes`: a message that would hold more takes all of it.
     pub(crate) buffered_bytes: usize,
+    /// Bytes of batch messages read but waiting for room in `bytes` or their stream's budget
+    /// (as large as `bytes`): a message that finds none ends its stream, so what waits is
+    /// bounded however many streams wait.
+    pub(crate) waiting: Arc<Semaphore>,
     /// Bytes one batch stream may hold.
     pub(crate) stream_bytes: usize,
     /// How long a batch stream may go without reading, solving or sending.
@@ -39,6 +43,7 @@ impl Shared {
             batch_window: config.batch_window.clamp(1, config::MAX_BATCH_WINDOW),
             bytes: Arc::new(Semaphore::new(config.max_buffered_bytes)),
             buffered_bytes: config.max_buffered_bytes,
+            waiting: Arc::new(Semaphore::new(config.max_buffered_bytes)),
             stream_bytes: config.max_stream_bytes,
             stream_idle: config.stream_idle(),
         })

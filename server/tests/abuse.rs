@@ -1281,6 +1281,60 @@ async fn a_call_that_sends_nothing_gives_its_slot_back_in_time() {
     server.shutdown().await.unwrap();
 }
 
+// Regression (attack review): a batch message read while the server's bytes were taken waited
+// for them outside every budget, so each open stream could hold one message of up to
+// --max-message-bytes (256 streams of 4 MB: 1 GiB). Such messages now count against the
+// server's waiting room (as large as --max-buffered-bytes); a stream whose message finds none
+// ends RESOURCE_EXHAUSTED, and the rest wait as before.
+#[tokio::test]
+async fn messages_waiting_for_room_are_bounded_too() {
+    // One solver thread, on puzzles that never end: what a stream holds stays held. Each
+    // message holds about 800 bytes once read, so two fit the 2 KiB budget; each waiting
+    // message counts about 450, so four more may wait.
+    let (server, _client) = server(Config {
+        workers: Some(1),
+        max_stream_bytes: 1024,
+        max_buffered_bytes: 2048,
+        max_solve_ms: 60_000,
+        stream_idle_ms: 60_000,
+        ..Config::embedded()
+    })
+    .await;
+    let mut ends = Vec::new();
+    for stream in 0..8 {
+        let mut client = connect(&server).await;
+        let mut answers = client
+            .batch_solve(tokio_stream::iter([endless(&stream.to_string())]))
+            .await
+            .expect("the stream opens")
+            .into_inner();
+        ends.push(tokio::spawn(async move {
+            tokio::time::timeout(Duration::from_secs(2), answers.message())
+                .await
+                .ok()
+        }));
+    }
+    let mut refused = 0;
+    for end in ends {
+        match end.await.unwrap() {
+            None => {}
+            Some(Err(status)) => {
+                assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
+                let message = status.message();
+                assert!(message.contains("server busy"), "{message}");
+                assert!(message.contains("--max-buffered-bytes"), "{message}");
+                refused += 1;
+            }
+            Some(Ok(answer)) => panic!("a puzzle that never ends was answered: {answer:?}"),
+        }
+    }
+    assert!(
+        (1..=5).contains(&refused),
+        "two streams hold the bytes, some wait, the rest are refused: {refused} refused"
+    );
+    server.shutdown().await.unwrap();
+}
+
 // Review (attack): batch streams that never read their answers, each sending 4 MB messages,
 // kept their last decoded message's room in the receive budget while waiting for their own
 // byte budget, so unary calls waited behind them for generations of --stream-idle-ms (150 s

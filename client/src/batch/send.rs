@@ -135,14 +135,26 @@ pub async fn worker(
                 let _ = answers.send(Err(err));
                 break;
             }
-            Err(Lost::Server { reason, unanswered }) => (reason, unanswered),
+            Err(Lost::Server {
+                reason,
+                unanswered,
+                busy,
+            }) => (reason, unanswered, busy),
         };
-        let (reason, unanswered) = lost;
+        let (reason, unanswered, busy) = lost;
         let puzzles: usize = unanswered.iter().map(|c| c.len()).sum();
         failures += 1;
-        // Alone, there is nobody to hand the work to and no point in waiting.
+        // Alone, there is nobody to hand the work to, and no point in waiting for a server
+        // that is gone; one that is busy asked to be tried again later.
         let alone = queue.workers() <= 1;
-        if !alone {
+        let backoff = Duration::from_millis(100 << failures);
+        if alone && busy && failures <= RECONNECTS {
+            eprintln!(
+                "sudoku: {} is busy ({reason}); trying again in {} ms",
+                server.url,
+                backoff.as_millis()
+            );
+        } else if !alone {
             let resend = match puzzles {
                 0 => "it had nothing unanswered".to_owned(),
                 n => format!("re-sending its {n} unanswered puzzles to the others"),
@@ -150,7 +162,7 @@ pub async fn worker(
             eprintln!("sudoku: lost {} ({reason}); {resend}", server.url);
         }
         queue.put_back(unanswered);
-        if failures > RECONNECTS || alone {
+        if failures > RECONNECTS || (alone && !busy) {
             if queue.workers.fetch_sub(1, Ordering::AcqRel) == 1 {
                 let _ = answers.send(Err(ServersLost(reason).into()));
             } else {
@@ -161,7 +173,7 @@ pub async fn worker(
             }
             return;
         }
-        tokio::time::sleep(Duration::from_millis(100 << failures)).await;
+        tokio::time::sleep(backoff).await;
     }
     queue.workers.fetch_sub(1, Ordering::AcqRel);
 }
@@ -172,6 +184,8 @@ enum Lost {
     Server {
         reason: String,
         unanswered: Vec<Arc<Chunk>>,
+        /// It said it is busy (RESOURCE_EXHAUSTED): it may take the chunks a little later.
+        busy: bool,
     },
     /// The request itself was refused: no server will take it.
     Fatal(anyhow::Error),
@@ -188,6 +202,7 @@ async fn stream(
     let channel = server.connect().await.map_err(|e| Lost::Server {
         reason: format!("cannot connect: {}", crate::conn::error_chain(&e)),
         unanswered: Vec::new(),
+        busy: false,
     })?;
     let limit = Pace::of(conn).in_flight;
     let (tx, rx) = mpsc::channel::<pb::PackedPuzzles>(limit);
@@ -201,10 +216,12 @@ async fn stream(
     };
     let lost = |status: tonic::Status, out: &mut Outbox| {
         // A busy server (RESOURCE_EXHAUSTED) is left to cool down like a lost one.
-        if is_server_lost(&status) || status.code() == tonic::Code::ResourceExhausted {
+        let busy = status.code() == tonic::Code::ResourceExhausted;
+        if is_server_lost(&status) || busy {
             Lost::Server {
                 reason: status_error(&server.url, status).to_string(),
                 unanswered: out.unanswered(),
+                busy,
             }
         } else {
             Lost::Fatal(status_error(&server.url, status))
@@ -241,6 +258,7 @@ async fn stream(
                     return Err(Lost::Server {
                         reason: "the server ended the stream early".to_owned(),
                         unanswered: out.unanswered(),
+                        busy: false,
                     })
                 }
                 Err(status) => return Err(lost(status, &mut out)),

@@ -335,10 +335,13 @@ impl<M: Batched> Reader<M> {
                     Err(stopped) => return stopped,
                 },
             };
-            let hold = match self.hold(&first, puzzles).await {
-                Ok(Some(hold)) => hold,
-                Ok(None) => return End::ClientLeft,
-                Err(stopped) => return stopped,
+            let hold = match self.try_hold(&first, puzzles) {
+                Some(hold) => hold,
+                None => match self.wait_for_hold(&first, puzzles).await {
+                    Ok(Some(hold)) => hold,
+                    Ok(None) => return End::ClientLeft,
+                    Err(stopped) => return stopped,
+                },
             };
             let mut group = vec![self.read(first, puzzles, hold)];
             // Take every message already received, as far as the window and budgets allow.
@@ -442,6 +445,26 @@ impl<M: Batched> Reader<M> {
             _stream_bytes: stream_bytes,
             _server_bytes: server_bytes,
         }))
+    }
+
+    /// Waits for a hold as [`Reader::hold`] does, the message counted meanwhile among those
+    /// waiting: once read, it is in memory, and a stream can wait long (for its client to
+    /// take answers, or for room other streams hold). Where the server's waiting messages
+    /// already fill `--max-buffered-bytes`, the stream ends RESOURCE_EXHAUSTED at once, its
+    /// message dropped: waiting uncounted, 256 streams of one 4 MB message each held 1 GiB.
+    async fn wait_for_hold(&self, request: &M, puzzles: usize) -> Result<Option<Hold>, End> {
+        let size = request.encoded_len();
+        // The decoded message, and the received bytes it may have been decoded from.
+        let cost = size.saturating_mul(2).saturating_add(HOLD_OVERHEAD);
+        let cost = u32::try_from(cost.min(self.shared.buffered_bytes)).unwrap_or(u32::MAX);
+        let Ok(_waiting) = self.shared.waiting.clone().try_acquire_many_owned(cost) else {
+            return Err(self.broken(Status::resource_exhausted(format!(
+                "server busy: batch messages waiting for room fill its {} bytes \
+                 (--max-buffered-bytes); retry with backoff",
+                self.shared.buffered_bytes
+            ))));
+        };
+        self.hold(request, puzzles).await
     }
 
     /// A hold if one is free now.
