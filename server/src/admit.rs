@@ -21,22 +21,9 @@ use tonic::Status;
 use tonic::codegen::http;
 use tower::{Layer, Service};
 
-use crate::compress::PREFIX;
+use crate::calls::{SLOTTED, is_one_message, message_limit};
+use crate::compress::{Budget, PREFIX};
 use crate::config::Config;
-
-/// Methods whose clients send a stream of messages, and may pause between them (their
-/// streams' idleness is watched by the batch reader); every other call's body is one message.
-const STREAMING: [&str; 5] = [
-    "/sudoku.v1.Sudoku/BatchSolve",
-    "/sudoku.v1.Sudoku/BatchSolvePacked",
-    "/sudoku.v1.Puzzles/BatchRate",
-    "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
-    "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
-];
-
-/// The services whose calls take a slot (health and reflection do not: they are cheap, and a
-/// busy server must still answer its probes).
-const SLOTTED: &str = "/sudoku.v1.";
 
 /// The limits every call is admitted under, shared by the layer and the handlers.
 pub(crate) struct Admission {
@@ -92,6 +79,14 @@ impl Admission {
         }
     }
 
+    /// The receive budget, for the compression layer to charge what messages expand to.
+    pub(crate) fn receive_budget(&self) -> Budget {
+        Budget {
+            room: self.receiving.clone(),
+            size: self.receiving_bytes,
+        }
+    }
+
     /// A slot among the concurrent calls, or RESOURCE_EXHAUSTED: shed load, never queue it.
     pub(crate) fn slot(&self) -> Result<Slot, Status> {
         match self.requests.clone().try_acquire_owned() {
@@ -122,13 +117,13 @@ impl Admission {
     /// (counting what one might expand to, as this did, let eight compressed messages of a
     /// few bytes each fill a 64 MiB budget for the receive timeout). One that needs more than
     /// the whole budget takes all of it, so it still goes, alone.
-    fn cost(&self, compressed: bool, len: usize) -> u32 {
+    fn cost(&self, limit: usize, compressed: bool, len: usize) -> u32 {
         // One past what is accepted is refused by its header alone (by tonic, or by the
         // compression layer), before anything is buffered: it must not queue for the budget.
         let refused = if compressed {
-            len > self.max_message.saturating_mul(2).saturating_add(1024)
+            len > limit.saturating_mul(2).saturating_add(1024)
         } else {
-            len > self.max_message
+            len > limit
         };
         if refused {
             return 0;
@@ -196,12 +191,14 @@ where
             }
         }
         let admission = self.admission.clone();
-        let one_message = !STREAMING.contains(&request.uri().path());
+        let one_message = is_one_message(request.uri().path());
+        let limit = message_limit(request.uri().path(), self.admission.max_message);
         let waiting = WaitingForRoom::default();
         request.extensions_mut().insert(waiting.clone());
         let request = request.map(|body| {
             let mut body = Receiving::new(body, admission, one_message);
             body.waiting = waiting;
+            body.limit = limit;
             tonic::body::Body::new(body)
         });
         Box::pin(self.inner.call(request))
@@ -220,9 +217,11 @@ type Acquiring = Pin<Box<dyn Future<Output = Result<OwnedSemaphorePermit, Acquir
 /// their last byte passes (tonic then decodes them at once, on this thread). A message
 /// without room waits, its header's last byte held back, so tonic neither sees it nor
 /// reserves a buffer for it, and HTTP/2 flow control holds the client; after [`ROOM_WAIT`]
-/// its call is refused RESOURCE_EXHAUSTED. Room is not held past the last byte: a batch
-/// stream's decoded message waiting for its stream's own budget (its client not reading
-/// answers) would otherwise keep every other call waiting.
+/// its call is refused RESOURCE_EXHAUSTED. In a client stream room is not held past a
+/// message's last byte: a batch stream's decoded message waiting for its stream's own budget
+/// (its client not reading answers) would otherwise keep every other call waiting (the batch
+/// reader counts such messages itself). A one-message call keeps its message's room until its
+/// body ends: tonic holds the decoded message until then, before the handler runs.
 pub(crate) struct Receiving<B> {
     inner: B,
     admission: Arc<Admission>,
@@ -244,12 +243,15 @@ pub(crate) struct Receiving<B> {
     /// first wait to the body's end: tonic reads such a body to its end before the handler
     /// runs, so a call that sends nothing, or never ends its body, must not keep its slot.
     one_message: bool,
+    /// The largest message the call takes (see [`message_limit`]).
+    limit: usize,
     /// Raised while `acquiring`.
     waiting: WaitingForRoom,
 }
 
 impl<B> Receiving<B> {
     fn new(inner: B, admission: Arc<Admission>, one_message: bool) -> Receiving<B> {
+        let admission_limit = admission.max_message;
         Receiving {
             inner,
             admission,
@@ -262,6 +264,7 @@ impl<B> Receiving<B> {
             room_due: None,
             due: None,
             one_message,
+            limit: admission_limit,
             waiting: WaitingForRoom::default(),
         }
     }
@@ -293,14 +296,14 @@ impl<B> Receiving<B> {
                 self.header[4],
             ]) as usize;
             self.remaining = len + 1;
-            let cost = self.admission.cost(self.header[0] != 0, len);
+            let cost = self.admission.cost(self.limit, self.header[0] != 0, len);
             match self
                 .admission
                 .receiving
                 .clone()
                 .try_acquire_many_owned(cost)
             {
-                Ok(permit) => self.current = Some(permit),
+                Ok(permit) => self.hold_room(permit),
                 Err(_) => {
                     let receiving = self.admission.receiving.clone();
                     self.acquiring = Some(Box::pin(receiving.acquire_many_owned(cost)));
@@ -313,12 +316,22 @@ impl<B> Receiving<B> {
         data
     }
 
+    /// Holds `permit` for the message whose header came last; a one-message call's body keeps
+    /// the room of every message it has sent (a second one is an error, but tonic reads it).
+    fn hold_room(&mut self, permit: OwnedSemaphorePermit) {
+        match &mut self.current {
+            Some(held) if self.one_message => held.merge(permit),
+            current => *current = Some(permit),
+        }
+    }
+
     fn finish_message(&mut self) {
-        // A one-message call's clock runs to the body's end: more messages must not reset it.
+        // A one-message call's clock runs to the body's end: more messages must not reset it;
+        // and its room stays until then too (tonic holds the message until the body ends).
         if !self.one_message {
             self.due = None;
+            self.current = None;
         }
-        self.current = None;
     }
 
     /// Room for the message whose header came last, once the budget has it; a refusal once
@@ -349,7 +362,7 @@ impl<B> Receiving<B> {
         self.acquiring = None;
         self.room_due = None;
         self.waiting.set(false);
-        self.current = Some(permit);
+        self.hold_room(permit);
         // Time spent waiting for room is the server's, not the client's.
         self.due = None;
         Poll::Ready(Ok(()))
@@ -527,6 +540,28 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_one_message_call_holds_its_room_until_its_body_ends() {
+        // tonic holds the decoded message until the body ends, so the room stays that long.
+        let admission = admission(1000, 10_000);
+        let (tx, source) = fed();
+        let mut body = Receiving::new(source, admission.clone(), true);
+        tx.send(Ok(Frame::data(Bytes::from(message(400, b'a')))))
+            .await
+            .unwrap();
+        assert_eq!(data(poll(&mut body)).len(), 405);
+        assert_eq!(admission.receiving.available_permits(), 200);
+        drop(tx);
+        assert!(matches!(poll(&mut body), Poll::Ready(None)));
+        assert_eq!(
+            admission.receiving.available_permits(),
+            200,
+            "until it is dropped"
+        );
+        drop(body);
+        assert_eq!(admission.receiving.available_permits(), 1000);
+    }
+
+    #[tokio::test]
     async fn one_call_waits_for_room_another_holds() {
         let admission = admission(1000, 10_000);
         let (tx_a, source_a) = fed();
@@ -575,23 +610,23 @@ mod tests {
     #[test]
     fn room_counts_what_a_message_holds_while_it_arrives() {
         let admission = admission(1 << 20, 0);
-        assert_eq!(admission.cost(false, 100), 200);
+        assert_eq!(admission.cost(4096, false, 100), 200);
         // Compressed, the same: it is expanded after its room has gone back.
-        assert_eq!(admission.cost(true, 100), 200);
-        assert_eq!(admission.cost(true, 5000), 10_000);
+        assert_eq!(admission.cost(4096, true, 100), 200);
+        assert_eq!(admission.cost(4096, true, 5000), 10_000);
         // More than all the room takes all of it.
-        assert_eq!(admission.cost(false, 4096), 8192);
+        assert_eq!(admission.cost(4096, false, 4096), 8192);
         let small = Arc::new(Admission::new(&Config {
             max_receiving_bytes: 1000,
             max_message_bytes: 4096,
             ..Config::default()
         }));
-        assert_eq!(small.cost(false, 4096), 1000);
+        assert_eq!(small.cost(4096, false, 4096), 1000);
         // What its header alone gets refused (by tonic, or the compression layer) costs
         // nothing: it must not wait for room, nor hold any.
-        assert_eq!(admission.cost(false, 4097), 0);
-        assert_eq!(admission.cost(true, 2 * 4096 + 1025), 0);
-        assert_eq!(admission.cost(false, u32::MAX as usize), 0);
+        assert_eq!(admission.cost(4096, false, 4097), 0);
+        assert_eq!(admission.cost(4096, true, 2 * 4096 + 1025), 0);
+        assert_eq!(admission.cost(4096, false, u32::MAX as usize), 0);
     }
 
     #[tokio::test]

@@ -7,6 +7,7 @@
 
 mod admit;
 mod batch;
+mod calls;
 pub mod compress;
 mod config;
 mod counted;
@@ -276,12 +277,17 @@ fn services(
     metrics: &Arc<Metrics>,
     reflection: bool,
 ) -> anyhow::Result<Router<Layers>> {
-    // Every service takes messages up to the same size: the receive budget charges nothing
-    // for one its header shows to be larger (see `admit`), so none may buffer one.
+    // Every service takes messages up to the size `calls::message_limit` gives it: the
+    // receive budget charges nothing for one its header shows to be larger (see `admit`), so
+    // none may buffer one.
+    let control = config.max_message_bytes.min(calls::CONTROL_MESSAGE_BYTES);
     macro_rules! compressed {
         ($service:expr) => {
+            compressed!($service, config.max_message_bytes)
+        };
+        ($service:expr, $limit:expr) => {
             $service
-                .max_decoding_message_size(config.max_message_bytes)
+                .max_decoding_message_size($limit)
                 // Never used (messages are expanded before tonic sees them), but listed in
                 // the grpc-accept-encoding tonic answers with.
                 .accept_compressed(CompressionEncoding::Gzip)
@@ -293,11 +299,14 @@ fn services(
     let mut transport = transport
         .layer(CountCalls::new(metrics.clone()))
         .layer(AdmitCalls::new(shared.admission.clone()))
-        .layer(ServeCompressed::new(config.max_message_bytes));
+        .layer(ServeCompressed::new(
+            config.max_message_bytes,
+            shared.admission.receive_budget(),
+        ));
     let router = transport
         .add_service(sudoku)
         .add_service(puzzles)
-        .add_service(compressed!(health.service()));
+        .add_service(compressed!(health.service(), control));
     if !reflection {
         return Ok(router);
     }
@@ -307,8 +316,8 @@ fn services(
             .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
     };
     Ok(router
-        .add_service(compressed!(builder().build_v1()?))
-        .add_service(compressed!(builder().build_v1alpha()?)))
+        .add_service(compressed!(builder().build_v1()?, control))
+        .add_service(compressed!(builder().build_v1alpha()?, control)))
 }
 
 /// Serves `/metrics` when configured; `stop` ends it.

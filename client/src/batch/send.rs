@@ -18,6 +18,12 @@ use crate::conn::{Connection, Server, is_server_lost, status_error};
 /// Attempts to reconnect to a lost server before leaving the job to the others.
 const RECONNECTS: u32 = 3;
 
+/// Attempts at a busy server (RESOURCE_EXHAUSTED) before leaving the job to the others, and
+/// the longest wait between two: about 11 s in all. Either count starts again once the
+/// server answers.
+const BUSY_TRIES: u32 = 6;
+const MAX_BACKOFF: Duration = Duration::from_secs(5);
+
 /// Where workers take chunks from: re-sent chunks first, then fresh ones.
 pub struct Queue {
     retry: Mutex<VecDeque<Arc<Chunk>>>,
@@ -139,16 +145,21 @@ pub async fn worker(
                 reason,
                 unanswered,
                 busy,
-            }) => (reason, unanswered, busy),
+                answered,
+            }) => (reason, unanswered, busy, answered),
         };
-        let (reason, unanswered, busy) = lost;
+        let (reason, unanswered, busy, answered) = lost;
         let puzzles: usize = unanswered.iter().map(|c| c.len()).sum();
+        if answered {
+            failures = 0;
+        }
         failures += 1;
+        let tries = if busy { BUSY_TRIES } else { RECONNECTS };
         // Alone, there is nobody to hand the work to, and no point in waiting for a server
         // that is gone; one that is busy asked to be tried again later.
         let alone = queue.workers() <= 1;
-        let backoff = Duration::from_millis(100 << failures);
-        if alone && busy && failures <= RECONNECTS {
+        let backoff = Duration::from_millis(100 << failures.min(8)).min(MAX_BACKOFF);
+        if alone && busy && failures <= tries {
             eprintln!(
                 "sudoku: {} is busy ({reason}); trying again in {} ms",
                 server.url,
@@ -162,7 +173,7 @@ pub async fn worker(
             eprintln!("sudoku: lost {} ({reason}); {resend}", server.url);
         }
         queue.put_back(unanswered);
-        if failures > RECONNECTS || (alone && !busy) {
+        if failures > tries || (alone && !busy) {
             if queue.workers.fetch_sub(1, Ordering::AcqRel) == 1 {
                 let _ = answers.send(Err(ServersLost(reason).into()));
             } else {
@@ -186,6 +197,8 @@ enum Lost {
         unanswered: Vec<Arc<Chunk>>,
         /// It said it is busy (RESOURCE_EXHAUSTED): it may take the chunks a little later.
         busy: bool,
+        /// It answered something first: the tries start again.
+        answered: bool,
     },
     /// The request itself was refused: no server will take it.
     Fatal(anyhow::Error),
@@ -203,6 +216,7 @@ async fn stream(
         reason: format!("cannot connect: {}", crate::conn::error_chain(&e)),
         unanswered: Vec::new(),
         busy: false,
+        answered: false,
     })?;
     let limit = Pace::of(conn).in_flight;
     let (tx, rx) = mpsc::channel::<pb::PackedPuzzles>(limit);
@@ -214,7 +228,7 @@ async fn stream(
         limit,
         options,
     };
-    let lost = |status: tonic::Status, out: &mut Outbox| {
+    let lost = |status: tonic::Status, out: &mut Outbox, answered: bool| {
         // A busy server (RESOURCE_EXHAUSTED) is left to cool down like a lost one.
         let busy = status.code() == tonic::Code::ResourceExhausted;
         if is_server_lost(&status) || busy {
@@ -222,6 +236,7 @@ async fn stream(
                 reason: status_error(&server.url, status).to_string(),
                 unanswered: out.unanswered(),
                 busy,
+                answered,
             }
         } else {
             Lost::Fatal(status_error(&server.url, status))
@@ -234,16 +249,18 @@ async fn stream(
         tokio::select! {
             response = &mut call => match response {
                 Ok(response) => break response.into_inner(),
-                Err(status) => return Err(lost(status, &mut out)),
+                Err(status) => return Err(lost(status, &mut out, false)),
             },
             chunk = queue.next(), if out.open() => out.send(chunk).await,
         }
     };
+    let mut answered = false;
     loop {
         tokio::select! {
             chunk = queue.next(), if out.open() => out.send(chunk).await,
             reply = replies.message() => match reply {
                 Ok(Some(reply)) => {
+                    answered = true;
                     let Some(chunk) = out.in_flight.remove(&reply.first) else {
                         let _ = answers.send(Err(anyhow::anyhow!(
                             "{} answered puzzles from index {}, which were not sent or were answered twice",
@@ -259,9 +276,10 @@ async fn stream(
                         reason: "the server ended the stream early".to_owned(),
                         unanswered: out.unanswered(),
                         busy: false,
+                        answered,
                     })
                 }
-                Err(status) => return Err(lost(status, &mut out)),
+                Err(status) => return Err(lost(status, &mut out, answered)),
             },
         }
     }

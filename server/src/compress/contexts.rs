@@ -130,7 +130,8 @@ pub(super) fn gzip_compress(payload: &[u8], level: u32, out: &mut Vec<u8>) -> io
 /// A member that states its size (every sender's does, modulo 4 GiB), under the cap and at
 /// most `room` bytes, is expanded in one call by libdeflate: about twice as fast as zlib-rs's
 /// streaming inflate on puzzle messages. A member whose claim is false, or too large to take
-/// on its word, is streamed into `out` as it grows, never past the cap.
+/// on its word, or whose header carries a CRC of its own, is streamed into `out` as it grows,
+/// never past the cap.
 pub(super) fn gzip_expand(
     payload: &[u8],
     cap: u64,
@@ -140,7 +141,9 @@ pub(super) fn gzip_expand(
     let claimed = payload
         .last_chunk::<4>()
         .map_or(0, |size| u64::from(u32::from_le_bytes(*size)));
-    if claimed > 0 && claimed < cap && claimed <= room as u64 {
+    // libdeflate skips a header CRC (FHCRC) without checking it; flate2 checks it.
+    let header_crc = payload.get(3).is_some_and(|flags| flags & 0x02 != 0);
+    if claimed > 0 && claimed < cap && claimed <= room as u64 && !header_crc {
         let start = out.len();
         out.resize(start + room, 0);
         let expanded = CONTEXTS.with_borrow_mut(|contexts| {

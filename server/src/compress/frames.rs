@@ -6,9 +6,10 @@ use std::task::{Context, Poll, ready};
 
 use bytes::{Bytes, BytesMut};
 use http_body::{Body, Frame};
+use tokio::sync::OwnedSemaphorePermit;
 use tonic::Status;
 
-use super::{Op, PREFIX};
+use super::{Budget, Op, PREFIX};
 
 /// `inner` with every message rewritten by `op`.
 pub(crate) struct Reframe<B> {
@@ -19,6 +20,47 @@ pub(crate) struct Reframe<B> {
     /// Bytes of a message not yet whole, gathered from the frames it came in.
     partial: BytesMut,
     done: bool,
+    /// Where expanded messages are charged, until the body is dropped.
+    charge: Option<Charge>,
+}
+
+/// Room in the receive budget that a one-message call's expanded message holds until its
+/// body is dropped: tonic holds the message until the body ends, and what it expanded to
+/// (up to a thousand times its bytes, for gzip) is not what the admission layer charged.
+pub(crate) struct Charge {
+    budget: Budget,
+    held: Option<OwnedSemaphorePermit>,
+}
+
+impl Charge {
+    /// Charges to `budget`.
+    pub(crate) fn to(budget: Budget) -> Charge {
+        Charge { budget, held: None }
+    }
+
+    /// Takes room for a message expanded to `len` bytes and its decoded form, or refuses it
+    /// as busy: the message is already in memory, so it must not wait.
+    fn take(&mut self, len: usize) -> Result<(), Status> {
+        let cost = len.saturating_mul(2).min(self.budget.size);
+        let cost = u32::try_from(cost).unwrap_or(u32::MAX);
+        let permit = self
+            .budget
+            .room
+            .clone()
+            .try_acquire_many_owned(cost)
+            .map_err(|_| {
+                Status::resource_exhausted(format!(
+                    "server busy: request messages being received fill its {} bytes \
+                     (--max-receiving-bytes); retry with backoff",
+                    self.budget.size
+                ))
+            })?;
+        match &mut self.held {
+            Some(held) => held.merge(permit),
+            none => *none = Some(permit),
+        }
+        Ok(())
+    }
 }
 
 impl<B> Reframe<B> {
@@ -29,7 +71,14 @@ impl<B> Reframe<B> {
             pending: Bytes::new(),
             partial: BytesMut::new(),
             done: false,
+            charge: None,
         }
+    }
+
+    /// The same, charging what messages expand to (see [`Charge`]).
+    pub(crate) fn charging(mut self, charge: Charge) -> Reframe<B> {
+        self.charge = Some(charge);
+        self
     }
 
     /// The next whole message, rewritten, if one has arrived.
@@ -41,7 +90,7 @@ impl<B> Reframe<B> {
             match self.header(&self.pending) {
                 Some(Ok((compressed, len))) if self.pending.len() >= PREFIX + len => {
                     let message = self.pending.split_to(PREFIX + len);
-                    return Some(self.op.apply(compressed, &message[PREFIX..]));
+                    return Some(self.rewrite(compressed, &message[PREFIX..]));
                 }
                 Some(Err(status)) => return Some(Err(status)),
                 _ => {}
@@ -60,7 +109,16 @@ impl<B> Reframe<B> {
             return None;
         }
         let message = self.partial.split_to(PREFIX + len);
-        Some(self.op.apply(compressed, &message[PREFIX..]))
+        Some(self.rewrite(compressed, &message[PREFIX..]))
+    }
+
+    /// The message rewritten by the op; an expanded one charged to the budget, if any.
+    fn rewrite(&mut self, compressed: bool, payload: &[u8]) -> Result<Bytes, Status> {
+        let rewritten = self.op.apply(compressed, payload)?;
+        if let (Some(charge), true, Op::Expand { .. }) = (&mut self.charge, compressed, self.op) {
+            charge.take(rewritten.len() - PREFIX)?;
+        }
+        Ok(rewritten)
     }
 
     /// The compressed flag and length of the message starting `bytes`, once its prefix is in;

@@ -28,6 +28,16 @@ const MIN_COMPRESSED: usize = 512;
 /// A gRPC message's prefix: the compressed flag and the length.
 pub(crate) const PREFIX: usize = 5;
 
+/// Room in the server's receive budget (`--max-receiving-bytes`), which expanded requests of
+/// one-message calls are charged to.
+#[derive(Clone)]
+pub(crate) struct Budget {
+    /// The budget.
+    pub(crate) room: std::sync::Arc<tokio::sync::Semaphore>,
+    /// Its size: a message that would take more takes all of it.
+    pub(crate) size: usize,
+}
+
 /// A `grpc-encoding` these layers handle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Codec {
@@ -261,10 +271,23 @@ mod tests {
             lying[size..].copy_from_slice(&u32::try_from(n).unwrap().to_le_bytes());
             lying
         };
+        // A header CRC (FHCRC) that does not match: libdeflate skips it unchecked.
+        let mut header_crc = body[..10].to_vec();
+        header_crc[3] |= 0x02;
+        header_crc.extend_from_slice(&[0xde, 0xad]);
+        header_crc.extend_from_slice(&body[10..]);
+        let bad_header = header_crc.clone();
+        let mut crc = flate2::Crc::new();
+        crc.update(&header_crc[..10]);
+        header_crc[10..12].copy_from_slice(&(crc.sum() as u16).to_le_bytes());
+        let mut out = vec![9];
+        Codec::Gzip.expand(&header_crc, limit, &mut out).unwrap();
+        assert_eq!(&out[1..], &payload[..], "a right header CRC is taken");
         for bad in [
             corrupt,
             claiming(payload.len() - 1),
             claiming(payload.len() + 1),
+            bad_header,
         ] {
             let mut out = vec![9];
             let err = Codec::Gzip.expand(&bad, limit, &mut out).unwrap_err();

@@ -14,8 +14,9 @@ use tonic::codegen::StdError;
 use tonic::codegen::http::{self, HeaderValue};
 use tower::{Layer, Service};
 
-use super::frames::Reframe;
-use super::{Codec, Op};
+use super::frames::{Charge, Reframe};
+use super::{Budget, Codec, Op};
+use crate::calls::{is_one_message, message_limit};
 
 pub(super) const ENCODING: &str = "grpc-encoding";
 pub(super) const ACCEPT: &str = "grpc-accept-encoding";
@@ -23,16 +24,18 @@ pub(super) const ACCEPT: &str = "grpc-accept-encoding";
 const STATUS: &str = "grpc-status";
 
 /// Serves gzip and zstd at level 1 for every service behind it.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone)]
 pub(crate) struct ServeCompressed {
-    /// The largest message a request may expand to.
+    /// The largest message a request to the API may expand to (see `calls::message_limit`).
     limit: usize,
+    /// Where one-message calls' expanded requests are charged.
+    budget: Budget,
 }
 
 impl ServeCompressed {
-    /// Expands requests up to `limit` bytes a message.
-    pub(crate) fn new(limit: usize) -> ServeCompressed {
-        ServeCompressed { limit }
+    /// Expands requests up to `limit` bytes a message, charging to `budget`.
+    pub(crate) fn new(limit: usize, budget: Budget) -> ServeCompressed {
+        ServeCompressed { limit, budget }
     }
 }
 
@@ -43,15 +46,17 @@ impl<S> Layer<S> for ServeCompressed {
         Compressed {
             inner,
             limit: self.limit,
+            budget: self.budget.clone(),
         }
     }
 }
 
 /// A service whose compressed traffic this crate compresses and expands.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub(crate) struct Compressed<S> {
     inner: S,
     limit: usize,
+    budget: Budget,
 }
 
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
@@ -85,9 +90,15 @@ where
         // Without the header tonic answers plain, and the answer is compressed here.
         headers.remove(ACCEPT);
         if let Some(codec) = sent {
-            let limit = self.limit;
+            let path = request.uri().path();
+            let limit = message_limit(path, self.limit);
+            let charge = is_one_message(path).then(|| Charge::to(self.budget.clone()));
             request = request.map(|body| {
-                tonic::body::Body::new(Reframe::new(body, Op::Expand { codec, limit }))
+                let body = Reframe::new(body, Op::Expand { codec, limit });
+                match charge {
+                    Some(charge) => tonic::body::Body::new(body.charging(charge)),
+                    None => tonic::body::Body::new(body),
+                }
             });
         }
         let call = self.inner.call(request);
@@ -131,7 +142,11 @@ mod tests {
 
     #[tokio::test]
     async fn a_trailers_only_answer_stays_trailers_only() {
-        let mut service = ServeCompressed::new(1024).layer(refusing());
+        let budget = Budget {
+            room: std::sync::Arc::new(tokio::sync::Semaphore::new(1 << 20)),
+            size: 1 << 20,
+        };
+        let mut service = ServeCompressed::new(1024, budget).layer(refusing());
         // A compressed call: its answer would be compressed too.
         let request = http::Request::builder()
             .header(ENCODING, "gzip")

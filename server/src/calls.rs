@@ -1,0 +1,53 @@
+//! What the admission and compression layers need to know of a call from its path alone.
+
+/// Methods whose clients send a stream of messages, and may pause between them (their
+/// streams' idleness is watched by the batch reader); every other call's body is one message.
+const STREAMING: [&str; 5] = [
+    "/sudoku.v1.Sudoku/BatchSolve",
+    "/sudoku.v1.Sudoku/BatchSolvePacked",
+    "/sudoku.v1.Puzzles/BatchRate",
+    "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+    "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+];
+
+/// The services whose calls take a slot (health and reflection do not: they are cheap, and a
+/// busy server must still answer its probes).
+pub(crate) const SLOTTED: &str = "/sudoku.v1.";
+
+/// The largest message health and reflection take: their requests name a service, a file or
+/// a symbol. Taking `--max-message-bytes` as the API does, a 4 KB gzip message expanding to
+/// 4 MB held that much in each of any number of unslotted calls (128 health checks: 989 MiB).
+pub(crate) const CONTROL_MESSAGE_BYTES: usize = 64 << 10;
+
+/// Whether a call to `path` sends one request message (tonic reads its body to the end
+/// before the handler runs), not a stream of them.
+pub(crate) fn is_one_message(path: &str) -> bool {
+    !STREAMING.contains(&path)
+}
+
+/// The largest request message a call to `path` takes, expanded: `max_message` for the API,
+/// less for health and reflection.
+pub(crate) fn message_limit(path: &str, max_message: usize) -> usize {
+    if path.starts_with(SLOTTED) {
+        max_message
+    } else {
+        max_message.min(CONTROL_MESSAGE_BYTES)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_calls_take_small_messages() {
+        assert_eq!(message_limit("/sudoku.v1.Sudoku/Solve", 4 << 20), 4 << 20);
+        assert_eq!(
+            message_limit("/grpc.health.v1.Health/Check", 4 << 20),
+            64 << 10
+        );
+        assert_eq!(message_limit("/grpc.health.v1.Health/Check", 1000), 1000);
+        assert!(is_one_message("/sudoku.v1.Sudoku/Solve"));
+        assert!(!is_one_message("/sudoku.v1.Sudoku/BatchSolvePacked"));
+    }
+}
