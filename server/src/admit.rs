@@ -21,7 +21,7 @@ use tonic::Status;
 use tonic::codegen::http;
 use tower::{Layer, Service};
 
-use crate::calls::{SLOTTED, is_one_message, message_limit};
+use crate::calls::{REFLECTION_STREAMS, SLOTTED, is_one_message, is_reflection, message_limit};
 use crate::compress::{Budget, PREFIX};
 use crate::config::Config;
 
@@ -29,6 +29,8 @@ use crate::config::Config;
 pub(crate) struct Admission {
     requests: Arc<Semaphore>,
     max_requests: usize,
+    /// Reflection streams open (see [`REFLECTION_STREAMS`]).
+    reflection: Arc<Semaphore>,
     receiving: Arc<Semaphore>,
     receiving_bytes: usize,
     max_message: usize,
@@ -72,6 +74,7 @@ impl Admission {
         Admission {
             requests: Arc::new(Semaphore::new(config.max_concurrent_requests)),
             max_requests: config.max_concurrent_requests,
+            reflection: Arc::new(Semaphore::new(REFLECTION_STREAMS)),
             receiving: Arc::new(Semaphore::new(config.max_receiving_bytes)),
             receiving_bytes: config.max_receiving_bytes,
             max_message: config.max_message_bytes,
@@ -181,13 +184,29 @@ where
     }
 
     fn call(&mut self, mut request: http::Request<tonic::body::Body>) -> Self::Future {
+        // Refusals are trailers-only, and the body is never read.
+        let refused = |status: Status| -> Self::Future {
+            Box::pin(std::future::ready(Ok(status.into_http())))
+        };
         if request.uri().path().starts_with(SLOTTED) {
             match self.admission.slot() {
                 Ok(slot) => {
                     request.extensions_mut().insert(slot);
                 }
-                // Trailers-only, and the body never read.
-                Err(status) => return Box::pin(std::future::ready(Ok(status.into_http()))),
+                Err(status) => return refused(status),
+            }
+        }
+        // Held by the body, which the reflection service reads until the stream ends.
+        let mut stream_slot = None;
+        if is_reflection(request.uri().path()) {
+            match self.admission.reflection.clone().try_acquire_owned() {
+                Ok(permit) => stream_slot = Some(permit),
+                Err(_) => {
+                    return refused(Status::resource_exhausted(format!(
+                        "server busy: {REFLECTION_STREAMS} reflection streams already open; \
+                         retry with backoff"
+                    )));
+                }
             }
         }
         let admission = self.admission.clone();
@@ -199,6 +218,7 @@ where
             let mut body = Receiving::new(body, admission, one_message);
             body.waiting = waiting;
             body.limit = limit;
+            body._stream_slot = stream_slot;
             tonic::body::Body::new(body)
         });
         Box::pin(self.inner.call(request))
@@ -245,6 +265,8 @@ pub(crate) struct Receiving<B> {
     one_message: bool,
     /// The largest message the call takes (see [`message_limit`]).
     limit: usize,
+    /// A reflection stream's place among those open, held while its body is read.
+    _stream_slot: Option<OwnedSemaphorePermit>,
     /// Raised while `acquiring`.
     waiting: WaitingForRoom,
 }
@@ -265,6 +287,7 @@ impl<B> Receiving<B> {
             due: None,
             one_message,
             limit: admission_limit,
+            _stream_slot: None,
             waiting: WaitingForRoom::default(),
         }
     }

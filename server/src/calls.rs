@@ -19,6 +19,17 @@ pub(crate) const SLOTTED: &str = "/sudoku.v1.";
 /// 4 MB held that much in each of any number of unslotted calls (128 health checks: 989 MiB).
 pub(crate) const CONTROL_MESSAGE_BYTES: usize = 64 << 10;
 
+/// Reflection streams open at once: they take no slot among the API's calls (a busy server
+/// still answers grpcurl), and tonic-reflection echoes each request in its answer, so without
+/// a count of their own 4,096 idle streams, each sent three gzip messages of 112 bytes, held
+/// 2.4 GB. Reflection serves tools, a few at a time.
+pub(crate) const REFLECTION_STREAMS: usize = 64;
+
+/// Whether a call to `path` is server reflection.
+pub(crate) fn is_reflection(path: &str) -> bool {
+    path.starts_with("/grpc.reflection.")
+}
+
 /// Whether a call to `path` sends one request message (tonic reads its body to the end
 /// before the handler runs), not a stream of them.
 pub(crate) fn is_one_message(path: &str) -> bool {
@@ -49,5 +60,9 @@ mod tests {
         assert_eq!(message_limit("/grpc.health.v1.Health/Check", 1000), 1000);
         assert!(is_one_message("/sudoku.v1.Sudoku/Solve"));
         assert!(!is_one_message("/sudoku.v1.Sudoku/BatchSolvePacked"));
+        assert!(is_reflection(
+            "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo"
+        ));
+        assert!(!is_reflection("/grpc.health.v1.Health/Check"));
     }
 }

@@ -175,8 +175,9 @@ pub struct Config {
     #[arg(long, env = "SUDOKU_STREAM_IDLE_MS", default_value_t = DEFAULT_STREAM_IDLE_MS)]
     pub stream_idle_ms: u64,
     /// Bytes all calls together may hold in request messages being received: twice each
-    /// message's size, compressed or not (expanding comes after). A message without room
-    /// waits up to 1 s, then its call is RESOURCE_EXHAUSTED.
+    /// message's size, and in one-message calls twice what a compressed one expands to, until
+    /// the body ends. A message without room waits up to 1 s, then its call is
+    /// RESOURCE_EXHAUSTED (an expanded one, already in memory, is refused at once).
     #[arg(long, env = "SUDOKU_MAX_RECEIVING_BYTES", default_value_t = DEFAULT_MAX_RECEIVING_BYTES)]
     pub max_receiving_bytes: usize,
     /// A request message must arrive whole within this many ms of the server starting to wait

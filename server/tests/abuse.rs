@@ -1281,6 +1281,87 @@ async fn a_call_that_sends_nothing_gives_its_slot_back_in_time() {
     server.shutdown().await.unwrap();
 }
 
+// Regression (review): reflection streams took no slot, and tonic-reflection echoes each
+// request in its answer: 4,096 idle streams, each sent three gzip messages of 112 bytes,
+// held 2.4 GB. At most 64 are open at once now; the next is refused at once, and one closing
+// makes room. The API's calls are not counted against them.
+#[tokio::test]
+async fn reflection_streams_are_counted() {
+    let (server, mut client) = server(Config::embedded()).await;
+    let head = || {
+        http::Request::builder()
+            .method("POST")
+            .uri(format!(
+                "http://{}/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+                server.addr()
+            ))
+            .header("content-type", "application/grpc")
+            .header("te", "trailers")
+            .body(())
+            .unwrap()
+    };
+    let mut open = Vec::new();
+    let mut connections = Vec::new();
+    for stream in 0..65 {
+        if stream % 32 == 0 {
+            connections.push(raw::connect(server.addr(), 64 << 10).await);
+        }
+        let connection = connections.last().unwrap();
+        let mut send = connection.send.clone().ready().await.unwrap();
+        let (response, body) = send.send_request(head(), false).unwrap();
+        open.push((response, body));
+    }
+    let (last, _body) = open.pop().unwrap();
+    let (code, message) = tokio::time::timeout(Duration::from_secs(5), raw_status(last))
+        .await
+        .expect("the 65th stream is refused at once");
+    assert_eq!(code, Code::ResourceExhausted as i32, "{message}");
+    // grpc-message as sent, percent-encoded.
+    assert!(message.contains("64%20reflection%20streams"), "{message}");
+    // The API is not held up by them.
+    let puzzle = grid(CLASSIC);
+    let answer = client
+        .solve(request("beside", &puzzle, Algorithm::Unspecified, 2))
+        .await
+        .expect("the API answers")
+        .into_inner();
+    assert_solved(&puzzle, &answer);
+    // One ends (its client closes its side): another may open.
+    let (_response, mut body) = open.pop().unwrap();
+    body.send_data(Bytes::new(), true).unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let connection = connections.last().unwrap();
+    let mut send = connection.send.clone().ready().await.unwrap();
+    let (response, mut body) = send.send_request(head(), false).unwrap();
+    let request =
+        prost::Message::encode_to_vec(&tonic_reflection::pb::v1::ServerReflectionRequest {
+            host: String::new(),
+            message_request: Some(
+                tonic_reflection::pb::v1::server_reflection_request::MessageRequest::ListServices(
+                    String::new(),
+                ),
+            ),
+        });
+    body.send_data(raw::frame_bytes(&request), true).unwrap();
+    let response = tokio::time::timeout(Duration::from_secs(5), response)
+        .await
+        .expect("an answer in time")
+        .expect("a response");
+    assert!(
+        response.headers().get("grpc-status").is_none(),
+        "not refused: {:?}",
+        response.headers()
+    );
+    let mut answer = response.into_body();
+    let listed = answer.data().await.expect("an answer").expect("its bytes");
+    assert!(
+        listed.windows(16).any(|w| w == b"sudoku.v1.Sudoku"),
+        "the services are listed"
+    );
+    drop(open);
+    server.shutdown().await.unwrap();
+}
+
 // Regression (attack review): a batch message read while the server's bytes were taken waited
 // for them outside every budget, so each open stream could hold one message of up to
 // --max-message-bytes (256 streams of 4 MB: 1 GiB). Such messages now count against the

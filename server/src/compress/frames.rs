@@ -39,9 +39,12 @@ impl Charge {
     }
 
     /// Takes room for a message expanded to `len` bytes and its decoded form, or refuses it
-    /// as busy: the message is already in memory, so it must not wait.
-    fn take(&mut self, len: usize) -> Result<(), Status> {
-        let cost = len.saturating_mul(2).min(self.budget.size);
+    /// as busy: the message is already in memory, so it must not wait. Never more than the
+    /// budget less what its `compressed` bytes hold (twice as many, counted as it arrived),
+    /// so a message larger than the whole budget still goes, alone.
+    fn take(&mut self, len: usize, compressed: usize) -> Result<(), Status> {
+        let arrived = compressed.saturating_mul(2).min(self.budget.size);
+        let cost = len.saturating_mul(2).min(self.budget.size - arrived);
         let cost = u32::try_from(cost).unwrap_or(u32::MAX);
         let permit = self
             .budget
@@ -116,7 +119,7 @@ impl<B> Reframe<B> {
     fn rewrite(&mut self, compressed: bool, payload: &[u8]) -> Result<Bytes, Status> {
         let rewritten = self.op.apply(compressed, payload)?;
         if let (Some(charge), true, Op::Expand { .. }) = (&mut self.charge, compressed, self.op) {
-            charge.take(rewritten.len() - PREFIX)?;
+            charge.take(rewritten.len() - PREFIX, payload.len())?;
         }
         Ok(rewritten)
     }
@@ -207,6 +210,35 @@ mod tests {
     use super::*;
     use crate::compress::Codec;
     use http_body_util::BodyExt;
+
+    #[test]
+    fn an_expansion_is_charged_what_the_budget_has_beside_its_arrival() {
+        let room = std::sync::Arc::new(tokio::sync::Semaphore::new(1000));
+        let budget = Budget {
+            room: room.clone(),
+            size: 1000,
+        };
+        // 200 compressed bytes held 400 as they arrived; their 600 expanded would cost 1,200,
+        // more than the budget has beside them: the rest of it, so the message goes alone.
+        let arrived = room.clone().try_acquire_many_owned(400).unwrap();
+        let mut charge = Charge::to(budget.clone());
+        charge.take(600, 200).unwrap();
+        assert_eq!(room.available_permits(), 0);
+        drop((charge, arrived));
+        assert_eq!(room.available_permits(), 1000);
+        // With other calls holding room, one that does not fit is refused, not kept waiting.
+        let other = room.clone().try_acquire_many_owned(500).unwrap();
+        let mut charge = Charge::to(budget);
+        charge.take(200, 10).unwrap();
+        let err = charge.take(200, 10).unwrap_err();
+        assert_eq!(err.code(), tonic::Code::ResourceExhausted);
+        assert!(
+            err.message().contains("--max-receiving-bytes"),
+            "{}",
+            err.message()
+        );
+        drop(other);
+    }
 
     /// A body of `chunks` then no trailers.
     fn body(
