@@ -1138,13 +1138,10 @@ fn a_batch_over_three_servers_survives_losing_one() {
     }
 }
 
-#[test]
-fn a_busy_server_is_tried_again_and_a_big_solve_suggests_batch() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let flags = ["--workers", "1", "--max-concurrent-requests", "1"];
-    let server = ServerProcess::start_with(&flags, "http://127.0.0.1", &[]);
-    // A batch stream waiting for its input holds the only slot until the input ends.
-    let mut hold = std::process::Command::new(env!("CARGO_BIN_EXE_sudoku"))
+/// A batch stream waiting for its input, which holds the only slot of a server started with
+/// `--max-concurrent-requests 1` until its stdin is closed.
+fn holding_the_only_slot(server: &ServerProcess) -> std::process::Child {
+    let hold = std::process::Command::new(env!("CARGO_BIN_EXE_sudoku"))
         .args(["--server", &server.url, "batch"])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::null())
@@ -1152,6 +1149,15 @@ fn a_busy_server_is_tried_again_and_a_big_solve_suggests_batch() {
         .spawn()
         .unwrap();
     std::thread::sleep(std::time::Duration::from_millis(300));
+    hold
+}
+
+#[test]
+fn a_busy_server_is_tried_again_and_a_big_solve_suggests_batch() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let flags = ["--workers", "1", "--max-concurrent-requests", "1"];
+    let server = ServerProcess::start_with(&flags, "http://127.0.0.1", &[]);
+    let mut hold = holding_the_only_slot(&server);
     let solve = std::process::Command::new(env!("CARGO_BIN_EXE_sudoku"))
         .args(["--server", &server.url, "solve", CLASSIC])
         .stdout(std::process::Stdio::piped())
@@ -1190,15 +1196,7 @@ fn a_batch_on_a_busy_server_waits_for_it() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let flags = ["--workers", "1", "--max-concurrent-requests", "1"];
     let server = ServerProcess::start_with(&flags, "http://127.0.0.1", &[]);
-    // A batch stream waiting for its input holds the only slot until the input ends.
-    let mut hold = std::process::Command::new(env!("CARGO_BIN_EXE_sudoku"))
-        .args(["--server", &server.url, "batch"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(300));
+    let mut hold = holding_the_only_slot(&server);
     let dir = temp_dir("busy-batch");
     let file = dir.join("puzzles.txt");
     std::fs::write(&file, format!("{CLASSIC}\n").repeat(3)).unwrap();

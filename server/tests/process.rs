@@ -280,6 +280,21 @@ fn proc_kib(pid: u32, field: &str) -> u64 {
         .unwrap_or_else(|| panic!("{field} in /proc/{pid}/status"))
 }
 
+/// Reads the attacked server's peak RSS, says what the attack was, and stops the server:
+/// its idle RSS and its peak, in MiB.
+#[cfg(target_os = "linux")]
+fn stop_attacked(mut child: Child, idle: u64, attack: String) -> (u64, u64) {
+    let peak = proc_kib(child.id(), "VmHWM:");
+    eprintln!(
+        "{attack}; server RSS idle {} MiB, peak {} MiB",
+        idle / 1024,
+        peak / 1024
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+    (idle / 1024, peak / 1024)
+}
+
 /// A 9x9 puzzle with one solution.
 #[cfg(target_os = "linux")]
 const CLASSIC: &str =
@@ -322,13 +337,12 @@ async fn big_id_attack(count: usize) -> (u64, u64) {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use tokio_stream::StreamExt;
     let Attacked {
-        mut child,
+        child,
         _log,
         mut client,
         idle,
         ..
     } = attacked().await;
-    let pid = child.id();
     let puzzle: solver_core::Grid = CLASSIC.parse().unwrap();
     let id = "x".repeat(4_000_000);
     let sent = Arc::new(AtomicUsize::new(0));
@@ -350,18 +364,16 @@ async fn big_id_attack(count: usize) -> (u64, u64) {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
     tokio::time::sleep(std::time::Duration::from_millis(500)).await;
-    let peak = proc_kib(pid, "VmHWM:");
-    eprintln!(
-        "big-id attack: {} of {count} requests of 4 MB sent in {:?}; server RSS idle {} MiB, peak {} MiB",
-        sent.load(Ordering::Relaxed),
-        start.elapsed(),
-        idle / 1024,
-        peak / 1024
-    );
     drop(answers);
-    let _ = child.kill();
-    let _ = child.wait();
-    (idle / 1024, peak / 1024)
+    stop_attacked(
+        child,
+        idle,
+        format!(
+            "big-id attack: {} of {count} requests of 4 MB sent in {:?}",
+            sent.load(Ordering::Relaxed),
+            start.elapsed()
+        ),
+    )
 }
 
 #[cfg(target_os = "linux")]
@@ -387,13 +399,12 @@ async fn big_ids_at_the_issues_size() {
 #[cfg(target_os = "linux")]
 async fn packed_attack(streams: usize) -> (u64, u64) {
     let Attacked {
-        mut child,
+        child,
         _log,
         client,
         port,
         idle,
     } = attacked().await;
-    let pid = child.id();
     let puzzle: solver_core::Grid = CLASSIC.parse().unwrap();
     let mut one = Vec::new();
     sudoku_proto::nibbles::pack(puzzle.cells(), &mut one);
@@ -420,17 +431,10 @@ async fn packed_attack(streams: usize) -> (u64, u64) {
     }
     // Long enough to solve every message the budgets let in, many times over.
     tokio::time::sleep(std::time::Duration::from_secs(3)).await;
-    let peak = proc_kib(pid, "VmHWM:");
-    eprintln!(
-        "packed attack: {streams} streams of one 4 MB message each, answers never read; server \
-         RSS idle {} MiB, peak {} MiB",
-        idle / 1024,
-        peak / 1024
-    );
     drop(held);
-    let _ = child.kill();
-    let _ = child.wait();
-    (idle / 1024, peak / 1024)
+    let attack =
+        format!("packed attack: {streams} streams of one 4 MB message each, answers never read");
+    stop_attacked(child, idle, attack)
 }
 
 #[cfg(target_os = "linux")]
@@ -553,13 +557,12 @@ async fn expanding_bodies_attack(path: &str, calls: usize) -> (u64, u64) {
     use bytes::Bytes;
     use std::io::Write;
     let Attacked {
-        mut child,
+        child,
         _log,
         port,
         idle,
         ..
     } = attacked().await;
-    let pid = child.id();
     let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
     // A string field (field 1, either message) of 4 MB of one letter.
     let mut plain = vec![0x0a];
@@ -597,18 +600,13 @@ async fn expanding_bodies_attack(path: &str, calls: usize) -> (u64, u64) {
         calls.push((response, body));
     }
     tokio::time::sleep(std::time::Duration::from_secs(2)).await;
-    let peak = proc_kib(pid, "VmHWM:");
-    eprintln!(
-        "expanding bodies: {calls} calls to {path}, each a {} byte gzip message of 4 MB, \
-         bodies never ended; server RSS idle {} MiB, peak {} MiB",
-        gzip.len(),
-        idle / 1024,
-        peak / 1024
-    );
     drop(open);
-    let _ = child.kill();
-    let _ = child.wait();
-    (idle / 1024, peak / 1024)
+    let attack = format!(
+        "expanding bodies: {calls} calls to {path}, each a {} byte gzip message of 4 MB, \
+         bodies never ended",
+        gzip.len()
+    );
+    stop_attacked(child, idle, attack)
 }
 
 // Regression (review): what a compressed message expanded to was charged nowhere, and tonic
@@ -638,13 +636,12 @@ async fn compressed_messages_that_expand_far_keep_memory_bounded() {
 async fn unfinished_bodies_attack(streams: usize, compressed: bool) -> (u64, u64) {
     use bytes::Bytes;
     let Attacked {
-        mut child,
+        child,
         _log,
         port,
         idle,
         ..
     } = attacked().await;
-    let pid = child.id();
     let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
     let connection = support::raw::connect(addr, 64 << 10).await;
     let len: usize = 4_000_000;
@@ -675,20 +672,15 @@ async fn unfinished_bodies_attack(streams: usize, compressed: bool) -> (u64, u64
         }));
     }
     tokio::time::sleep(std::time::Duration::from_secs(3)).await;
-    let peak = proc_kib(pid, "VmHWM:");
-    eprintln!(
-        "unfinished-bodies attack: {streams} Solve calls of 4 MB less a few bytes on one \
-         connection (compressed: {compressed}); server RSS idle {} MiB, peak {} MiB",
-        idle / 1024,
-        peak / 1024
-    );
     for sender in senders {
         sender.abort();
     }
     drop(connection);
-    let _ = child.kill();
-    let _ = child.wait();
-    (idle / 1024, peak / 1024)
+    let attack = format!(
+        "unfinished-bodies attack: {streams} Solve calls of 4 MB less a few bytes on one \
+         connection (compressed: {compressed})"
+    );
+    stop_attacked(child, idle, attack)
 }
 
 // Regression (review): 64 such calls took the server from 6 MiB to a 254 MiB peak in 3 s,
