@@ -1138,10 +1138,11 @@ fn a_batch_over_three_servers_survives_losing_one() {
     }
 }
 
-/// A batch stream waiting for its input, which holds the only slot of a server started with
-/// `--max-concurrent-requests 1` until its stdin is closed.
-fn holding_the_only_slot(server: &ServerProcess) -> std::process::Child {
-    let hold = std::process::Command::new(env!("CARGO_BIN_EXE_sudoku"))
+/// `sudoku --server URL ARGS` started while a batch stream waiting for its input holds the
+/// only slot of `server` (started with `--max-concurrent-requests 1`), which it frees 400 ms
+/// later; the command's output.
+fn run_while_busy(server: &ServerProcess, args: &[&str]) -> std::process::Output {
+    let mut hold = std::process::Command::new(env!("CARGO_BIN_EXE_sudoku"))
         .args(["--server", &server.url, "batch"])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::null())
@@ -1149,17 +1150,9 @@ fn holding_the_only_slot(server: &ServerProcess) -> std::process::Child {
         .spawn()
         .unwrap();
     std::thread::sleep(std::time::Duration::from_millis(300));
-    hold
-}
-
-#[test]
-fn a_busy_server_is_tried_again_and_a_big_solve_suggests_batch() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let flags = ["--workers", "1", "--max-concurrent-requests", "1"];
-    let server = ServerProcess::start_with(&flags, "http://127.0.0.1", &[]);
-    let mut hold = holding_the_only_slot(&server);
-    let solve = std::process::Command::new(env!("CARGO_BIN_EXE_sudoku"))
-        .args(["--server", &server.url, "solve", CLASSIC])
+    let command = std::process::Command::new(env!("CARGO_BIN_EXE_sudoku"))
+        .args(["--server", &server.url])
+        .args(args)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -1167,7 +1160,15 @@ fn a_busy_server_is_tried_again_and_a_big_solve_suggests_batch() {
     std::thread::sleep(std::time::Duration::from_millis(400));
     drop(hold.stdin.take());
     let _ = hold.wait();
-    let output = solve.wait_with_output().unwrap();
+    command.wait_with_output().unwrap()
+}
+
+#[test]
+fn a_busy_server_is_tried_again_and_a_big_solve_suggests_batch() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let flags = ["--workers", "1", "--max-concurrent-requests", "1"];
+    let server = ServerProcess::start_with(&flags, "http://127.0.0.1", &[]);
+    let output = run_while_busy(&server, &["solve", CLASSIC]);
     let err = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(0), "{err}");
     assert!(
@@ -1196,21 +1197,11 @@ fn a_batch_on_a_busy_server_waits_for_it() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let flags = ["--workers", "1", "--max-concurrent-requests", "1"];
     let server = ServerProcess::start_with(&flags, "http://127.0.0.1", &[]);
-    let mut hold = holding_the_only_slot(&server);
     let dir = temp_dir("busy-batch");
     let file = dir.join("puzzles.txt");
     std::fs::write(&file, format!("{CLASSIC}\n").repeat(3)).unwrap();
-    let batch = std::process::Command::new(env!("CARGO_BIN_EXE_sudoku"))
-        .args(["--server", &server.url, "--format", "line", "batch"])
-        .arg(&file)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(400));
-    drop(hold.stdin.take());
-    let _ = hold.wait();
-    let output = batch.wait_with_output().unwrap();
+    let file = file.to_str().unwrap();
+    let output = run_while_busy(&server, &["--format", "line", "batch", file]);
     let err = String::from_utf8_lossy(&output.stderr);
     // Until now a lone server's RESOURCE_EXHAUSTED ended the batch (exit 2) at once.
     assert_eq!(output.status.code(), Some(0), "{err}");
