@@ -1,6 +1,8 @@
 //! Admission in front of tonic, before a call's body is read: a slot among the concurrent
-//! calls (refused at once when none is free), and room in the server's receive budget for
-//! each request message from its header to its last byte (tonic decodes it at once).
+//! calls (refused at once when none is free; reflection streams have a count of their own),
+//! and room in the server's receive budget for each request message from its header to its
+//! last byte, or in a one-message call to the body's end (tonic holds the decoded message
+//! until then).
 //!
 //! tonic reads and decodes a unary request before its handler runs, and lets HTTP/2 take
 //! more data as it buffers, so a slot taken in the handler bounded nothing: 64 unfinished 4 MB
