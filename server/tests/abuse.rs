@@ -1289,16 +1289,10 @@ async fn a_call_that_sends_nothing_gives_its_slot_back_in_time() {
 async fn reflection_streams_are_counted() {
     let (server, mut client) = server(Config::embedded()).await;
     let head = || {
-        http::Request::builder()
-            .method("POST")
-            .uri(format!(
-                "http://{}/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
-                server.addr()
-            ))
-            .header("content-type", "application/grpc")
-            .header("te", "trailers")
-            .body(())
-            .unwrap()
+        raw::grpc_head_at(
+            server.addr(),
+            "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+        )
     };
     let mut open = Vec::new();
     let mut connections = Vec::new();

@@ -587,14 +587,9 @@ async fn expanding_bodies_attack(path: &str, calls: usize) -> (u64, u64) {
         }
         let (connection, calls) = open.last_mut().expect("a connection");
         let mut send = connection.send.clone().ready().await.expect("a stream");
-        let head = http::Request::builder()
-            .method("POST")
-            .uri(format!("http://{addr}{path}"))
-            .header("content-type", "application/grpc")
-            .header("te", "trailers")
-            .header("grpc-encoding", "gzip")
-            .body(())
-            .unwrap();
+        let mut head = support::raw::grpc_head_at(addr, path);
+        head.headers_mut()
+            .insert("grpc-encoding", http::HeaderValue::from_static("gzip"));
         let (response, mut body) = send.send_request(head, false).expect("the call opens");
         body.send_data(message.clone(), false).expect("sent");
         calls.push((response, body));

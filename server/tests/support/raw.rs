@@ -37,9 +37,14 @@ pub async fn connect(addr: SocketAddr, window: u32) -> Connection {
 
 /// The request head of a gRPC call to `method` of `sudoku.v1.Sudoku`.
 pub fn grpc_head(addr: SocketAddr, method: &str) -> http::Request<()> {
+    grpc_head_at(addr, &format!("/sudoku.v1.Sudoku/{method}"))
+}
+
+/// The request head of a gRPC call to `path` (`/package.Service/Method`).
+pub fn grpc_head_at(addr: SocketAddr, path: &str) -> http::Request<()> {
     http::Request::builder()
         .method("POST")
-        .uri(format!("http://{addr}/sudoku.v1.Sudoku/{method}"))
+        .uri(format!("http://{addr}{path}"))
         .header("content-type", "application/grpc")
         .header("te", "trailers")
         .body(())
