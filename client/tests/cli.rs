@@ -266,6 +266,43 @@ fn every_invalid_batch_item_says_why() {
     );
 }
 
+/// 3,000 4x4 puzzles refused by the fast solver: a full chunk's answer (1,024 reasons of about
+/// 90 bytes, for 8 KB asked) is more than the server sends in one message, so it comes in
+/// pieces, which the client puts back together.
+#[test]
+fn answers_that_come_in_pieces_are_printed_whole_and_in_order() {
+    let base = [1, 2, 3, 4, 3, 4, 1, 2, 2, 1, 4, 3, 4, 3, 2, 1];
+    let puzzles: Vec<String> = (0..3000)
+        .map(|i: usize| {
+            (0..16)
+                .map(|cell| match (cell * 7 + i) % 16 < 6 {
+                    true => '.',
+                    false => char::from(b'0' + ((base[cell] + i) % 4 + 1) as u8),
+                })
+                .collect()
+        })
+        .collect();
+    let (code, out, err) = run(sudoku()
+        .args(["batch", "--algorithm", "fast"])
+        .write_stdin(puzzles.join("\n") + "\n"));
+    assert_eq!(code, Some(1), "{err}");
+    assert_eq!(out.lines().count(), 3000, "{err}");
+    assert!(out.lines().all(|line| line == "invalid"), "{out}");
+    let reasons: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("error: puzzle "))
+        .collect();
+    assert_eq!(reasons.len(), 3000, "{err}");
+    for (i, reason) in reasons.iter().enumerate() {
+        let name = format!(
+            "error: puzzle {} (line {}): the fast algorithm",
+            i + 1,
+            i + 1
+        );
+        assert!(reason.starts_with(&name), "{reason}");
+    }
+}
+
 #[test]
 fn empty_input_says_so_and_exits_1() {
     for args in [&["solve"][..], &["batch"][..], &["batch", "/dev/null"][..]] {

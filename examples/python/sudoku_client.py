@@ -110,6 +110,7 @@ def batch_packed(channel, pb, pb_grpc, lines, per_message=2000, timeout=600.0, n
                 yield pb.PackedPuzzles(box_rows=3, box_cols=3, cells="".join(chunk).encode())
 
     results = [None] * len(lines)
+    # A large answer may come as several messages, each for a run of puzzles from `first`.
     for answer in stub.BatchSolvePacked(messages(), timeout=timeout):
         if nibbles:
             text, size = binascii.hexlify(answer.solution_nibbles).decode(), 82

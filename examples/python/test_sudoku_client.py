@@ -4,6 +4,7 @@ The binary is SUDOKU_SERVER_BIN, else $CARGO_TARGET_DIR/debug/sudoku-server, els
 repository's target/debug/sudoku-server; a missing binary fails with the path it tried.
 """
 
+import binascii
 import os
 import pathlib
 import socket
@@ -124,6 +125,31 @@ def test_packed_stream(channel, stubs, nibbles):
         if i == 17:
             assert outcome == pb.OUTCOME_INVALID
             assert "appears twice in row 1" in solution
+        else:
+            assert outcome == pb.OUTCOME_UNIQUE, i
+            assert is_solution(line, solution), i
+
+
+def test_a_large_answer_comes_in_pieces(channel, stubs):
+    """An answer more than twice its request's size (here most puzzles refused, each with its
+    reason) comes as several messages, each keyed by `first`; batch_packed puts them in place."""
+    pb, pb_grpc = stubs
+    lines = [relabel(sudoku_client.CLASSIC, i % 9) for i in range(3000)]
+    lines = [line if i % 10 == 0 else line[0] * 2 + line[2:] for i, line in enumerate(lines)]
+    packed = binascii.unhexlify("".join(line.replace(".", "0") + "0" for line in lines))
+    message = pb.PackedPuzzles(box_rows=3, box_cols=3, nibbles=packed)
+    stub = pb_grpc.SudokuStub(channel)
+    answers = list(stub.BatchSolvePacked(iter([message]), timeout=60))
+    assert len(answers) >= 2
+    assert [a.first for a in answers] == [sum(len(b.outcomes) for b in answers[:k])
+                                          for k in range(len(answers))]
+    assert all(a.ByteSize() <= 2 * message.ByteSize() for a in answers)
+    results = sudoku_client.batch_packed(channel, pb, pb_grpc, lines, per_message=3000,
+                                         nibbles=True)
+    for i, ((outcome, solution), line) in enumerate(zip(results, lines)):
+        if i % 10:
+            assert outcome == pb.OUTCOME_INVALID, i
+            assert "appears twice in row 1" in solution, (i, solution)
         else:
             assert outcome == pb.OUTCOME_UNIQUE, i
             assert is_solution(line, solution), i

@@ -44,6 +44,8 @@ pub const DEFAULT_MAX_ID_BYTES: usize = 256;
 pub const DEFAULT_MAX_STREAM_BYTES: usize = 1 << 20;
 /// Default bytes all BatchSolve streams together may hold.
 pub const DEFAULT_MAX_BUFFERED_BYTES: usize = 64 << 20;
+/// Default `--max-kept-bytes`.
+pub const DEFAULT_MAX_KEPT_BYTES: usize = 128 << 20;
 /// Default time a BatchSolve stream may go without reading, solving or sending, in ms.
 pub const DEFAULT_STREAM_IDLE_MS: u64 = 60_000;
 /// Default `--max-receiving-bytes`.
@@ -170,6 +172,11 @@ pub struct Config {
     /// read but waiting for room may hold as much again; beyond that a stream is refused.
     #[arg(long, env = "SUDOKU_MAX_BUFFERED_BYTES", default_value_t = DEFAULT_MAX_BUFFERED_BYTES)]
     pub max_buffered_bytes: usize,
+    /// Bytes the message buffers of all open batch streams together may keep: tonic keeps a
+    /// stream's buffers as large as its largest request and answer until it ends. A message
+    /// that would take a stream past it ends that stream RESOURCE_EXHAUSTED.
+    #[arg(long, env = "SUDOKU_MAX_KEPT_BYTES", default_value_t = DEFAULT_MAX_KEPT_BYTES)]
+    pub max_kept_bytes: usize,
     /// A BatchSolve stream that reads, solves and sends nothing for this long (ms) ends with
     /// UNAVAILABLE, freeing its slot; 0 turns this off. At least --max-solve-ms plus a second.
     #[arg(long, env = "SUDOKU_STREAM_IDLE_MS", default_value_t = DEFAULT_STREAM_IDLE_MS)]
@@ -300,6 +307,9 @@ impl Config {
         if self.max_receiving_bytes == 0 {
             return Err(ConfigError::Zero("max-receiving-bytes"));
         }
+        if self.max_kept_bytes == 0 {
+            return Err(ConfigError::Zero("max-kept-bytes"));
+        }
         if self.max_buffered_bytes < self.max_stream_bytes {
             return Err(ConfigError::BufferedBelowStream);
         }
@@ -333,6 +343,7 @@ impl Default for Config {
             max_id_bytes: DEFAULT_MAX_ID_BYTES,
             max_stream_bytes: DEFAULT_MAX_STREAM_BYTES,
             max_buffered_bytes: DEFAULT_MAX_BUFFERED_BYTES,
+            max_kept_bytes: DEFAULT_MAX_KEPT_BYTES,
             stream_idle_ms: DEFAULT_STREAM_IDLE_MS,
             max_receiving_bytes: DEFAULT_MAX_RECEIVING_BYTES,
             receive_timeout_ms: DEFAULT_RECEIVE_TIMEOUT_MS,

@@ -418,3 +418,143 @@ async fn a_message_larger_than_every_byte_budget_still_goes_alone() {
     assert_nibble_answers(&small, &texts[..10]);
     server.shutdown().await.expect("clean shutdown");
 }
+
+/// The answers of a one-message stream, every piece, in the order they came.
+async fn pieces_of(
+    client: &mut SudokuClient<Channel>,
+    message: PackedPuzzles,
+) -> Vec<PackedAnswers> {
+    let mut stream = client
+        .batch_solve_packed(tokio_stream::iter([message]))
+        .await
+        .expect("the stream opens")
+        .into_inner();
+    let mut pieces = Vec::new();
+    while let Some(piece) = stream.message().await.expect("no error") {
+        pieces.push(piece);
+    }
+    pieces
+}
+
+#[tokio::test]
+async fn a_large_answer_comes_in_pieces_that_answer_every_puzzle_once() {
+    let (server, mut client) = server(Config::embedded()).await;
+    // 1,000 puzzles two cells a byte, nine in ten with a digit twice in row 1: 41 KB asked,
+    // about 110 KB answered, more than twice the request, so the answer comes in pieces.
+    let texts: Vec<String> = (0..1000)
+        .map(|i| {
+            let mut text = relabel(CLASSIC, (i % 9) as u8).into_bytes();
+            if i % 10 != 0 {
+                text[1] = text[0];
+            }
+            String::from_utf8(text).expect("ascii")
+        })
+        .collect();
+    let message = nibbled("job", &texts);
+    let request = prost::Message::encoded_len(&message);
+    let pieces = pieces_of(&mut client, message).await;
+    assert!(pieces.len() >= 2, "{} piece(s)", pieces.len());
+    let mut next = 0;
+    for piece in &pieces {
+        let size = prost::Message::encoded_len(piece);
+        assert!(
+            size <= 2 * request,
+            "a piece of {size} bytes for {request} asked"
+        );
+        assert_eq!(
+            (piece.id.as_str(), piece.first),
+            ("job", next),
+            "pieces in order"
+        );
+        let count = piece.outcomes.len();
+        let start = next as usize;
+        let puzzles = &texts[start..start + count];
+        assert_eq!(piece.solution_nibbles.len(), count * 41);
+        let mut errors = piece.errors.iter().peekable();
+        for (k, text) in puzzles.iter().enumerate() {
+            let i = start + k;
+            if i.is_multiple_of(10) {
+                assert_eq!(piece.outcomes[k], Outcome::Unique as u8, "puzzle {i}");
+                let mut cells = [0u8; 81];
+                nibbles::unpack_into(&piece.solution_nibbles[k * 41..(k + 1) * 41], &mut cells);
+                let solution = Grid::new(Shape::CLASSIC, &cells).expect("a valid grid");
+                assert!(solution.is_solution_of(&grid(text)), "puzzle {i}");
+            } else {
+                assert_eq!(piece.outcomes[k], Outcome::Invalid as u8, "puzzle {i}");
+                let error = errors.next().expect("an error for each invalid puzzle");
+                assert_eq!(
+                    error.offset as usize, k,
+                    "offsets count from the piece's first"
+                );
+                let error = error.error.as_ref().expect("why");
+                assert_eq!(
+                    (error.row, error.col),
+                    (1, 2),
+                    "puzzle {i}: {}",
+                    error.message
+                );
+                assert!(
+                    error.message.contains("twice in row 1"),
+                    "{}",
+                    error.message
+                );
+            }
+        }
+        assert!(
+            errors.next().is_none(),
+            "no error beyond the piece's puzzles"
+        );
+        next += count as u64;
+    }
+    assert_eq!(next, 1000, "every puzzle answered once");
+    server.shutdown().await.expect("clean shutdown");
+}
+
+#[tokio::test]
+async fn a_stream_past_the_kept_bytes_budget_is_refused_by_name() {
+    // One stream's 81 KB message keeps 81 KB of request and 162 KB of answer buffer.
+    let (server, mut client) = server(Config {
+        max_kept_bytes: 400_000,
+        ..Config::embedded()
+    })
+    .await;
+    let texts = mixed(1000);
+    let (tx, rx) = tokio::sync::mpsc::channel(1);
+    tx.send(packed("first", &texts)).await.expect("queued");
+    let mut first = client
+        .batch_solve_packed(tokio_stream::wrappers::ReceiverStream::new(rx))
+        .await
+        .expect("the stream opens")
+        .into_inner();
+    let answer = first.message().await.expect("no error").expect("an answer");
+    assert_answers(&answer, &texts);
+    // While the first stream stays open, a second one's small message goes; its large one
+    // ends it, after the answer to the small one.
+    let messages = [packed("small", &texts[..10]), packed("large", &texts)];
+    let mut second = client
+        .batch_solve_packed(tokio_stream::iter(messages))
+        .await
+        .expect("the stream opens")
+        .into_inner();
+    let small = second
+        .message()
+        .await
+        .expect("no error")
+        .expect("an answer");
+    assert_answers(&small, &texts[..10]);
+    let status = second.message().await.expect_err("refused");
+    assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
+    for part in ["--max-kept-bytes", "message 1 of the stream", "400000"] {
+        assert!(
+            status.message().contains(part),
+            "{part}: {}",
+            status.message()
+        );
+    }
+    // Once the first stream ends, what it kept is free again.
+    drop(tx);
+    assert!(first.message().await.expect("no error").is_none());
+    let answer = answer_of(&mut client, packed("third", &texts)).await;
+    assert_answers(&answer, &texts);
+    server.shutdown().await.expect("clean shutdown");
+}

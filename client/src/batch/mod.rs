@@ -7,6 +7,7 @@
 //! checks, prints and counts them.
 
 mod fleet;
+mod inflight;
 mod pace;
 mod read;
 mod reorder;

@@ -2,7 +2,7 @@
 //! stream, all taking chunks from one queue. A worker whose server is lost puts its
 //! unanswered chunks back at the head of the queue for the others, then tries to reconnect.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -11,6 +11,7 @@ use sudoku_proto::pb;
 use tokio::sync::{Notify, mpsc};
 use tokio_stream::wrappers::ReceiverStream;
 
+use super::inflight::InFlight;
 use super::pace::Pace;
 use super::read::Chunk;
 use crate::conn::{Connection, Server, is_server_lost, status_error};
@@ -223,7 +224,7 @@ async fn stream(
     let mut client = conn.sudoku_on(channel);
     let mut out = Outbox {
         tx: Some(tx),
-        in_flight: HashMap::new(),
+        in_flight: InFlight::default(),
         sent: 0,
         limit,
         options,
@@ -261,14 +262,15 @@ async fn stream(
             reply = replies.message() => match reply {
                 Ok(Some(reply)) => {
                     answered = true;
-                    let Some(chunk) = out.in_flight.remove(&reply.first) else {
-                        let _ = answers.send(Err(anyhow::anyhow!(
-                            "{} answered puzzles from index {}, which were not sent or were answered twice",
-                            server.url, reply.first
-                        )));
-                        continue;
-                    };
-                    let _ = answers.send(Ok((chunk, reply)));
+                    match out.in_flight.answer(reply) {
+                        Ok(Some(answered)) => {
+                            let _ = answers.send(Ok(answered));
+                        }
+                        Ok(None) => {}
+                        Err(why) => {
+                            let _ = answers.send(Err(anyhow::anyhow!("{} {why}", server.url)));
+                        }
+                    }
                 }
                 Ok(None) if out.in_flight.is_empty() && out.tx.is_none() => return Ok(()),
                 Ok(None) => {
@@ -289,9 +291,8 @@ async fn stream(
 struct Outbox {
     /// Our side of the stream; `None` once closed.
     tx: Option<mpsc::Sender<pb::PackedPuzzles>>,
-    /// Chunks sent and not yet answered, by the stream index of their first puzzle, which
-    /// the server's answer names.
-    in_flight: HashMap<u64, Arc<Chunk>>,
+    /// Chunks sent and not yet answered.
+    in_flight: InFlight,
     /// Puzzles sent so far: the stream index of the next chunk's first.
     sent: u64,
     /// Most chunks unanswered at once.
@@ -327,7 +328,7 @@ impl Outbox {
 
     /// The chunks sent and not answered, to go elsewhere.
     fn unanswered(&mut self) -> Vec<Arc<Chunk>> {
-        self.in_flight.drain().map(|(_, c)| c).collect()
+        self.in_flight.drain()
     }
 }
 

@@ -6,6 +6,7 @@
 //! between the two RPCs (how a message becomes puzzles, how answers are made) is [`Batched`].
 
 mod packed;
+mod pieces;
 mod rate;
 mod single;
 
@@ -43,6 +44,12 @@ pub(crate) trait Batched: Message + Default + Send + 'static {
     /// size (a one-puzzle answer is about as large as its request) and a job's worth.
     fn held_bytes(&self, _puzzles: usize) -> usize {
         2 * self.encoded_len() + HOLD_OVERHEAD
+    }
+    /// Bytes tonic's buffers keep for the rest of the stream once this message has gone
+    /// through: its request buffer grows to the largest request, its answer buffer to the
+    /// largest answer message. By default the request's size; one-puzzle answers are small.
+    fn kept_bytes(&self) -> usize {
+        self.encoded_len()
     }
     /// Checks a group of messages read together and hands their puzzles to the solver threads.
     fn submit(group: Vec<Read<Self>>, to: &Submit<'_, Self::Answer>);
@@ -147,6 +154,22 @@ pub(crate) struct Hold {
     _server_bytes: OwnedSemaphorePermit,
 }
 
+impl Hold {
+    /// The share of what this holds that `part` of its `of` puzzles hold, taken from it.
+    fn split_off(&mut self, part: usize, of: usize) -> Hold {
+        let share = |permit: &mut OwnedSemaphorePermit| {
+            let n = permit.num_permits() as u128 * part as u128 / of.max(1) as u128;
+            let n = usize::try_from(n).unwrap_or(0).min(permit.num_permits());
+            permit.split(n).expect("at most what it holds")
+        };
+        Hold {
+            _slot: share(&mut self._slot),
+            _stream_bytes: share(&mut self._stream_bytes),
+            _server_bytes: share(&mut self._server_bytes),
+        }
+    }
+}
+
 /// Groups of answers on their way to the response side, each with what its puzzles hold.
 type Inbox<T> = Mutex<mpsc::Receiver<Vec<(T, Hold)>>>;
 
@@ -225,6 +248,7 @@ pub(crate) fn spawn<M: Batched>(
         cancel: Arc::new(AtomicBool::new(false)),
         progress: progress.clone(),
         in_pool: Arc::new(AtomicUsize::new(0)),
+        kept: None,
         out: out_tx,
         answers: Arc::downgrade(&rx),
         index: 0,
@@ -271,6 +295,10 @@ struct Reader<M: Batched> {
     progress: Arc<AtomicU64>,
     /// The stream's tasks on the solver threads: while there are any, it is not idle.
     in_pool: Arc<AtomicUsize>,
+    /// What the stream's message buffers keep (see [`Batched::kept_bytes`]), charged to
+    /// `--max-kept-bytes` until the stream ends: 64 open streams that had each taken one 4 MB
+    /// message of refused puzzles kept 1 GiB.
+    kept: Option<OwnedSemaphorePermit>,
     out: mpsc::Sender<Vec<(M::Answer, Hold)>>,
     /// Weak, so that the client dropping its side still closes the channel.
     answers: Weak<Inbox<M::Answer>>,
@@ -383,10 +411,46 @@ impl<M: Batched> Reader<M> {
     }
 
     /// A message with its puzzle count, or the end of a stream it breaks.
-    fn count(&self, message: M) -> Result<(M, usize), End> {
+    fn count(&mut self, message: M) -> Result<(M, usize), End> {
         match message.puzzles(&self.shared.limits) {
-            Ok(puzzles) => Ok((message, puzzles)),
+            Ok(puzzles) => {
+                self.keep(&message)?;
+                Ok((message, puzzles))
+            }
             Err(status) => Err(self.broken(status)),
+        }
+    }
+
+    /// Charges what the stream's buffers keep once `message` has gone through them, or ends
+    /// the stream RESOURCE_EXHAUSTED where the server's `--max-kept-bytes` has no room. Not
+    /// waited for: it frees only as streams end. A message that would keep more than the
+    /// whole budget takes all of it, so it still goes, alone.
+    fn keep(&mut self, message: &M) -> Result<(), End> {
+        let need = message.kept_bytes().min(self.shared.kept_bytes);
+        let kept = self
+            .kept
+            .as_ref()
+            .map_or(0, OwnedSemaphorePermit::num_permits);
+        if need <= kept {
+            return Ok(());
+        }
+        let more = u32::try_from(need - kept).unwrap_or(u32::MAX);
+        match self.shared.kept.clone().try_acquire_many_owned(more) {
+            Ok(permit) => {
+                match &mut self.kept {
+                    Some(kept) => kept.merge(permit),
+                    none => *none = Some(permit),
+                }
+                Ok(())
+            }
+            Err(_) => Err(self.broken(Status::resource_exhausted(format!(
+                "server busy: the buffers of open batch streams keep all {} bytes of \
+                 --max-kept-bytes, and a message of {} bytes would keep {} more; retry with \
+                 backoff, or send smaller messages",
+                self.shared.kept_bytes,
+                message.encoded_len(),
+                need - kept
+            )))),
         }
     }
 

@@ -13,7 +13,7 @@ use solver_core::{Grid, GridError, Report, Shape};
 use sudoku_proto::{nibbles, pb};
 use tonic::Status;
 
-use super::{Batched, Hold, Read, Submit};
+use super::{Batched, Hold, Read, Submit, pieces};
 use crate::pool::{Deliver, PoolError, Work};
 use crate::respond::{Job, Limits, wire_outcome};
 use crate::status::RequestError;
@@ -57,6 +57,12 @@ impl Batched for pb::PackedPuzzles {
         checked.map_err(|err| err.to_status_in("", shape.ok()))
     }
 
+    /// The request, and its answer's pieces, as large as twice it at most (see `pieces`).
+    fn kept_bytes(&self) -> usize {
+        let len = self.encoded_len();
+        len + pieces::cap(len)
+    }
+
     fn held_bytes(&self, puzzles: usize) -> usize {
         // The message, its answer's solutions, and each part's own copy of its share of them.
         3 * self.encoded_len() + puzzles * PUZZLE_HELD
@@ -77,6 +83,7 @@ impl Batched for pb::PackedPuzzles {
                     options
                 })
                 .map_err(|e| e.to_pb());
+            let answer_cap = pieces::cap(read.message.encoded_len());
             let Read {
                 message,
                 first,
@@ -91,12 +98,13 @@ impl Batched for pb::PackedPuzzles {
                 cells,
                 options,
                 cap: to.shared.limits.max_solve_time,
+                answer_cap,
             };
             let pack = Arc::new(Pack::new(message.id, first, hold, count, source));
             if count == 0
-                && let Some(answer) = pack.take()
+                && let Some(answers) = pack.take()
             {
-                to.send_now(vec![answer]);
+                to.send_now(answers);
             }
             packs.push((pack, count));
         }
@@ -281,6 +289,8 @@ struct Source {
     options: Result<solver_core::Options, pb::SolveError>,
     /// The solve-time cap of each puzzle.
     cap: std::time::Duration,
+    /// The largest answer message (see `pieces`).
+    answer_cap: usize,
 }
 
 struct PackState {
@@ -316,7 +326,7 @@ impl Pack {
     }
 
     /// Takes in a finished part's answers; the message's answer, once every part is in.
-    fn merge(&self, range: Range<usize>, part: Gathered) -> Option<(pb::PackedAnswers, Hold)> {
+    fn merge(&self, range: Range<usize>, part: Gathered) -> Option<Vec<(pb::PackedAnswers, Hold)>> {
         let mut state = self.state.lock().ok()?;
         let size = self.source.bytes_each();
         let answer = &mut state.answer;
@@ -327,29 +337,41 @@ impl Pack {
         state.solutions[range.start * size..range.end * size].copy_from_slice(&part.solutions);
         state.remaining = state.remaining.saturating_sub(range.len());
         if state.remaining == 0 {
-            state.take(self.source.layout)
+            state.take(&self.source)
         } else {
             None
         }
     }
 
     /// The answer of a message with no puzzles.
-    fn take(&self) -> Option<(pb::PackedAnswers, Hold)> {
-        self.state.lock().ok()?.take(self.source.layout)
+    fn take(&self) -> Option<Vec<(pb::PackedAnswers, Hold)>> {
+        self.state.lock().ok()?.take(&self.source)
     }
 }
 
 impl PackState {
-    fn take(&mut self, layout: Layout) -> Option<(pb::PackedAnswers, Hold)> {
-        let hold = self.hold.take()?;
+    /// The answer, in pieces, each with its puzzles' share of what the message holds.
+    fn take(&mut self, source: &Source) -> Option<Vec<(pb::PackedAnswers, Hold)>> {
+        let mut hold = self.hold.take()?;
         // Refused puzzles are found by the solver threads in no set order.
         self.answer.errors.sort_unstable_by_key(|e| e.offset);
         let solutions = std::mem::take(&mut self.solutions).into();
-        match layout {
+        match source.layout {
             Layout::Bytes => self.answer.solutions = solutions,
             Layout::Nibbles => self.answer.solution_nibbles = solutions,
         }
-        Some((std::mem::take(&mut self.answer), hold))
+        let answer = std::mem::take(&mut self.answer);
+        let mut left = answer.outcomes.len();
+        let mut pieces = pieces::cut(answer, source.bytes_each(), source.answer_cap);
+        let last = pieces.pop()?;
+        let mut answers = Vec::with_capacity(pieces.len() + 1);
+        for piece in pieces {
+            let share = hold.split_off(piece.outcomes.len(), left);
+            left -= piece.outcomes.len();
+            answers.push((piece, share));
+        }
+        answers.push((last, hold));
+        Some(answers)
     }
 }
 
@@ -430,7 +452,7 @@ impl Part {
     }
 
     /// Records a solve; the message's answer, once every puzzle has one.
-    fn solved(&self, offset: usize, solution: &Report) -> Option<(pb::PackedAnswers, Hold)> {
+    fn solved(&self, offset: usize, solution: &Report) -> Option<Vec<(pb::PackedAnswers, Hold)>> {
         let mut answers = self.answers()?;
         let at = offset.checked_sub(self.range.start)?;
         answers.outcomes[at] = wire_outcome(&solution.outcome) as u8;
@@ -446,7 +468,11 @@ impl Part {
     }
 
     /// Records an invalid puzzle; the message's answer, once every puzzle has one.
-    fn failed(&self, offset: usize, error: pb::SolveError) -> Option<(pb::PackedAnswers, Hold)> {
+    fn failed(
+        &self,
+        offset: usize,
+        error: pb::SolveError,
+    ) -> Option<Vec<(pb::PackedAnswers, Hold)>> {
         let mut answers = self.answers()?;
         let at = offset.checked_sub(self.range.start)?;
         answers.outcomes[at] = pb::Outcome::Invalid as u8;
@@ -457,7 +483,10 @@ impl Part {
         self.done_one(answers)
     }
 
-    fn done_one(&self, mut answers: MutexGuard<'_, Gathered>) -> Option<(pb::PackedAnswers, Hold)> {
+    fn done_one(
+        &self,
+        mut answers: MutexGuard<'_, Gathered>,
+    ) -> Option<Vec<(pb::PackedAnswers, Hold)>> {
         answers.remaining = answers.remaining.saturating_sub(1);
         if answers.remaining > 0 {
             return None;
@@ -537,7 +566,7 @@ impl Deliver<Item> for Packer {
         };
         if let Some(answer) = item.part.failed(item.offset, error) {
             // A full channel cannot happen (see `Answers`); closed means nobody listens.
-            let _ = self.out.try_send(vec![answer]);
+            let _ = self.out.try_send(answer);
         }
     }
 
@@ -556,7 +585,7 @@ impl Deliver<Item> for Packer {
         };
         if let Some(answer) = done {
             // A full channel cannot happen (see `Answers`); closed means nobody listens.
-            let _ = self.out.try_send(vec![answer]);
+            let _ = self.out.try_send(answer);
         }
     }
 }
@@ -607,7 +636,7 @@ mod tests {
     }
 
     /// Solves or refuses the puzzle at `offset` as a solver thread would.
-    fn answer(part: &Part, offset: usize) -> Option<(pb::PackedAnswers, Hold)> {
+    fn answer(part: &Part, offset: usize) -> Option<Vec<(pb::PackedAnswers, Hold)>> {
         match part.job(offset) {
             Ok(job) => {
                 let report = solver_core::solve(&job.grid, &job.options).expect("solved");
@@ -648,6 +677,7 @@ mod tests {
             cells: cells.into(),
             options: Ok(solver_core::Options::default()),
             cap: std::time::Duration::from_secs(10),
+            answer_cap: pieces::MOST_ANSWER_BYTES,
         };
         let pack = Arc::new(Pack::new("m".to_owned(), 7, hold(), 5, source));
         let parts: Vec<Part> = [0..2, 2..3, 3..5]
@@ -660,10 +690,12 @@ mod tests {
             .iter()
             .map(|&(part, offset)| answer(&parts[part], offset))
             .collect();
-        let (whole, _hold) = answers
+        let mut whole = answers
             .pop()
             .flatten()
             .expect("the last answer is the message's");
+        assert_eq!(whole.len(), 1, "a small answer in one piece");
+        let (whole, _hold) = whole.remove(0);
         assert!(
             answers.iter().all(Option::is_none),
             "one answer per message"

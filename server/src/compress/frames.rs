@@ -112,6 +112,9 @@ impl<B> Reframe<B> {
             return None;
         }
         let message = self.partial.split_to(PREFIX + len);
+        // What is left (the start of the next message, if any) moves to a buffer of its own:
+        // this one, as large as the largest message, would be kept for the stream's life.
+        self.partial = BytesMut::from(&self.partial[..]);
         Some(self.rewrite(compressed, &message[PREFIX..]))
     }
 
@@ -261,6 +264,27 @@ mod tests {
             stream.extend(std::iter::repeat_n(fill, len));
         }
         stream
+    }
+
+    #[tokio::test]
+    async fn a_large_message_leaves_no_large_buffer_behind() {
+        let stream = two_messages(200_000, 700);
+        let leaked: &'static [u8] = Box::leak(stream.into_boxed_slice());
+        // The first message over two chunks, the second's first bytes with its end.
+        let source = body(vec![&leaked[..100_000], &leaked[100_000..200_010]]);
+        let mut reframe = Reframe::new(source, Op::Compress(Codec::Gzip));
+        let first = reframe
+            .frame()
+            .await
+            .expect("a message")
+            .expect("compressed");
+        assert!(first.is_data());
+        assert_eq!(reframe.partial.len(), 5, "the next message's start is kept");
+        assert!(
+            reframe.partial.capacity() < 1024,
+            "a buffer of {} bytes kept",
+            reframe.partial.capacity()
+        );
     }
 
     #[tokio::test]

@@ -1,0 +1,198 @@
+//! A stream's chunks sent and not yet answered, and the answers that come in pieces: a server
+//! cuts a large answer into messages of bounded size, each naming its own first puzzle.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use sudoku_proto::pb;
+
+use super::read::Chunk;
+
+/// Chunks sent on one stream and not yet wholly answered.
+#[derive(Default)]
+pub struct InFlight {
+    /// By the stream index of their first puzzle, which the first piece of the answer names.
+    chunks: HashMap<u64, Arc<Chunk>>,
+    /// Answers begun, by the stream index the next piece must start at.
+    begun: HashMap<u64, Begun>,
+}
+
+/// The pieces of one chunk's answer so far.
+struct Begun {
+    /// The chunk's first puzzle's stream index.
+    first: u64,
+    pieces: Vec<pb::PackedAnswers>,
+}
+
+impl InFlight {
+    /// Records `chunk`, sent with its first puzzle at stream index `first`.
+    pub fn insert(&mut self, first: u64, chunk: Arc<Chunk>) {
+        self.chunks.insert(first, chunk);
+    }
+
+    /// Chunks not yet wholly answered.
+    pub fn len(&self) -> usize {
+        self.chunks.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.chunks.is_empty()
+    }
+
+    /// Every chunk not wholly answered, to be sent again, whole; pieces of their answers are
+    /// dropped.
+    pub fn drain(&mut self) -> Vec<Arc<Chunk>> {
+        self.begun.clear();
+        self.chunks.drain().map(|(_, chunk)| chunk).collect()
+    }
+
+    /// Takes in `reply`, a chunk's whole answer or a piece of it: the chunk and its whole
+    /// answer once every piece is in, `Ok(None)` before; an error names a reply that answers
+    /// nothing sent.
+    pub fn answer(
+        &mut self,
+        reply: pb::PackedAnswers,
+    ) -> Result<Option<(Arc<Chunk>, pb::PackedAnswers)>, String> {
+        let (first, pieces) = match self.begun.remove(&reply.first) {
+            Some(mut begun) => {
+                begun.pieces.push(reply);
+                (begun.first, begun.pieces)
+            }
+            None if self.chunks.contains_key(&reply.first) => (reply.first, vec![reply]),
+            None => {
+                return Err(format!(
+                    "answered puzzles from index {}, which were not sent or were answered twice",
+                    reply.first
+                ));
+            }
+        };
+        let have: usize = pieces.iter().map(|p| p.outcomes.len()).sum();
+        let wanted = self.chunks.get(&first).map_or(0, |chunk| chunk.len());
+        if have < wanted && have > 0 {
+            self.begun
+                .insert(first + have as u64, Begun { first, pieces });
+            return Ok(None);
+        }
+        // A whole answer, or one that does not fit its chunk, which the printer refuses.
+        Ok(self
+            .chunks
+            .remove(&first)
+            .map(|chunk| (chunk, join(pieces))))
+    }
+}
+
+/// One answer from its pieces, in order.
+fn join(mut pieces: Vec<pb::PackedAnswers>) -> pb::PackedAnswers {
+    if pieces.len() == 1 {
+        return pieces.remove(0);
+    }
+    let mut whole = pb::PackedAnswers::default();
+    let (mut plain, mut nibbles) = (Vec::new(), Vec::new());
+    for (i, piece) in pieces.into_iter().enumerate() {
+        if i == 0 {
+            (whole.id, whole.first) = (piece.id, piece.first);
+        }
+        let at = whole.outcomes.len() as u32;
+        whole
+            .errors
+            .extend(piece.errors.into_iter().map(|mut error| {
+                error.offset += at;
+                error
+            }));
+        whole.outcomes.extend_from_slice(&piece.outcomes);
+        whole.guesses.extend_from_slice(&piece.guesses);
+        whole
+            .solutions_found
+            .extend_from_slice(&piece.solutions_found);
+        plain.extend_from_slice(&piece.solutions);
+        nibbles.extend_from_slice(&piece.solution_nibbles);
+    }
+    whole.solutions = plain.into();
+    whole.solution_nibbles = nibbles.into();
+    whole
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::{Origin, Place};
+
+    /// A chunk of `count` puzzles (their cells do not matter here).
+    fn chunk(id: u64, count: usize) -> Arc<Chunk> {
+        Arc::new(Chunk {
+            id,
+            box_rows: 3,
+            box_cols: 3,
+            origins: (0..count)
+                .map(|number| Origin {
+                    number,
+                    place: Place::Line(number),
+                })
+                .collect(),
+            cells: vec![0; 41 * count].into(),
+        })
+    }
+
+    /// The answer to puzzles `from..to` of the stream, the one at `bad` refused.
+    fn piece(id: u64, from: u64, to: u64, bad: u64) -> pb::PackedAnswers {
+        let count = (to - from) as usize;
+        let mut answer = pb::PackedAnswers {
+            id: id.to_string(),
+            first: from,
+            outcomes: vec![pb::Outcome::Unique as u8; count],
+            guesses: (from..to).collect(),
+            solutions_found: vec![1; count],
+            solution_nibbles: (from..to)
+                .flat_map(|k| [k as u8; 41])
+                .collect::<Vec<u8>>()
+                .into(),
+            ..pb::PackedAnswers::default()
+        };
+        if (from..to).contains(&bad) {
+            let at = (bad - from) as usize;
+            answer.outcomes[at] = pb::Outcome::Invalid as u8;
+            answer.errors.push(pb::PackedError {
+                offset: at as u32,
+                error: Some(pb::SolveError {
+                    message: "digit 3 appears twice".to_owned(),
+                    row: 1,
+                    col: 2,
+                }),
+            });
+        }
+        answer
+    }
+
+    #[test]
+    fn pieces_make_the_whole_answer_once_all_are_in() {
+        let mut flight = InFlight::default();
+        let (a, b) = (chunk(0, 10), chunk(1, 5));
+        flight.insert(0, a.clone());
+        flight.insert(10, b.clone());
+        // The second chunk whole, the first in three pieces.
+        let (chunk, whole) = flight.answer(piece(1, 10, 15, 99)).unwrap().unwrap();
+        assert!(Arc::ptr_eq(&chunk, &b));
+        assert_eq!(whole, piece(1, 10, 15, 99));
+        assert!(flight.answer(piece(0, 0, 4, 6)).unwrap().is_none());
+        assert!(flight.answer(piece(0, 4, 7, 6)).unwrap().is_none());
+        assert_eq!(flight.len(), 1, "still in flight");
+        let (chunk, whole) = flight.answer(piece(0, 7, 10, 6)).unwrap().unwrap();
+        assert!(Arc::ptr_eq(&chunk, &a));
+        assert_eq!(whole, piece(0, 0, 10, 6), "joined as if sent whole");
+        assert!(flight.is_empty());
+        let twice = flight.answer(piece(0, 0, 10, 6)).unwrap_err();
+        assert!(twice.contains("index 0"), "{twice}");
+    }
+
+    #[test]
+    fn a_chunk_with_part_of_its_answer_goes_again_whole() {
+        let mut flight = InFlight::default();
+        flight.insert(0, chunk(0, 10));
+        assert!(flight.answer(piece(0, 0, 4, 99)).unwrap().is_none());
+        let again = flight.drain();
+        assert_eq!(again.len(), 1);
+        assert_eq!(again[0].len(), 10);
+        // The rest of the old answer answers nothing now.
+        assert!(flight.answer(piece(0, 4, 10, 99)).is_err());
+    }
+}

@@ -1,0 +1,195 @@
+//! A packed answer cut into messages of bounded size. tonic keeps a stream's answer buffer as
+//! large as the largest answer through it, for the stream's life, and grpcio and grpc-go take
+//! messages of at most 4 MiB by default: a 4 MB message of refused puzzles was answered in
+//! one 12.8 MB message, and a 4 MiB one of solvable puzzles in one of 4.2 MB.
+
+use prost::Message;
+use prost::encoding::encoded_len_varint;
+use sudoku_proto::pb;
+
+/// Most bytes of one answer message.
+pub(super) const MOST_ANSWER_BYTES: usize = 1 << 20;
+/// Answers to requests this small or smaller are never cut for being more than twice as large.
+const LEAST_CAP: usize = 64 << 10;
+
+/// The largest answer message to a request of `request` bytes: twice it (an answer of solved
+/// puzzles is a few percent larger than its request, one of refused puzzles up to six times),
+/// but at least 64 KiB and at most 1 MiB.
+pub(super) fn cap(request: usize) -> usize {
+    request
+        .saturating_mul(2)
+        .clamp(LEAST_CAP, MOST_ANSWER_BYTES)
+}
+
+/// `answer`, with `each` solution bytes per puzzle, in pieces of at most `cap` bytes, in order,
+/// each naming its own first puzzle and its errors' offsets from it; one piece where it fits.
+/// A puzzle whose answer alone is larger than `cap` still goes, in a piece of its own.
+pub(super) fn cut(answer: pb::PackedAnswers, each: usize, cap: usize) -> Vec<pb::PackedAnswers> {
+    if answer.encoded_len() <= cap {
+        return vec![answer];
+    }
+    let ends = ends(&answer, each, cap);
+    let mut errors = answer.errors.into_iter().peekable();
+    let solutions = [&answer.solutions, &answer.solution_nibbles];
+    let mut pieces = Vec::with_capacity(ends.len());
+    let mut start = 0;
+    for end in ends {
+        let mut piece_errors = Vec::new();
+        while let Some(mut error) = errors.next_if(|e| (e.offset as usize) < end) {
+            error.offset -= start as u32;
+            piece_errors.push(error);
+        }
+        let [plain, nibbles] = solutions.map(|s| {
+            if s.is_empty() {
+                s.clone()
+            } else {
+                s.slice(start * each..end * each)
+            }
+        });
+        pieces.push(pb::PackedAnswers {
+            id: answer.id.clone(),
+            first: answer.first + start as u64,
+            outcomes: answer.outcomes[start..end].to_vec(),
+            solutions: plain,
+            errors: piece_errors,
+            guesses: answer.guesses[start..end].to_vec(),
+            solutions_found: answer.solutions_found[start..end].to_vec(),
+            solution_nibbles: nibbles,
+        });
+        start = end;
+    }
+    pieces
+}
+
+/// Where each piece ends: the offset after its last puzzle.
+fn ends(answer: &pb::PackedAnswers, each: usize, cap: usize) -> Vec<usize> {
+    // The id, `first`, and each field's key and length.
+    let budget = cap.saturating_sub(answer.id.len() + 64);
+    let count = answer.outcomes.len();
+    let mut errors = answer.errors.iter().peekable();
+    let (mut ends, mut size, mut in_piece) = (Vec::new(), 0, 0);
+    for at in 0..count {
+        let varints = |v: &[u64]| v.get(at).map_or(0, |&n| encoded_len_varint(n));
+        let mut bytes = 1 + each + varints(&answer.guesses) + varints(&answer.solutions_found);
+        while let Some(error) = errors.next_if(|e| e.offset as usize <= at) {
+            let len = error.encoded_len();
+            bytes += 1 + encoded_len_varint(len as u64) + len;
+        }
+        if in_piece > 0 && size + bytes > budget {
+            ends.push(at);
+            (size, in_piece) = (0, 0);
+        }
+        size += bytes;
+        in_piece += 1;
+    }
+    ends.push(count);
+    ends
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An answer of `count` 9x9 puzzles packed a byte a cell, every third one refused.
+    fn answer(count: usize) -> pb::PackedAnswers {
+        let mut answer = pb::PackedAnswers {
+            id: "job".to_owned(),
+            first: 1000,
+            ..pb::PackedAnswers::default()
+        };
+        let mut solutions = Vec::new();
+        for at in 0..count {
+            let refused = at % 3 == 1;
+            let outcome = if refused {
+                pb::Outcome::Invalid
+            } else {
+                pb::Outcome::Unique
+            };
+            answer.outcomes.push(outcome as u8);
+            answer
+                .guesses
+                .push(if refused { 0 } else { at as u64 * 1000 });
+            answer.solutions_found.push(u64::from(!refused));
+            solutions.extend((0..81).map(|cell| if refused { 0 } else { (at + cell) as u8 }));
+            if refused {
+                answer.errors.push(pb::PackedError {
+                    offset: at as u32,
+                    error: Some(pb::SolveError {
+                        message: format!("puzzle {at}: digit 4 appears twice in row 1"),
+                        row: 1,
+                        col: 2,
+                    }),
+                });
+            }
+        }
+        answer.solutions = solutions.into();
+        answer
+    }
+
+    #[test]
+    fn an_answer_that_fits_goes_whole() {
+        let whole = answer(50);
+        assert_eq!(cut(whole.clone(), 81, whole.encoded_len()), [whole]);
+    }
+
+    #[test]
+    fn pieces_fit_the_cap_and_put_back_together_make_the_answer() {
+        let whole = answer(1000);
+        for cap in [4 << 10, 10_000, whole.encoded_len() - 1] {
+            let pieces = cut(whole.clone(), 81, cap);
+            assert!(pieces.len() > 1, "cap {cap}: {} piece", pieces.len());
+            let mut joined = pb::PackedAnswers {
+                id: whole.id.clone(),
+                first: whole.first,
+                ..pb::PackedAnswers::default()
+            };
+            let mut solutions = Vec::new();
+            for piece in &pieces {
+                assert!(
+                    piece.encoded_len() <= cap,
+                    "a piece of {}",
+                    piece.encoded_len()
+                );
+                assert_eq!(piece.id, whole.id);
+                let at = joined.outcomes.len();
+                assert_eq!(piece.first, whole.first + at as u64, "pieces in order");
+                joined.outcomes.extend_from_slice(&piece.outcomes);
+                joined.guesses.extend_from_slice(&piece.guesses);
+                joined
+                    .solutions_found
+                    .extend_from_slice(&piece.solutions_found);
+                solutions.extend_from_slice(&piece.solutions);
+                assert_eq!(piece.solutions.len(), 81 * piece.outcomes.len());
+                joined.errors.extend(piece.errors.iter().map(|e| {
+                    assert!(
+                        (e.offset as usize) < piece.outcomes.len(),
+                        "offset in its piece"
+                    );
+                    pb::PackedError {
+                        offset: e.offset + at as u32,
+                        error: e.error.clone(),
+                    }
+                }));
+            }
+            joined.solutions = solutions.into();
+            assert_eq!(joined, whole, "cap {cap}");
+        }
+    }
+
+    #[test]
+    fn a_puzzle_larger_than_the_cap_goes_alone() {
+        let whole = answer(7);
+        let pieces = cut(whole, 81, 10);
+        assert_eq!(pieces.len(), 7);
+        assert!(pieces.iter().all(|p| p.outcomes.len() == 1));
+        assert_eq!(pieces[4].first, 1004);
+        assert_eq!(pieces[4].errors[0].offset, 0);
+    }
+
+    #[test]
+    fn the_cap_follows_the_request_within_bounds() {
+        assert_eq!(cap(100), LEAST_CAP);
+        assert_eq!(cap(100_000), 200_000);
+        assert_eq!(cap(4 << 20), MOST_ANSWER_BYTES);
+    }
+}
