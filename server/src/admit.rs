@@ -23,7 +23,9 @@ use tonic::Status;
 use tonic::codegen::http;
 use tower::{Layer, Service};
 
-use crate::calls::{REFLECTION_STREAMS, SLOTTED, is_one_message, is_reflection, message_limit};
+use crate::calls::{
+    LargestMessage, REFLECTION_STREAMS, SLOTTED, is_one_message, is_reflection, message_limit,
+};
 use crate::compress::{Budget, PREFIX};
 use crate::config::Config;
 
@@ -216,9 +218,12 @@ where
         let limit = message_limit(request.uri().path(), self.admission.max_message);
         let waiting = WaitingForRoom::default();
         request.extensions_mut().insert(waiting.clone());
+        let largest = LargestMessage::default();
+        request.extensions_mut().insert(largest.clone());
         let request = request.map(|body| {
             let mut body = Receiving::new(body, admission, one_message);
             body.waiting = waiting;
+            body.largest = largest;
             body.limit = limit;
             body._stream_slot = stream_slot;
             tonic::body::Body::new(body)
@@ -271,6 +276,8 @@ pub(crate) struct Receiving<B> {
     _stream_slot: Option<OwnedSemaphorePermit>,
     /// Raised while `acquiring`.
     waiting: WaitingForRoom,
+    /// Raised by each message's header.
+    largest: LargestMessage,
 }
 
 impl<B> Receiving<B> {
@@ -291,6 +298,7 @@ impl<B> Receiving<B> {
             limit: admission_limit,
             _stream_slot: None,
             waiting: WaitingForRoom::default(),
+            largest: LargestMessage::default(),
         }
     }
 
@@ -321,6 +329,7 @@ impl<B> Receiving<B> {
                 self.header[4],
             ]) as usize;
             self.remaining = len + 1;
+            self.largest.saw(len);
             let cost = self.admission.cost(self.limit, self.header[0] != 0, len);
             match self
                 .admission

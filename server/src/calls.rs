@@ -1,4 +1,8 @@
-//! What the admission and compression layers need to know of a call from its path alone.
+//! What the admission and compression layers need to know of a call: from its path alone,
+//! and the largest message it has sent.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Methods whose clients send a stream of messages, and may pause between them (their
 /// streams' idleness is watched by the batch reader); every other call's body is one message.
@@ -24,6 +28,36 @@ pub(crate) const CONTROL_MESSAGE_BYTES: usize = 64 << 10;
 /// a count of their own 4,096 idle streams, each sent three gzip messages of 112 bytes, held
 /// 2.4 GB. Reflection serves tools, a few at a time.
 pub(crate) const REFLECTION_STREAMS: usize = 64;
+
+/// The largest request message of a call so far, as tonic buffers it (a compressed one as
+/// it expands): tonic's decode buffer stays that large until the call ends. Put on each
+/// request by the admission layer, which sees every message's header, and raised by the
+/// compression layer as it expands messages; read by the batch reader, which charges what a
+/// stream keeps. The decoded message cannot tell: prost drops unknown fields, so one puzzle
+/// padded with 4 MB of them decoded to 100 bytes while tonic kept 4 MB.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct LargestMessage(Arc<AtomicUsize>);
+
+impl LargestMessage {
+    /// The one on `request`, or a new one (never raised) where none was put.
+    pub(crate) fn of<T>(request: &tonic::Request<T>) -> LargestMessage {
+        request
+            .extensions()
+            .get::<LargestMessage>()
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// Records a message of `len` bytes.
+    pub(crate) fn saw(&self, len: usize) {
+        self.0.fetch_max(len, Ordering::Relaxed);
+    }
+
+    /// The largest message recorded, in bytes.
+    pub(crate) fn get(&self) -> usize {
+        self.0.load(Ordering::Relaxed)
+    }
+}
 
 /// Whether a call to `path` is server reflection.
 pub(crate) fn is_reflection(path: &str) -> bool {

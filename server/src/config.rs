@@ -74,6 +74,9 @@ pub enum ConfigError {
     /// A limit that must be at least 1 is 0.
     #[error("--{0} must be at least 1")]
     Zero(&'static str),
+    /// A count or budget is larger than a semaphore holds.
+    #[error("--{0} must be at most {1}")]
+    TooLarge(&'static str, usize),
 }
 
 /// How logs are written.
@@ -310,6 +313,18 @@ impl Config {
         if self.max_kept_bytes == 0 {
             return Err(ConfigError::Zero("max-kept-bytes"));
         }
+        let counted = [
+            ("max-connections", self.max_connections),
+            ("max-concurrent-requests", self.max_concurrent_requests),
+            ("max-stream-bytes", self.max_stream_bytes),
+            ("max-buffered-bytes", self.max_buffered_bytes),
+            ("max-receiving-bytes", self.max_receiving_bytes),
+            ("max-kept-bytes", self.max_kept_bytes),
+        ];
+        let most = tokio::sync::Semaphore::MAX_PERMITS;
+        if let Some(&(flag, _)) = counted.iter().find(|(_, value)| *value > most) {
+            return Err(ConfigError::TooLarge(flag, most));
+        }
         if self.max_buffered_bytes < self.max_stream_bytes {
             return Err(ConfigError::BufferedBelowStream);
         }
@@ -380,6 +395,27 @@ mod tests {
         let parsed = Config::try_parse_from(["sudoku-server", "--metrics-listen", "off"]).unwrap();
         assert_eq!(parsed.metrics_listen, OptionalAddr(None));
         assert!(Config::try_parse_from(["sudoku-server", "--tls-cert", "x.pem"]).is_err());
+    }
+
+    #[test]
+    fn budgets_past_what_a_semaphore_holds_are_refused_by_name() {
+        let huge = Config {
+            max_kept_bytes: usize::MAX,
+            ..Config::embedded()
+        };
+        let err = huge.check().expect_err("too large");
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "--max-kept-bytes must be at most {}",
+                tokio::sync::Semaphore::MAX_PERMITS
+            )
+        );
+        let zero = Config {
+            max_kept_bytes: 0,
+            ..Config::embedded()
+        };
+        assert_eq!(zero.check(), Err(ConfigError::Zero("max-kept-bytes")));
     }
 
     #[test]

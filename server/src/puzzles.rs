@@ -262,6 +262,7 @@ impl pb::puzzles_server::Puzzles for PuzzlesService {
             deadline: client_deadline(request.metadata()),
             tenant: Tenant::of(request.remote_addr()),
             room: crate::admit::WaitingForRoom::of(&request),
+            largest: crate::calls::LargestMessage::of(&request),
         };
         let stream = crate::batch::spawn(self.shared.clone(), request.into_inner(), caller, slot);
         Ok(Response::new(stream))

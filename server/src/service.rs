@@ -109,6 +109,7 @@ impl SudokuService {
             deadline: client_deadline(request.metadata()),
             tenant: Tenant::of(request.remote_addr()),
             room: WaitingForRoom::of(&request),
+            largest: crate::calls::LargestMessage::of(&request),
         };
         let stream = crate::batch::spawn(self.shared.clone(), request.into_inner(), caller, slot);
         Ok(Response::new(stream))

@@ -574,6 +574,93 @@ async fn open_streams_do_not_keep_large_buffers_beyond_the_budget() {
     );
 }
 
+/// A BatchSolve request as a client with fields this server does not know might send it.
+#[derive(Clone, PartialEq, prost::Message)]
+struct PaddedSolve {
+    #[prost(message, optional, tag = "2")]
+    puzzle: Option<sudoku_proto::pb::Grid>,
+    #[prost(bytes = "vec", tag = "15")]
+    pad: Vec<u8>,
+}
+
+/// `streams` BatchSolve streams (32 a connection), each sending one gzip message of one
+/// puzzle and 4 MB of an unknown field (about 4 KB on the wire), reading its answer and
+/// staying open; returns the server's idle RSS and its RSS after, in MiB, and how many
+/// streams were refused.
+#[cfg(target_os = "linux")]
+async fn padded_messages_attack(streams: usize) -> (u64, u64, usize) {
+    let Attacked {
+        mut child,
+        _log,
+        port,
+        idle,
+        ..
+    } = attacked().await;
+    let pid = child.id();
+    let puzzle = sudoku_proto::grid_to_pb(&CLASSIC.parse().expect("a puzzle"));
+    let path = http::uri::PathAndQuery::from_static("/sudoku.v1.Sudoku/BatchSolve");
+    let (mut open, mut refused, mut channel) = (Vec::new(), 0, None);
+    for stream in 0..streams {
+        if stream % 32 == 0 {
+            let endpoint = tonic::transport::Endpoint::from_shared(format!("http://127.0.0.1:{port}"));
+            channel = Some(endpoint.expect("an address").connect().await.expect("connects"));
+        }
+        let channel = channel.clone().expect("a connection");
+        let mut grpc = tonic::client::Grpc::new(channel)
+            .max_encoding_message_size(8 << 20)
+            .send_compressed(tonic::codec::CompressionEncoding::Gzip);
+        grpc.ready().await.expect("ready");
+        let (tx, rx) = tokio::sync::mpsc::channel(1);
+        let padded = PaddedSolve {
+            puzzle: Some(puzzle.clone()),
+            pad: vec![b'x'; 4_000_000],
+        };
+        tx.send(padded).await.expect("queued");
+        let codec = tonic_prost::ProstCodec::<PaddedSolve, sudoku_proto::pb::SolveResponse>::default();
+        let requests = tonic::Request::new(tokio_stream::wrappers::ReceiverStream::new(rx));
+        let mut answers = grpc
+            .streaming(requests, path.clone(), codec)
+            .await
+            .expect("the stream opens")
+            .into_inner();
+        match answers.message().await {
+            Ok(Some(answer)) => assert_eq!(answer.outcome, Outcome::Unique as i32),
+            Ok(None) => panic!("the stream ended without an answer"),
+            Err(status) => {
+                assert_eq!(status.code(), tonic::Code::ResourceExhausted, "{status:?}");
+                assert!(status.message().contains("--max-kept-bytes"), "{}", status.message());
+                refused += 1;
+            }
+        }
+        open.push((tx, answers));
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let now = proc_kib(pid, "VmRSS:");
+    eprintln!(
+        "padded messages: {streams} open streams, each sent one puzzle padded to 4 MB \
+         ({refused} refused); server RSS idle {} MiB, now {} MiB",
+        idle / 1024,
+        now / 1024
+    );
+    drop(open);
+    let _ = child.kill();
+    let _ = child.wait();
+    (idle / 1024, now / 1024, refused)
+}
+
+// A message is charged as tonic buffers it, not as it decodes: prost drops unknown fields, so
+// before, 64 such streams kept 260 MiB charged a few KB, and 256 kept 995 MiB.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn padding_a_message_with_unknown_fields_is_charged_too() {
+    let (idle, now, refused) = padded_messages_attack(64).await;
+    assert!(refused >= 24, "only {refused} of 64 streams refused");
+    assert!(
+        now - idle < 192,
+        "RSS {now} MiB is more than 192 MiB above idle ({idle} MiB)"
+    );
+}
+
 /// Calls to `path` on one connection, each sending one gzip message of about 4 KB that
 /// expands to 4 MB, and never ending its body; returns the server's idle RSS and its peak, in
 /// MiB.

@@ -74,31 +74,37 @@ impl InFlight {
             return Ok(None);
         }
         // A whole answer, or one that does not fit its chunk, which the printer refuses.
-        Ok(self
-            .chunks
-            .remove(&first)
-            .map(|chunk| (chunk, join(pieces))))
+        let Some(chunk) = self.chunks.remove(&first) else {
+            return Ok(None);
+        };
+        match join(pieces) {
+            Some(whole) => Ok(Some((chunk, whole))),
+            None => Err(format!(
+                "answered the puzzles from index {first} in pieces that do not fit together"
+            )),
+        }
     }
 }
 
-/// One answer from its pieces, in order.
-fn join(mut pieces: Vec<pb::PackedAnswers>) -> pb::PackedAnswers {
+/// One answer from its pieces, in order; `None` where they are not of one message or name a
+/// puzzle beyond any offset.
+fn join(mut pieces: Vec<pb::PackedAnswers>) -> Option<pb::PackedAnswers> {
     if pieces.len() == 1 {
-        return pieces.remove(0);
+        return pieces.pop();
     }
     let mut whole = pb::PackedAnswers::default();
     let (mut plain, mut nibbles) = (Vec::new(), Vec::new());
     for (i, piece) in pieces.into_iter().enumerate() {
         if i == 0 {
             (whole.id, whole.first) = (piece.id, piece.first);
+        } else if piece.id != whole.id {
+            return None;
         }
-        let at = whole.outcomes.len() as u32;
-        whole
-            .errors
-            .extend(piece.errors.into_iter().map(|mut error| {
-                error.offset += at;
-                error
-            }));
+        let at = u32::try_from(whole.outcomes.len()).ok()?;
+        for mut error in piece.errors {
+            error.offset = error.offset.checked_add(at)?;
+            whole.errors.push(error);
+        }
         whole.outcomes.extend_from_slice(&piece.outcomes);
         whole.guesses.extend_from_slice(&piece.guesses);
         whole
@@ -109,7 +115,7 @@ fn join(mut pieces: Vec<pb::PackedAnswers>) -> pb::PackedAnswers {
     }
     whole.solutions = plain.into();
     whole.solution_nibbles = nibbles.into();
-    whole
+    Some(whole)
 }
 
 #[cfg(test)]
@@ -182,6 +188,20 @@ mod tests {
         assert!(flight.is_empty());
         let twice = flight.answer(piece(0, 0, 10, 6)).unwrap_err();
         assert!(twice.contains("index 0"), "{twice}");
+    }
+
+    #[test]
+    fn pieces_that_do_not_fit_together_are_refused() {
+        let mut flight = InFlight::default();
+        flight.insert(0, chunk(0, 10));
+        assert!(flight.answer(piece(0, 0, 4, 99)).unwrap().is_none());
+        let other = flight.answer(piece(7, 4, 10, 99)).unwrap_err();
+        assert!(other.contains("do not fit together"), "{other}");
+        flight.insert(0, chunk(0, 10));
+        assert!(flight.answer(piece(0, 0, 4, 99)).unwrap().is_none());
+        let mut past = piece(0, 4, 10, 5);
+        past.errors[0].offset = u32::MAX;
+        assert!(flight.answer(past).is_err(), "an offset past any puzzle");
     }
 
     #[test]

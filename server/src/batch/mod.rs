@@ -23,6 +23,7 @@ use tokio_stream::Stream;
 use tonic::{Status, Streaming};
 
 use crate::admit::{Slot, WaitingForRoom};
+use crate::calls::LargestMessage;
 use crate::lanes::Tenant;
 use crate::pool::{Deliver, PoolError, Work};
 use crate::respond::Limits;
@@ -31,6 +32,12 @@ use crate::shared::Shared;
 /// Bytes counted for a one-puzzle message beyond twice its encoded size: the job, the
 /// response's fixed fields and allocator slack.
 const HOLD_OVERHEAD: usize = 256;
+
+/// What a stream's answer buffer keeps where its answers are small: tonic gathers answers
+/// until 32 KiB before it sends them, and the buffer grows by doubling (open BatchSolve
+/// streams that had sent 500 refused puzzles each kept about 136 KiB, buffers both ways and
+/// allocator slack).
+const ANSWER_BUFFER: usize = 64 << 10;
 
 /// A message type a batch stream reads: how many puzzles it carries and how they are solved.
 pub(crate) trait Batched: Message + Default + Send + 'static {
@@ -45,11 +52,12 @@ pub(crate) trait Batched: Message + Default + Send + 'static {
     fn held_bytes(&self, _puzzles: usize) -> usize {
         2 * self.encoded_len() + HOLD_OVERHEAD
     }
-    /// Bytes tonic's buffers keep for the rest of the stream once this message has gone
-    /// through: its request buffer grows to the largest request, its answer buffer to the
-    /// largest answer message. By default the request's size; one-puzzle answers are small.
-    fn kept_bytes(&self) -> usize {
-        self.encoded_len()
+    /// Bytes tonic's buffers keep for the rest of the stream once a request of `request`
+    /// bytes has gone through: its request buffer grows to the largest request, its answer
+    /// buffer to the largest answer message. By default the request and [`ANSWER_BUFFER`]:
+    /// one-puzzle answers are small.
+    fn kept_bytes(request: usize) -> usize {
+        request.saturating_add(ANSWER_BUFFER)
     }
     /// Checks a group of messages read together and hands their puzzles to the solver threads.
     fn submit(group: Vec<Read<Self>>, to: &Submit<'_, Self::Answer>);
@@ -155,17 +163,17 @@ pub(crate) struct Hold {
 }
 
 impl Hold {
-    /// The share of what this holds that `part` of its `of` puzzles hold, taken from it.
-    fn split_off(&mut self, part: usize, of: usize) -> Hold {
-        let share = |permit: &mut OwnedSemaphorePermit| {
-            let n = permit.num_permits() as u128 * part as u128 / of.max(1) as u128;
-            let n = usize::try_from(n).unwrap_or(0).min(permit.num_permits());
-            permit.split(n).expect("at most what it holds")
-        };
+    /// The window slots of `part` of its `of` puzzles, taken from this hold. Its bytes stay:
+    /// the pieces of an answer share one buffer of solutions until the last has gone.
+    fn split_slots(&mut self, part: usize, of: usize) -> Hold {
+        let slots = self._slot.num_permits();
+        let n = slots as u128 * part as u128 / of.max(1) as u128;
+        let n = usize::try_from(n).unwrap_or(0).min(slots);
+        let none = |permit: &mut OwnedSemaphorePermit| permit.split(0).expect("none is never too many");
         Hold {
-            _slot: share(&mut self._slot),
-            _stream_bytes: share(&mut self._stream_bytes),
-            _server_bytes: share(&mut self._server_bytes),
+            _slot: self._slot.split(n).expect("at most what it holds"),
+            _stream_bytes: none(&mut self._stream_bytes),
+            _server_bytes: none(&mut self._server_bytes),
         }
     }
 }
@@ -229,6 +237,8 @@ pub(crate) struct Caller {
     pub(crate) deadline: Option<Instant>,
     pub(crate) tenant: Tenant,
     pub(crate) room: WaitingForRoom,
+    /// The stream's largest request message, as tonic buffers it.
+    pub(crate) largest: LargestMessage,
 }
 
 /// Starts serving one stream and returns its response side.
@@ -424,9 +434,11 @@ impl<M: Batched> Reader<M> {
     /// Charges what the stream's buffers keep once `message` has gone through them, or ends
     /// the stream RESOURCE_EXHAUSTED where the server's `--max-kept-bytes` has no room. Not
     /// waited for: it frees only as streams end. A message that would keep more than the
-    /// whole budget takes all of it, so it still goes, alone.
+    /// whole budget takes all of it, so it still goes, alone. The size is the one tonic
+    /// buffered, unknown fields and all, where the layers saw it.
     fn keep(&mut self, message: &M) -> Result<(), End> {
-        let need = message.kept_bytes().min(self.shared.kept_bytes);
+        let request = message.encoded_len().max(self.caller.largest.get());
+        let need = M::kept_bytes(request).min(self.shared.kept_bytes);
         let kept = self
             .kept
             .as_ref()
@@ -448,7 +460,7 @@ impl<M: Batched> Reader<M> {
                  --max-kept-bytes, and a message of {} bytes would keep {} more; retry with \
                  backoff, or send smaller messages",
                 self.shared.kept_bytes,
-                message.encoded_len(),
+                request,
                 need - kept
             )))),
         }

@@ -58,9 +58,8 @@ impl Batched for pb::PackedPuzzles {
     }
 
     /// The request, and its answer's pieces, as large as twice it at most (see `pieces`).
-    fn kept_bytes(&self) -> usize {
-        let len = self.encoded_len();
-        len + pieces::cap(len)
+    fn kept_bytes(request: usize) -> usize {
+        request.saturating_add(pieces::cap(request))
     }
 
     fn held_bytes(&self, puzzles: usize) -> usize {
@@ -350,7 +349,7 @@ impl Pack {
 }
 
 impl PackState {
-    /// The answer, in pieces, each with its puzzles' share of what the message holds.
+    /// The answer, in pieces, each with its puzzles' window slots; the last holds the bytes.
     fn take(&mut self, source: &Source) -> Option<Vec<(pb::PackedAnswers, Hold)>> {
         let mut hold = self.hold.take()?;
         // Refused puzzles are found by the solver threads in no set order.
@@ -366,7 +365,7 @@ impl PackState {
         let last = pieces.pop()?;
         let mut answers = Vec::with_capacity(pieces.len() + 1);
         for piece in pieces {
-            let share = hold.split_off(piece.outcomes.len(), left);
+            let share = hold.split_slots(piece.outcomes.len(), left);
             left -= piece.outcomes.len();
             answers.push((piece, share));
         }

@@ -10,6 +10,7 @@ use tokio::sync::OwnedSemaphorePermit;
 use tonic::Status;
 
 use super::{Budget, Op, PREFIX};
+use crate::calls::LargestMessage;
 
 /// `inner` with every message rewritten by `op`.
 pub(crate) struct Reframe<B> {
@@ -22,7 +23,14 @@ pub(crate) struct Reframe<B> {
     done: bool,
     /// Where expanded messages are charged, until the body is dropped.
     charge: Option<Charge>,
+    /// Raised by each message rewritten (see [`LargestMessage`]).
+    largest: Option<LargestMessage>,
 }
+
+/// Above this, the buffer a message was gathered in is not kept for the next one: a buffer
+/// as large as the largest message would stay for the stream's life. Below it, it is: copying
+/// out the rest of every frame after each small message cost more than the message.
+const KEPT_PARTIAL: usize = 64 << 10;
 
 /// Room in the receive budget that a one-message call's expanded message holds until its
 /// body is dropped: tonic holds the message until the body ends, and what it expanded to
@@ -75,7 +83,14 @@ impl<B> Reframe<B> {
             partial: BytesMut::new(),
             done: false,
             charge: None,
+            largest: None,
         }
+    }
+
+    /// The same, recording each rewritten message's size in `largest`.
+    pub(crate) fn recording(mut self, largest: LargestMessage) -> Reframe<B> {
+        self.largest = Some(largest);
+        self
     }
 
     /// The same, charging what messages expand to (see [`Charge`]).
@@ -112,15 +127,20 @@ impl<B> Reframe<B> {
             return None;
         }
         let message = self.partial.split_to(PREFIX + len);
-        // What is left (the start of the next message, if any) moves to a buffer of its own:
-        // this one, as large as the largest message, would be kept for the stream's life.
-        self.partial = BytesMut::from(&self.partial[..]);
+        if self.partial.capacity() > KEPT_PARTIAL {
+            // What is left (the start of the next message, if any) moves to a buffer of its
+            // own (see `KEPT_PARTIAL`).
+            self.partial = BytesMut::from(&self.partial[..]);
+        }
         Some(self.rewrite(compressed, &message[PREFIX..]))
     }
 
     /// The message rewritten by the op; an expanded one charged to the budget, if any.
     fn rewrite(&mut self, compressed: bool, payload: &[u8]) -> Result<Bytes, Status> {
         let rewritten = self.op.apply(compressed, payload)?;
+        if let Some(largest) = &self.largest {
+            largest.saw(rewritten.len() - PREFIX);
+        }
         if let (Some(charge), true, Op::Expand { .. }) = (&mut self.charge, compressed, self.op) {
             charge.take(rewritten.len() - PREFIX, payload.len())?;
         }

@@ -16,7 +16,7 @@ use tower::{Layer, Service};
 
 use super::frames::{Charge, Reframe};
 use super::{Budget, Codec, Op};
-use crate::calls::{is_one_message, message_limit};
+use crate::calls::{LargestMessage, is_one_message, message_limit};
 
 pub(super) const ENCODING: &str = "grpc-encoding";
 pub(super) const ACCEPT: &str = "grpc-accept-encoding";
@@ -93,8 +93,12 @@ where
             let path = request.uri().path();
             let limit = message_limit(path, self.limit);
             let charge = is_one_message(path).then(|| Charge::to(self.budget.clone()));
+            let largest = request.extensions().get::<LargestMessage>().cloned();
             request = request.map(|body| {
-                let body = Reframe::new(body, Op::Expand { codec, limit });
+                let mut body = Reframe::new(body, Op::Expand { codec, limit });
+                if let Some(largest) = largest {
+                    body = body.recording(largest);
+                }
                 match charge {
                     Some(charge) => tonic::body::Body::new(body.charging(charge)),
                     None => tonic::body::Body::new(body),
