@@ -529,10 +529,14 @@ async fn a_stream_past_the_kept_bytes_budget_is_refused_by_name() {
     let answer = first.message().await.expect("no error").expect("an answer");
     assert_answers(&answer, &texts);
     // While the first stream stays open, a second one's small message goes; its large one
-    // ends it, after the answer to the small one.
-    let messages = [packed("small", &texts[..10]), packed("large", &texts)];
+    // (sent once the small one is answered: a message is charged from its header) ends it,
+    // after the answer to the small one.
+    let (more, rx) = tokio::sync::mpsc::channel(2);
+    more.send(packed("small", &texts[..10]))
+        .await
+        .expect("queued");
     let mut second = client
-        .batch_solve_packed(tokio_stream::iter(messages))
+        .batch_solve_packed(tokio_stream::wrappers::ReceiverStream::new(rx))
         .await
         .expect("the stream opens")
         .into_inner();
@@ -542,6 +546,7 @@ async fn a_stream_past_the_kept_bytes_budget_is_refused_by_name() {
         .expect("no error")
         .expect("an answer");
     assert_answers(&small, &texts[..10]);
+    more.send(packed("large", &texts)).await.expect("queued");
     let status = second.message().await.expect_err("refused");
     assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
     for part in ["--max-kept-bytes", "message 1 of the stream", "400000"] {

@@ -602,8 +602,15 @@ async fn padded_messages_attack(streams: usize) -> (u64, u64, usize) {
     let (mut open, mut refused, mut channel) = (Vec::new(), 0, None);
     for stream in 0..streams {
         if stream % 32 == 0 {
-            let endpoint = tonic::transport::Endpoint::from_shared(format!("http://127.0.0.1:{port}"));
-            channel = Some(endpoint.expect("an address").connect().await.expect("connects"));
+            let endpoint =
+                tonic::transport::Endpoint::from_shared(format!("http://127.0.0.1:{port}"));
+            channel = Some(
+                endpoint
+                    .expect("an address")
+                    .connect()
+                    .await
+                    .expect("connects"),
+            );
         }
         let channel = channel.clone().expect("a connection");
         let mut grpc = tonic::client::Grpc::new(channel)
@@ -616,7 +623,8 @@ async fn padded_messages_attack(streams: usize) -> (u64, u64, usize) {
             pad: vec![b'x'; 4_000_000],
         };
         tx.send(padded).await.expect("queued");
-        let codec = tonic_prost::ProstCodec::<PaddedSolve, sudoku_proto::pb::SolveResponse>::default();
+        let codec =
+            tonic_prost::ProstCodec::<PaddedSolve, sudoku_proto::pb::SolveResponse>::default();
         let requests = tonic::Request::new(tokio_stream::wrappers::ReceiverStream::new(rx));
         let mut answers = grpc
             .streaming(requests, path.clone(), codec)
@@ -628,7 +636,11 @@ async fn padded_messages_attack(streams: usize) -> (u64, u64, usize) {
             Ok(None) => panic!("the stream ended without an answer"),
             Err(status) => {
                 assert_eq!(status.code(), tonic::Code::ResourceExhausted, "{status:?}");
-                assert!(status.message().contains("--max-kept-bytes"), "{}", status.message());
+                assert!(
+                    status.message().contains("--max-kept-bytes"),
+                    "{}",
+                    status.message()
+                );
                 refused += 1;
             }
         }

@@ -169,7 +169,8 @@ impl Hold {
         let slots = self._slot.num_permits();
         let n = slots as u128 * part as u128 / of.max(1) as u128;
         let n = usize::try_from(n).unwrap_or(0).min(slots);
-        let none = |permit: &mut OwnedSemaphorePermit| permit.split(0).expect("none is never too many");
+        let none =
+            |permit: &mut OwnedSemaphorePermit| permit.split(0).expect("none is never too many");
         Hold {
             _slot: self._slot.split(n).expect("at most what it holds"),
             _stream_bytes: none(&mut self._stream_bytes),
