@@ -180,6 +180,11 @@ pub struct Config {
     /// that would take a stream past it ends that stream RESOURCE_EXHAUSTED.
     #[arg(long, env = "SUDOKU_MAX_KEPT_BYTES", default_value_t = DEFAULT_MAX_KEPT_BYTES)]
     pub max_kept_bytes: usize,
+    /// How long a batch stream must have waited for its client's next message, with nothing
+    /// being solved, before it may be closed to make room in --max-kept-bytes; not a flag
+    /// (tests set it).
+    #[arg(skip = 1000u64)]
+    pub kept_idle_ms: u64,
     /// A BatchSolve stream that reads, solves and sends nothing for this long (ms) ends with
     /// UNAVAILABLE, freeing its slot; 0 turns this off. At least --max-solve-ms plus a second.
     #[arg(long, env = "SUDOKU_STREAM_IDLE_MS", default_value_t = DEFAULT_STREAM_IDLE_MS)]
@@ -359,6 +364,7 @@ impl Default for Config {
             max_stream_bytes: DEFAULT_MAX_STREAM_BYTES,
             max_buffered_bytes: DEFAULT_MAX_BUFFERED_BYTES,
             max_kept_bytes: DEFAULT_MAX_KEPT_BYTES,
+            kept_idle_ms: 1000,
             stream_idle_ms: DEFAULT_STREAM_IDLE_MS,
             max_receiving_bytes: DEFAULT_MAX_RECEIVING_BYTES,
             receive_timeout_ms: DEFAULT_RECEIVE_TIMEOUT_MS,

@@ -27,10 +27,8 @@ pub(crate) struct Shared {
     /// (as large as `bytes`): a message that finds none ends its stream, so what waits is
     /// bounded however many streams wait.
     pub(crate) waiting: Arc<Semaphore>,
-    /// Bytes the message buffers of open batch streams keep (see `batch::Kept`).
-    pub(crate) kept: Arc<Semaphore>,
-    /// The size of `kept`.
-    pub(crate) kept_bytes: usize,
+    /// Bytes the message buffers of open batch streams keep.
+    pub(crate) kept: crate::batch::Kept,
     /// Bytes one batch stream may hold.
     pub(crate) stream_bytes: usize,
     /// How long a batch stream may go without reading, solving or sending.
@@ -48,8 +46,10 @@ impl Shared {
             bytes: Arc::new(Semaphore::new(config.max_buffered_bytes)),
             buffered_bytes: config.max_buffered_bytes,
             waiting: Arc::new(Semaphore::new(config.max_buffered_bytes)),
-            kept: Arc::new(Semaphore::new(config.max_kept_bytes)),
-            kept_bytes: config.max_kept_bytes,
+            kept: crate::batch::Kept::new(
+                config.max_kept_bytes,
+                Duration::from_millis(config.kept_idle_ms),
+            ),
             stream_bytes: config.max_stream_bytes,
             stream_idle: config.stream_idle(),
         })

@@ -512,9 +512,11 @@ async fn a_large_answer_comes_in_pieces_that_answer_every_puzzle_once() {
 
 #[tokio::test]
 async fn a_stream_past_the_kept_bytes_budget_is_refused_by_name() {
-    // One stream's 81 KB message keeps 81 KB of request and 162 KB of answer buffer.
+    // One stream's 81 KB message keeps 81 KB of request and 162 KB of answer buffer. Streams
+    // waiting idle are never closed to make room here (see the next test).
     let (server, mut client) = server(Config {
         max_kept_bytes: 400_000,
+        kept_idle_ms: 600_000,
         ..Config::embedded()
     })
     .await;
@@ -561,5 +563,45 @@ async fn a_stream_past_the_kept_bytes_budget_is_refused_by_name() {
     assert!(first.message().await.expect("no error").is_none());
     let answer = answer_of(&mut client, packed("third", &texts)).await;
     assert_answers(&answer, &texts);
+    server.shutdown().await.expect("clean shutdown");
+}
+
+#[tokio::test]
+async fn a_stream_idle_on_what_it_keeps_is_closed_to_make_room() {
+    let (server, mut client) = server(Config {
+        max_kept_bytes: 400_000,
+        kept_idle_ms: 200,
+        ..Config::embedded()
+    })
+    .await;
+    let texts = mixed(1000);
+    let (tx, rx) = tokio::sync::mpsc::channel(1);
+    tx.send(packed("idle", &texts)).await.expect("queued");
+    let mut idle = client
+        .batch_solve_packed(tokio_stream::wrappers::ReceiverStream::new(rx))
+        .await
+        .expect("the stream opens")
+        .into_inner();
+    let answer = idle.message().await.expect("no error").expect("an answer");
+    assert_answers(&answer, &texts);
+    // The first stream now waits for its client, keeping 243 KB; another needs as much.
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let answer = tokio::time::timeout(
+        Duration::from_secs(30),
+        answer_of(&mut client, packed("busy", &texts)),
+    )
+    .await
+    .expect("answered");
+    assert_answers(&answer, &texts);
+    let status = idle.message().await.expect_err("closed");
+    assert_eq!(status.code(), Code::Unavailable, "{status:?}");
+    for part in ["waited idle", "--max-kept-bytes", "open a new stream"] {
+        assert!(
+            status.message().contains(part),
+            "{part}: {}",
+            status.message()
+        );
+    }
+    drop(tx);
     server.shutdown().await.expect("clean shutdown");
 }

@@ -467,7 +467,8 @@ async fn many_streams_waiting_with_large_messages_keep_memory_bounded() {
 
 /// Batch streams that each send one 4 MB packed message of puzzles refused at once (two 1s in
 /// a row), read its whole answer, and stay open; returns the server's idle RSS, its RSS once
-/// every stream has its answer, and how many streams were refused, in MiB.
+/// every stream has its answer, in MiB, and how many streams were refused or closed to make
+/// room for others.
 #[cfg(target_os = "linux")]
 async fn kept_buffers_attack(streams: usize) -> (u64, u64, usize) {
     let Attacked {
@@ -538,16 +539,37 @@ async fn kept_buffers_attack(streams: usize) -> (u64, u64, usize) {
     }
     tokio::time::sleep(std::time::Duration::from_millis(500)).await;
     let now = proc_kib(pid, "VmRSS:");
+    let closed = closed_to_make_room(&mut open);
     eprintln!(
         "kept buffers: {streams} open streams, each answered one 4 MB message ({refused} \
-         refused); server RSS idle {} MiB, now {} MiB",
+         refused, {closed} closed later); server RSS idle {} MiB, now {} MiB",
         idle / 1024,
         now / 1024
     );
     drop(open);
     let _ = child.kill();
     let _ = child.wait();
-    (idle / 1024, now / 1024, refused)
+    (idle / 1024, now / 1024, refused + closed)
+}
+
+/// How many of the `open` streams the server has closed since, to make room for others'
+/// buffers (UNAVAILABLE naming `--max-kept-bytes`).
+#[cfg(target_os = "linux")]
+fn closed_to_make_room<S, T>(open: &mut [(S, tonic::Streaming<T>)]) -> usize {
+    use futures::FutureExt;
+    let mut closed = 0;
+    for (_, answers) in open {
+        if let Some(Err(status)) = answers.message().now_or_never() {
+            assert_eq!(status.code(), tonic::Code::Unavailable, "{status:?}");
+            assert!(
+                status.message().contains("--max-kept-bytes"),
+                "{}",
+                status.message()
+            );
+            closed += 1;
+        }
+    }
+    closed
 }
 
 // tonic keeps each stream's request and response buffers at the size of the largest message
@@ -557,17 +579,20 @@ async fn kept_buffers_attack(streams: usize) -> (u64, u64, usize) {
 #[cfg(target_os = "linux")]
 #[tokio::test]
 async fn open_streams_do_not_keep_large_buffers_beyond_the_budget() {
-    let (idle, now, refused) = kept_buffers_attack(16).await;
+    let (idle, now, turned_away) = kept_buffers_attack(16).await;
     assert_eq!(
-        refused, 0,
+        turned_away, 0,
         "16 streams keep 82 MiB, within the 128 MiB budget"
     );
     assert!(
         now - idle < 160,
         "RSS {now} MiB is more than 160 MiB above idle ({idle} MiB)"
     );
-    let (idle, now, refused) = kept_buffers_attack(64).await;
-    assert!(refused >= 32, "only {refused} of 64 streams refused");
+    let (idle, now, turned_away) = kept_buffers_attack(64).await;
+    assert!(
+        turned_away >= 32,
+        "only {turned_away} of 64 streams refused or closed"
+    );
     assert!(
         now - idle < 224,
         "RSS {now} MiB is more than 224 MiB above idle ({idle} MiB)"
@@ -586,7 +611,7 @@ struct PaddedSolve {
 /// `streams` BatchSolve streams (32 a connection), each sending one gzip message of one
 /// puzzle and 4 MB of an unknown field (about 4 KB on the wire), reading its answer and
 /// staying open; returns the server's idle RSS and its RSS after, in MiB, and how many
-/// streams were refused.
+/// streams were refused or closed to make room for others.
 #[cfg(target_os = "linux")]
 async fn padded_messages_attack(streams: usize) -> (u64, u64, usize) {
     let Attacked {
@@ -648,16 +673,17 @@ async fn padded_messages_attack(streams: usize) -> (u64, u64, usize) {
     }
     tokio::time::sleep(std::time::Duration::from_millis(500)).await;
     let now = proc_kib(pid, "VmRSS:");
+    let closed = closed_to_make_room(&mut open);
     eprintln!(
         "padded messages: {streams} open streams, each sent one puzzle padded to 4 MB \
-         ({refused} refused); server RSS idle {} MiB, now {} MiB",
+         ({refused} refused, {closed} closed later); server RSS idle {} MiB, now {} MiB",
         idle / 1024,
         now / 1024
     );
     drop(open);
     let _ = child.kill();
     let _ = child.wait();
-    (idle / 1024, now / 1024, refused)
+    (idle / 1024, now / 1024, refused + closed)
 }
 
 // A message is charged as tonic buffers it, not as it decodes: prost drops unknown fields, so
@@ -665,8 +691,11 @@ async fn padded_messages_attack(streams: usize) -> (u64, u64, usize) {
 #[cfg(target_os = "linux")]
 #[tokio::test]
 async fn padding_a_message_with_unknown_fields_is_charged_too() {
-    let (idle, now, refused) = padded_messages_attack(64).await;
-    assert!(refused >= 24, "only {refused} of 64 streams refused");
+    let (idle, now, turned_away) = padded_messages_attack(64).await;
+    assert!(
+        turned_away >= 24,
+        "only {turned_away} of 64 streams refused or closed"
+    );
     assert!(
         now - idle < 192,
         "RSS {now} MiB is more than 192 MiB above idle ({idle} MiB)"

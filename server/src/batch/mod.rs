@@ -5,6 +5,7 @@
 //! its error, but only after every puzzle read before it has been answered. What differs
 //! between the two RPCs (how a message becomes puzzles, how answers are made) is [`Batched`].
 
+mod kept;
 mod packed;
 mod pieces;
 mod rate;
@@ -28,6 +29,8 @@ use crate::lanes::Tenant;
 use crate::pool::{Deliver, PoolError, Work};
 use crate::respond::Limits;
 use crate::shared::Shared;
+
+pub(crate) use kept::Kept;
 
 /// Bytes counted for a one-puzzle message beyond twice its encoded size: the job, the
 /// response's fixed fields and allocator slack.
@@ -253,12 +256,14 @@ pub(crate) fn spawn<M: Batched>(
     let (end_tx, end_rx) = oneshot::channel();
     let rx = Arc::new(Mutex::new(out_rx));
     let progress = Arc::new(AtomicU64::new(0));
+    let in_pool = Arc::new(AtomicUsize::new(0));
     let reader = Reader {
         window: Arc::new(Semaphore::new(shared.batch_window)),
         stream_bytes: Arc::new(Semaphore::new(shared.stream_bytes)),
         cancel: Arc::new(AtomicBool::new(false)),
         progress: progress.clone(),
-        in_pool: Arc::new(AtomicUsize::new(0)),
+        holder: shared.kept.holder(in_pool.clone()),
+        in_pool,
         kept: None,
         out: out_tx,
         answers: Arc::downgrade(&rx),
@@ -310,6 +315,8 @@ struct Reader<M: Batched> {
     /// `--max-kept-bytes` until the stream ends: 64 open streams that had each taken one 4 MB
     /// message of refused puzzles kept 1 GiB.
     kept: Option<OwnedSemaphorePermit>,
+    /// The stream as the kept budget sees it.
+    holder: Arc<kept::Holder>,
     out: mpsc::Sender<Vec<(M::Answer, Hold)>>,
     /// Weak, so that the client dropping its side still closes the channel.
     answers: Weak<Inbox<M::Answer>>,
@@ -360,11 +367,7 @@ impl<M: Batched> Reader<M> {
         loop {
             let (first, puzzles) = match waiting.take() {
                 Some(read) => read,
-                // A message waiting for room other calls hold is not the client's doing.
-                None => match self
-                    .watch_unless(inbound.message(), || self.caller.room.now())
-                    .await
-                {
+                None => match self.next_message(inbound).await {
                     Ok(Ok(Some(message))) => match self.count(message) {
                         Ok(read) => read,
                         Err(end) => return end,
@@ -374,6 +377,9 @@ impl<M: Batched> Reader<M> {
                     Err(stopped) => return stopped,
                 },
             };
+            if let Err(end) = self.keep(&first).await {
+                return end;
+            }
             let hold = match self.try_hold(&first, puzzles) {
                 Some(hold) => hold,
                 None => match self.wait_for_hold(&first, puzzles).await {
@@ -394,7 +400,8 @@ impl<M: Batched> Reader<M> {
                     Ok(None) => break Some(End::Done),
                     Err(status) => break Some(self.broken(status)),
                 };
-                match self.try_hold(&message, puzzles) {
+                let (need, kept) = self.kept_bytes(&message);
+                match self.try_hold(&message, puzzles).filter(|_| need <= kept) {
                     Some(hold) => group.push(self.read(message, puzzles, hold)),
                     None => {
                         waiting = Some((message, puzzles));
@@ -422,49 +429,51 @@ impl<M: Batched> Reader<M> {
     }
 
     /// A message with its puzzle count, or the end of a stream it breaks.
-    fn count(&mut self, message: M) -> Result<(M, usize), End> {
+    fn count(&self, message: M) -> Result<(M, usize), End> {
         match message.puzzles(&self.shared.limits) {
-            Ok(puzzles) => {
-                self.keep(&message)?;
-                Ok((message, puzzles))
-            }
+            Ok(puzzles) => Ok((message, puzzles)),
             Err(status) => Err(self.broken(status)),
         }
     }
 
-    /// Charges what the stream's buffers keep once `message` has gone through them, or ends
-    /// the stream RESOURCE_EXHAUSTED where the server's `--max-kept-bytes` has no room. Not
-    /// waited for: it frees only as streams end. A message that would keep more than the
-    /// whole budget takes all of it, so it still goes, alone. The size is the one tonic
-    /// buffered, unknown fields and all, where the layers saw it.
-    fn keep(&mut self, message: &M) -> Result<(), End> {
+    /// Bytes the stream's buffers keep once `message` has gone through them, and bytes they
+    /// are charged for now. The size is the one tonic buffered, unknown fields and all, where
+    /// the layers saw it.
+    fn kept_bytes(&self, message: &M) -> (usize, usize) {
         let request = message.encoded_len().max(self.caller.largest.get());
-        let need = M::kept_bytes(request).min(self.shared.kept_bytes);
+        let need = M::kept_bytes(request).min(self.shared.kept.size());
         let kept = self
             .kept
             .as_ref()
             .map_or(0, OwnedSemaphorePermit::num_permits);
+        (need, kept)
+    }
+
+    /// Charges what the stream's buffers keep once `message` has gone through them, making
+    /// room by closing idle streams where there is none (see [`kept`]); or ends the stream
+    /// RESOURCE_EXHAUSTED. A message that would keep more than the whole budget takes all of
+    /// it, so it still goes, alone.
+    async fn keep(&mut self, message: &M) -> Result<(), End> {
+        let (need, kept) = self.kept_bytes(message);
         if need <= kept {
             return Ok(());
         }
-        let more = u32::try_from(need - kept).unwrap_or(u32::MAX);
-        match self.shared.kept.clone().try_acquire_many_owned(more) {
-            Ok(permit) => {
-                match &mut self.kept {
-                    Some(kept) => kept.merge(permit),
-                    none => *none = Some(permit),
-                }
-                Ok(())
-            }
-            Err(_) => Err(self.broken(Status::resource_exhausted(format!(
+        let Some(permit) = self.shared.kept.take(need - kept, &self.holder).await else {
+            return Err(self.broken(Status::resource_exhausted(format!(
                 "server busy: the buffers of open batch streams keep all {} bytes of \
                  --max-kept-bytes, and a message of {} bytes would keep {} more; retry with \
                  backoff, or send smaller messages",
-                self.shared.kept_bytes,
-                request,
+                self.shared.kept.size(),
+                message.encoded_len().max(self.caller.largest.get()),
                 need - kept
-            )))),
+            ))));
+        };
+        match &mut self.kept {
+            Some(kept) => kept.merge(permit),
+            none => *none = Some(permit),
         }
+        self.holder.keeps(need);
+        Ok(())
     }
 
     /// Numbers a message's puzzles in the stream.
@@ -514,7 +523,7 @@ impl<M: Batched> Reader<M> {
         let holds_nothing_else =
             || self.window.available_permits() + slots as usize >= self.shared.batch_window;
         let server = self.shared.bytes.clone().acquire_many_owned(server_cost);
-        let Ok(server_bytes) = self.watch_unless(server, holds_nothing_else).await? else {
+        let Ok(server_bytes) = self.watch_unless(server, holds_nothing_else, false).await? else {
             return Ok(None);
         };
         Ok(Some(Hold {
@@ -567,17 +576,34 @@ impl<M: Batched> Reader<M> {
         })
     }
 
+    /// The client's next message, as [`Reader::watch`] waits; meanwhile the stream counts as
+    /// idle, to be closed if the kept budget needs what it keeps (see [`kept`]).
+    async fn next_message(
+        &self,
+        inbound: &mut Streaming<M>,
+    ) -> Result<Result<Option<M>, Status>, End> {
+        self.shared.kept.idle(&self.holder, true);
+        // A message waiting for room other calls hold is not the client's doing.
+        let next = self
+            .watch_unless(inbound.message(), || self.caller.room.now(), true)
+            .await;
+        self.shared.kept.idle(&self.holder, false);
+        next
+    }
+
     /// Runs `work` until it ends, the client leaves, or the stream stalls.
     async fn watch<T>(&self, work: impl Future<Output = T>) -> Result<T, End> {
-        self.watch_unless(work, || false).await
+        self.watch_unless(work, || false, false).await
     }
 
     /// As [`Reader::watch`], the stream not stalled while `waiting_on_others` says so, nor
-    /// while it has work on the solver threads.
+    /// while it has work on the solver threads; where `closable`, also ended when the kept
+    /// budget closes it.
     async fn watch_unless<T>(
         &self,
         work: impl Future<Output = T>,
         waiting_on_others: impl Fn() -> bool,
+        closable: bool,
     ) -> Result<T, End> {
         tokio::pin!(work);
         let idle = self.shared.stream_idle.unwrap_or(Duration::MAX);
@@ -587,6 +613,16 @@ impl<M: Batched> Reader<M> {
                 biased;
                 () = self.out.closed() => return Err(End::ClientLeft),
                 value = &mut work => return Ok(value),
+                () = self.holder.closed(), if closable => {
+                    if self.holder.idle_now() {
+                        return Err(End::Stalled(Status::unavailable(format!(
+                            "stream closed: it waited idle while its buffers kept bytes \
+                             another stream needed (--max-kept-bytes, {} bytes for all \
+                             streams); open a new stream",
+                            self.shared.kept.size()
+                        ))));
+                    }
+                }
                 () = tokio::time::sleep(idle), if idle != Duration::MAX => {
                     // The count first: a task leaving the pool adds to the progress before
                     // it leaves the count (see `InPool`), so a stream is never caught between.
