@@ -334,6 +334,16 @@ pub fn status_error(target: &str, status: tonic::Status) -> anyhow::Error {
     }
 }
 
+/// Whether a status closes a stream the server no longer keeps open for us (idle too long, or
+/// its buffers needed by other streams): nothing is wrong, and a new stream may open at once.
+pub fn is_stream_closed(status: &tonic::Status) -> bool {
+    use tonic_types::StatusExt;
+    status.code() == tonic::Code::Unavailable
+        && status.get_details_error_info().is_some_and(|info| {
+            info.reason == sudoku_proto::STREAM_CLOSED && info.domain == sudoku_proto::ERROR_DOMAIN
+        })
+}
+
 /// Whether a status means the server (or the way to it) is gone rather than the request is
 /// wrong: the work can go to another server.
 pub fn is_server_lost(status: &tonic::Status) -> bool {

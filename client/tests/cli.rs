@@ -603,6 +603,59 @@ impl Drop for ServerProcess {
     }
 }
 
+/// `CLASSIC` with its digits shifted by `shift`: another puzzle with one solution.
+fn relabelled(shift: usize) -> String {
+    CLASSIC
+        .bytes()
+        .map(|b| match b {
+            b'1'..=b'9' => char::from(b'1' + (b - b'1' + shift as u8) % 9),
+            _ => '.',
+        })
+        .collect()
+}
+
+/// A server short of room for what streams keep closes `sudoku batch`'s idle stream for
+/// another client's; the CLI opens a new one and answers every puzzle, once, in order.
+#[test]
+fn a_batch_whose_stream_the_server_closes_goes_on_in_a_new_one() {
+    use std::io::Write;
+    let server =
+        ServerProcess::start_with(&["--max-kept-bytes", "100000"], "http://127.0.0.1", &[]);
+    let puzzles: Vec<String> = (0..200).map(|i| relabelled(i % 9)).collect();
+    let binary = PathBuf::from(env!("CARGO_BIN_EXE_sudoku"));
+    let mut first = std::process::Command::new(&binary)
+        .args(["--format", "line", "batch", "--server", &server.url])
+        .env_remove("SUDOKU_SERVER")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("sudoku starts");
+    let mut stdin = first.stdin.take().expect("stdin");
+    writeln!(stdin, "{}", puzzles[..100].join("\n")).expect("written");
+    stdin.flush().expect("flushed");
+    // Its answers in, the first stream waits for more input while keeping about 67 KB; a
+    // second client needs as much again, of the 100 KB.
+    std::thread::sleep(std::time::Duration::from_millis(1800));
+    let second = success(
+        sudoku()
+            .args(["--format", "line", "batch", "--server", &server.url])
+            .write_stdin(puzzles[100..].join("\n") + "\n"),
+    );
+    assert_eq!(second.lines().count(), 100);
+    writeln!(stdin, "{}", puzzles[100..].join("\n")).expect("written");
+    drop(stdin);
+    let output = first.wait_with_output().expect("sudoku ends");
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{:?}: {err}", output.status);
+    let out = String::from_utf8(output.stdout).expect("utf-8");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 200, "{err}");
+    for (puzzle, line) in puzzles.iter().zip(&lines) {
+        assert_solves(&grid(puzzle), line);
+    }
+}
+
 #[test]
 fn every_command_against_a_separate_server() {
     let server = ServerProcess::start();

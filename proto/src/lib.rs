@@ -18,5 +18,13 @@ pub mod pb {
 pub const FILE_DESCRIPTOR_SET: &[u8] =
     include_bytes!(concat!(env!("OUT_DIR"), "/sudoku_descriptor.bin"));
 
+/// The `google.rpc.ErrorInfo` domain of the server's machine-readable errors.
+pub const ERROR_DOMAIN: &str = "sudoku.v1";
+
+/// `ErrorInfo.reason` of an UNAVAILABLE that closes a batch stream the server no longer keeps
+/// open for its client (idle too long, or its buffers needed for other streams): nothing is
+/// wrong with the server, and a new stream may be opened at once.
+pub const STREAM_CLOSED: &str = "STREAM_CLOSED";
+
 pub use convert::{grid_from_pb, grid_to_pb};
 pub use puzzles::{entries_from_pb, rating_to_pb, verdict_of};

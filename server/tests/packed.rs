@@ -566,8 +566,48 @@ async fn a_stream_past_the_kept_bytes_budget_is_refused_by_name() {
     server.shutdown().await.expect("clean shutdown");
 }
 
+/// A stream that sent one message of `texts`, read its answer, and stays open.
+async fn one_answered(
+    client: &mut SudokuClient<Channel>,
+    texts: &[String],
+) -> (
+    tokio::sync::mpsc::Sender<PackedPuzzles>,
+    tonic::Streaming<PackedAnswers>,
+) {
+    let (tx, rx) = tokio::sync::mpsc::channel(8);
+    tx.send(packed("first", texts)).await.expect("queued");
+    let mut answers = client
+        .batch_solve_packed(tokio_stream::wrappers::ReceiverStream::new(rx))
+        .await
+        .expect("the stream opens")
+        .into_inner();
+    let answer = answers
+        .message()
+        .await
+        .expect("no error")
+        .expect("an answer");
+    assert_answers(&answer, texts);
+    (tx, answers)
+}
+
+/// Asserts that `status` closes a stream for another's room, marked so clients open anew.
+fn assert_closed_for_room(status: &tonic::Status) {
+    use tonic_types::StatusExt;
+    assert_eq!(status.code(), Code::Unavailable, "{status:?}");
+    for part in ["had not used them", "--max-kept-bytes", "open a new stream"] {
+        assert!(
+            status.message().contains(part),
+            "{part}: {}",
+            status.message()
+        );
+    }
+    let info = status.get_details_error_info().expect("an ErrorInfo");
+    assert_eq!(info.reason, sudoku_proto::STREAM_CLOSED);
+    assert_eq!(info.domain, sudoku_proto::ERROR_DOMAIN);
+}
+
 #[tokio::test]
-async fn a_stream_idle_on_what_it_keeps_is_closed_to_make_room() {
+async fn a_stream_that_no_longer_uses_what_it_keeps_is_closed_to_make_room() {
     let (server, mut client) = server(Config {
         max_kept_bytes: 400_000,
         kept_idle_ms: 200,
@@ -575,17 +615,15 @@ async fn a_stream_idle_on_what_it_keeps_is_closed_to_make_room() {
     })
     .await;
     let texts = mixed(1000);
-    let (tx, rx) = tokio::sync::mpsc::channel(1);
-    tx.send(packed("idle", &texts)).await.expect("queued");
-    let mut idle = client
-        .batch_solve_packed(tokio_stream::wrappers::ReceiverStream::new(rx))
-        .await
-        .expect("the stream opens")
-        .into_inner();
-    let answer = idle.message().await.expect("no error").expect("an answer");
-    assert_answers(&answer, &texts);
-    // The first stream now waits for its client, keeping 243 KB; another needs as much.
-    tokio::time::sleep(Duration::from_millis(400)).await;
+    // The first stream keeps 243 KB, then sends one puzzle every 50 ms: small messages do
+    // not use what it keeps.
+    let (tx, mut idle) = one_answered(&mut client, &texts).await;
+    for _ in 0..8 {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        tx.send(packed("small", &texts[..1])).await.expect("queued");
+        let small = idle.message().await.expect("no error").expect("an answer");
+        assert_answers(&small, &texts[..1]);
+    }
     let answer = tokio::time::timeout(
         Duration::from_secs(30),
         answer_of(&mut client, packed("busy", &texts)),
@@ -593,15 +631,66 @@ async fn a_stream_idle_on_what_it_keeps_is_closed_to_make_room() {
     .await
     .expect("answered");
     assert_answers(&answer, &texts);
-    let status = idle.message().await.expect_err("closed");
-    assert_eq!(status.code(), Code::Unavailable, "{status:?}");
-    for part in ["waited idle", "--max-kept-bytes", "open a new stream"] {
-        assert!(
-            status.message().contains(part),
-            "{part}: {}",
-            status.message()
-        );
-    }
-    drop(tx);
+    assert_closed_for_room(&idle.message().await.expect_err("closed"));
     server.shutdown().await.expect("clean shutdown");
+}
+
+#[tokio::test]
+async fn a_stream_that_owes_answers_is_not_closed() {
+    let (server, mut client) = server(Config {
+        max_kept_bytes: 400_000,
+        kept_idle_ms: 100,
+        ..Config::embedded()
+    })
+    .await;
+    let texts = mixed(1000);
+    // A client with a small HTTP/2 window sends three messages and reads nothing: the
+    // answers past its window wait on the server, and the stream is not closed for them.
+    let url = format!("http://{}", server.addr());
+    let narrow = tonic::transport::Endpoint::from_shared(url)
+        .expect("an address")
+        .initial_stream_window_size(65_535)
+        .connect()
+        .await
+        .expect("connects");
+    let (tx, rx) = tokio::sync::mpsc::channel(3);
+    for m in 0..3 {
+        tx.send(packed(&format!("m{m}"), &texts))
+            .await
+            .expect("queued");
+    }
+    let mut slow = SudokuClient::new(narrow)
+        .batch_solve_packed(tokio_stream::wrappers::ReceiverStream::new(rx))
+        .await
+        .expect("the stream opens")
+        .into_inner();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let status = answer_of_status(&mut client, packed("busy", &texts)).await;
+    assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
+    // Every answer it is owed still comes.
+    let mut firsts = Vec::new();
+    while firsts.len() < 3 {
+        let answer = slow.message().await.expect("no error").expect("an answer");
+        let start = answer.first as usize % 1000;
+        assert_answers(&answer, &texts[start..start + answer.outcomes.len()]);
+        firsts.push(answer.first);
+    }
+    firsts.sort_unstable();
+    assert_eq!(firsts, [0, 1000, 2000]);
+    drop(tx);
+    assert!(slow.message().await.expect("no error").is_none());
+    server.shutdown().await.expect("clean shutdown");
+}
+
+/// The status a one-message stream ends with, where it is refused.
+async fn answer_of_status(
+    client: &mut SudokuClient<Channel>,
+    message: PackedPuzzles,
+) -> tonic::Status {
+    let mut answers = client
+        .batch_solve_packed(tokio_stream::iter([message]))
+        .await
+        .expect("the stream opens")
+        .into_inner();
+    answers.message().await.expect_err("refused")
 }

@@ -14,7 +14,7 @@ use tokio_stream::wrappers::ReceiverStream;
 use super::inflight::InFlight;
 use super::pace::Pace;
 use super::read::Chunk;
-use crate::conn::{Connection, Server, is_server_lost, status_error};
+use crate::conn::{Connection, Server, is_server_lost, is_stream_closed, status_error};
 
 /// Attempts to reconnect to a lost server before leaving the job to the others.
 const RECONNECTS: u32 = 3;
@@ -142,6 +142,12 @@ pub async fn worker(
                 let _ = answers.send(Err(err));
                 break;
             }
+            // The server closed the stream, not the connection: another opens at once.
+            Err(Lost::Stream { unanswered }) => {
+                queue.put_back(unanswered);
+                failures = 0;
+                continue;
+            }
             Err(Lost::Server {
                 reason,
                 unanswered,
@@ -201,6 +207,9 @@ enum Lost {
         /// It answered something first: the tries start again.
         answered: bool,
     },
+    /// The server closed the stream (idle, or its buffers needed elsewhere) and said a new
+    /// one may open at once.
+    Stream { unanswered: Vec<Arc<Chunk>> },
     /// The request itself was refused: no server will take it.
     Fatal(anyhow::Error),
 }
@@ -232,7 +241,11 @@ async fn stream(
     let lost = |status: tonic::Status, out: &mut Outbox, answered: bool| {
         // A busy server (RESOURCE_EXHAUSTED) is left to cool down like a lost one.
         let busy = status.code() == tonic::Code::ResourceExhausted;
-        if is_server_lost(&status) || busy {
+        if is_stream_closed(&status) {
+            Lost::Stream {
+                unanswered: out.unanswered(),
+            }
+        } else if is_server_lost(&status) || busy {
             Lost::Server {
                 reason: status_error(&server.url, status).to_string(),
                 unanswered: out.unanswered(),

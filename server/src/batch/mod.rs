@@ -257,12 +257,18 @@ pub(crate) fn spawn<M: Batched>(
     let rx = Arc::new(Mutex::new(out_rx));
     let progress = Arc::new(AtomicU64::new(0));
     let in_pool = Arc::new(AtomicUsize::new(0));
+    let window = Arc::new(Semaphore::new(shared.batch_window));
+    let owes = {
+        let (in_pool, window, size) = (in_pool.clone(), window.clone(), shared.batch_window);
+        // A puzzle being solved, or an answer not yet taken, holds a window slot.
+        move || in_pool.load(Ordering::Acquire) > 0 || window.available_permits() < size
+    };
     let reader = Reader {
-        window: Arc::new(Semaphore::new(shared.batch_window)),
+        window,
         stream_bytes: Arc::new(Semaphore::new(shared.stream_bytes)),
         cancel: Arc::new(AtomicBool::new(false)),
         progress: progress.clone(),
-        holder: shared.kept.holder(in_pool.clone()),
+        holder: shared.kept.holder(owes),
         in_pool,
         kept: None,
         out: out_tx,
@@ -284,6 +290,23 @@ pub(crate) fn spawn<M: Batched>(
         end: Some(end_rx),
         progress,
     }
+}
+
+/// An UNAVAILABLE that closes a stream, marked so that clients can tell it from a lost server
+/// (a `google.rpc.ErrorInfo`, reason [`sudoku_proto::STREAM_CLOSED`]): a new stream may be
+/// opened at once.
+fn stream_closed(message: String) -> Status {
+    let mut details = tonic_types::ErrorDetails::new();
+    details.set_error_info(
+        sudoku_proto::STREAM_CLOSED,
+        sudoku_proto::ERROR_DOMAIN,
+        std::collections::HashMap::new(),
+    );
+    <Status as tonic_types::StatusExt>::with_error_details(
+        tonic::Code::Unavailable,
+        message,
+        details,
+    )
 }
 
 /// Why a stream stopped reading.
@@ -402,7 +425,10 @@ impl<M: Batched> Reader<M> {
                 };
                 let (need, kept) = self.kept_bytes(&message);
                 match self.try_hold(&message, puzzles).filter(|_| need <= kept) {
-                    Some(hold) => group.push(self.read(message, puzzles, hold)),
+                    Some(hold) => {
+                        self.note_use(&message, kept);
+                        group.push(self.read(message, puzzles, hold));
+                    }
                     None => {
                         waiting = Some((message, puzzles));
                         break None;
@@ -456,9 +482,20 @@ impl<M: Batched> Reader<M> {
     async fn keep(&mut self, message: &M) -> Result<(), End> {
         let (need, kept) = self.kept_bytes(message);
         if need <= kept {
+            self.note_use(message, kept);
             return Ok(());
         }
-        let Some(permit) = self.shared.kept.take(need - kept, &self.holder).await else {
+        let permit = match self.shared.kept.try_take(need - kept) {
+            Some(permit) => Some(permit),
+            None => {
+                // Waiting, the message (and the buffer tonic read it into, not yet charged)
+                // is counted among those waiting for room.
+                let size = message.encoded_len().max(self.caller.largest.get());
+                let _waiting = self.waiting_room(size)?;
+                self.shared.kept.take(need - kept, &self.holder).await
+            }
+        };
+        let Some(permit) = permit else {
             return Err(self.broken(Status::resource_exhausted(format!(
                 "server busy: the buffers of open batch streams keep all {} bytes of \
                  --max-kept-bytes, and a message of {} bytes would keep {} more; retry with \
@@ -472,8 +509,16 @@ impl<M: Batched> Reader<M> {
             Some(kept) => kept.merge(permit),
             none => *none = Some(permit),
         }
-        self.holder.keeps(need);
+        self.shared.kept.keeps(&self.holder, need);
         Ok(())
+    }
+
+    /// Records a message at least half as large as the largest as a use of what the stream
+    /// keeps (`kept` bytes): a stream that has not used it for a while may be closed.
+    fn note_use(&self, message: &M, kept: usize) {
+        if M::kept_bytes(message.encoded_len().saturating_mul(2)) >= kept {
+            self.shared.kept.used(&self.holder);
+        }
     }
 
     /// Numbers a message's puzzles in the stream.
@@ -539,18 +584,27 @@ impl<M: Batched> Reader<M> {
     /// already fill `--max-buffered-bytes`, the stream ends RESOURCE_EXHAUSTED at once, its
     /// message dropped: waiting uncounted, 256 streams of one 4 MB message each held 1 GiB.
     async fn wait_for_hold(&self, request: &M, puzzles: usize) -> Result<Option<Hold>, End> {
-        let size = request.encoded_len();
+        let _waiting = self.waiting_room(request.encoded_len())?;
+        self.hold(request, puzzles).await
+    }
+
+    /// Room for a message of `size` bytes among the messages waiting for room, or the end of
+    /// the stream where they already fill `--max-buffered-bytes`.
+    fn waiting_room(&self, size: usize) -> Result<OwnedSemaphorePermit, End> {
         // The decoded message, and the received bytes it may have been decoded from.
         let cost = size.saturating_mul(2).saturating_add(HOLD_OVERHEAD);
         let cost = u32::try_from(cost.min(self.shared.buffered_bytes)).unwrap_or(u32::MAX);
-        let Ok(_waiting) = self.shared.waiting.clone().try_acquire_many_owned(cost) else {
-            return Err(self.broken(Status::resource_exhausted(format!(
-                "server busy: batch messages waiting for room fill its {} bytes \
-                 (--max-buffered-bytes); retry with backoff",
-                self.shared.buffered_bytes
-            ))));
-        };
-        self.hold(request, puzzles).await
+        self.shared
+            .waiting
+            .clone()
+            .try_acquire_many_owned(cost)
+            .map_err(|_| {
+                self.broken(Status::resource_exhausted(format!(
+                    "server busy: batch messages waiting for room fill its {} bytes \
+                     (--max-buffered-bytes); retry with backoff",
+                    self.shared.buffered_bytes
+                )))
+            })
     }
 
     /// A hold if one is free now.
@@ -582,12 +636,12 @@ impl<M: Batched> Reader<M> {
         &self,
         inbound: &mut Streaming<M>,
     ) -> Result<Result<Option<M>, Status>, End> {
-        self.shared.kept.idle(&self.holder, true);
+        self.holder.waiting(true);
         // A message waiting for room other calls hold is not the client's doing.
         let next = self
             .watch_unless(inbound.message(), || self.caller.room.now(), true)
             .await;
-        self.shared.kept.idle(&self.holder, false);
+        self.holder.waiting(false);
         next
     }
 
@@ -614,11 +668,11 @@ impl<M: Batched> Reader<M> {
                 () = self.out.closed() => return Err(End::ClientLeft),
                 value = &mut work => return Ok(value),
                 () = self.holder.closed(), if closable => {
-                    if self.holder.idle_now() {
-                        return Err(End::Stalled(Status::unavailable(format!(
-                            "stream closed: it waited idle while its buffers kept bytes \
-                             another stream needed (--max-kept-bytes, {} bytes for all \
-                             streams); open a new stream",
+                    if self.holder.closable() {
+                        return Err(End::Stalled(stream_closed(format!(
+                            "stream closed: its buffers kept bytes another stream needed, and \
+                             it had not used them for a while (--max-kept-bytes, {} bytes for \
+                             all streams); open a new stream",
                             self.shared.kept.size()
                         ))));
                     }
@@ -629,7 +683,7 @@ impl<M: Batched> Reader<M> {
                     let in_pool = self.in_pool.load(Ordering::Acquire) > 0;
                     let now = self.progress.load(Ordering::Relaxed);
                     if now == seen && !in_pool && !waiting_on_others() {
-                        return Err(End::Stalled(Status::unavailable(format!(
+                        return Err(End::Stalled(stream_closed(format!(
                             "stream closed: nothing read, solved or taken for {} ms \
                              (--stream-idle-ms); open a new stream",
                             idle.as_millis()
