@@ -6,6 +6,9 @@
 //!
 //! The puzzles are relabelled and transposed at random first (fixed seed), as the reference
 //! solvers' harnesses do, so the file's order cannot flatter either side.
+//!
+//! `SUDOKU_BENCH_CLI` runs another `sudoku` binary (a copy of an earlier build), to compare two
+//! builds by running the bench with each in turn.
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -54,6 +57,11 @@ fn main() {
         .num_threads(threads)
         .build()
         .expect("a thread pool");
+    // Another build's binary (a copy of an earlier one), to compare two builds in turn.
+    let binary = std::env::var_os("SUDOKU_BENCH_CLI").map_or_else(
+        || env!("CARGO_BIN_EXE_sudoku").into(),
+        std::path::PathBuf::from,
+    );
     for name in ["puzzles2_17_clue", "puzzles5_forum_hardest_1905_11+"] {
         let Some(path) = test_support::data_file(name) else {
             continue;
@@ -75,7 +83,7 @@ fn main() {
         let (mut cli, mut local) = (Duration::MAX, Duration::MAX);
         for _ in 0..RUNS {
             let start = Instant::now();
-            let status = Command::new(env!("CARGO_BIN_EXE_sudoku"))
+            let status = Command::new(&binary)
                 .args(["--format", "line", "batch"])
                 .arg(&file)
                 .stdout(Stdio::null())
