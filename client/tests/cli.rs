@@ -656,6 +656,56 @@ fn a_batch_whose_stream_the_server_closes_goes_on_in_a_new_one() {
     }
 }
 
+/// A server that answers every call, at once, with the status that closes a stream for a new
+/// one to open: `sudoku batch` must not open new ones for ever.
+#[test]
+fn a_server_that_closes_every_stream_at_once_counts_as_lost() {
+    use tonic_types::StatusExt;
+    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .expect("a port");
+    let addr = listener.local_addr().expect("an address");
+    let calls = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = calls.clone();
+    runtime.spawn(async move {
+        while let Ok((tcp, _)) = listener.accept().await {
+            let calls = counted.clone();
+            tokio::spawn(async move {
+                let Ok(mut h2) = h2::server::handshake(tcp).await else {
+                    return;
+                };
+                while let Some(Ok((_, mut respond))) = h2.accept().await {
+                    calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let mut details = tonic_types::ErrorDetails::new();
+                    details.set_error_info(
+                        sudoku_proto::STREAM_CLOSED,
+                        sudoku_proto::ERROR_DOMAIN,
+                        std::collections::HashMap::new(),
+                    );
+                    let status = tonic::Status::with_error_details(
+                        tonic::Code::Unavailable,
+                        "stream closed",
+                        details,
+                    );
+                    let mut head = status.into_http::<()>();
+                    *head.body_mut() = ();
+                    let _ = respond.send_response(head, true);
+                }
+            });
+        }
+    });
+    let (code, out, err) = run(sudoku()
+        .args(["batch", "--server", &format!("http://{addr}")])
+        .write_stdin(format!("{CLASSIC}\n{CLASSIC}\n"))
+        .timeout(std::time::Duration::from_secs(30)));
+    assert_eq!(code, Some(2), "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(err.contains("closed in a row"), "{err}");
+    let calls = calls.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(calls <= 10, "{calls} calls");
+}
+
 #[test]
 fn every_command_against_a_separate_server() {
     let server = ServerProcess::start();

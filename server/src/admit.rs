@@ -330,6 +330,7 @@ impl<B> Receiving<B> {
             ]) as usize;
             self.remaining = len + 1;
             self.largest.saw(len);
+            self.largest.arriving(true);
             let cost = self.admission.cost(self.limit, self.header[0] != 0, len);
             match self
                 .admission
@@ -360,6 +361,7 @@ impl<B> Receiving<B> {
     }
 
     fn finish_message(&mut self) {
+        self.largest.arriving(false);
         // A one-message call's clock runs to the body's end: more messages must not reset it;
         // and its room stays until then too (tonic holds the message until the body ends).
         if !self.one_message {

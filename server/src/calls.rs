@@ -2,7 +2,7 @@
 //! and the largest message it has sent.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// Methods whose clients send a stream of messages, and may pause between them (their
 /// streams' idleness is watched by the batch reader); every other call's body is one message.
@@ -34,9 +34,10 @@ pub(crate) const REFLECTION_STREAMS: usize = 64;
 /// request by the admission layer, which sees every message's header, and raised by the
 /// compression layer as it expands messages; read by the batch reader, which charges what a
 /// stream keeps. The decoded message cannot tell: prost drops unknown fields, so one puzzle
-/// padded with 4 MB of them decoded to 100 bytes while tonic kept 4 MB.
+/// padded with 4 MB of them decoded to 100 bytes while tonic kept 4 MB. Also whether a
+/// message is arriving now, which the admission layer knows from its header to its last byte.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct LargestMessage(Arc<AtomicUsize>);
+pub(crate) struct LargestMessage(Arc<(AtomicUsize, AtomicBool)>);
 
 impl LargestMessage {
     /// The one on `request`, or a new one (never raised) where none was put.
@@ -50,12 +51,22 @@ impl LargestMessage {
 
     /// Records a message of `len` bytes.
     pub(crate) fn saw(&self, len: usize) {
-        self.0.fetch_max(len, Ordering::Relaxed);
+        self.0.0.fetch_max(len, Ordering::Relaxed);
     }
 
     /// The largest message recorded, in bytes.
     pub(crate) fn get(&self) -> usize {
-        self.0.load(Ordering::Relaxed)
+        self.0.0.load(Ordering::Relaxed)
+    }
+
+    /// Records that a message has begun to arrive (`true`) or is in.
+    pub(crate) fn arriving(&self, arriving: bool) {
+        self.0.1.store(arriving, Ordering::Relaxed);
+    }
+
+    /// Whether a message is arriving now.
+    pub(crate) fn is_arriving(&self) -> bool {
+        self.0.1.load(Ordering::Relaxed)
     }
 }
 

@@ -19,6 +19,13 @@ use crate::conn::{Connection, Server, is_server_lost, is_stream_closed, status_e
 /// Attempts to reconnect to a lost server before leaving the job to the others.
 const RECONNECTS: u32 = 3;
 
+/// Streams the server may close in a row, each within [`QUICK_CLOSE`] and without answering
+/// anything, before it counts as lost: a server that closed every stream at once had the CLI
+/// open 215 in 3 s. The server closes a stream only after a second or more without use, so a
+/// slow producer's streams, closed as idle one after another, are not counted.
+const CLOSES_IN_A_ROW: u32 = 3;
+const QUICK_CLOSE: Duration = Duration::from_secs(1);
+
 /// Attempts at a busy server (RESOURCE_EXHAUSTED) before leaving the job to the others, and
 /// the longest wait between two: about 11 s in all. Either count starts again once the
 /// server answers.
@@ -134,8 +141,9 @@ pub async fn worker(
     queue: Arc<Queue>,
     answers: mpsc::UnboundedSender<anyhow::Result<Answered>>,
 ) {
-    let mut failures = 0;
+    let (mut failures, mut closes) = (0, 0);
     loop {
+        let opened = std::time::Instant::now();
         let lost = match stream(&conn, &server, options, &queue, &answers).await {
             Ok(()) => break,
             Err(Lost::Fatal(err)) => {
@@ -143,10 +151,22 @@ pub async fn worker(
                 break;
             }
             // The server closed the stream, not the connection: another opens at once.
-            Err(Lost::Stream { unanswered }) => {
-                queue.put_back(unanswered);
-                failures = 0;
-                continue;
+            Err(Lost::Stream {
+                unanswered,
+                answered,
+                reason,
+            }) => {
+                let quick = !answered && opened.elapsed() < QUICK_CLOSE;
+                closes = if quick { closes + 1 } else { 1 };
+                if closes <= CLOSES_IN_A_ROW {
+                    failures = 0;
+                    queue.put_back(unanswered);
+                    continue;
+                }
+                let reason = format!(
+                    "{reason}; {closes} streams closed in a row as soon as opened, none answered"
+                );
+                (reason, unanswered, false, false)
             }
             Err(Lost::Server {
                 reason,
@@ -209,7 +229,12 @@ enum Lost {
     },
     /// The server closed the stream (idle, or its buffers needed elsewhere) and said a new
     /// one may open at once.
-    Stream { unanswered: Vec<Arc<Chunk>> },
+    Stream {
+        unanswered: Vec<Arc<Chunk>>,
+        /// It answered something first.
+        answered: bool,
+        reason: String,
+    },
     /// The request itself was refused: no server will take it.
     Fatal(anyhow::Error),
 }
@@ -244,6 +269,8 @@ async fn stream(
         if is_stream_closed(&status) {
             Lost::Stream {
                 unanswered: out.unanswered(),
+                answered,
+                reason: status_error(&server.url, status).to_string(),
             }
         } else if is_server_lost(&status) || busy {
             Lost::Server {

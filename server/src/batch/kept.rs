@@ -5,13 +5,14 @@
 //! buffer as large as its largest answer message, until the stream ends; so kept bytes come
 //! back only as streams end. Refusing every stream past the budget let a few cheap streams
 //! lock everyone else out: 27 gzip streams, each sent one 12 KB message expanding to 4 MB and
-//! then a message a minute, held the whole 128 MiB. Where a stream finds no room, streams
-//! that are waiting for their client's next message, owe it nothing (no puzzle being solved,
-//! no answer not yet taken), and have not read a message as large as half their largest for
-//! a while (a second by default), are closed, those keeping most first, until it fits. Small
-//! messages do not keep a stream open: 33 streams that each sent one message expanding to
-//! 4 MB, then a puzzle every half second, still held the whole budget when only waiting
-//! counted.
+//! then a message a minute, held the whole 128 MiB. So where streams wait for room, a stream
+//! is closed for them (those keeping most first) if it waits for its client (for its next
+//! message, or to take answers), no puzzle of its is being solved, no message of its is
+//! arriving, its client has taken an answer within the last while (a second by default) or
+//! has none waiting, and it has not read a message needing half what it keeps for that while.
+//! Reviewers' streams that defeated looser rules: a puzzle every half second after one 4 MB
+//! message (33 streams held the whole budget); a client that never read its answers, so
+//! that the stream always owed it some (about 100 bytes a second held 1 MB).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
@@ -19,10 +20,14 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
 
+use crate::calls::LargestMessage;
+
 /// How long a stream that found no room waits for streams to close for it and let go.
 const ROOM_WAIT: Duration = Duration::from_secs(1);
-/// How often a stream waiting for room looks again for streams to close: one that has just
-/// sent its client's last answer may still count a puzzle on the solver threads for a moment.
+/// How often streams waiting for room look for streams to close, all of them together: one
+/// that has just sent its client's last answer may still count a puzzle on the solver
+/// threads for a moment, and a look reads every stream (a thousand streams each looking
+/// every 20 ms took half a core).
 const LOOK_AGAIN: Duration = Duration::from_millis(20);
 
 /// The budget, and every open stream that holds some of it.
@@ -30,25 +35,42 @@ pub(crate) struct Kept {
     room: Arc<Semaphore>,
     size: usize,
     holders: Mutex<Vec<Weak<Holder>>>,
-    /// What [`Holder::used_at`] counts from.
+    /// What times are counted from, in ms.
     epoch: Instant,
-    /// How long since a stream last used what it keeps before it may be closed, in ms.
+    /// How long a stream must not have used what it keeps before it may be closed, in ms.
     unused_before_closed: u64,
+    /// Bytes the streams waiting for room want, together.
+    wanted: AtomicUsize,
+    /// When streams were last looked at, in ms since the epoch.
+    looked_at: AtomicU64,
 }
 
-/// What one stream shows the budget.
+/// One stream as the budget sees it.
 pub(crate) struct Holder {
     /// Bytes it keeps.
     kept: AtomicUsize,
-    /// When it last read a message at least half as large as its largest, in ms since the
-    /// budget's epoch.
+    /// When it last read a message needing half what it keeps, in ms since the epoch.
     used_at: AtomicU64,
-    /// Whether it is waiting for its client's next message.
+    /// When its client last took answers, in ms since the epoch.
+    taken_at: AtomicU64,
+    /// Whether it waits for its client: for its next message, or to take answers.
     waiting: AtomicBool,
-    /// Whether it owes its client anything: a puzzle being solved or an answer not yet taken.
-    owes: Box<dyn Fn() -> bool + Send + Sync>,
+    /// What it is doing.
+    work: Work,
+    epoch: Instant,
     /// Raised to close it.
     close: Notify,
+}
+
+/// What shows whether a stream is working for its client.
+pub(crate) struct Work {
+    /// Its tasks on the solver threads.
+    pub(crate) in_pool: Arc<AtomicUsize>,
+    /// Its window: a slot not free is a puzzle read and not yet answered to tonic.
+    pub(crate) window: Arc<Semaphore>,
+    pub(crate) window_size: usize,
+    /// Its largest message, and whether one is arriving.
+    pub(crate) largest: LargestMessage,
 }
 
 impl Kept {
@@ -60,8 +82,9 @@ impl Kept {
             size,
             holders: Mutex::new(Vec::new()),
             epoch: Instant::now(),
-            unused_before_closed: u64::try_from(unused_before_closed.as_millis())
-                .unwrap_or(u64::MAX),
+            unused_before_closed: millis(unused_before_closed),
+            wanted: AtomicUsize::new(0),
+            looked_at: AtomicU64::new(0),
         }
     }
 
@@ -70,14 +93,16 @@ impl Kept {
         self.size
     }
 
-    /// A new stream's place among the holders; `owes` says whether it owes its client
-    /// anything (a stream that does is never closed).
-    pub(crate) fn holder(&self, owes: impl Fn() -> bool + Send + Sync + 'static) -> Arc<Holder> {
+    /// A new stream's place among the holders.
+    pub(crate) fn holder(&self, work: Work) -> Arc<Holder> {
+        let now = millis(self.epoch.elapsed());
         let holder = Arc::new(Holder {
             kept: AtomicUsize::new(0),
-            used_at: AtomicU64::new(self.now()),
+            used_at: AtomicU64::new(now),
+            taken_at: AtomicU64::new(now),
             waiting: AtomicBool::new(false),
-            owes: Box::new(owes),
+            work,
+            epoch: self.epoch,
             close: Notify::new(),
         });
         if let Ok(mut holders) = self.holders.lock() {
@@ -87,95 +112,133 @@ impl Kept {
         holder
     }
 
-    /// `bytes` more for `holder`, if there is room now.
+    /// `bytes` more, if there is room now.
     pub(crate) fn try_take(&self, bytes: usize) -> Option<OwnedSemaphorePermit> {
-        let n = u32::try_from(bytes).unwrap_or(u32::MAX);
-        self.room.clone().try_acquire_many_owned(n).ok()
+        self.room
+            .clone()
+            .try_acquire_many_owned(permits(bytes))
+            .ok()
     }
 
-    /// `bytes` more for `holder`, after closing streams that keep enough between them, once
-    /// they have let go; `None` if none can be found within [`ROOM_WAIT`].
+    /// `bytes` more for `holder`, as streams closed for it let go; `None` if none has within
+    /// [`ROOM_WAIT`].
     pub(crate) async fn take(&self, bytes: usize, holder: &Holder) -> Option<OwnedSemaphorePermit> {
-        let n = u32::try_from(bytes).unwrap_or(u32::MAX);
         let deadline = tokio::time::Instant::now() + ROOM_WAIT;
+        self.wanted.fetch_add(bytes, Ordering::Relaxed);
+        let _wanted = Wanted(&self.wanted, bytes);
         loop {
-            if let Some(permit) = self.try_take(bytes) {
+            self.look(holder);
+            let until = (tokio::time::Instant::now() + LOOK_AGAIN).min(deadline);
+            let permit = self.room.clone().acquire_many_owned(permits(bytes));
+            if let Ok(Ok(permit)) = tokio::time::timeout_at(until, permit).await {
                 return Some(permit);
             }
-            if self.close_unused(bytes, holder) {
-                let permit = self.room.clone().acquire_many_owned(n);
-                return tokio::time::timeout_at(deadline, permit).await.ok()?.ok();
-            }
-            if tokio::time::Instant::now() + LOOK_AGAIN >= deadline {
+            if tokio::time::Instant::now() >= deadline {
                 return None;
             }
-            tokio::time::sleep(LOOK_AGAIN).await;
         }
     }
 
-    /// Raises the close of the closable streams that keep the most, until they keep `bytes`
-    /// beyond what is free now; whether they do.
-    fn close_unused(&self, bytes: usize, asking: &Holder) -> bool {
-        let unused_since = self.now().saturating_sub(self.unused_before_closed);
+    /// Closes the streams that may be closed and keep the most, until they keep what the
+    /// waiting streams want beyond what is free; at most once per [`LOOK_AGAIN`], whoever asks.
+    fn look(&self, asking: &Holder) {
+        let now = millis(self.epoch.elapsed());
+        let last = self.looked_at.load(Ordering::Relaxed);
+        if now < last.saturating_add(millis(LOOK_AGAIN))
+            || self
+                .looked_at
+                .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
+                .is_err()
+        {
+            return;
+        }
         let Ok(holders) = self.holders.lock() else {
-            return false;
+            return;
         };
+        let since = now.saturating_sub(self.unused_before_closed);
         let mut closable: Vec<Arc<Holder>> = holders
             .iter()
             .filter_map(Weak::upgrade)
-            .filter(|h| !std::ptr::eq(h.as_ref(), asking))
-            .filter(|h| h.used_at.load(Ordering::Relaxed) <= unused_since && h.closable())
+            .filter(|h| !std::ptr::eq(h.as_ref(), asking) && h.closable_since(since))
             .collect();
         drop(holders);
         closable.sort_by_key(|h| std::cmp::Reverse(h.kept.load(Ordering::Relaxed)));
+        let wanted = self.wanted.load(Ordering::Relaxed);
         let mut freed = self.room.available_permits();
-        let mut closing = Vec::new();
         for holder in closable {
-            if freed >= bytes {
+            if freed >= wanted {
                 break;
             }
             freed += holder.kept.load(Ordering::Relaxed);
-            closing.push(holder);
-        }
-        if freed < bytes {
-            return false;
-        }
-        for holder in closing {
             holder.close.notify_waiters();
         }
-        true
-    }
-
-    /// Milliseconds since the epoch.
-    fn now(&self) -> u64 {
-        u64::try_from(self.epoch.elapsed().as_millis()).unwrap_or(u64::MAX)
     }
 
     /// Records that `holder` keeps `bytes` in all, having just read a message that needs them.
     pub(crate) fn keeps(&self, holder: &Holder, bytes: usize) {
         holder.kept.store(bytes, Ordering::Relaxed);
-        self.used(holder);
+        holder.used();
     }
+}
 
-    /// Records that `holder` has just read a message as large as half its largest.
-    pub(crate) fn used(&self, holder: &Holder) {
-        holder.used_at.store(self.now(), Ordering::Relaxed);
+/// Takes back what a stream waiting for room wanted when it stops waiting.
+struct Wanted<'a>(&'a AtomicUsize, usize);
+
+impl Drop for Wanted<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(self.1, Ordering::Relaxed);
     }
 }
 
 impl Holder {
-    /// Marks the stream as waiting for its client's next message, or not.
+    /// Records that the stream has just read a message needing half what it keeps.
+    pub(crate) fn used(&self) {
+        self.used_at.store(self.now(), Ordering::Relaxed);
+    }
+
+    /// Records that its client has just taken answers.
+    pub(crate) fn taken(&self) {
+        self.taken_at.store(self.now(), Ordering::Relaxed);
+    }
+
+    /// Marks the stream as waiting for its client, or not.
     pub(crate) fn waiting(&self, waiting: bool) {
         self.waiting.store(waiting, Ordering::Relaxed);
     }
 
-    /// Whether it may be closed now: waiting for its client and owing it nothing.
+    /// Whether it may be closed: waiting for its client, which has not made it use what it
+    /// keeps, nor taken answers it has waiting, since `since` (ms since the epoch).
+    fn closable_since(&self, since: u64) -> bool {
+        let unused = self.used_at.load(Ordering::Relaxed) <= since;
+        let answers_waiting = self.work.window.available_permits() < self.work.window_size;
+        let untaken = !answers_waiting || self.taken_at.load(Ordering::Relaxed) <= since;
+        unused && untaken && self.closable()
+    }
+
+    /// Whether it may be closed now, as far as its own state goes: waiting for its client,
+    /// with nothing being solved and no message arriving.
     pub(crate) fn closable(&self) -> bool {
-        self.waiting.load(Ordering::Relaxed) && !(self.owes)()
+        self.waiting.load(Ordering::Relaxed)
+            && self.work.in_pool.load(Ordering::Acquire) == 0
+            && !self.work.largest.is_arriving()
     }
 
     /// Resolves when the budget closes the stream.
     pub(crate) fn closed(&self) -> tokio::sync::futures::Notified<'_> {
         self.close.notified()
     }
+
+    fn now(&self) -> u64 {
+        millis(self.epoch.elapsed())
+    }
+}
+
+/// `duration` in whole milliseconds.
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Semaphore permits for `bytes`.
+fn permits(bytes: usize) -> u32 {
+    u32::try_from(bytes).unwrap_or(u32::MAX)
 }

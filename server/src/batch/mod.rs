@@ -196,6 +196,8 @@ pub struct Answers<T> {
     /// How the stream ends once every answer is out: with this status, or OK if none comes.
     end: Option<oneshot::Receiver<Status>>,
     progress: Arc<AtomicU64>,
+    /// The stream as the kept budget sees it, told when answers are taken.
+    holder: Arc<kept::Holder>,
 }
 
 impl<T> Stream for Answers<T> {
@@ -213,7 +215,10 @@ impl<T> Stream for Answers<T> {
                 Err(_) => Poll::Ready(None),
             };
             match next {
-                Poll::Ready(Some(answers)) => self.ready = answers.into_iter(),
+                Poll::Ready(Some(answers)) => {
+                    self.holder.taken();
+                    self.ready = answers.into_iter();
+                }
                 Poll::Ready(None) => return self.poll_end(cx),
                 Poll::Pending => return Poll::Pending,
             }
@@ -258,17 +263,18 @@ pub(crate) fn spawn<M: Batched>(
     let progress = Arc::new(AtomicU64::new(0));
     let in_pool = Arc::new(AtomicUsize::new(0));
     let window = Arc::new(Semaphore::new(shared.batch_window));
-    let owes = {
-        let (in_pool, window, size) = (in_pool.clone(), window.clone(), shared.batch_window);
-        // A puzzle being solved, or an answer not yet taken, holds a window slot.
-        move || in_pool.load(Ordering::Acquire) > 0 || window.available_permits() < size
-    };
+    let holder = shared.kept.holder(kept::Work {
+        in_pool: in_pool.clone(),
+        window: window.clone(),
+        window_size: shared.batch_window,
+        largest: caller.largest.clone(),
+    });
     let reader = Reader {
         window,
         stream_bytes: Arc::new(Semaphore::new(shared.stream_bytes)),
         cancel: Arc::new(AtomicBool::new(false)),
         progress: progress.clone(),
-        holder: shared.kept.holder(owes),
+        holder: holder.clone(),
         in_pool,
         kept: None,
         out: out_tx,
@@ -289,6 +295,7 @@ pub(crate) fn spawn<M: Batched>(
         ready: Vec::new().into_iter(),
         end: Some(end_rx),
         progress,
+        holder,
     }
 }
 
@@ -513,11 +520,11 @@ impl<M: Batched> Reader<M> {
         Ok(())
     }
 
-    /// Records a message at least half as large as the largest as a use of what the stream
-    /// keeps (`kept` bytes): a stream that has not used it for a while may be closed.
+    /// Records a message that needs at least half what the stream keeps (`kept` bytes) as a
+    /// use of it: a stream that has not used it for a while may be closed.
     fn note_use(&self, message: &M, kept: usize) {
-        if M::kept_bytes(message.encoded_len().saturating_mul(2)) >= kept {
-            self.shared.kept.used(&self.holder);
+        if M::kept_bytes(message.encoded_len()).saturating_mul(2) >= kept {
+            self.holder.used();
         }
     }
 
@@ -559,7 +566,11 @@ impl<M: Batched> Reader<M> {
             let bytes = self.stream_bytes.clone().acquire_many_owned(stream_cost);
             Some((slot.await.ok()?, bytes.await.ok()?))
         };
-        let Some((slot, stream_bytes)) = self.watch(own).await? else {
+        // Waiting for its client to take answers, the stream may be closed for kept room.
+        self.holder.waiting(true);
+        let own = self.watch_unless(own, || false, true).await;
+        self.holder.waiting(false);
+        let Some((slot, stream_bytes)) = own? else {
             return Ok(None);
         };
         // Waiting for bytes other streams hold is not this client's doing while it holds
