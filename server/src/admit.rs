@@ -232,6 +232,13 @@ where
     }
 }
 
+impl<B> Drop for Receiving<B> {
+    fn drop(&mut self) {
+        // A body given up inside a message (timed out, refused, reset) has none arriving.
+        self.largest.arriving(0);
+    }
+}
+
 /// The longest a message waits for room before its call is refused as busy. Waiting is
 /// first come, first served: unbounded, every call would queue behind whatever an attacker
 /// keeps waiting, each of its messages holding the room for up to the receive timeout.
@@ -276,8 +283,10 @@ pub(crate) struct Receiving<B> {
     _stream_slot: Option<OwnedSemaphorePermit>,
     /// Raised while `acquiring`.
     waiting: WaitingForRoom,
-    /// Raised by each message's header.
+    /// Raised by each message once in.
     largest: LargestMessage,
+    /// The size of the message being received.
+    arriving: usize,
 }
 
 impl<B> Receiving<B> {
@@ -299,6 +308,7 @@ impl<B> Receiving<B> {
             _stream_slot: None,
             waiting: WaitingForRoom::default(),
             largest: LargestMessage::default(),
+            arriving: 0,
         }
     }
 
@@ -328,9 +338,9 @@ impl<B> Receiving<B> {
                 self.header[3],
                 self.header[4],
             ]) as usize;
-            self.remaining = len + 1;
-            self.largest.saw(len);
-            self.largest.arriving(true);
+            self.remaining = len.saturating_add(1);
+            self.arriving = len;
+            self.largest.arriving(len);
             let cost = self.admission.cost(self.limit, self.header[0] != 0, len);
             match self
                 .admission
@@ -361,7 +371,8 @@ impl<B> Receiving<B> {
     }
 
     fn finish_message(&mut self) {
-        self.largest.arriving(false);
+        self.largest.saw(self.arriving);
+        self.largest.arriving(0);
         // A one-message call's clock runs to the body's end: more messages must not reset it;
         // and its room stays until then too (tonic holds the message until the body ends).
         if !self.one_message {

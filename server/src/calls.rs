@@ -2,7 +2,7 @@
 //! and the largest message it has sent.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Methods whose clients send a stream of messages, and may pause between them (their
 /// streams' idleness is watched by the batch reader); every other call's body is one message.
@@ -34,10 +34,11 @@ pub(crate) const REFLECTION_STREAMS: usize = 64;
 /// request by the admission layer, which sees every message's header, and raised by the
 /// compression layer as it expands messages; read by the batch reader, which charges what a
 /// stream keeps. The decoded message cannot tell: prost drops unknown fields, so one puzzle
-/// padded with 4 MB of them decoded to 100 bytes while tonic kept 4 MB. Also whether a
-/// message is arriving now, which the admission layer knows from its header to its last byte.
+/// padded with 4 MB of them decoded to 100 bytes while tonic kept 4 MB. A message counts once
+/// its last byte is in (a header tonic will refuse must not count). Also the size of the
+/// message arriving now, which the admission layer knows from its header to its last byte.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct LargestMessage(Arc<(AtomicUsize, AtomicBool)>);
+pub(crate) struct LargestMessage(Arc<(AtomicUsize, AtomicUsize)>);
 
 impl LargestMessage {
     /// The one on `request`, or a new one (never raised) where none was put.
@@ -59,13 +60,13 @@ impl LargestMessage {
         self.0.0.load(Ordering::Relaxed)
     }
 
-    /// Records that a message has begun to arrive (`true`) or is in.
-    pub(crate) fn arriving(&self, arriving: bool) {
-        self.0.1.store(arriving, Ordering::Relaxed);
+    /// Records that a message of `len` bytes has begun to arrive, or (0) that none is.
+    pub(crate) fn arriving(&self, len: usize) {
+        self.0.1.store(len, Ordering::Relaxed);
     }
 
-    /// Whether a message is arriving now.
-    pub(crate) fn is_arriving(&self) -> bool {
+    /// The size of the message arriving now; 0 where none is.
+    pub(crate) fn arriving_now(&self) -> usize {
         self.0.1.load(Ordering::Relaxed)
     }
 }

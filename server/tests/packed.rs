@@ -685,3 +685,40 @@ async fn a_stream_whose_client_stops_taking_answers_is_closed_to_make_room() {
     drop(tx);
     server.shutdown().await.expect("clean shutdown");
 }
+
+#[tokio::test]
+async fn a_header_the_server_refuses_charges_nothing() {
+    // Streams are never closed for room here: what counts is what each is charged.
+    let (server, mut client) = server(Config {
+        max_kept_bytes: 400_000,
+        kept_idle_ms: 600_000,
+        ..Config::embedded()
+    })
+    .await;
+    let texts = mixed(1000);
+    let (tx, mut open) = one_answered(&mut client, &texts).await;
+    // Another stream sends one puzzle and, in the same frame, the header of a 4 GiB message.
+    // Counted from that header, its first message needed the whole budget, and was refused.
+    let connection = support::raw::connect(server.addr(), 64 << 10).await;
+    let mut send = connection.send.clone().ready().await.expect("a stream");
+    let head = support::raw::grpc_head(server.addr(), "BatchSolve");
+    let (response, mut body) = send.send_request(head, false).expect("the call opens");
+    let puzzle = pb::SolveRequest {
+        puzzle: Some(sudoku_proto::grid_to_pb(&grid(CLASSIC))),
+        ..Default::default()
+    };
+    let mut data = support::raw::frame(&puzzle).to_vec();
+    data.extend_from_slice(&[0, 0xff, 0xff, 0xff, 0xff]);
+    body.send_data(data.into(), false).expect("sent");
+    let response = response.await.expect("an answer");
+    let mut answers = support::raw::Reader::new(response.into_body(), Duration::ZERO);
+    let answer = answers.next().await.expect("no error").expect("an answer");
+    assert_eq!(answer.outcome, Outcome::Unique as i32);
+    assert!(answers.next().await.expect("no error").is_none());
+    let (code, message) = answers.status().await.expect("trailers");
+    assert_eq!(code, Code::OutOfRange as i32, "{message}");
+    drop((body, send, tx));
+    connection.driver.abort();
+    assert!(open.message().await.expect("no error").is_none());
+    server.shutdown().await.expect("clean shutdown");
+}

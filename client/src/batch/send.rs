@@ -157,8 +157,8 @@ pub async fn worker(
                 reason,
             }) => {
                 let quick = !answered && opened.elapsed() < QUICK_CLOSE;
-                closes = if quick { closes + 1 } else { 1 };
-                if closes <= CLOSES_IN_A_ROW {
+                closes = if quick { closes + 1 } else { 0 };
+                if closes < CLOSES_IN_A_ROW {
                     failures = 0;
                     queue.put_back(unanswered);
                     continue;

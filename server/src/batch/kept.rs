@@ -45,10 +45,12 @@ pub(crate) struct Kept {
     looked_at: AtomicU64,
 }
 
-/// One stream as the budget sees it.
+/// One stream as the budget sees it, shared by its reading and answering sides.
 pub(crate) struct Holder {
     /// Bytes it keeps.
     kept: AtomicUsize,
+    /// Their share of the budget.
+    permit: Mutex<Option<OwnedSemaphorePermit>>,
     /// When it last read a message needing half what it keeps, in ms since the epoch.
     used_at: AtomicU64,
     /// When its client last took answers, in ms since the epoch.
@@ -69,8 +71,10 @@ pub(crate) struct Work {
     /// Its window: a slot not free is a puzzle read and not yet answered to tonic.
     pub(crate) window: Arc<Semaphore>,
     pub(crate) window_size: usize,
-    /// Its largest message, and whether one is arriving.
+    /// Its largest message, and the one arriving.
     pub(crate) largest: LargestMessage,
+    /// What it keeps once a request of so many bytes has gone through (`Batched::kept_bytes`).
+    pub(crate) kept_for: fn(usize) -> usize,
 }
 
 impl Kept {
@@ -98,6 +102,7 @@ impl Kept {
         let now = millis(self.epoch.elapsed());
         let holder = Arc::new(Holder {
             kept: AtomicUsize::new(0),
+            permit: Mutex::new(None),
             used_at: AtomicU64::new(now),
             taken_at: AtomicU64::new(now),
             waiting: AtomicBool::new(false),
@@ -126,15 +131,16 @@ impl Kept {
         let deadline = tokio::time::Instant::now() + ROOM_WAIT;
         self.wanted.fetch_add(bytes, Ordering::Relaxed);
         let _wanted = Wanted(&self.wanted, bytes);
+        // One place in the queue throughout: a new one each look went to its back.
+        let permit = self.room.clone().acquire_many_owned(permits(bytes));
+        tokio::pin!(permit);
         loop {
             self.look(holder);
             let until = (tokio::time::Instant::now() + LOOK_AGAIN).min(deadline);
-            let permit = self.room.clone().acquire_many_owned(permits(bytes));
-            if let Ok(Ok(permit)) = tokio::time::timeout_at(until, permit).await {
-                return Some(permit);
-            }
-            if tokio::time::Instant::now() >= deadline {
-                return None;
+            match tokio::time::timeout_at(until, &mut permit).await {
+                Ok(granted) => return granted.ok(),
+                Err(_) if tokio::time::Instant::now() >= deadline => return None,
+                Err(_) => {}
             }
         }
     }
@@ -160,6 +166,8 @@ impl Kept {
             .iter()
             .filter_map(Weak::upgrade)
             .filter(|h| !std::ptr::eq(h.as_ref(), asking) && h.closable_since(since))
+            // Closing one that keeps nothing frees nothing.
+            .filter(|h| h.kept.load(Ordering::Relaxed) > 0)
             .collect();
         drop(holders);
         closable.sort_by_key(|h| std::cmp::Reverse(h.kept.load(Ordering::Relaxed)));
@@ -174,9 +182,16 @@ impl Kept {
         }
     }
 
-    /// Records that `holder` keeps `bytes` in all, having just read a message that needs them.
-    pub(crate) fn keeps(&self, holder: &Holder, bytes: usize) {
-        holder.kept.store(bytes, Ordering::Relaxed);
+    /// Adds `permit` to what `holder` keeps, having just read a message that needs it all.
+    pub(crate) fn keeps(&self, holder: &Holder, permit: OwnedSemaphorePermit) {
+        if let Ok(mut held) = holder.permit.lock() {
+            match &mut *held {
+                Some(held) => held.merge(permit),
+                none => *none = Some(permit),
+            }
+            let bytes = held.as_ref().map_or(0, OwnedSemaphorePermit::num_permits);
+            holder.kept.store(bytes, Ordering::Relaxed);
+        }
         holder.used();
     }
 }
@@ -215,12 +230,30 @@ impl Holder {
         unused && untaken && self.closable()
     }
 
+    /// Gives back what it keeps, as its reader ends. (An answer tonic has taken but the
+    /// client not yet read stays in tonic's and HTTP/2's buffers until the client reads it or
+    /// the connection closes: a piece at most, 1 MiB.)
+    pub(crate) fn release(&self) {
+        if let Ok(mut held) = self.permit.lock() {
+            *held = None;
+        }
+        self.kept.store(0, Ordering::Relaxed);
+    }
+
+    /// Bytes it keeps.
+    pub(crate) fn kept(&self) -> usize {
+        self.kept.load(Ordering::Relaxed)
+    }
+
     /// Whether it may be closed now, as far as its own state goes: waiting for its client,
-    /// with nothing being solved and no message arriving.
+    /// with nothing being solved and no message arriving that uses what it keeps (tiny ones,
+    /// each frame holding the next one's start, would keep it open for a few bytes a second).
     pub(crate) fn closable(&self) -> bool {
+        let arriving = self.work.largest.arriving_now();
+        let using = arriving > 0 && (self.work.kept_for)(arriving).saturating_mul(2) >= self.kept();
         self.waiting.load(Ordering::Relaxed)
             && self.work.in_pool.load(Ordering::Acquire) == 0
-            && !self.work.largest.is_arriving()
+            && !using
     }
 
     /// Resolves when the budget closes the stream.

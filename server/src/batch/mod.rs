@@ -207,6 +207,9 @@ impl<T> Stream for Answers<T> {
         loop {
             if let Some((answer, _hold)) = self.ready.next() {
                 self.progress.fetch_add(1, Ordering::Relaxed);
+                // tonic asks for the next answer once hyper has room for it: the client is
+                // taking them.
+                self.holder.taken();
                 return Poll::Ready(Some(Ok(answer)));
             }
             // Uncontended but for a stall; taken once per group of answers.
@@ -215,10 +218,7 @@ impl<T> Stream for Answers<T> {
                 Err(_) => Poll::Ready(None),
             };
             match next {
-                Poll::Ready(Some(answers)) => {
-                    self.holder.taken();
-                    self.ready = answers.into_iter();
-                }
+                Poll::Ready(Some(answers)) => self.ready = answers.into_iter(),
                 Poll::Ready(None) => return self.poll_end(cx),
                 Poll::Pending => return Poll::Pending,
             }
@@ -268,6 +268,7 @@ pub(crate) fn spawn<M: Batched>(
         window: window.clone(),
         window_size: shared.batch_window,
         largest: caller.largest.clone(),
+        kept_for: M::kept_bytes,
     });
     let reader = Reader {
         window,
@@ -276,7 +277,6 @@ pub(crate) fn spawn<M: Batched>(
         progress: progress.clone(),
         holder: holder.clone(),
         in_pool,
-        kept: None,
         out: out_tx,
         answers: Arc::downgrade(&rx),
         index: 0,
@@ -341,11 +341,9 @@ struct Reader<M: Batched> {
     progress: Arc<AtomicU64>,
     /// The stream's tasks on the solver threads: while there are any, it is not idle.
     in_pool: Arc<AtomicUsize>,
-    /// What the stream's message buffers keep (see [`Batched::kept_bytes`]), charged to
-    /// `--max-kept-bytes` until the stream ends: 64 open streams that had each taken one 4 MB
-    /// message of refused puzzles kept 1 GiB.
-    kept: Option<OwnedSemaphorePermit>,
-    /// The stream as the kept budget sees it.
+    /// The stream as the kept budget sees it, with what its message buffers keep (see
+    /// [`Batched::kept_bytes`]), charged to `--max-kept-bytes` until the stream ends: 64 open
+    /// streams that had each taken one 4 MB message of refused puzzles kept 1 GiB.
     holder: Arc<kept::Holder>,
     out: mpsc::Sender<Vec<(M::Answer, Hold)>>,
     /// Weak, so that the client dropping its side still closes the channel.
@@ -370,13 +368,18 @@ impl<M: Batched> Reader<M> {
             End::Done | End::Broken(_) => {
                 let window = self.window.clone();
                 let all = window.acquire_many(self.shared.batch_window as u32);
-                match self.watch(all).await {
+                // Waiting for its client to take answers, it may be closed for kept room.
+                self.holder.waiting(true);
+                let taken = self.watch_unless(all, || false, true).await;
+                self.holder.waiting(false);
+                match taken {
                     Ok(_) => end,
                     Err(stopped) => stopped,
                 }
             }
             stopped => stopped,
         };
+        self.holder.release();
         match end {
             End::Done => None,
             End::Broken(status) => Some(status),
@@ -475,11 +478,7 @@ impl<M: Batched> Reader<M> {
     fn kept_bytes(&self, message: &M) -> (usize, usize) {
         let request = message.encoded_len().max(self.caller.largest.get());
         let need = M::kept_bytes(request).min(self.shared.kept.size());
-        let kept = self
-            .kept
-            .as_ref()
-            .map_or(0, OwnedSemaphorePermit::num_permits);
-        (need, kept)
+        (need, self.holder.kept())
     }
 
     /// Charges what the stream's buffers keep once `message` has gone through them, making
@@ -512,11 +511,7 @@ impl<M: Batched> Reader<M> {
                 need - kept
             ))));
         };
-        match &mut self.kept {
-            Some(kept) => kept.merge(permit),
-            none => *none = Some(permit),
-        }
-        self.shared.kept.keeps(&self.holder, need);
+        self.shared.kept.keeps(&self.holder, permit);
         Ok(())
     }
 
@@ -641,7 +636,7 @@ impl<M: Batched> Reader<M> {
         })
     }
 
-    /// The client's next message, as [`Reader::watch`] waits; meanwhile the stream counts as
+    /// The client's next message, as [`Reader::watch_unless`] waits; meanwhile the stream counts as
     /// idle, to be closed if the kept budget needs what it keeps (see [`kept`]).
     async fn next_message(
         &self,
@@ -656,14 +651,9 @@ impl<M: Batched> Reader<M> {
         next
     }
 
-    /// Runs `work` until it ends, the client leaves, or the stream stalls.
-    async fn watch<T>(&self, work: impl Future<Output = T>) -> Result<T, End> {
-        self.watch_unless(work, || false, false).await
-    }
-
-    /// As [`Reader::watch`], the stream not stalled while `waiting_on_others` says so, nor
-    /// while it has work on the solver threads; where `closable`, also ended when the kept
-    /// budget closes it.
+    /// Runs `work` until it ends, the client leaves, or the stream stalls: it is not stalled
+    /// while `waiting_on_others` says so, nor while it has work on the solver threads. Where
+    /// `closable`, it also ends when the kept budget closes it.
     async fn watch_unless<T>(
         &self,
         work: impl Future<Output = T>,
