@@ -514,22 +514,9 @@ async fn a_large_answer_comes_in_pieces_that_answer_every_puzzle_once() {
 async fn a_stream_past_the_kept_bytes_budget_is_refused_by_name() {
     // One stream's 81 KB message keeps 81 KB of request and 162 KB of answer buffer. Streams
     // waiting idle are never closed to make room here (see the next test).
-    let (server, mut client) = server(Config {
-        max_kept_bytes: 400_000,
-        kept_idle_ms: 600_000,
-        ..Config::embedded()
-    })
-    .await;
+    let (server, mut client) = server(kept_budget(600_000)).await;
     let texts = mixed(1000);
-    let (tx, rx) = tokio::sync::mpsc::channel(1);
-    tx.send(packed("first", &texts)).await.expect("queued");
-    let mut first = client
-        .batch_solve_packed(tokio_stream::wrappers::ReceiverStream::new(rx))
-        .await
-        .expect("the stream opens")
-        .into_inner();
-    let answer = first.message().await.expect("no error").expect("an answer");
-    assert_answers(&answer, &texts);
+    let (tx, mut first) = one_answered(&mut client, &texts).await;
     // While the first stream stays open, a second one's small message goes; its large one
     // (sent once the small one is answered: a message is charged from its header) ends it,
     // after the answer to the small one.
@@ -564,6 +551,15 @@ async fn a_stream_past_the_kept_bytes_budget_is_refused_by_name() {
     let answer = answer_of(&mut client, packed("third", &texts)).await;
     assert_answers(&answer, &texts);
     server.shutdown().await.expect("clean shutdown");
+}
+
+/// A server with 400,000 bytes for what streams keep, closing streams unused `idle_ms`.
+fn kept_budget(idle_ms: u64) -> Config {
+    Config {
+        max_kept_bytes: 400_000,
+        kept_idle_ms: idle_ms,
+        ..Config::embedded()
+    }
 }
 
 /// A stream that sent one message of `texts`, read its answer, and stays open.
@@ -608,12 +604,7 @@ fn assert_closed_for_room(status: &tonic::Status) {
 
 #[tokio::test]
 async fn a_stream_that_no_longer_uses_what_it_keeps_is_closed_to_make_room() {
-    let (server, mut client) = server(Config {
-        max_kept_bytes: 400_000,
-        kept_idle_ms: 200,
-        ..Config::embedded()
-    })
-    .await;
+    let (server, mut client) = server(kept_budget(200)).await;
     let texts = mixed(1000);
     // The first stream keeps 243 KB, then sends one puzzle every 50 ms: small messages do
     // not use what it keeps.
@@ -637,12 +628,7 @@ async fn a_stream_that_no_longer_uses_what_it_keeps_is_closed_to_make_room() {
 
 #[tokio::test]
 async fn a_stream_whose_client_stops_taking_answers_is_closed_to_make_room() {
-    let (server, mut client) = server(Config {
-        max_kept_bytes: 400_000,
-        kept_idle_ms: 200,
-        ..Config::embedded()
-    })
-    .await;
+    let (server, mut client) = server(kept_budget(200)).await;
     let texts = mixed(1000);
     // A client with a small HTTP/2 window sends three messages and reads nothing: the
     // answers past its window wait on the server, its stream always owing some. A reviewer
@@ -689,12 +675,7 @@ async fn a_stream_whose_client_stops_taking_answers_is_closed_to_make_room() {
 #[tokio::test]
 async fn a_header_the_server_refuses_charges_nothing() {
     // Streams are never closed for room here: what counts is what each is charged.
-    let (server, mut client) = server(Config {
-        max_kept_bytes: 400_000,
-        kept_idle_ms: 600_000,
-        ..Config::embedded()
-    })
-    .await;
+    let (server, mut client) = server(kept_budget(600_000)).await;
     let texts = mixed(1000);
     let (tx, mut open) = one_answered(&mut client, &texts).await;
     // Another stream sends one puzzle and, in the same frame, the header of a 4 GiB message.

@@ -472,13 +472,12 @@ async fn many_streams_waiting_with_large_messages_keep_memory_bounded() {
 #[cfg(target_os = "linux")]
 async fn kept_buffers_attack(streams: usize) -> (u64, u64, usize) {
     let Attacked {
-        mut child,
+        child,
         _log,
         client,
         port,
         idle,
     } = attacked().await;
-    let pid = child.id();
     let mut one = [0u8; 41];
     one[0] = 0x11;
     let message = sudoku_proto::pb::PackedPuzzles {
@@ -537,12 +536,26 @@ async fn kept_buffers_attack(streams: usize) -> (u64, u64, usize) {
         }
         open.push((tx, answers));
     }
+    let what = format!("kept buffers: {streams} open streams, each answered one 4 MB message");
+    end_attack(child, idle, open, refused, &what).await
+}
+
+/// Ends an attack that left `open` streams on `child`, `refused` more turned away: prints
+/// `what`, with the server's RSS, idle and now, and the streams closed since to make room for
+/// others; stops the server. Returns the RSS figures in MiB and the streams refused or closed.
+#[cfg(target_os = "linux")]
+async fn end_attack<S, T>(
+    mut child: Child,
+    idle: u64,
+    mut open: Vec<(S, tonic::Streaming<T>)>,
+    refused: usize,
+    what: &str,
+) -> (u64, u64, usize) {
     tokio::time::sleep(std::time::Duration::from_millis(500)).await;
-    let now = proc_kib(pid, "VmRSS:");
+    let now = proc_kib(child.id(), "VmRSS:");
     let closed = closed_to_make_room(&mut open);
     eprintln!(
-        "kept buffers: {streams} open streams, each answered one 4 MB message ({refused} \
-         refused, {closed} closed later); server RSS idle {} MiB, now {} MiB",
+        "{what} ({refused} refused, {closed} closed later); server RSS idle {} MiB, now {} MiB",
         idle / 1024,
         now / 1024
     );
@@ -615,13 +628,12 @@ struct PaddedSolve {
 #[cfg(target_os = "linux")]
 async fn padded_messages_attack(streams: usize) -> (u64, u64, usize) {
     let Attacked {
-        mut child,
+        child,
         _log,
         port,
         idle,
         ..
     } = attacked().await;
-    let pid = child.id();
     let puzzle = sudoku_proto::grid_to_pb(&CLASSIC.parse().expect("a puzzle"));
     let path = http::uri::PathAndQuery::from_static("/sudoku.v1.Sudoku/BatchSolve");
     let (mut open, mut refused, mut channel) = (Vec::new(), 0, None);
@@ -671,19 +683,9 @@ async fn padded_messages_attack(streams: usize) -> (u64, u64, usize) {
         }
         open.push((tx, answers));
     }
-    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
-    let now = proc_kib(pid, "VmRSS:");
-    let closed = closed_to_make_room(&mut open);
-    eprintln!(
-        "padded messages: {streams} open streams, each sent one puzzle padded to 4 MB \
-         ({refused} refused, {closed} closed later); server RSS idle {} MiB, now {} MiB",
-        idle / 1024,
-        now / 1024
-    );
-    drop(open);
-    let _ = child.kill();
-    let _ = child.wait();
-    (idle / 1024, now / 1024, refused + closed)
+    let what =
+        format!("padded messages: {streams} open streams, each sent one puzzle padded to 4 MB");
+    end_attack(child, idle, open, refused, &what).await
 }
 
 // A message is charged as tonic buffers it, not as it decodes: prost drops unknown fields, so
