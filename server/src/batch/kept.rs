@@ -7,9 +7,10 @@
 //! lock everyone else out: 27 gzip streams, each sent one 12 KB message expanding to 4 MB and
 //! then a message a minute, held the whole 128 MiB. So where streams wait for room, a stream
 //! is closed for them (those keeping most first) if it waits for its client (for its next
-//! message, or to take answers), no puzzle of its is being solved, no message of its is
-//! arriving, its client has taken an answer within the last while (a second by default) or
-//! has none waiting, and it has not read a message needing half what it keeps for that while.
+//! message, or to take answers), no puzzle of its is being solved, no message arriving would
+//! need half what it keeps, its client has taken an answer within the last while (a second by
+//! default) or has none waiting, and it has not read a message needing half what it keeps for
+//! that while.
 //! Reviewers' streams that defeated looser rules: a puzzle every half second after one 4 MB
 //! message (33 streams held the whole budget); a client that never read its answers, so
 //! that the stream always owed it some (about 100 bytes a second held 1 MB).
