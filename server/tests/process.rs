@@ -380,10 +380,7 @@ async fn big_id_attack(count: usize) -> (u64, u64) {
 #[tokio::test]
 async fn big_ids_on_a_stream_that_never_reads_keep_memory_bounded() {
     let (idle, peak) = big_id_attack(100).await;
-    assert!(
-        peak - idle < 256,
-        "peak RSS {peak} MiB is more than 256 MiB above idle ({idle} MiB)"
-    );
+    assert_rss_within(idle, peak, 256, "peak RSS");
 }
 
 #[cfg(target_os = "linux")]
@@ -444,10 +441,7 @@ async fn packed_messages_whose_answers_are_never_read_keep_memory_bounded() {
     // two or three at once, and the rest wait as 4 MB decoded messages (16 x 24 MB = 384 MB
     // when each was counted as one stream's 1 MiB).
     let (idle, peak) = packed_attack(16).await;
-    assert!(
-        peak - idle < 192,
-        "peak RSS {peak} MiB is more than 192 MiB above idle ({idle} MiB)"
-    );
+    assert_rss_within(idle, peak, 192, "peak RSS");
 }
 
 // Regression (attack review): the messages waiting for room were held outside every budget,
@@ -459,10 +453,7 @@ async fn packed_messages_whose_answers_are_never_read_keep_memory_bounded() {
 #[tokio::test]
 async fn many_streams_waiting_with_large_messages_keep_memory_bounded() {
     let (idle, peak) = packed_attack(192).await;
-    assert!(
-        peak - idle < 192,
-        "peak RSS {peak} MiB is more than 192 MiB above idle ({idle} MiB)"
-    );
+    assert_rss_within(idle, peak, 192, "peak RSS");
 }
 
 /// Batch streams that each send one 4 MB packed message of puzzles refused at once (two 1s in
@@ -568,6 +559,15 @@ fn assert_refused_for_kept_room(status: &tonic::Status) {
     assert!(message.contains("--max-kept-bytes"), "{message}");
 }
 
+/// Asserts that `rss` (what: "RSS" or "peak RSS") is less than `limit` MiB above `idle`.
+#[cfg(target_os = "linux")]
+fn assert_rss_within(idle: u64, rss: u64, limit: u64, what: &str) {
+    assert!(
+        rss - idle < limit,
+        "{what} {rss} MiB is more than {limit} MiB above idle ({idle} MiB)"
+    );
+}
+
 /// How many of the `open` streams the server has closed since, to make room for others'
 /// buffers (UNAVAILABLE naming `--max-kept-bytes`).
 #[cfg(target_os = "linux")]
@@ -600,19 +600,13 @@ async fn open_streams_do_not_keep_large_buffers_beyond_the_budget() {
         turned_away, 0,
         "16 streams keep 82 MiB, within the 128 MiB budget"
     );
-    assert!(
-        now - idle < 160,
-        "RSS {now} MiB is more than 160 MiB above idle ({idle} MiB)"
-    );
+    assert_rss_within(idle, now, 160, "RSS");
     let (idle, now, turned_away) = kept_buffers_attack(64).await;
     assert!(
         turned_away >= 32,
         "only {turned_away} of 64 streams refused or closed"
     );
-    assert!(
-        now - idle < 224,
-        "RSS {now} MiB is more than 224 MiB above idle ({idle} MiB)"
-    );
+    assert_rss_within(idle, now, 224, "RSS");
 }
 
 /// A BatchSolve request as a client with fields this server does not know might send it.
@@ -696,10 +690,7 @@ async fn padding_a_message_with_unknown_fields_is_charged_too() {
         turned_away >= 24,
         "only {turned_away} of 64 streams refused or closed"
     );
-    assert!(
-        now - idle < 192,
-        "RSS {now} MiB is more than 192 MiB above idle ({idle} MiB)"
-    );
+    assert_rss_within(idle, now, 192, "RSS");
 }
 
 /// Calls to `path` on one connection, each sending one gzip message of about 4 KB that
