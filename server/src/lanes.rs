@@ -46,6 +46,9 @@ struct State {
     /// Tenants with work, in serving order.
     turns: VecDeque<Tenant>,
     tasks: HashMap<Tenant, VecDeque<Task>>,
+    /// Threads waiting for a task. A push wakes one only when some wait: std's `notify_one`
+    /// makes a system call even when no thread waits, and at full load none does.
+    waiting: usize,
     closed: bool,
 }
 
@@ -62,8 +65,11 @@ impl Queue {
         if tasks.len() == 1 {
             state.turns.push_back(tenant);
         }
+        let wake = state.waiting > 0;
         drop(state);
-        self.ready.notify_one();
+        if wake {
+            self.ready.notify_one();
+        }
     }
 
     /// The next tenant's next task; `None` once closed.
@@ -83,10 +89,12 @@ impl Queue {
             if state.closed {
                 return None;
             }
+            state.waiting += 1;
             state = self
                 .ready
                 .wait(state)
                 .unwrap_or_else(PoisonError::into_inner);
+            state.waiting -= 1;
         }
     }
 
@@ -191,6 +199,32 @@ mod tests {
             task();
         }
         assert_eq!(*log.lock().unwrap(), ["a1", "b1", "a2", "b2", "a3"]);
+    }
+
+    #[test]
+    fn a_thread_waiting_for_work_wakes_for_each_push() {
+        let queue = Arc::new(Queue::default());
+        let (done_tx, done_rx) = std::sync::mpsc::channel();
+        let worker = {
+            let queue = queue.clone();
+            std::thread::spawn(move || {
+                while let Some(task) = queue.pop() {
+                    task();
+                }
+            })
+        };
+        for round in 0..50 {
+            // Wait until the worker sleeps, so each push must wake it rather than find it busy.
+            while queue.lock().waiting == 0 {
+                std::thread::yield_now();
+            }
+            let done = done_tx.clone();
+            queue.push(Tenant(1), Box::new(move || done.send(round).unwrap()));
+            let ran = done_rx.recv_timeout(std::time::Duration::from_secs(5));
+            assert_eq!(ran, Ok(round), "the sleeping worker ran round {round}");
+        }
+        queue.close();
+        worker.join().unwrap();
     }
 
     #[test]

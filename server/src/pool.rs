@@ -1,8 +1,9 @@
 //! The solver threads: puzzles are solved here, never on the async executor.
 
+use std::cell::Cell;
 use std::collections::VecDeque;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -21,6 +22,13 @@ const INLINE_MAX_SIDE: usize = 9;
 /// wasted: at 32 that cost a hard puzzle (~200 guesses) 9-13 µs, a fifth of its solve; at 8
 /// it costs 2.6 µs, and 97% of 17-clue puzzles still settle inline.
 const INLINE_GUESSES: u64 = 8;
+/// Inline tries in a row that needed more guesses, after which calls stop trying: a client
+/// sending hard puzzles (about 200 guesses each) would pay every one's wasted try, an eighth
+/// of a unary call's cost beyond its solve on two cores.
+const INLINE_MISSES: u32 = 8;
+/// While calls stop trying, one in this many on each thread still does, so a return to easy
+/// puzzles is seen within a few dozen calls.
+const INLINE_PROBE_EVERY: u32 = 16;
 /// How long a short-lane task runs before other clients get their turn; a puzzle still
 /// unsolved after this long starts again in the long lane. Hard 9×9 puzzles take well under
 /// a millisecond, so only the truly slow move, and the work thrown away is at most this.
@@ -64,6 +72,7 @@ where
 pub struct Pool {
     lanes: Arc<Lanes>,
     metrics: Arc<Metrics>,
+    inline: InlineOdds,
 }
 
 /// Why a pooled solve gave no solution.
@@ -83,6 +92,7 @@ impl Pool {
         Ok(Pool {
             lanes: Arc::new(Lanes::new(workers)?),
             metrics,
+            inline: InlineOdds::default(),
         })
     }
 
@@ -114,7 +124,7 @@ impl Pool {
     /// off the executor to about 10 µs, inside tokio's guidance of 10–100 µs between awaits;
     /// a puzzle that needs more starts afresh on a solver thread. `None` means "use the pool".
     fn try_inline(&self, grid: &Grid, options: &Options) -> Option<Result<Report, PoolError>> {
-        if grid.shape().side() > INLINE_MAX_SIDE {
+        if grid.shape().side() > INLINE_MAX_SIDE || !self.inline.worth_trying() {
             return None;
         }
         let budget = options.budget.unwrap_or(u64::MAX);
@@ -133,6 +143,7 @@ impl Pool {
                 ..
             }
         ) && budget > INLINE_GUESSES;
+        self.inline.record(!hit_our_cap);
         if hit_our_cap {
             return None;
         }
@@ -196,6 +207,42 @@ impl Pool {
                 then(result);
             }),
         );
+    }
+}
+
+/// Whether inline tries have been paying off lately, for every call of the server.
+#[derive(Default)]
+struct InlineOdds {
+    /// Inline tries in a row that hit the guess cap, up to [`INLINE_MISSES`]. Written only
+    /// when it changes, so calls that keep settling inline share the line read-only.
+    misses: AtomicU32,
+}
+
+impl InlineOdds {
+    /// Whether this call should try inline: yes unless the last tries all missed, and then
+    /// still one call in [`INLINE_PROBE_EVERY`] on this thread.
+    fn worth_trying(&self) -> bool {
+        thread_local! {
+            static CALLS: Cell<u32> = const { Cell::new(0) };
+        }
+        if self.misses.load(Ordering::Relaxed) < INLINE_MISSES {
+            return true;
+        }
+        CALLS.with(|calls| {
+            let n = calls.get().wrapping_add(1);
+            calls.set(n);
+            n % INLINE_PROBE_EVERY == 0
+        })
+    }
+
+    /// Records how an inline try went.
+    fn record(&self, settled: bool) {
+        let misses = self.misses.load(Ordering::Relaxed);
+        if settled && misses != 0 {
+            self.misses.store(0, Ordering::Relaxed);
+        } else if !settled && misses < INLINE_MISSES {
+            self.misses.store(misses + 1, Ordering::Relaxed);
+        }
     }
 }
 
@@ -475,6 +522,60 @@ mod tests {
         // Larger grids never run inline.
         let big = Grid::empty(solver_core::Shape::new(4, 4).expect("4x4 boxes"));
         assert!(pool().try_inline(&big, &Options::default()).is_none());
+    }
+
+    #[test]
+    fn calls_stop_trying_inline_after_a_run_of_misses_and_probe_until_one_settles() {
+        let odds = InlineOdds::default();
+        let tries = |odds: &InlineOdds| {
+            (0..INLINE_PROBE_EVERY * 4)
+                .filter(|_| odds.worth_trying())
+                .count()
+        };
+        assert_eq!(tries(&odds), 64, "a fresh server tries every call inline");
+        for _ in 0..INLINE_MISSES - 1 {
+            odds.record(false);
+        }
+        assert_eq!(
+            tries(&odds),
+            64,
+            "one miss short of the run, it still tries"
+        );
+        odds.record(false);
+        assert_eq!(tries(&odds), 4, "after the run, only the probes try");
+        odds.record(true);
+        assert_eq!(tries(&odds), 64, "a probe that settles brings tries back");
+    }
+
+    #[test]
+    fn a_pool_fed_hard_puzzles_sends_the_next_ones_straight_to_its_threads() {
+        let pool = pool();
+        let hard = grid(&".".repeat(81));
+        let options = Options {
+            algorithm: solver_core::Algorithm::Backtracking,
+            ..Options::default()
+        };
+        for _ in 0..INLINE_MISSES {
+            assert!(pool.try_inline(&hard, &options).is_none());
+        }
+        // Not tried at all now: an easy puzzle, which settles whenever tried, goes to the
+        // pool until the probe comes round (on a fresh thread, its last call of the period).
+        let easy = grid(EASY);
+        let settled: Vec<bool> = std::thread::scope(|s| {
+            s.spawn(|| {
+                (0..INLINE_PROBE_EVERY)
+                    .map(|_| pool.try_inline(&easy, &Options::default()).is_some())
+                    .collect()
+            })
+            .join()
+            .expect("the calls ran")
+        });
+        let last = settled.len() - 1;
+        assert_eq!(settled.iter().position(|&s| s), Some(last), "{settled:?}");
+        assert!(
+            (0..INLINE_PROBE_EVERY).all(|_| pool.try_inline(&easy, &Options::default()).is_some()),
+            "the probe settled, so every call tries inline again"
+        );
     }
 
     #[test]
