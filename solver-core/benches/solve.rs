@@ -3,7 +3,9 @@
 //!
 //! Each dataset is cut into chunks; each chunk is solved by both solvers in turn for a few
 //! rounds, and each solver's fastest round per chunk counts, so a noisy neighbour slows
-//! both alike and the printed ratio holds.
+//! both alike and the printed ratio holds. Reading the one-line text form is timed likewise
+//! (`parse`); ours also checks that no digit repeats in a house and allocates the grid, which
+//! the crate's `from_str_line` does not.
 //! `SUDOKU_DATA` moves the dataset folder (missing data: SKIP, or a failure in CI); `SUDOKU_BENCH_LIMIT` caps puzzles per dataset;
 //! `cargo bench -p solver-core -- WORD` runs only the datasets whose name contains WORD.
 
@@ -93,6 +95,7 @@ fn main() {
                 .iter()
                 .map(|g| Sudoku::from_bytes_slice(g.cells()).expect("a valid 9x9 grid"))
                 .collect();
+            parsing(&name, &puzzles);
             for mode in [Mode::First, Mode::Unique] {
                 let (mut best_ours, mut best_theirs) = (Duration::ZERO, Duration::ZERO);
                 for (mine, crates) in puzzles.chunks(CHUNK).zip(crate_puzzles.chunks(CHUNK)) {
@@ -121,6 +124,44 @@ fn main() {
         }
     }
     general_sizes(&wanted);
+}
+
+/// Reading the puzzles from their one-line text form, ours against the crate's, chunk by
+/// chunk as the solves are.
+fn parsing(name: &str, puzzles: &[Grid]) {
+    let lines: Vec<String> = puzzles.iter().map(Grid::to_line).collect();
+    let (mut best_ours, mut best_theirs) = (Duration::ZERO, Duration::ZERO);
+    for chunk in lines.chunks(CHUNK) {
+        let (mut a, mut b) = (Duration::MAX, Duration::MAX);
+        for _ in 0..ROUNDS {
+            let (t, n) = timed(|| {
+                chunk
+                    .iter()
+                    .filter(|l| black_box(l.parse::<Grid>()).is_ok())
+                    .count()
+            });
+            assert_eq!(n, chunk.len(), "{name}: ours must read every puzzle");
+            a = a.min(t);
+            let (t, n) = timed(|| {
+                chunk
+                    .iter()
+                    .filter(|l| black_box(Sudoku::from_str_line(l)).is_ok())
+                    .count()
+            });
+            assert_eq!(n, chunk.len(), "{name}: the crate must read every puzzle");
+            b = b.min(t);
+        }
+        best_ours += a;
+        best_theirs += b;
+    }
+    let (a, b) = (
+        per_s(puzzles.len(), best_ours),
+        per_s(puzzles.len(), best_theirs),
+    );
+    println!(
+        "bench dataset={name} parse ours_per_s={a:.0} sudoku_crate_per_s={b:.0} ratio={:.2}",
+        a / b
+    );
 }
 
 /// The general solver on generated puzzles of the larger sizes (no published competitor).
