@@ -263,26 +263,6 @@ async fn stream(
         limit,
         options,
     };
-    let lost = |status: tonic::Status, out: &mut Outbox, answered: bool| {
-        // A busy server (RESOURCE_EXHAUSTED) is left to cool down like a lost one.
-        let busy = status.code() == tonic::Code::ResourceExhausted;
-        if is_stream_closed(&status) {
-            Lost::Stream {
-                unanswered: out.unanswered(),
-                answered,
-                reason: status_error(&server.url, status).to_string(),
-            }
-        } else if is_server_lost(&status) || busy {
-            Lost::Server {
-                reason: status_error(&server.url, status).to_string(),
-                unanswered: out.unanswered(),
-                busy,
-                answered,
-            }
-        } else {
-            Lost::Fatal(status_error(&server.url, status))
-        }
-    };
     let call = client.batch_solve_packed(conn.request(ReceiverStream::new(rx)));
     tokio::pin!(call);
     // The first chunks go out while the stream opens, not after the server's first reply.
@@ -290,7 +270,7 @@ async fn stream(
         tokio::select! {
             response = &mut call => match response {
                 Ok(response) => break response.into_inner(),
-                Err(status) => return Err(lost(status, &mut out, false)),
+                Err(status) => return Err(lost(server, status, &mut out, false)),
             },
             chunk = queue.next(), if out.open() => out.send(chunk).await,
         }
@@ -321,9 +301,32 @@ async fn stream(
                         answered,
                     })
                 }
-                Err(status) => return Err(lost(status, &mut out, answered)),
+                Err(status) => return Err(lost(server, status, &mut out, answered)),
             },
         }
+    }
+}
+
+/// How a stream's call ended with `status`: closed by the server (open another), server lost
+/// or busy (its unanswered puzzles go to the others), or a failure of the batch itself.
+fn lost(server: &Server, status: tonic::Status, out: &mut Outbox, answered: bool) -> Lost {
+    // A busy server (RESOURCE_EXHAUSTED) is left to cool down like a lost one.
+    let busy = status.code() == tonic::Code::ResourceExhausted;
+    if is_stream_closed(&status) {
+        Lost::Stream {
+            unanswered: out.unanswered(),
+            answered,
+            reason: status_error(&server.url, status).to_string(),
+        }
+    } else if is_server_lost(&status) || busy {
+        Lost::Server {
+            reason: status_error(&server.url, status).to_string(),
+            unanswered: out.unanswered(),
+            busy,
+            answered,
+        }
+    } else {
+        Lost::Fatal(status_error(&server.url, status))
     }
 }
 
