@@ -215,7 +215,12 @@ mod tests {
         };
         for round in 0..50 {
             // Wait until the worker sleeps, so each push must wake it rather than find it busy.
+            let asleep_by = std::time::Instant::now() + std::time::Duration::from_secs(5);
             while queue.lock().waiting == 0 {
+                assert!(
+                    std::time::Instant::now() < asleep_by,
+                    "the worker never waited"
+                );
                 std::thread::yield_now();
             }
             let done = done_tx.clone();

@@ -26,8 +26,8 @@ const INLINE_GUESSES: u64 = 8;
 /// sending hard puzzles (about 200 guesses each) would pay every one's wasted try, an eighth
 /// of a unary call's cost beyond its solve on two cores.
 const INLINE_MISSES: u32 = 8;
-/// While calls stop trying, one in this many on each thread still does, so a return to easy
-/// puzzles is seen within a few dozen calls.
+/// While calls stop trying, one in this many on each async thread still does, so a return to
+/// easy puzzles is seen within this many calls per thread.
 const INLINE_PROBE_EVERY: u32 = 16;
 /// How long a short-lane task runs before other clients get their turn; a puzzle still
 /// unsolved after this long starts again in the long lane. Hard 9×9 puzzles take well under
@@ -124,10 +124,13 @@ impl Pool {
     /// off the executor to about 10 µs, inside tokio's guidance of 10–100 µs between awaits;
     /// a puzzle that needs more starts afresh on a solver thread. `None` means "use the pool".
     fn try_inline(&self, grid: &Grid, options: &Options) -> Option<Result<Report, PoolError>> {
-        if grid.shape().side() > INLINE_MAX_SIDE || !self.inline.worth_trying() {
+        let budget = options.budget.unwrap_or(u64::MAX);
+        // A caller's budget within the cap makes the inline answer final: always worth it,
+        // and no sign of what other calls need.
+        let own_budget = budget <= INLINE_GUESSES;
+        if grid.shape().side() > INLINE_MAX_SIDE || !(own_budget || self.inline.worth_trying()) {
             return None;
         }
-        let budget = options.budget.unwrap_or(u64::MAX);
         let capped = Options {
             budget: Some(budget.min(INLINE_GUESSES)),
             ..options.clone()
@@ -142,8 +145,10 @@ impl Pool {
                 reason: StopReason::Budget,
                 ..
             }
-        ) && budget > INLINE_GUESSES;
-        self.inline.record(!hit_our_cap);
+        ) && !own_budget;
+        if !own_budget {
+            self.inline.record(!hit_our_cap);
+        }
         if hit_our_cap {
             return None;
         }
@@ -557,6 +562,14 @@ mod tests {
         };
         for _ in 0..INLINE_MISSES {
             assert!(pool.try_inline(&hard, &options).is_none());
+        }
+        // A caller's own small budget still runs inline, and tells nothing of the others.
+        let small = Options {
+            budget: Some(INLINE_GUESSES),
+            ..options.clone()
+        };
+        for _ in 0..INLINE_PROBE_EVERY {
+            assert!(pool.try_inline(&hard, &small).is_some(), "final inline");
         }
         // Not tried at all now: an easy puzzle, which settles whenever tried, goes to the
         // pool until the probe comes round (on a fresh thread, its last call of the period).
