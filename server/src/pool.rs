@@ -57,6 +57,9 @@ pub trait Deliver<J>: Send + 'static {
     fn refused(&mut self, _work: J) {}
     /// Sends on whatever was held back to go out together.
     fn flush(&mut self) {}
+    /// A puzzle outlasted its slice and went to the long lane: its answer may come long
+    /// after the rest, so nothing should wait for it.
+    fn went_long(&mut self) {}
 }
 
 impl<J, F> Deliver<J> for F
@@ -320,6 +323,7 @@ where
     }
 
     fn to_long_lane(&self, job: J) {
+        self.lock().went_long();
         let (each, metrics) = (self.each.clone(), self.metrics.clone());
         self.lanes.long(
             self.tenant,

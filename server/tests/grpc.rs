@@ -320,6 +320,45 @@ async fn batch_reports_invalid_items_and_goes_on() {
 }
 
 #[tokio::test]
+async fn a_slow_puzzle_in_a_batch_does_not_hold_back_the_answers_of_quick_ones() {
+    let (server, mut client) = server(Config {
+        workers: Some(2),
+        max_solve_ms: 3_000,
+        ..Config::embedded()
+    })
+    .await;
+    let (slow, quick) = (grid(SLOW_FOR_BACKTRACKING), grid(CLASSIC));
+    let requests = vec![
+        request("slow", &slow, Algorithm::Backtracking, 2),
+        request("quick", &quick, Algorithm::Fast, 2),
+    ];
+    let start = Instant::now();
+    let mut answers = client
+        .batch_solve(tokio_stream::iter(requests))
+        .await
+        .unwrap()
+        .into_inner();
+    let mut arrived = Vec::new();
+    while let Some(answer) = answers.next().await {
+        let answer = answer.expect("answered");
+        arrived.push((answer.id.clone(), start.elapsed()));
+        if answer.id == "quick" {
+            assert_solved(&quick, &answer);
+        }
+    }
+    let at = |id: &str| arrived.iter().find(|(a, _)| a == id).map(|(_, t)| *t);
+    let (slow_at, quick_at) = (at("slow").expect("slow"), at("quick").expect("quick"));
+    // The slow one takes a second or more in the long lane (a debug build); answers the
+    // stream's other tasks left to go out together must not wait for it.
+    assert!(
+        slow_at >= Duration::from_millis(500),
+        "not slow enough: {arrived:?}"
+    );
+    assert!(quick_at < slow_at / 4, "{arrived:?}");
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
 async fn client_cancellation_stops_the_work() {
     let config = Config {
         workers: Some(2),

@@ -5,6 +5,7 @@
 //! its error, but only after every puzzle read before it has been answered. What differs
 //! between the two RPCs (how a message becomes puzzles, how answers are made) is [`Batched`].
 
+mod carry;
 mod kept;
 mod packed;
 mod pieces;
@@ -84,6 +85,8 @@ pub(crate) struct Submit<'a, A> {
     pub(crate) cancel: &'a Arc<AtomicBool>,
     pub(crate) out: &'a mpsc::Sender<Vec<(A, Hold)>>,
     pub(crate) progress: &'a Arc<AtomicU64>,
+    /// Answers the stream's tasks leave at their end, sent on together (see [`carry`]).
+    pub(crate) carry: &'a Arc<carry::Carry<A>>,
     /// The stream's tasks on the solver threads (see [`InPool`]).
     in_pool: &'a Arc<AtomicUsize>,
 }
@@ -154,6 +157,10 @@ impl<J, D: Deliver<J>> Deliver<J> for Tracked<D> {
 
     fn flush(&mut self) {
         self.inner.flush();
+    }
+
+    fn went_long(&mut self) {
+        self.inner.went_long();
     }
 }
 
@@ -278,6 +285,7 @@ pub(crate) fn spawn<M: Batched>(
         holder: holder.clone(),
         in_pool,
         out: out_tx,
+        carry: Arc::default(),
         answers: Arc::downgrade(&rx),
         index: 0,
         messages: 0,
@@ -346,6 +354,7 @@ struct Reader<M: Batched> {
     /// streams that had each taken one 4 MB message of refused puzzles kept 1 GiB.
     holder: Arc<kept::Holder>,
     out: mpsc::Sender<Vec<(M::Answer, Hold)>>,
+    carry: Arc<carry::Carry<M::Answer>>,
     /// Weak, so that the client dropping its side still closes the channel.
     answers: Weak<Inbox<M::Answer>>,
     /// Stream index of the next puzzle.
@@ -455,6 +464,7 @@ impl<M: Batched> Reader<M> {
                     cancel: &self.cancel,
                     out: &self.out,
                     progress: &self.progress,
+                    carry: &self.carry,
                     in_pool: &self.in_pool,
                 },
             );

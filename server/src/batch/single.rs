@@ -1,7 +1,7 @@
 //! BatchSolve: one puzzle per message, one answer per puzzle.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
 use prost::Message;
@@ -9,6 +9,7 @@ use sudoku_proto::pb;
 use tokio::sync::mpsc;
 use tonic::Status;
 
+use super::carry::{Carry, GATHER, GATHER_WAIT, Out};
 use super::{Batched, Hold, Read, Submit};
 use crate::pool::{Deliver, PoolError, Work};
 use crate::respond::{Job, Limits, invalid, prepare, response};
@@ -16,13 +17,6 @@ use crate::status::RequestError;
 
 /// An answer and what its puzzle holds.
 type Answer = (pb::SolveResponse, Hold);
-
-/// Answers a solver thread gathers before sending them on together: one wake-up of the
-/// response side, and one socket write, for many answers. Measured on easy puzzles: 16 gave
-/// 0.45 of in-process throughput, 256 gives 0.51.
-const GATHER: usize = 256;
-/// The longest a gathered answer waits for others: hard puzzles take milliseconds each.
-const GATHER_WAIT: Duration = Duration::from_millis(1);
 
 impl Batched for pb::SolveRequest {
     type Answer = pb::SolveResponse;
@@ -62,11 +56,14 @@ impl Batched for pb::SolveRequest {
         while !items.is_empty() {
             let rest = items.split_off(per_thread.min(items.len()));
             let chunk = std::mem::replace(&mut items, rest);
+            to.carry.join();
             let gathered = Gathered {
                 out: to.out.clone(),
                 progress: to.progress.clone(),
+                carry: to.carry.clone(),
                 answers: Vec::with_capacity(GATHER.min(chunk.len())),
                 waited: Duration::ZERO,
+                joined: true,
             };
             to.solve(chunk, gathered);
         }
@@ -80,14 +77,19 @@ impl Batched for pb::SolveRequest {
     }
 }
 
-/// Answers from one solver thread, sent on in groups of [`GATHER`], once they have waited
-/// [`GATHER_WAIT`] of solving, and when dropped at the end of the thread's share of puzzles.
+/// Answers from one solver thread, handed on to the stream's [`Carry`]: at once in groups of
+/// [`GATHER`] or once they have waited [`GATHER_WAIT`] of solving, else when the pool pauses
+/// the task and when the task ends.
 struct Gathered {
     out: mpsc::Sender<Vec<Answer>>,
     progress: Arc<AtomicU64>,
+    carry: Arc<Carry<pb::SolveResponse>>,
     answers: Vec<Answer>,
     /// Solver time since the first gathered answer: the solver's own clock, no extra reads.
     waited: Duration,
+    /// Whether the carry counts this task among those answers may wait for: until it ends,
+    /// or until one of its puzzles goes to the long lane, after which its answers go at once.
+    joined: bool,
 }
 
 impl Gathered {
@@ -97,24 +99,26 @@ impl Gathered {
         }
         self.answers.push(answer);
         if self.answers.len() >= GATHER || self.waited >= GATHER_WAIT {
-            self.flush();
+            self.hand(true);
         }
     }
 
-    fn flush(&mut self) {
+    /// Hands the gathered answers to the stream's carry, sent on there at once when `now`.
+    fn hand(&mut self, now: bool) {
         self.waited = Duration::ZERO;
+        if self.answers.is_empty() {
+            return;
+        }
         // The next group gets the same room, so it grows without reallocating.
         let next = Vec::with_capacity(self.answers.capacity());
-        self.send(next);
+        let answers = std::mem::replace(&mut self.answers, next);
+        self.carry.hand(answers, now, &self.to());
     }
 
-    fn send(&mut self, next: Vec<Answer>) {
-        let full = std::mem::replace(&mut self.answers, next);
-        if !full.is_empty() {
-            self.progress
-                .fetch_add(full.len() as u64, Ordering::Relaxed);
-            // A full channel cannot happen (see `Answers`); a closed one means nobody listens.
-            let _ = self.out.try_send(full);
+    fn to(&self) -> Out<'_, pb::SolveResponse> {
+        Out {
+            out: &self.out,
+            progress: &self.progress,
         }
     }
 }
@@ -141,13 +145,31 @@ impl Deliver<Item> for Gathered {
     }
 
     fn flush(&mut self) {
-        Gathered::flush(self);
+        self.hand(!self.joined);
+    }
+
+    fn went_long(&mut self) {
+        self.leave();
+    }
+}
+
+impl Gathered {
+    /// Takes this task out of those the carry's answers wait for, with its answers.
+    fn leave(&mut self) {
+        if std::mem::replace(&mut self.joined, false) {
+            let answers = std::mem::take(&mut self.answers);
+            self.carry.leave(answers, &self.to());
+        }
     }
 }
 
 impl Drop for Gathered {
     fn drop(&mut self) {
-        self.send(Vec::new());
+        if self.joined {
+            self.leave();
+        } else {
+            self.hand(true);
+        }
     }
 }
 
