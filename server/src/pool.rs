@@ -55,6 +55,9 @@ pub trait Deliver<J>: Send + 'static {
     fn deliver(&mut self, job: J, result: Result<Report, PoolError>);
     /// Takes work whose [`Work::job`] found nothing to solve; it holds its own answer.
     fn refused(&mut self, _work: J) {}
+    /// A solver thread starts (or resumes) working for the caller; [`Deliver::flush`] comes
+    /// when it stops.
+    fn started(&mut self) {}
     /// Sends on whatever was held back to go out together.
     fn flush(&mut self) {}
     /// A puzzle outlasted its slice and went to the long lane: its answer may come long
@@ -270,6 +273,7 @@ where
 {
     /// Solves puzzles for one time slice, then queues the rest behind other tenants' work.
     fn run(mut self) {
+        self.lock().started();
         let start = Instant::now();
         // The end of one solve is the start of the next: each solve is timed from the end of
         // the last (so its time takes in building its grid and handing on the last answer),

@@ -4,11 +4,13 @@
 //! so its messages are read a few at a time and each becomes a small task on the solver
 //! threads. Sending each task's answers at its end made BatchSolve send 4.4 answers at a time
 //! on hard puzzles: each send a wake-up of the async thread and a socket write, which cost the
-//! server about a tenth of the solving. Answers left at a task's end wait here for the
-//! stream's other tasks, and go out when the stream has none left in the pool, when enough
-//! have gathered, or when the oldest has waited long enough: looked at whenever one of the
-//! stream's tasks pauses or ends. A task whose puzzle moves to the long lane (it may run for
-//! seconds) stops counting at once, so quick answers never wait for a slow one.
+//! server about a tenth of the solving. Answers a task leaves when a solver thread stops
+//! working on it (at its end, or at the end of a time slice) wait here for the stream's other
+//! tasks that solver threads are working on, and go out when there are none, when enough
+//! have gathered, or when the oldest has waited long enough: looked at whenever one of those
+//! tasks hands answers on or stops. A task waiting in the queue does not count (other
+//! clients' work may be ahead of it), nor does one whose puzzle moved to the long lane (it may
+//! run for seconds), so answers wait at most for a running task's next slice.
 //!
 //! Measured on hard puzzles over four BatchSolve streams (`perf stat` on the server, 2 s):
 //! 26 answers a send instead of 4.4; writev 3,600 instead of 8,700-11,200, async-thread
@@ -32,6 +34,8 @@ pub(crate) const GATHER_WAIT: Duration = Duration::from_millis(1);
 /// A stream's answers between its tasks' ends and the response side.
 pub(crate) struct Carry<A> {
     state: Mutex<State<A>>,
+    /// The longest an answer waits here: [`GATHER_WAIT`] but in tests.
+    wait: Duration,
 }
 
 struct State<A> {
@@ -44,18 +48,24 @@ struct State<A> {
 
 impl<A> Default for Carry<A> {
     fn default() -> Self {
+        Carry::waiting(GATHER_WAIT)
+    }
+}
+
+impl<A> Carry<A> {
+    /// A carry whose answers wait at most `wait`.
+    fn waiting(wait: Duration) -> Carry<A> {
         Carry {
             state: Mutex::new(State {
                 answers: Vec::new(),
                 since: None,
                 tasks: 0,
             }),
+            wait,
         }
     }
-}
 
-impl<A> Carry<A> {
-    /// Counts a task that will hand its answers here and [`Carry::leave`] at its end.
+    /// Counts a task a solver thread works on, until it [`Carry::leave`]s.
     pub(crate) fn join(&self) {
         self.lock().tasks += 1;
     }
@@ -65,16 +75,17 @@ impl<A> Carry<A> {
     pub(crate) fn hand(&self, answers: Vec<(A, Hold)>, now: bool, to: &Out<'_, A>) {
         let mut state = self.lock();
         state.take(answers);
-        let due = now || state.due();
+        let due = now || state.due(self.wait);
         self.send_if(state, due, to);
     }
 
-    /// A task's last answers: the stream's last task in the pool sends everything held.
+    /// A task's answers as a solver thread stops working on it: everything held goes out
+    /// when no other task of the stream's is being worked on.
     pub(crate) fn leave(&self, answers: Vec<(A, Hold)>, to: &Out<'_, A>) {
         let mut state = self.lock();
         state.tasks = state.tasks.saturating_sub(1);
         state.take(answers);
-        let due = state.tasks == 0 || state.due();
+        let due = state.tasks == 0 || state.due(self.wait);
         self.send_if(state, due, to);
     }
 
@@ -111,8 +122,8 @@ impl<A> State<A> {
         }
     }
 
-    fn due(&self) -> bool {
-        self.answers.len() >= GATHER || self.since.is_some_and(|t| t.elapsed() >= GATHER_WAIT)
+    fn due(&self, wait: Duration) -> bool {
+        self.answers.len() >= GATHER || self.since.is_some_and(|t| t.elapsed() >= wait)
     }
 }
 
@@ -162,7 +173,8 @@ mod tests {
             out: &tx,
             progress: &progress,
         };
-        let carry = Carry::default();
+        // Waits far longer than the test, so no pause of a busy machine makes answers due.
+        let carry = Carry::waiting(Duration::from_secs(3600));
         for _ in 0..3 {
             carry.join();
         }
@@ -179,14 +191,14 @@ mod tests {
     }
 
     #[test]
-    fn a_task_that_gathered_enough_or_answers_that_waited_go_out_at_once() {
+    fn a_task_that_gathered_enough_or_a_full_group_goes_out_at_once() {
         let (tx, mut rx) = mpsc::channel(16);
         let progress = AtomicU64::new(0);
         let to = Out {
             out: &tx,
             progress: &progress,
         };
-        let carry = Carry::default();
+        let carry = Carry::waiting(Duration::from_secs(3600));
         carry.join();
         carry.join();
         carry.hand(answers(0..1), false, &to);
@@ -195,8 +207,24 @@ mod tests {
         let many = u32::try_from(GATHER).expect("small");
         carry.hand(answers(0..many), false, &to);
         assert_eq!(sent(&mut rx).concat().len(), GATHER, "a full group is due");
+        carry.leave(Vec::new(), &to);
+        carry.leave(Vec::new(), &to);
+        assert!(sent(&mut rx).is_empty(), "nothing left to send");
+    }
+
+    #[test]
+    fn answers_that_waited_long_enough_go_out() {
+        let (tx, mut rx) = mpsc::channel(16);
+        let progress = AtomicU64::new(0);
+        let to = Out {
+            out: &tx,
+            progress: &progress,
+        };
+        let carry = Carry::waiting(Duration::from_millis(1));
+        carry.join();
+        carry.join();
         carry.hand(answers(7..8), false, &to);
-        std::thread::sleep(GATHER_WAIT + Duration::from_millis(1));
+        std::thread::sleep(Duration::from_millis(5));
         carry.leave(answers(8..9), &to);
         assert_eq!(sent(&mut rx), [vec![7, 8]], "the oldest waited long enough");
         carry.leave(Vec::new(), &to);

@@ -155,6 +155,10 @@ impl<J, D: Deliver<J>> Deliver<J> for Tracked<D> {
         self.inner.refused(work);
     }
 
+    fn started(&mut self) {
+        self.inner.started();
+    }
+
     fn flush(&mut self) {
         self.inner.flush();
     }

@@ -56,14 +56,13 @@ impl Batched for pb::SolveRequest {
         while !items.is_empty() {
             let rest = items.split_off(per_thread.min(items.len()));
             let chunk = std::mem::replace(&mut items, rest);
-            to.carry.join();
             let gathered = Gathered {
                 out: to.out.clone(),
                 progress: to.progress.clone(),
                 carry: to.carry.clone(),
                 answers: Vec::with_capacity(GATHER.min(chunk.len())),
                 waited: Duration::ZERO,
-                joined: true,
+                joined: false,
             };
             to.solve(chunk, gathered);
         }
@@ -87,8 +86,9 @@ struct Gathered {
     answers: Vec<Answer>,
     /// Solver time since the first gathered answer: the solver's own clock, no extra reads.
     waited: Duration,
-    /// Whether the carry counts this task among those answers may wait for: until it ends,
-    /// or until one of its puzzles goes to the long lane, after which its answers go at once.
+    /// Whether the carry counts this task among those answers may wait for: while a solver
+    /// thread works on it, until one of its puzzles goes to the long lane. A task queued (at
+    /// first, or between time slices) is not waited for: other clients' work may be ahead.
     joined: bool,
 }
 
@@ -144,8 +144,18 @@ impl Deliver<Item> for Gathered {
         self.push((answer, item.hold), solving);
     }
 
+    fn started(&mut self) {
+        if !std::mem::replace(&mut self.joined, true) {
+            self.carry.join();
+        }
+    }
+
     fn flush(&mut self) {
-        self.hand(!self.joined);
+        if self.joined {
+            self.leave();
+        } else {
+            self.hand(true);
+        }
     }
 
     fn went_long(&mut self) {
@@ -191,6 +201,81 @@ impl Work for Item {
 mod tests {
     use super::*;
     use solver_core::{Grid, Options, Shape};
+
+    fn gathered(
+        carry: &Arc<Carry<pb::SolveResponse>>,
+        out: &mpsc::Sender<Vec<Answer>>,
+    ) -> Gathered {
+        Gathered {
+            out: out.clone(),
+            progress: Arc::new(AtomicU64::new(0)),
+            carry: carry.clone(),
+            answers: Vec::new(),
+            waited: Duration::ZERO,
+            joined: false,
+        }
+    }
+
+    fn answer(index: u64) -> Answer {
+        let none = || {
+            Arc::new(tokio::sync::Semaphore::new(0))
+                .try_acquire_many_owned(0)
+                .expect("no permits")
+        };
+        let hold = Hold {
+            _slot: none(),
+            _stream_bytes: none(),
+            _server_bytes: none(),
+        };
+        (
+            pb::SolveResponse {
+                index,
+                ..Default::default()
+            },
+            hold,
+        )
+    }
+
+    fn sent(rx: &mut mpsc::Receiver<Vec<Answer>>) -> Vec<Vec<u64>> {
+        std::iter::from_fn(|| rx.try_recv().ok())
+            .map(|send| send.into_iter().map(|(a, _)| a.index).collect())
+            .collect()
+    }
+
+    #[test]
+    fn answers_wait_only_for_tasks_a_solver_thread_is_working_on() {
+        let (tx, mut rx) = mpsc::channel(16);
+        let carry = Arc::default();
+        let (mut first, mut second) = (gathered(&carry, &tx), gathered(&carry, &tx));
+        // The second task is still queued (behind other clients, say): the first's answer
+        // does not wait for it.
+        first.started();
+        first.push(answer(0), Duration::ZERO);
+        first.flush();
+        assert_eq!(sent(&mut rx), [vec![0]]);
+        // Both being worked on: the first to stop leaves its answer for the other's.
+        first.started();
+        second.started();
+        first.push(answer(1), Duration::ZERO);
+        first.flush();
+        assert!(sent(&mut rx).is_empty(), "the second task is running");
+        second.push(answer(2), Duration::ZERO);
+        second.flush();
+        assert_eq!(sent(&mut rx), [vec![1, 2]]);
+        // A task whose puzzle went to the long lane is not waited for, and its later answers
+        // go at once.
+        first.started();
+        second.started();
+        second.went_long();
+        first.push(answer(3), Duration::ZERO);
+        first.flush();
+        assert_eq!(sent(&mut rx), [vec![3]]);
+        second.push(answer(4), Duration::ZERO);
+        second.flush();
+        assert_eq!(sent(&mut rx), [vec![4]]);
+        drop((first, second));
+        assert!(sent(&mut rx).is_empty());
+    }
 
     #[test]
     fn a_request_counts_what_its_answer_holds_in_memory() {
