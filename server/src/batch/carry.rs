@@ -135,31 +135,26 @@ pub(crate) struct Out<'a, A> {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
-    use tokio::sync::Semaphore;
-
     use super::*;
 
-    fn hold() -> Hold {
-        let none = || {
-            Arc::new(Semaphore::new(0))
-                .try_acquire_many_owned(0)
-                .expect("no permits")
-        };
-        Hold {
-            _slot: none(),
-            _stream_bytes: none(),
-            _server_bytes: none(),
-        }
+    fn answers(range: std::ops::Range<u32>) -> Vec<(u32, Hold)> {
+        range.map(|a| (a, Hold::nothing())).collect()
     }
 
-    fn answers(range: std::ops::Range<u32>) -> Vec<(u32, Hold)> {
-        range.map(|a| (a, hold())).collect()
+    type Sent = Vec<(u32, Hold)>;
+
+    /// A stream's answer channel and progress counter.
+    fn stream() -> (mpsc::Sender<Sent>, mpsc::Receiver<Sent>, AtomicU64) {
+        let (tx, rx) = mpsc::channel(16);
+        (tx, rx, AtomicU64::new(0))
+    }
+
+    fn out<'a>(tx: &'a mpsc::Sender<Sent>, progress: &'a AtomicU64) -> Out<'a, u32> {
+        Out { out: tx, progress }
     }
 
     /// What has gone out: each send's answers.
-    fn sent(rx: &mut mpsc::Receiver<Vec<(u32, Hold)>>) -> Vec<Vec<u32>> {
+    fn sent(rx: &mut mpsc::Receiver<Sent>) -> Vec<Vec<u32>> {
         std::iter::from_fn(|| rx.try_recv().ok())
             .map(|send| send.into_iter().map(|(a, _)| a).collect())
             .collect()
@@ -167,12 +162,8 @@ mod tests {
 
     #[test]
     fn answers_wait_for_the_streams_last_task_and_go_out_together() {
-        let (tx, mut rx) = mpsc::channel(16);
-        let progress = AtomicU64::new(0);
-        let to = Out {
-            out: &tx,
-            progress: &progress,
-        };
+        let (tx, mut rx, progress) = stream();
+        let to = out(&tx, &progress);
         // Waits far longer than the test, so no pause of a busy machine makes answers due.
         let carry = Carry::waiting(Duration::from_secs(3600));
         for _ in 0..3 {
@@ -192,12 +183,8 @@ mod tests {
 
     #[test]
     fn a_task_that_gathered_enough_or_a_full_group_goes_out_at_once() {
-        let (tx, mut rx) = mpsc::channel(16);
-        let progress = AtomicU64::new(0);
-        let to = Out {
-            out: &tx,
-            progress: &progress,
-        };
+        let (tx, mut rx, progress) = stream();
+        let to = out(&tx, &progress);
         let carry = Carry::waiting(Duration::from_secs(3600));
         carry.join();
         carry.join();
@@ -214,12 +201,8 @@ mod tests {
 
     #[test]
     fn answers_that_waited_long_enough_go_out() {
-        let (tx, mut rx) = mpsc::channel(16);
-        let progress = AtomicU64::new(0);
-        let to = Out {
-            out: &tx,
-            progress: &progress,
-        };
+        let (tx, mut rx, progress) = stream();
+        let to = out(&tx, &progress);
         let carry = Carry::waiting(Duration::from_millis(1));
         carry.join();
         carry.join();

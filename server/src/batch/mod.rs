@@ -177,6 +177,21 @@ pub(crate) struct Hold {
 }
 
 impl Hold {
+    /// A hold of nothing, for tests of what carries answers.
+    #[cfg(test)]
+    pub(crate) fn nothing() -> Hold {
+        let none = || {
+            Arc::new(Semaphore::new(0))
+                .try_acquire_many_owned(0)
+                .expect("no permits")
+        };
+        Hold {
+            _slot: none(),
+            _stream_bytes: none(),
+            _server_bytes: none(),
+        }
+    }
+
     /// The window slots of `part` of its `of` puzzles, taken from this hold. Its bytes stay:
     /// the pieces of an answer share one buffer of solutions until the last has gone.
     fn split_slots(&mut self, part: usize, of: usize) -> Hold {

@@ -217,23 +217,11 @@ mod tests {
     }
 
     fn answer(index: u64) -> Answer {
-        let none = || {
-            Arc::new(tokio::sync::Semaphore::new(0))
-                .try_acquire_many_owned(0)
-                .expect("no permits")
+        let response = pb::SolveResponse {
+            index,
+            ..Default::default()
         };
-        let hold = Hold {
-            _slot: none(),
-            _stream_bytes: none(),
-            _server_bytes: none(),
-        };
-        (
-            pb::SolveResponse {
-                index,
-                ..Default::default()
-            },
-            hold,
-        )
+        (response, Hold::nothing())
     }
 
     fn sent(rx: &mut mpsc::Receiver<Vec<Answer>>) -> Vec<Vec<u64>> {
