@@ -516,25 +516,11 @@ async fn a_stream_past_the_kept_bytes_budget_is_refused_by_name() {
     // waiting idle are never closed to make room here (see the next test).
     let (server, mut client) = server(kept_budget(600_000)).await;
     let texts = mixed(1000);
-    let (tx, mut first) = one_answered(&mut client, &texts).await;
+    let (tx, mut first) = one_answered(&mut client, "first", &texts).await;
     // While the first stream stays open, a second one's small message goes; its large one
     // (sent once the small one is answered: a message is charged from its header) ends it,
     // after the answer to the small one.
-    let (more, rx) = tokio::sync::mpsc::channel(2);
-    more.send(packed("small", &texts[..10]))
-        .await
-        .expect("queued");
-    let mut second = client
-        .batch_solve_packed(tokio_stream::wrappers::ReceiverStream::new(rx))
-        .await
-        .expect("the stream opens")
-        .into_inner();
-    let small = second
-        .message()
-        .await
-        .expect("no error")
-        .expect("an answer");
-    assert_answers(&small, &texts[..10]);
+    let (more, mut second) = one_answered(&mut client, "small", &texts[..10]).await;
     more.send(packed("large", &texts)).await.expect("queued");
     let status = second.message().await.expect_err("refused");
     assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
@@ -562,16 +548,17 @@ fn kept_budget(idle_ms: u64) -> Config {
     }
 }
 
-/// A stream that sent one message of `texts`, read its answer, and stays open.
+/// A stream that sent one message of `texts` (with id `id`), read its answer, and stays open.
 async fn one_answered(
     client: &mut SudokuClient<Channel>,
+    id: &str,
     texts: &[String],
 ) -> (
     tokio::sync::mpsc::Sender<PackedPuzzles>,
     tonic::Streaming<PackedAnswers>,
 ) {
     let (tx, rx) = tokio::sync::mpsc::channel(8);
-    tx.send(packed("first", texts)).await.expect("queued");
+    tx.send(packed(id, texts)).await.expect("queued");
     let mut answers = client
         .batch_solve_packed(tokio_stream::wrappers::ReceiverStream::new(rx))
         .await
@@ -608,7 +595,7 @@ async fn a_stream_that_no_longer_uses_what_it_keeps_is_closed_to_make_room() {
     let texts = mixed(1000);
     // The first stream keeps 243 KB, then sends one puzzle every 50 ms: small messages do
     // not use what it keeps.
-    let (tx, mut idle) = one_answered(&mut client, &texts).await;
+    let (tx, mut idle) = one_answered(&mut client, "first", &texts).await;
     for _ in 0..8 {
         tokio::time::sleep(Duration::from_millis(50)).await;
         tx.send(packed("small", &texts[..1])).await.expect("queued");
@@ -677,7 +664,7 @@ async fn a_header_the_server_refuses_charges_nothing() {
     // Streams are never closed for room here: what counts is what each is charged.
     let (server, mut client) = server(kept_budget(600_000)).await;
     let texts = mixed(1000);
-    let (tx, mut open) = one_answered(&mut client, &texts).await;
+    let (tx, mut open) = one_answered(&mut client, "first", &texts).await;
     // Another stream sends one puzzle and, in the same frame, the header of a 4 GiB message.
     // Counted from that header, its first message needed the whole budget, and was refused.
     let connection = support::raw::connect(server.addr(), 64 << 10).await;

@@ -76,7 +76,9 @@ impl<A> Carry<A> {
         let mut state = self.lock();
         state.take(answers);
         let due = now || state.due(self.wait);
-        self.send_if(state, due, to);
+        let ready = state.ready(due);
+        drop(state);
+        to.send(ready);
     }
 
     /// A task's answers as a solver thread stops working on it: everything held goes out
@@ -86,20 +88,9 @@ impl<A> Carry<A> {
         state.tasks = state.tasks.saturating_sub(1);
         state.take(answers);
         let due = state.tasks == 0 || state.due(self.wait);
-        self.send_if(state, due, to);
-    }
-
-    fn send_if(&self, mut state: std::sync::MutexGuard<'_, State<A>>, due: bool, to: &Out<'_, A>) {
-        if !due || state.answers.is_empty() {
-            return;
-        }
-        let answers = std::mem::take(&mut state.answers);
-        state.since = None;
+        let ready = state.ready(due);
         drop(state);
-        to.progress
-            .fetch_add(answers.len() as u64, Ordering::Relaxed);
-        // A full channel cannot happen (see `Answers`); a closed one means nobody listens.
-        let _ = to.out.try_send(answers);
+        to.send(ready);
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State<A>> {
@@ -125,12 +116,33 @@ impl<A> State<A> {
     fn due(&self, wait: Duration) -> bool {
         self.answers.len() >= GATHER || self.since.is_some_and(|t| t.elapsed() >= wait)
     }
+
+    /// Everything held, when `due`; sent after the lock is let go.
+    fn ready(&mut self, due: bool) -> Vec<(A, Hold)> {
+        if !due {
+            return Vec::new();
+        }
+        self.since = None;
+        std::mem::take(&mut self.answers)
+    }
 }
 
 /// Where a stream's answers go out, and its progress counter.
 pub(crate) struct Out<'a, A> {
     pub(crate) out: &'a mpsc::Sender<Vec<(A, Hold)>>,
     pub(crate) progress: &'a AtomicU64,
+}
+
+impl<A> Out<'_, A> {
+    /// Sends `answers` on, counted as progress; nothing when there are none.
+    pub(crate) fn send(&self, answers: Vec<(A, Hold)>) {
+        if !answers.is_empty() {
+            self.progress
+                .fetch_add(answers.len() as u64, Ordering::Relaxed);
+            // A full channel cannot happen (see `Answers`); a closed one means nobody listens.
+            let _ = self.out.try_send(answers);
+        }
+    }
 }
 
 #[cfg(test)]

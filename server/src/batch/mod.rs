@@ -113,12 +113,11 @@ impl<A> Submit<'_, A> {
 
     /// Sends answers that need no solving (invalid items) straight out.
     pub(crate) fn send_now(&self, answers: Vec<(A, Hold)>) {
-        if !answers.is_empty() {
-            self.progress
-                .fetch_add(answers.len() as u64, Ordering::Relaxed);
-            // A full channel cannot happen (see `Answers`); a closed one means nobody listens.
-            let _ = self.out.try_send(answers);
-        }
+        let out = carry::Out {
+            out: self.out,
+            progress: self.progress,
+        };
+        out.send(answers);
     }
 }
 
