@@ -114,19 +114,22 @@ pub struct Lanes {
     /// CLI never need them, and starting them at once cost `sudoku solve P` 0.4 ms of 3.2
     /// (medians of 80 runs each way).
     long_threads: OnceLock<bool>,
+    /// Whether the threads yield their cores between tasks (see [`Turns`]).
+    yields: bool,
 }
 
 impl Lanes {
-    /// `workers` threads for each lane.
-    pub fn new(workers: usize) -> std::io::Result<Lanes> {
+    /// `workers` threads for each lane, yielding their cores between tasks when `yields`.
+    pub fn new(workers: usize, yields: bool) -> std::io::Result<Lanes> {
         let lanes = Lanes {
             short: Arc::default(),
             long: Arc::default(),
             workers,
             long_threads: OnceLock::new(),
+            yields,
         };
         for i in 0..workers {
-            spawn(format!("sudoku-solver-{i}"), lanes.short.clone())?;
+            spawn(format!("sudoku-solver-{i}"), lanes.short.clone(), yields)?;
         }
         Ok(lanes)
     }
@@ -145,7 +148,9 @@ impl Lanes {
     pub fn long(&self, tenant: Tenant, task: Task) {
         let started = *self.long_threads.get_or_init(|| {
             let started = (0..self.workers)
-                .filter(|i| spawn(format!("sudoku-long-{i}"), self.long.clone()).is_ok())
+                .filter(|i| {
+                    spawn(format!("sudoku-long-{i}"), self.long.clone(), self.yields).is_ok()
+                })
                 .count();
             if started < self.workers {
                 tracing::error!(
@@ -170,15 +175,15 @@ impl Drop for Lanes {
     }
 }
 
-fn spawn(name: String, queue: Arc<Queue>) -> std::io::Result<()> {
+fn spawn(name: String, queue: Arc<Queue>, yields: bool) -> std::io::Result<()> {
     std::thread::Builder::new().name(name).spawn(move || {
-        let mut turns = Turns::new(Instant::now());
+        let mut turns = yields.then(|| Turns::new(Instant::now()));
         while let Some(task) = queue.pop() {
             // Solves catch their own panics; this keeps the thread alive for anything else.
             if catch_unwind(AssertUnwindSafe(task)).is_err() {
                 tracing::error!("a task on a solver thread panicked");
             }
-            if turns.due(Instant::now()) {
+            if turns.as_mut().is_some_and(|t| t.due(Instant::now())) {
                 std::thread::yield_now();
             }
         }
@@ -186,8 +191,9 @@ fn spawn(name: String, queue: Arc<Queue>) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Solver threads give up their core between tasks, at most once per [`YIELD_EVERY`]: the
-/// async threads that carry answers out and puzzles in, woken while every core solves, would
+/// Solver threads that share their cores with their client's threads give up their core
+/// between tasks, at most once per [`YIELD_EVERY`]: the client's and the server's async
+/// threads that carry puzzles in and answers out, woken while every core solves, would
 /// otherwise wait for the scheduler to preempt a solver (a 4 ms tick on small VMs), while the
 /// solvers run dry. On 2 cores, `sudoku batch` on 17-clue puzzles: solver threads idle for
 /// want of puzzles 4.4 ms a run before (mean of 5), 0.8 ms with a yield after every task;
@@ -296,7 +302,7 @@ mod tests {
 
     #[test]
     fn the_long_lane_starts_its_threads_with_its_first_task() {
-        let lanes = Lanes::new(2).expect("threads start");
+        let lanes = Lanes::new(2, false).expect("threads start");
         assert!(
             lanes.long_threads.get().is_none(),
             "no long-lane threads yet"
@@ -326,7 +332,7 @@ mod tests {
 
     #[test]
     fn a_panicking_task_does_not_end_its_thread() {
-        let lanes = Lanes::new(1).expect("threads start");
+        let lanes = Lanes::new(1, true).expect("threads start");
         let (tx, rx) = std::sync::mpsc::channel();
         lanes.short(Tenant(1), Box::new(|| panic!("boom")));
         lanes.short(Tenant(1), Box::new(move || tx.send(7).unwrap()));

@@ -93,10 +93,11 @@ pub enum PoolError {
 }
 
 impl Pool {
-    /// Starts `workers` solver threads per lane.
-    pub fn new(workers: usize, metrics: Arc<Metrics>) -> anyhow::Result<Pool> {
+    /// Starts `workers` solver threads per lane, which yield their cores between tasks when
+    /// `solvers_yield` (see [`crate::Config::solvers_yield`]).
+    pub fn new(workers: usize, solvers_yield: bool, metrics: Arc<Metrics>) -> anyhow::Result<Pool> {
         Ok(Pool {
-            lanes: Arc::new(Lanes::new(workers)?),
+            lanes: Arc::new(Lanes::new(workers, solvers_yield)?),
             metrics,
             inline: InlineOdds::default(),
         })
@@ -502,7 +503,7 @@ mod tests {
         "3.65.84..52........87....31..3.1..8.9..863..5.5..9.6..13....25........74..52.63..";
 
     fn pool() -> Pool {
-        Pool::new(1, Arc::new(Metrics::new())).expect("a pool")
+        Pool::new(1, false, Arc::new(Metrics::new())).expect("a pool")
     }
 
     fn grid(text: &str) -> Grid {

@@ -39,7 +39,7 @@ impl Shared {
     /// Starts the solver threads and sets the limits from `config`.
     pub(crate) fn new(config: &Config, metrics: Arc<Metrics>) -> anyhow::Result<Shared> {
         Ok(Shared {
-            pool: Pool::new(config.worker_count(), metrics)?,
+            pool: Pool::new(config.worker_count(), config.solvers_yield, metrics)?,
             limits: Limits::from(config),
             admission: Arc::new(Admission::new(config)),
             batch_window: config.batch_window.clamp(1, config::MAX_BATCH_WINDOW),
