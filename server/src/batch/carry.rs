@@ -73,21 +73,31 @@ impl<A> Carry<A> {
     /// Takes a task's answers; everything held goes out at once when `now` (the task has
     /// gathered enough itself), or when enough are held or the oldest waited long enough.
     pub(crate) fn hand(&self, answers: Vec<(A, Hold)>, now: bool, to: &Out<'_, A>) {
-        let mut state = self.lock();
-        state.take(answers);
-        let due = now || state.due(self.wait);
-        let ready = state.ready(due);
-        drop(state);
-        to.send(ready);
+        self.settle(answers, to, |_| now);
     }
 
     /// A task's answers as a solver thread stops working on it: everything held goes out
     /// when no other task of the stream's is being worked on.
     pub(crate) fn leave(&self, answers: Vec<(A, Hold)>, to: &Out<'_, A>) {
+        self.settle(answers, to, |state| {
+            state.tasks = state.tasks.saturating_sub(1);
+            state.tasks == 0
+        });
+    }
+
+    /// Takes `answers` after `update`, and sends everything held when `update` says so or
+    /// enough are held or the oldest waited long enough; the send is made after the lock
+    /// is let go.
+    fn settle(
+        &self,
+        answers: Vec<(A, Hold)>,
+        to: &Out<'_, A>,
+        update: impl FnOnce(&mut State<A>) -> bool,
+    ) {
         let mut state = self.lock();
-        state.tasks = state.tasks.saturating_sub(1);
+        let forced = update(&mut state);
         state.take(answers);
-        let due = state.tasks == 0 || state.due(self.wait);
+        let due = forced || state.due(self.wait);
         let ready = state.ready(due);
         drop(state);
         to.send(ready);
