@@ -1008,7 +1008,67 @@ fn a_batch_whose_input_fails_at_once_prints_the_error_alone() {
     let err = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{err}");
     assert!(err.contains("line 3001: not UTF-8 text"), "{err}");
-    assert!(err.contains(" puzzles: "), "the summary: {err}");
+    assert!(err.contains("3000 puzzles: "), "the summary: {err}");
+    // Every puzzle read before the error is answered, the last chunk's too.
+    let out = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(out.lines().count(), 3000);
+    assert_solves(&grid(CLASSIC), out.lines().last().unwrap_or_default());
+}
+
+#[test]
+fn a_read_error_after_a_bad_line_ends_the_batch_with_every_answer_before_it() {
+    // The bad line is answered at once, ahead of the chunk of the puzzles before it; the
+    // reader's error must not strand that chunk, or the printer waits for it for ever.
+    let dir = temp_dir("batch-error-after-invalid");
+    let file = dir.join("puzzles.txt");
+    let mut bytes = format!("{CLASSIC}\n{CLASSIC}\nnot a puzzle\n").into_bytes();
+    bytes.extend_from_slice(b"\xff\n");
+    std::fs::write(&file, bytes).unwrap();
+    let (code, out, err) = run(sudoku()
+        .args(["--format", "line", "batch"])
+        .arg(&file)
+        .timeout(std::time::Duration::from_secs(30)));
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("line 4: not UTF-8 text"), "{err}");
+    assert!(
+        err.contains("3 puzzles: "),
+        "the summary counts all three: {err}"
+    );
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    assert_solves(&grid(CLASSIC), lines[0]);
+    assert_solves(&grid(CLASSIC), lines[1]);
+    assert_eq!(lines[2], "invalid");
+}
+
+#[test]
+fn a_blank_last_line_on_a_live_pipe_does_not_hold_back_the_puzzles_before_it() {
+    use std::io::{BufRead, Write};
+    let binary = PathBuf::from(env!("CARGO_BIN_EXE_sudoku"));
+    let mut child = std::process::Command::new(&binary)
+        .args(["--format", "line", "batch"])
+        .env_remove("SUDOKU_SERVER")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("sudoku starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    // The pipe stays open: more puzzles may come, but these must be answered now.
+    write!(stdin, "{CLASSIC}\n\n# more to come\n").expect("written");
+    stdin.flush().expect("flushed");
+    let stdout = child.stdout.take().expect("stdout");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = std::io::BufReader::new(stdout).read_line(&mut line);
+        let _ = tx.send(line);
+    });
+    let answer = rx.recv_timeout(std::time::Duration::from_secs(20));
+    drop(stdin);
+    let _ = child.wait();
+    let answer = answer.expect("the answer while the input is still open");
+    assert_solves(&grid(CLASSIC), answer.trim_end());
 }
 
 #[test]

@@ -107,6 +107,11 @@ pub async fn run(
     let mut reading = true;
     let mut failure = None;
     while reading || reorder.outstanding() > 0 {
+        // What is printed goes out before a wait: on a pipe that stays open, the last
+        // answers would otherwise sit in the buffer until more input came.
+        if item_rx.is_empty() && answer_rx.is_empty() && !out.buffer().is_empty() {
+            std::io::Write::flush(&mut out)?;
+        }
         tokio::select! {
             // Items first, so a puzzle's origin is known by the time its answer is handled.
             biased;

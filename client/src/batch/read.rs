@@ -94,6 +94,34 @@ pub fn read(
     chunks: mpsc::Sender<Arc<Chunk>>,
     items: mpsc::UnboundedSender<Item>,
 ) -> anyhow::Result<()> {
+    let mut packer = Packer {
+        limit: (chunk / RAMP.pow(2)).max(1),
+        most: chunk,
+        ..Packer::default()
+    };
+    let read = read_inputs(&args, &mut packer, &chunks, &items);
+    // The puzzles read before an error go out too: the printer waits for every puzzle up to
+    // the last line it was told of, and a bad line is told of before the chunk around it.
+    let taken = packer.flush(&chunks, &items);
+    match read {
+        Ok(true) if taken => {
+            let _ = items.send(Item::Done);
+            Ok(())
+        }
+        // Nobody takes chunks any more: the batch stopped for a reason of its own.
+        Ok(_) => Ok(()),
+        Err(err) => Err(err),
+    }
+}
+
+/// Reads every input into `packer`, sending each chunk as it fills (see [`read`]); false
+/// when nobody takes chunks any more.
+fn read_inputs(
+    args: &BatchArgs,
+    packer: &mut Packer,
+    chunks: &mpsc::Sender<Arc<Chunk>>,
+    items: &mpsc::UnboundedSender<Item>,
+) -> anyhow::Result<bool> {
     let mut inputs: Vec<Option<PathBuf>> = args
         .files
         .iter()
@@ -103,11 +131,6 @@ pub fn read(
     if inputs.is_empty() {
         inputs.push(None);
     }
-    let mut packer = Packer {
-        limit: (chunk / RAMP.pow(2)).max(1),
-        most: chunk,
-        ..Packer::default()
-    };
     let mut number = 0usize;
     for input in inputs {
         let mut lines = LineReader::new(open_input(input.as_deref())?, input.as_deref());
@@ -124,29 +147,29 @@ pub fn read(
                 }
                 true
             };
-            if !packed {
-                match parse_line(line.text()?, args.options.shape) {
-                    None => continue,
+            // A blank or comment line is no puzzle, but may be the last line in memory.
+            let puzzle = packed
+                || match parse_line(line.text()?, args.options.shape) {
+                    None => false,
                     Some(Ok(grid)) => {
-                        if !packer.fits(&grid) && !packer.flush(&chunks, &items) {
-                            return Ok(());
+                        if !packer.fits(&grid) && !packer.flush(chunks, items) {
+                            return Ok(false);
                         }
                         packer.add(origin, &grid);
+                        true
                     }
                     Some(Err(error)) => {
                         let _ = items.send(Item::Invalid(origin, error.message));
+                        true
                     }
-                }
-            }
-            number += 1;
-            if (packer.full() || !lines.buffered()) && !packer.flush(&chunks, &items) {
-                return Ok(());
+                };
+            number += usize::from(puzzle);
+            if (packer.full() || !lines.buffered()) && !packer.flush(chunks, items) {
+                return Ok(false);
             }
         }
     }
-    packer.flush(&chunks, &items);
-    let _ = items.send(Item::Done);
-    Ok(())
+    Ok(true)
 }
 
 /// The puzzle of a line that is not a whole classic one (see [`Packer::add_classic`]), or
@@ -295,11 +318,14 @@ impl Packer {
     }
 }
 
-/// How many puzzles the input files hold, for a progress bar; `None` for stdin or when a file
-/// cannot be read (reading it for real then reports why).
+/// How many puzzles the input files hold, for a progress bar; `None` for stdin, for anything
+/// but a regular file (a pipe such as `<(zcat big.gz)` or a FIFO: counting would read away
+/// the puzzles the reader is waiting for), or when a file cannot be read (reading it for real
+/// then reports why).
 pub async fn count(args: &BatchArgs) -> Option<u64> {
     let files: Vec<PathBuf> = args.files.iter().chain(&args.file).cloned().collect();
-    if files.is_empty() || files.iter().any(|f| f.as_os_str() == "-") {
+    let regular = |f: &PathBuf| std::fs::metadata(f).is_ok_and(|m| m.is_file());
+    if files.is_empty() || !files.iter().all(regular) {
         return None;
     }
     let counted = tokio::task::spawn_blocking(move || {
@@ -369,6 +395,66 @@ mod tests {
         // An invalid line is told at once, the chunk before it when sent: the printer orders.
         numbers.sort_unstable();
         assert!(numbers.iter().copied().eq(1..=3000), "every puzzle once");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    fn args(files: Vec<PathBuf>) -> BatchArgs {
+        BatchArgs {
+            files,
+            file: None,
+            options: SolveOptions {
+                algorithm: AlgorithmArg::Auto,
+                count: 2,
+                shape: None,
+            },
+        }
+    }
+
+    #[test]
+    fn the_puzzles_read_before_an_error_are_sent_and_the_error_returned() {
+        let dir = std::env::temp_dir().join(format!("sudoku-read-error-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a temporary folder");
+        let file = dir.join("puzzles.txt");
+        // A bad line, then a line that is not UTF-8: the printer knows of the bad line (the
+        // third puzzle) and must get the chunk of the two before it, or it waits for ever.
+        let mut bytes = format!("{PUZZLE}\n{PUZZLE}\nnot a puzzle\n").into_bytes();
+        bytes.extend_from_slice(b"\xff\n");
+        std::fs::write(&file, bytes).expect("the file is written");
+        let (chunk_tx, mut chunks) = mpsc::channel(4);
+        let (item_tx, mut items) = mpsc::unbounded_channel();
+        let reader = std::thread::spawn(move || read(args(vec![file]), 1024, chunk_tx, item_tx));
+        let mut sent = 0;
+        while let Some(chunk) = chunks.blocking_recv() {
+            sent += chunk.len();
+        }
+        let err = reader
+            .join()
+            .expect("no panic")
+            .expect_err("line 4 is not text");
+        assert!(format!("{err:#}").contains("line 4"), "{err:#}");
+        assert_eq!(sent, 2, "both puzzles before the error");
+        let mut told = Vec::new();
+        while let Ok(item) = items.try_recv() {
+            told.push(match item {
+                Item::Puzzles(chunk) => chunk.len(),
+                Item::Invalid(origin, _) => origin.number * 100,
+                Item::Done => panic!("no Done after an error"),
+            });
+        }
+        assert_eq!(told, [300, 2], "the bad line, then the chunk before it");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[tokio::test]
+    async fn only_regular_files_are_counted_ahead() {
+        let dir = std::env::temp_dir().join(format!("sudoku-count-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a temporary folder");
+        let file = dir.join("puzzles.txt");
+        std::fs::write(&file, format!("{PUZZLE}\n# a comment\n\n{PUZZLE}\n")).expect("written");
+        assert_eq!(count(&args(vec![file.clone()])).await, Some(2));
+        // A pipe or a device would be read away from under the reader: not counted.
+        let device = PathBuf::from("/dev/null");
+        assert_eq!(count(&args(vec![file, device])).await, None);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
