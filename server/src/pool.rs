@@ -33,6 +33,9 @@ const INLINE_PROBE_EVERY: u32 = 16;
 /// unsolved after this long starts again in the long lane. Hard 9×9 puzzles take well under
 /// a millisecond, so only the truly slow move, and the work thrown away is at most this.
 const SLICE: Duration = Duration::from_millis(5);
+/// Refused or abandoned puzzles a solver thread gets through between clock readings: each
+/// costs a microsecond or less.
+const UNSOLVED_PER_CLOCK: u32 = 64;
 
 /// A puzzle as the solver threads take it: a [`Job`], or what becomes one there.
 pub trait Work: Send + 'static {
@@ -40,6 +43,11 @@ pub trait Work: Send + 'static {
     /// building and checking the grid is not the async thread's work); `None` when there is
     /// nothing to solve, which goes to [`Deliver::refused`].
     fn job(&mut self) -> Option<&mut Job>;
+    /// Whether its caller has left, so that it is dropped without being built: by default
+    /// never (a [`Job`] is built already, and its solve checks the cancel flag itself).
+    fn abandoned(&self) -> bool {
+        false
+    }
 }
 
 impl Work for Job {
@@ -285,28 +293,41 @@ where
         let mut answered = 0;
         // Solves counted here and added to the metrics at each flush, for the same reason.
         let mut tally = SolveTally::default();
+        // Work that is not solved takes no solve time to add up: the clock is read every
+        // so many of those instead, so a task of nothing but bad puzzles (a 4 MB message of
+        // 2x2 grids is half a million) still ends with its slice.
+        let mut unsolved = 0u32;
         while let Some(mut work) = self.jobs.pop_front() {
-            let Some(job) = work.job() else {
+            if work.abandoned() || work.job().is_none() {
                 answered += 1;
-                self.lock().refused(work);
-                continue;
-            };
-            // Each puzzle gets a whole slice: one started late in the task is not cut short.
-            let spent = match run(job, &self.metrics, &mut tally, now, Some(now + SLICE)) {
-                Ran::Done(result) => {
-                    answered += 1;
-                    let spent = result.as_ref().ok().map(|report| report.stats.elapsed);
-                    self.lock().deliver(work, result);
-                    spent
+                if work.abandoned() {
+                    self.metrics.abandoned().inc();
+                    self.lock().deliver(work, Err(PoolError::Abandoned));
+                } else {
+                    self.lock().refused(work);
                 }
-                Ran::Overran => {
-                    self.to_long_lane(work);
-                    None
+                unsolved += 1;
+                if unsolved.is_multiple_of(UNSOLVED_PER_CLOCK) {
+                    now = Instant::now();
                 }
-            };
-            now = spent
-                .and_then(|spent| now.checked_add(spent))
-                .unwrap_or_else(Instant::now);
+            } else if let Some(job) = work.job() {
+                // Each puzzle gets a whole slice: one started late in the task is not cut short.
+                let spent = match run(job, &self.metrics, &mut tally, now, Some(now + SLICE)) {
+                    Ran::Done(result) => {
+                        answered += 1;
+                        let spent = result.as_ref().ok().map(|report| report.stats.elapsed);
+                        self.lock().deliver(work, result);
+                        spent
+                    }
+                    Ran::Overran => {
+                        self.to_long_lane(work);
+                        None
+                    }
+                };
+                now = spent
+                    .and_then(|spent| now.checked_add(spent))
+                    .unwrap_or_else(Instant::now);
+            }
             if now - start >= SLICE && !self.jobs.is_empty() {
                 self.flush(answered, &mut tally);
                 let lanes = self.lanes.clone();
@@ -645,6 +666,98 @@ mod tests {
                 .grid()
                 .is_some_and(|s| s.is_solution_of(&puzzle))
         );
+    }
+
+    /// Work that takes `cost` to find it has nothing to solve, as a bad puzzle does.
+    struct Refused {
+        cost: Duration,
+        abandoned: Arc<AtomicBool>,
+    }
+
+    impl Work for Refused {
+        fn job(&mut self) -> Option<&mut Job> {
+            std::thread::sleep(self.cost);
+            None
+        }
+
+        fn abandoned(&self) -> bool {
+            self.abandoned.load(Ordering::Relaxed)
+        }
+    }
+
+    /// Counts what one caller's work came to: refused, and given back abandoned.
+    #[derive(Clone, Default)]
+    struct Counts(
+        Arc<(
+            std::sync::atomic::AtomicUsize,
+            std::sync::atomic::AtomicUsize,
+        )>,
+    );
+
+    impl Deliver<Refused> for Counts {
+        fn deliver(&mut self, _: Refused, result: Result<Report, PoolError>) {
+            assert!(matches!(result, Err(PoolError::Abandoned)), "{result:?}");
+            self.0.1.fetch_add(1, Ordering::Relaxed);
+        }
+
+        fn refused(&mut self, _: Refused) {
+            self.0.0.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    #[tokio::test]
+    async fn a_task_of_refused_puzzles_still_ends_with_its_slice() {
+        let pool = pool();
+        let counts = Counts::default();
+        let stays = Arc::new(AtomicBool::new(false));
+        // 200 bad puzzles of 200 µs each: 40 ms of work on the one thread, eight slices.
+        let bad = (0..200)
+            .map(|_| Refused {
+                cost: Duration::from_micros(200),
+                abandoned: stays.clone(),
+            })
+            .collect();
+        pool.submit(Tenant::of(None), bad, counts.clone());
+        let refused = |counts: &Counts| counts.0.0.load(Ordering::Relaxed);
+        let (tx, rx) = oneshot::channel();
+        let mut tx = Some(tx);
+        let seen = counts.clone();
+        let job = Job::new(grid(EASY), Options::default(), Duration::from_secs(10));
+        pool.submit(
+            Tenant::of(None),
+            vec![job],
+            move |_: Job, result: Result<Report, PoolError>| {
+                if let Some(tx) = tx.take() {
+                    let _ = tx.send((refused(&seen), result.is_ok()));
+                }
+            },
+        );
+        let (before, solved) = rx.await.expect("the other caller is answered");
+        assert!(solved);
+        assert!(
+            before < 200,
+            "answered between the slices, not after all 200"
+        );
+    }
+
+    #[tokio::test]
+    async fn the_puzzles_of_a_caller_that_left_are_given_back_unbuilt() {
+        let pool = pool();
+        let counts = Counts::default();
+        let left = Arc::new(AtomicBool::new(true));
+        let work = (0..100)
+            .map(|_| Refused {
+                cost: Duration::from_secs(1),
+                abandoned: left.clone(),
+            })
+            .collect();
+        pool.submit(Tenant::of(None), work, counts.clone());
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while counts.0.1.load(Ordering::Relaxed) < 100 {
+            assert!(Instant::now() < deadline, "every puzzle given back");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        assert_eq!(counts.0.0.load(Ordering::Relaxed), 0, "none built");
     }
 
     #[tokio::test]

@@ -63,6 +63,10 @@ pub(crate) trait Batched: Message + Default + Send + 'static {
     fn kept_bytes(request: usize) -> usize {
         request.saturating_add(ANSWER_BUFFER)
     }
+    /// Copies out of tonic's receive buffer any bytes the message still borrows from it, so
+    /// that what it holds is what [`Batched::held_bytes`] counts. By default nothing: fields
+    /// decoded into vectors and strings are copies already.
+    fn own_bytes(&mut self) {}
     /// Checks a group of messages read together and hands their puzzles to the solver threads.
     fn submit(group: Vec<Read<Self>>, to: &Submit<'_, Self::Answer>);
     /// Why the stream ends when message `messages` (0-based), holding puzzle `puzzles` on,
@@ -493,7 +497,8 @@ impl<M: Batched> Reader<M> {
     }
 
     /// A message with its puzzle count, or the end of a stream it breaks.
-    fn count(&self, message: M) -> Result<(M, usize), End> {
+    fn count(&self, mut message: M) -> Result<(M, usize), End> {
+        message.own_bytes();
         match message.puzzles(&self.shared.limits) {
             Ok(puzzles) => Ok((message, puzzles)),
             Err(status) => Err(self.broken(status)),
