@@ -18,6 +18,13 @@ use crate::cli::{Compression, Global};
 /// How long to wait for a TCP connection before calling a server unreachable.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// HTTP/2 pings while calls are open, and how long an answer may take: a server that
+/// vanishes without closing its connections (its node gone, a network partition) is noticed
+/// within about a minute, and a batch's chunks on it go to the other servers. Pings only
+/// with calls open, every 30 s: proxies and servers that police pings allow that.
+const KEEPALIVE: Duration = Duration::from_secs(30);
+const KEEPALIVE_TIMEOUT: Duration = Duration::from_secs(20);
+
 /// What starts each certificate in a PEM file.
 const CERT_MARKER: &str = "-----BEGIN CERTIFICATE-----";
 
@@ -384,7 +391,10 @@ fn endpoint_with(url: &str, tls: Option<ClientTlsConfig>) -> anyhow::Result<Endp
     let endpoint = Endpoint::from_shared(url.to_owned())
         .with_context(|| format!("'{url}' is not a server URL like http://127.0.0.1:50051"))?
         .connect_timeout(CONNECT_TIMEOUT)
-        .tcp_nodelay(true);
+        .tcp_nodelay(true)
+        .http2_keep_alive_interval(KEEPALIVE)
+        .keep_alive_timeout(KEEPALIVE_TIMEOUT)
+        .keep_alive_while_idle(false);
     Ok(match tls {
         Some(tls) => endpoint.tls_config(tls)?,
         None => endpoint,

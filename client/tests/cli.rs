@@ -389,6 +389,28 @@ fn the_embedded_server_limit_can_be_raised_and_lowered() {
     assert_eq!(output.status.code(), Some(1));
     let out = success(sudoku().args(["--max-grid-side", "16", "solve", "--count", "1", &sixteen]));
     assert_solves(&grid(&sixteen), &out);
+    // In a batch, the grid over the limit is one invalid answer among the others.
+    let (code, out, err) = run(sudoku()
+        .args([
+            "--max-grid-side",
+            "9",
+            "--format",
+            "line",
+            "batch",
+            "--count",
+            "1",
+        ])
+        .write_stdin(format!("{CLASSIC}\n{sixteen}\n{CLASSIC}\n")));
+    assert_eq!(code, Some(1), "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    assert_solves(&grid(CLASSIC), lines[0]);
+    assert_eq!(lines[1], "invalid");
+    assert_solves(&grid(CLASSIC), lines[2]);
+    assert!(
+        err.contains("larger than this server's limit of 9"),
+        "{err}"
+    );
     let output = sudoku()
         .args(["--max-grid-side", "99", "health"])
         .output()
@@ -1069,6 +1091,53 @@ fn a_blank_last_line_on_a_live_pipe_does_not_hold_back_the_puzzles_before_it() {
     let _ = child.wait();
     let answer = answer.expect("the answer while the input is still open");
     assert_solves(&grid(CLASSIC), answer.trim_end());
+}
+
+/// The resident memory of process `pid`, in KiB.
+fn resident_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+#[test]
+fn a_batch_whose_output_nobody_reads_stops_reading_its_input() {
+    use std::io::Read;
+    // 200,000 puzzles (16 MB), answered into a pipe nobody reads for a while: the answers
+    // that cannot be printed must hold the reader back, not pile up (they took 45 MB).
+    const PUZZLES: usize = 200_000;
+    let dir = temp_dir("batch-output-blocked");
+    let file = dir.join("puzzles.txt");
+    std::fs::write(&file, format!("{CLASSIC}\n").repeat(PUZZLES)).unwrap();
+    let binary = PathBuf::from(env!("CARGO_BIN_EXE_sudoku"));
+    let mut child = std::process::Command::new(&binary)
+        .args(["--format", "line", "batch"])
+        .arg(&file)
+        .env_remove("SUDOKU_SERVER")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("sudoku starts");
+    let mut most = 0;
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(4);
+    while std::time::Instant::now() < until {
+        most = most.max(resident_kib(child.id()).unwrap_or(0));
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let mut out = String::new();
+    let mut stdout = child.stdout.take().expect("stdout");
+    stdout.read_to_string(&mut out).expect("the answers");
+    assert!(child.wait().expect("ends").success());
+    assert_eq!(
+        out.lines().count(),
+        PUZZLES,
+        "every answer once the pipe is read"
+    );
+    assert!(most > 0, "the memory was seen");
+    assert!(
+        most < 32 << 10,
+        "{most} KiB resident while the output was blocked"
+    );
 }
 
 #[test]

@@ -271,6 +271,48 @@ async fn other_shapes_and_the_fast_solvers_limit() {
     server.shutdown().await.expect("clean shutdown");
 }
 
+#[tokio::test]
+async fn grids_over_the_servers_side_limit_are_each_invalid_and_the_stream_goes_on() {
+    let config = Config {
+        max_grid_side: 9,
+        ..Config::embedded()
+    };
+    let (server, mut client) = server(config).await;
+    // Two 16x16 puzzles in one message, then a classic one in the next.
+    let sixteen = PackedPuzzles {
+        box_rows: 4,
+        box_cols: 4,
+        cells: vec![b'.'; 2 * 256].into(),
+        ..packed("16x16", &[])
+    };
+    let classic = packed("9x9", &[CLASSIC.to_owned()]);
+    let mut answers: Vec<pb::PackedAnswers> = Vec::new();
+    let mut stream = client
+        .batch_solve_packed(tokio_stream::iter([sixteen, classic]))
+        .await
+        .expect("the stream opens")
+        .into_inner();
+    while let Some(answer) = stream.message().await.expect("no error") {
+        answers.push(answer);
+    }
+    answers.sort_by_key(|a| a.first);
+    assert_eq!(answers.len(), 2);
+    assert_eq!(answers[0].outcomes, vec![Outcome::Invalid as u8; 2]);
+    assert!(answers[0].solutions.iter().all(|&b| b == 0));
+    let mut offsets = Vec::new();
+    for error in &answers[0].errors {
+        offsets.push(error.offset);
+        let message = &error.error.as_ref().expect("a reason").message;
+        assert_eq!(
+            message,
+            "grid side 16 is larger than this server's limit of 9"
+        );
+    }
+    assert_eq!(offsets, [0, 1]);
+    assert_answers(&answers[1], &[CLASSIC.to_owned()]);
+    server.shutdown().await.expect("clean shutdown");
+}
+
 /// The answer of a one-message stream.
 async fn answer_of(client: &mut SudokuClient<Channel>, message: PackedPuzzles) -> PackedAnswers {
     client

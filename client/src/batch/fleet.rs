@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use sudoku_proto::pb;
-use tokio::sync::mpsc;
+use tokio::sync::{Semaphore, mpsc};
 use tokio::task::JoinSet;
 
 use super::send::{self, Answered, Queue};
@@ -16,12 +16,20 @@ use crate::conn::Connection;
 /// How often host names are resolved again during a job.
 const RESOLVE_EVERY: Duration = Duration::from_secs(5);
 
+/// Room for chunks read and not yet printed, grown with each server found.
+pub struct Room {
+    pub unprinted: Arc<Semaphore>,
+    /// Chunks each server's streams may keep in flight, and as many answered and waiting.
+    pub per_server: usize,
+}
+
 /// Runs workers for every address of every server until the job is over, then waits for them.
 pub async fn run(
     conn: Arc<Connection>,
     options: pb::SolveOptions,
     queue: Arc<Queue>,
     answers: mpsc::UnboundedSender<anyhow::Result<Answered>>,
+    room: Room,
     verbose: bool,
 ) {
     let mut workers = JoinSet::new();
@@ -35,6 +43,7 @@ pub async fn run(
         }
         // Counted before any starts, so that one failing at once is not taken for the last.
         queue.add_workers(fresh.len());
+        room.unprinted.add_permits(fresh.len() * room.per_server);
         for server in fresh {
             if verbose || !first {
                 eprintln!("sudoku: sending puzzles to {}", server.url);

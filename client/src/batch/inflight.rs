@@ -136,6 +136,7 @@ mod tests {
                 })
                 .collect(),
             cells: vec![0; 41 * count].into(),
+            _unprinted: None,
         })
     }
 

@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use sudoku_proto::pb;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{Semaphore, mpsc, oneshot};
 
 pub use self::pace::Pace;
 use crate::cli::BatchArgs;
@@ -30,6 +30,12 @@ use crate::request::{NoPuzzles, Tally};
 
 /// Chunks read ahead of the streams; the servers' windows bound the rest.
 const READ_AHEAD: usize = 4;
+
+/// Chunks read and not yet printed, beyond those the streams have in flight: room for the
+/// read-ahead and for answers that wait for an earlier one to be printed. Without a bound, a
+/// slow reader of the output (`| less`) or one slow chunk among fast ones kept every answer
+/// that came meanwhile.
+const UNPRINTED: usize = 2 * READ_AHEAD;
 
 /// Bytes of output gathered before a write: a few hundred answers per system call.
 const OUT_BUFFER: usize = 1 << 16;
@@ -47,6 +53,10 @@ pub enum Item {
 /// A batch's input being read and packed, on a thread of its own.
 pub struct Input {
     chunks: mpsc::Receiver<Arc<read::Chunk>>,
+    /// Chunks that may be read and not yet printed (see [`UNPRINTED`]); each server's
+    /// streams add room for what they keep in flight.
+    unprinted: Arc<Semaphore>,
+    pace: Pace,
     items: mpsc::UnboundedReceiver<Item>,
     /// How the reading ended.
     reader: oneshot::Receiver<anyhow::Result<()>>,
@@ -61,14 +71,21 @@ impl Input {
         let (item_tx, items) = mpsc::unbounded_channel::<Item>();
         let (done, reader) = oneshot::channel();
         let args = args.clone();
+        let unprinted = Arc::new(Semaphore::new(UNPRINTED));
+        let room = read::Room {
+            unprinted: unprinted.clone(),
+            runtime: tokio::runtime::Handle::current(),
+        };
         std::thread::Builder::new()
             .name("sudoku-reader".to_owned())
             .spawn(move || {
-                let _ = done.send(read::read(args, pace.chunk, chunk_tx, item_tx));
+                let _ = done.send(read::read(args, pace.chunk, room, chunk_tx, item_tx));
             })
             .context("cannot start the input reader")?;
         Ok(Input {
             chunks,
+            unprinted,
+            pace,
             items,
             reader,
         })
@@ -87,11 +104,16 @@ pub async fn run(
     let (answer_tx, mut answer_rx) = mpsc::unbounded_channel();
     let queue = Arc::new(send::Queue::new(input.chunks));
     let options = pb::SolveOptions::from(&args.options);
+    let room = fleet::Room {
+        unprinted: input.unprinted,
+        per_server: 2 * input.pace.in_flight,
+    };
     let fleet = tokio::spawn(fleet::run(
         conn.clone(),
         options,
         queue.clone(),
         answer_tx.clone(),
+        room,
         verbose,
     ));
     drop(answer_tx);

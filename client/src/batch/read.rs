@@ -6,7 +6,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 
 use sudoku_proto::{nibbles, pb};
-use tokio::sync::mpsc;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 
 use super::Item;
 use crate::cli::BatchArgs;
@@ -27,6 +27,17 @@ pub struct Chunk {
     /// The puzzles' cells, one after another, two a byte where [`Chunk::nibbles`] says so;
     /// shared with the message that carries them (and with any re-send), never copied.
     pub cells: Bytes,
+    /// Its place among the chunks read and not yet printed, given back when the last copy
+    /// of the chunk goes, once its answers are printed (see [`Room`]).
+    pub _unprinted: Option<OwnedSemaphorePermit>,
+}
+
+/// Where the reader waits for room: it reads no further than the printer allows.
+pub struct Room {
+    /// Chunks that may be read and not yet printed.
+    pub unprinted: Arc<Semaphore>,
+    /// To wait for that room from the reader's own thread.
+    pub runtime: tokio::runtime::Handle,
 }
 
 impl Chunk {
@@ -91,12 +102,14 @@ fn nibbles_for(side: u32) -> bool {
 pub fn read(
     args: BatchArgs,
     chunk: usize,
+    room: Room,
     chunks: mpsc::Sender<Arc<Chunk>>,
     items: mpsc::UnboundedSender<Item>,
 ) -> anyhow::Result<()> {
     let mut packer = Packer {
         limit: (chunk / RAMP.pow(2)).max(1),
         most: chunk,
+        room: Some(room),
         ..Packer::default()
     };
     let read = read_inputs(&args, &mut packer, &chunks, &items);
@@ -235,6 +248,7 @@ struct Packer {
     shape: (u32, u32),
     origins: Vec<Origin>,
     cells: Vec<u8>,
+    room: Option<Room>,
 }
 
 impl Packer {
@@ -301,6 +315,11 @@ impl Packer {
         if self.origins.is_empty() {
             return true;
         }
+        // Closed never: `None` would only let the chunk go without a place.
+        let unprinted = self.room.as_ref().and_then(|room| {
+            let wait = room.unprinted.clone().acquire_owned();
+            room.runtime.block_on(wait).ok()
+        });
         let next = (self.limit * RAMP).min(self.most);
         // Room for a full next chunk of puzzles of this size.
         let cells = Vec::with_capacity(self.cells.len() / self.origins.len() * next);
@@ -310,6 +329,7 @@ impl Packer {
             box_cols: self.shape.1,
             origins: std::mem::replace(&mut self.origins, Vec::with_capacity(next)),
             cells: std::mem::replace(&mut self.cells, cells).into(),
+            _unprinted: unprinted,
         });
         self.next_id += 1;
         self.limit = next;
@@ -372,7 +392,8 @@ mod tests {
         };
         let (chunk_tx, mut chunks) = mpsc::channel(4);
         let (item_tx, mut items) = mpsc::unbounded_channel();
-        let reader = std::thread::spawn(move || read(args, 1024, chunk_tx, item_tx));
+        let (_runtime, room) = room(1000);
+        let reader = std::thread::spawn(move || read(args, 1024, room, chunk_tx, item_tx));
         let mut sizes = Vec::new();
         while let Some(chunk) = chunks.blocking_recv() {
             assert_eq!(chunk.id, sizes.len() as u64);
@@ -395,6 +416,56 @@ mod tests {
         // An invalid line is told at once, the chunk before it when sent: the printer orders.
         numbers.sort_unstable();
         assert!(numbers.iter().copied().eq(1..=3000), "every puzzle once");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Room for `chunks` unprinted chunks, and the runtime the reader waits for it on.
+    fn room(chunks: usize) -> (tokio::runtime::Runtime, Room) {
+        let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+        let room = Room {
+            unprinted: Arc::new(Semaphore::new(chunks)),
+            runtime: runtime.handle().clone(),
+        };
+        (runtime, room)
+    }
+
+    #[test]
+    fn the_reader_goes_no_further_than_the_room_for_unprinted_chunks() {
+        let dir = std::env::temp_dir().join(format!("sudoku-read-room-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a temporary folder");
+        let file = dir.join("puzzles.txt");
+        std::fs::write(&file, format!("{PUZZLE}\n").repeat(100)).expect("written");
+        let (_runtime, room) = room(2);
+        let unprinted = room.unprinted.clone();
+        let (chunk_tx, mut chunks) = mpsc::channel(100);
+        let (item_tx, mut items) = mpsc::unbounded_channel();
+        // Chunks of 4 puzzles: 25 of them, room for 2.
+        let reader = std::thread::spawn(move || read(args(vec![file]), 4, room, chunk_tx, item_tx));
+        let first = chunks.blocking_recv().expect("a first chunk");
+        let second = chunks.blocking_recv().expect("a second chunk");
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        assert!(
+            chunks.try_recv().is_err(),
+            "no third while two are unprinted"
+        );
+        assert_eq!(unprinted.available_permits(), 0);
+        // The printer's copies go with the printing; then the first chunk's room is free.
+        while items.try_recv().is_ok() {}
+        let first_len = first.len();
+        drop(first);
+        let third = chunks
+            .blocking_recv()
+            .expect("a third chunk, once one is printed");
+        assert_eq!(third.id, 2);
+        let seen = first_len + second.len() + third.len();
+        drop((second, third));
+        let mut rest = 0;
+        while let Some(chunk) = chunks.blocking_recv() {
+            rest += chunk.len();
+            while items.try_recv().is_ok() {}
+        }
+        reader.join().expect("no panic").expect("read");
+        assert_eq!(rest + seen, 100, "every puzzle read in the end");
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -422,7 +493,9 @@ mod tests {
         std::fs::write(&file, bytes).expect("the file is written");
         let (chunk_tx, mut chunks) = mpsc::channel(4);
         let (item_tx, mut items) = mpsc::unbounded_channel();
-        let reader = std::thread::spawn(move || read(args(vec![file]), 1024, chunk_tx, item_tx));
+        let (_runtime, room) = room(1000);
+        let reader =
+            std::thread::spawn(move || read(args(vec![file]), 1024, room, chunk_tx, item_tx));
         let mut sent = 0;
         while let Some(chunk) = chunks.blocking_recv() {
             sent += chunk.len();

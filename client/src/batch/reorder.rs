@@ -281,6 +281,7 @@ mod tests {
                 })
                 .collect(),
             cells: cells.into(),
+            _unprinted: None,
         })
     }
 

@@ -27,13 +27,9 @@ impl Batched for pb::PackedPuzzles {
             .check_id(&self.id)
             .and_then(|()| shape.clone().map_err(RequestError::from))
             .and_then(|shape| {
+                // A side over this server's limit is each puzzle's error (see `submit`), as
+                // in BatchSolve: the stream goes on with the next message.
                 let side = shape.side();
-                if side > limits.max_grid_side {
-                    return Err(RequestError::TooLarge {
-                        side,
-                        max: limits.max_grid_side,
-                    });
-                }
                 let layout = self.layout()?;
                 if layout == Layout::Nibbles && side > nibbles::MAX_SIDE {
                     return Err(RequestError::NibbleSide {
@@ -85,10 +81,17 @@ impl Batched for pb::PackedPuzzles {
             let (Ok(shape), Ok(layout)) = (read.message.shape(), read.message.layout()) else {
                 continue; // checked when read
             };
-            let options = to
-                .shared
-                .limits
-                .options(read.message.options, to.caller.deadline)
+            let limits = &to.shared.limits;
+            let options = if shape.side() > limits.max_grid_side {
+                Err(RequestError::TooLarge {
+                    side: shape.side(),
+                    max: limits.max_grid_side,
+                })
+            } else {
+                limits.options(read.message.options, to.caller.deadline)
+            };
+            // Refused options refuse every puzzle of the message, each with the reason.
+            let options = options
                 .map(|mut options| {
                     options.cancel = Some(to.cancel.clone());
                     options
