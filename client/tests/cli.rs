@@ -1103,9 +1103,10 @@ fn resident_kib(pid: u32) -> Option<u64> {
 #[test]
 fn a_batch_whose_output_nobody_reads_stops_reading_its_input() {
     use std::io::Read;
-    // 200,000 puzzles (16 MB), answered into a pipe nobody reads for a while: the answers
-    // that cannot be printed must hold the reader back, not pile up (they took 45 MB).
-    const PUZZLES: usize = 200_000;
+    // 400,000 puzzles (33 MB), answered into a pipe nobody reads for a while: the answers
+    // that cannot be printed must hold the reader back (at most 65,536 puzzles ahead), not
+    // pile up (they took 45 MB for 196,000 puzzles).
+    const PUZZLES: usize = 400_000;
     let dir = temp_dir("batch-output-blocked");
     let file = dir.join("puzzles.txt");
     std::fs::write(&file, format!("{CLASSIC}\n").repeat(PUZZLES)).unwrap();
@@ -1325,6 +1326,27 @@ fn a_lost_server_is_named_and_the_summary_still_printed() {
 }
 
 #[test]
+fn a_dead_server_is_not_retried_once_every_answer_is_in() {
+    let server = ServerProcess::start();
+    let puzzles = (0..20).map(relabelled).collect::<Vec<_>>().join("\n") + "\n";
+    let started = std::time::Instant::now();
+    let (code, out, err) = run(sudoku()
+        .args(["--format", "line", "batch"])
+        .args(["--server", &server.url, "--server", "http://127.0.0.1:1"])
+        .write_stdin(puzzles)
+        .timeout(std::time::Duration::from_secs(30)));
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(out.lines().count(), 20);
+    // The closing line is the last word: no retry of the dead server after it.
+    let last = err.lines().last().unwrap_or_default();
+    assert!(last.starts_with("20 puzzles: "), "{err}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(5),
+        "{err}"
+    );
+}
+
+#[test]
 fn a_batch_over_three_servers_survives_losing_one() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let servers: Vec<ServerProcess> = (0..3)
@@ -1367,13 +1389,19 @@ fn a_batch_over_three_servers_survives_losing_one() {
         .unwrap();
     use std::io::Write as _;
     let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(inputs.join("\n").as_bytes()).unwrap();
-    drop(stdin);
+    // Written while the answers are read, as a pipeline does: sudoku reads only so far ahead
+    // of what it has printed.
+    let input = inputs.join("\n");
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
     std::thread::sleep(std::time::Duration::from_millis(300));
     let _ = std::process::Command::new("kill")
         .args(["-KILL", &servers[1].child.id().to_string()])
         .status();
     let output = child.wait_with_output().unwrap();
+    writer
+        .join()
+        .expect("the input is written")
+        .expect("written whole");
     let err = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(0), "{err}");
     assert!(

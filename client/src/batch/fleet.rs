@@ -16,10 +16,13 @@ use crate::conn::Connection;
 /// How often host names are resolved again during a job.
 const RESOLVE_EVERY: Duration = Duration::from_secs(5);
 
-/// Room for chunks read and not yet printed, grown with each server found.
+/// How long the workers get to close their streams once every answer is in.
+const CLOSE_GRACE: Duration = Duration::from_secs(1);
+
+/// Room for puzzles read and not yet printed, grown with each server found.
 pub struct Room {
     pub unprinted: Arc<Semaphore>,
-    /// Chunks each server's streams may keep in flight, and as many answered and waiting.
+    /// Puzzles each server's streams may keep in flight, and as many answered and waiting.
     pub per_server: usize,
 }
 
@@ -64,5 +67,10 @@ pub async fn run(
         }
     }
     drop(answers);
-    while workers.join_next().await.is_some() {}
+    // Workers with a stream close it at once; one still connecting to a server that does not
+    // answer (a connection attempt waits up to 5 s, and it may try again) is not waited for.
+    let closed = async { while workers.join_next().await.is_some() {} };
+    if tokio::time::timeout(CLOSE_GRACE, closed).await.is_err() {
+        workers.abort_all();
+    }
 }

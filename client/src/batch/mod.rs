@@ -31,11 +31,13 @@ use crate::request::{NoPuzzles, Tally};
 /// Chunks read ahead of the streams; the servers' windows bound the rest.
 const READ_AHEAD: usize = 4;
 
-/// Chunks read and not yet printed, beyond those the streams have in flight: room for the
-/// read-ahead and for answers that wait for an earlier one to be printed. Without a bound, a
-/// slow reader of the output (`| less`) or one slow chunk among fast ones kept every answer
-/// that came meanwhile.
-const UNPRINTED: usize = 2 * READ_AHEAD;
+/// Puzzles read and not yet printed, beyond those the streams have in flight: room for the
+/// read-ahead and for answers that wait for an earlier one to be printed, about 12 MB at
+/// most. Without a bound, a slow reader of the output (`| less`) or one slow chunk among fast
+/// ones kept every answer that came meanwhile (45 MB for 196,000 puzzles). A script that
+/// writes all its input before it reads any output still gets its answers where the input is
+/// under this.
+const UNPRINTED: usize = 1 << 16;
 
 /// Bytes of output gathered before a write: a few hundred answers per system call.
 const OUT_BUFFER: usize = 1 << 16;
@@ -53,7 +55,7 @@ pub enum Item {
 /// A batch's input being read and packed, on a thread of its own.
 pub struct Input {
     chunks: mpsc::Receiver<Arc<read::Chunk>>,
-    /// Chunks that may be read and not yet printed (see [`UNPRINTED`]); each server's
+    /// Puzzles that may be read and not yet printed (see [`UNPRINTED`]); each server's
     /// streams add room for what they keep in flight.
     unprinted: Arc<Semaphore>,
     pace: Pace,
@@ -106,7 +108,7 @@ pub async fn run(
     let options = pb::SolveOptions::from(&args.options);
     let room = fleet::Room {
         unprinted: input.unprinted,
-        per_server: 2 * input.pace.in_flight,
+        per_server: 2 * input.pace.in_flight * input.pace.chunk,
     };
     let fleet = tokio::spawn(fleet::run(
         conn.clone(),

@@ -34,7 +34,7 @@ pub struct Chunk {
 
 /// Where the reader waits for room: it reads no further than the printer allows.
 pub struct Room {
-    /// Chunks that may be read and not yet printed.
+    /// Puzzles that may be read and not yet printed.
     pub unprinted: Arc<Semaphore>,
     /// To wait for that room from the reader's own thread.
     pub runtime: tokio::runtime::Handle,
@@ -317,7 +317,8 @@ impl Packer {
         }
         // Closed never: `None` would only let the chunk go without a place.
         let unprinted = self.room.as_ref().and_then(|room| {
-            let wait = room.unprinted.clone().acquire_owned();
+            let puzzles = u32::try_from(self.origins.len()).unwrap_or(u32::MAX);
+            let wait = room.unprinted.clone().acquire_many_owned(puzzles);
             room.runtime.block_on(wait).ok()
         });
         let next = (self.limit * RAMP).min(self.most);
@@ -392,7 +393,7 @@ mod tests {
         };
         let (chunk_tx, mut chunks) = mpsc::channel(4);
         let (item_tx, mut items) = mpsc::unbounded_channel();
-        let (_runtime, room) = room(1000);
+        let (_runtime, room) = room(1 << 20);
         let reader = std::thread::spawn(move || read(args, 1024, room, chunk_tx, item_tx));
         let mut sizes = Vec::new();
         while let Some(chunk) = chunks.blocking_recv() {
@@ -419,53 +420,51 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
-    /// Room for `chunks` unprinted chunks, and the runtime the reader waits for it on.
-    fn room(chunks: usize) -> (tokio::runtime::Runtime, Room) {
+    /// Room for `puzzles` unprinted puzzles, and the runtime the reader waits for it on.
+    fn room(puzzles: usize) -> (tokio::runtime::Runtime, Room) {
         let runtime = tokio::runtime::Runtime::new().expect("a runtime");
         let room = Room {
-            unprinted: Arc::new(Semaphore::new(chunks)),
+            unprinted: Arc::new(Semaphore::new(puzzles)),
             runtime: runtime.handle().clone(),
         };
         (runtime, room)
     }
 
     #[test]
-    fn the_reader_goes_no_further_than_the_room_for_unprinted_chunks() {
+    fn the_reader_goes_no_further_than_the_room_for_unprinted_puzzles() {
         let dir = std::env::temp_dir().join(format!("sudoku-read-room-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("a temporary folder");
         let file = dir.join("puzzles.txt");
         std::fs::write(&file, format!("{PUZZLE}\n").repeat(100)).expect("written");
-        let (_runtime, room) = room(2);
+        // Chunks of 1, then 4 puzzles; room for 5.
+        let (_runtime, room) = room(5);
         let unprinted = room.unprinted.clone();
         let (chunk_tx, mut chunks) = mpsc::channel(100);
         let (item_tx, mut items) = mpsc::unbounded_channel();
-        // Chunks of 4 puzzles: 25 of them, room for 2.
         let reader = std::thread::spawn(move || read(args(vec![file]), 4, room, chunk_tx, item_tx));
         let first = chunks.blocking_recv().expect("a first chunk");
         let second = chunks.blocking_recv().expect("a second chunk");
+        assert_eq!((first.len(), second.len()), (1, 4));
         std::thread::sleep(std::time::Duration::from_millis(200));
-        assert!(
-            chunks.try_recv().is_err(),
-            "no third while two are unprinted"
-        );
+        let waiting = chunks.try_recv();
+        assert!(waiting.is_err(), "no third while five are unprinted");
         assert_eq!(unprinted.available_permits(), 0);
-        // The printer's copies go with the printing; then the first chunk's room is free.
+        // The printer's copies go with the printing; then the second chunk's room is free.
         while items.try_recv().is_ok() {}
-        let first_len = first.len();
-        drop(first);
+        drop(second);
         let third = chunks
             .blocking_recv()
-            .expect("a third chunk, once one is printed");
-        assert_eq!(third.id, 2);
-        let seen = first_len + second.len() + third.len();
-        drop((second, third));
+            .expect("a third, once four are printed");
+        assert_eq!((third.id, third.len()), (2, 4));
+        while items.try_recv().is_ok() {}
+        drop((first, third));
         let mut rest = 0;
         while let Some(chunk) = chunks.blocking_recv() {
             rest += chunk.len();
             while items.try_recv().is_ok() {}
         }
         reader.join().expect("no panic").expect("read");
-        assert_eq!(rest + seen, 100, "every puzzle read in the end");
+        assert_eq!(rest + 9, 100, "every puzzle read in the end");
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -493,7 +492,7 @@ mod tests {
         std::fs::write(&file, bytes).expect("the file is written");
         let (chunk_tx, mut chunks) = mpsc::channel(4);
         let (item_tx, mut items) = mpsc::unbounded_channel();
-        let (_runtime, room) = room(1000);
+        let (_runtime, room) = room(1 << 20);
         let reader =
             std::thread::spawn(move || read(args(vec![file]), 1024, room, chunk_tx, item_tx));
         let mut sent = 0;

@@ -61,6 +61,11 @@ impl Queue {
         self.wake.notify_waiters();
     }
 
+    /// Whether the job is over: every answer is in.
+    pub fn is_done(&self) -> bool {
+        self.done.load(Ordering::Acquire)
+    }
+
     /// Workers still running; when none is left, the job cannot finish.
     pub fn workers(&self) -> usize {
         self.workers.load(Ordering::Acquire)
@@ -176,6 +181,11 @@ pub async fn worker(
             }) => (reason, unanswered, busy, answered),
         };
         let (reason, unanswered, busy, answered) = lost;
+        // Every answer is in: nothing is lost with the server, and nothing is worth saying
+        // after the closing line.
+        if queue.is_done() {
+            break;
+        }
         let puzzles: usize = unanswered.iter().map(|c| c.len()).sum();
         if answered {
             failures = 0;
@@ -211,7 +221,10 @@ pub async fn worker(
             }
             return;
         }
-        tokio::time::sleep(backoff).await;
+        tokio::select! {
+            () = tokio::time::sleep(backoff) => {}
+            () = queue.finished() => break,
+        }
     }
     queue.workers.fetch_sub(1, Ordering::AcqRel);
 }
