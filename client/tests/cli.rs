@@ -728,6 +728,97 @@ fn a_server_that_closes_every_stream_at_once_counts_as_lost() {
     assert!(calls <= 10, "{calls} calls");
 }
 
+/// A BatchSolvePacked server that answers the first message of each stream one puzzle
+/// short, then ends the stream: `sudoku batch` must not send those puzzles for ever.
+async fn answer_short(tcp: tokio::net::TcpStream) {
+    let Ok(mut h2) = h2::server::handshake(tcp).await else {
+        return;
+    };
+    // The connection is driven by accepting; each stream is answered on a task of its own.
+    while let Some(Ok((request, respond))) = h2.accept().await {
+        tokio::spawn(answer_one_short(request, respond));
+    }
+}
+
+async fn answer_one_short(
+    request: http::Request<h2::RecvStream>,
+    mut respond: h2::server::SendResponse<bytes::Bytes>,
+) {
+    use prost::Message;
+    let mut body = request.into_body();
+    let mut bytes = Vec::new();
+    // The first whole gRPC message: a flag byte, a 4-byte length, the message.
+    let message = loop {
+        if bytes.len() >= 5 {
+            let len = u32::from_be_bytes([bytes[1], bytes[2], bytes[3], bytes[4]]) as usize;
+            if bytes.len() >= 5 + len {
+                break sudoku_proto::pb::PackedPuzzles::decode(&bytes[5..5 + len]).ok();
+            }
+        }
+        match body.data().await {
+            Some(Ok(data)) => {
+                let _ = body.flow_control().release_capacity(data.len());
+                bytes.extend_from_slice(&data);
+            }
+            _ => break None,
+        }
+    };
+    let Some(message) = message else { return };
+    let puzzles = message.nibbles.len() / 41;
+    let answer = sudoku_proto::pb::PackedAnswers {
+        id: message.id,
+        first: 0,
+        outcomes: vec![sudoku_proto::pb::Outcome::Unique as u8; puzzles - 1],
+        solution_nibbles: vec![0x11; 41 * (puzzles - 1)].into(),
+        ..Default::default()
+    };
+    let encoded = answer.encode_to_vec();
+    let mut framed = vec![0];
+    framed.extend_from_slice(&(encoded.len() as u32).to_be_bytes());
+    framed.extend_from_slice(&encoded);
+    let head = http::Response::builder()
+        .header("content-type", "application/grpc")
+        .body(())
+        .expect("a response head");
+    let Ok(mut send) = respond.send_response(head, false) else {
+        return;
+    };
+    let _ = send.send_data(framed.into(), false);
+    let mut trailers = http::HeaderMap::new();
+    trailers.insert("grpc-status", http::HeaderValue::from_static("0"));
+    let _ = send.send_trailers(trailers);
+}
+
+#[test]
+fn puzzles_never_wholly_answered_are_not_sent_for_ever() {
+    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+    let mut urls = Vec::new();
+    for _ in 0..2 {
+        let listener = runtime
+            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+            .expect("a port");
+        urls.push(format!(
+            "http://{}",
+            listener.local_addr().expect("an address")
+        ));
+        runtime.spawn(async move {
+            while let Ok((tcp, _)) = listener.accept().await {
+                tokio::spawn(answer_short(tcp));
+            }
+        });
+    }
+    let (code, out, err) = run(sudoku()
+        .args(["batch", "--server", &urls.join(",")])
+        .write_stdin(format!("{CLASSIC}\n{CLASSIC}\n"))
+        .timeout(std::time::Duration::from_secs(60)));
+    assert_eq!(code, Some(2), "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.contains("puzzles 1 to 2 went to servers 8 times and were never wholly answered"),
+        "{err}"
+    );
+}
+
 #[test]
 fn every_command_against_a_separate_server() {
     let server = ServerProcess::start();

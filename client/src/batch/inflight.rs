@@ -137,6 +137,7 @@ mod tests {
                 .collect(),
             cells: vec![0; 41 * count].into(),
             _unprinted: None,
+            sends: Default::default(),
         })
     }
 

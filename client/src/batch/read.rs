@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::AtomicU32;
 
 use bytes::Bytes;
 
@@ -30,6 +31,9 @@ pub struct Chunk {
     /// Its place among the chunks read and not yet printed, given back when the last copy
     /// of the chunk goes, once its answers are printed (see [`Room`]).
     pub _unprinted: Option<OwnedSemaphorePermit>,
+    /// Times it was sent: a chunk that is never wholly answered (one of its puzzles fails
+    /// every server, or a server answers it short) is not sent for ever.
+    pub sends: AtomicU32,
 }
 
 /// Where the reader waits for room: it reads no further than the printer allows.
@@ -331,6 +335,7 @@ impl Packer {
             origins: std::mem::replace(&mut self.origins, Vec::with_capacity(next)),
             cells: std::mem::replace(&mut self.cells, cells).into(),
             _unprinted: unprinted,
+            sends: AtomicU32::new(0),
         });
         self.next_id += 1;
         self.limit = next;

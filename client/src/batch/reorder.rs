@@ -282,6 +282,7 @@ mod tests {
                 .collect(),
             cells: cells.into(),
             _unprinted: None,
+            sends: Default::default(),
         })
     }
 

@@ -31,6 +31,9 @@ const QUICK_CLOSE: Duration = Duration::from_secs(1);
 /// server answers.
 const BUSY_TRIES: u32 = 6;
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
+/// Times one chunk may be sent: re-sends follow lost servers and closed streams, and a rolling
+/// restart of a few servers takes a handful.
+const MAX_SENDS: u32 = 8;
 
 /// Where workers take chunks from: re-sent chunks first, then fresh ones.
 pub struct Queue {
@@ -285,13 +288,13 @@ async fn stream(
                 Ok(response) => break response.into_inner(),
                 Err(status) => return Err(lost(server, status, &mut out, false)),
             },
-            chunk = queue.next(), if out.open() => out.send(chunk).await,
+            chunk = queue.next(), if out.open() => out.send(chunk).await?,
         }
     };
     let mut answered = false;
     loop {
         tokio::select! {
-            chunk = queue.next(), if out.open() => out.send(chunk).await,
+            chunk = queue.next(), if out.open() => out.send(chunk).await?,
             reply = replies.message() => match reply {
                 Ok(Some(reply)) => {
                     answered = true;
@@ -363,11 +366,22 @@ impl Outbox {
     }
 
     /// Sends `chunk`; `None` (the job is over) closes our side, so the server ends the stream.
-    async fn send(&mut self, chunk: Option<Arc<Chunk>>) {
+    /// A chunk sent [`MAX_SENDS`] times already fails the batch.
+    async fn send(&mut self, chunk: Option<Arc<Chunk>>) -> Result<(), Lost> {
         let Some(chunk) = chunk else {
             self.tx = None;
-            return;
+            return Ok(());
         };
+        if chunk.sends.fetch_add(1, Ordering::Relaxed) >= MAX_SENDS {
+            let (first, last) = match (chunk.origins.first(), chunk.origins.last()) {
+                (Some(first), Some(last)) => (first.number, last.number),
+                _ => (0, 0),
+            };
+            return Err(Lost::Fatal(anyhow::anyhow!(
+                "puzzles {first} to {last} went to servers {MAX_SENDS} times and were never \
+                 wholly answered: a server may fail on one of them, or answer them short"
+            )));
+        }
         let message = packed(&chunk, self.options);
         self.in_flight.insert(self.sent, chunk.clone());
         self.sent += chunk.len() as u64;
@@ -380,6 +394,7 @@ impl Outbox {
             // The stream is over; its status comes from the replies.
             self.tx = None;
         }
+        Ok(())
     }
 
     /// The chunks sent and not answered, to go elsewhere.
