@@ -102,16 +102,7 @@ async fn packed_messages_are_answered_whole_and_checked() {
         .enumerate()
         .map(|(m, chunk)| packed(&format!("m{m}"), chunk))
         .collect();
-    let mut answers: Vec<PackedAnswers> = Vec::new();
-    let mut stream = client
-        .batch_solve_packed(tokio_stream::iter(messages))
-        .await
-        .expect("the stream opens")
-        .into_inner();
-    while let Some(answer) = stream.message().await.expect("no error") {
-        answers.push(answer);
-    }
-    answers.sort_by_key(|a| a.first);
+    let answers = answers_by_first(&mut client, messages).await;
     let firsts: Vec<_> = answers.iter().map(|a| (a.id.as_str(), a.first)).collect();
     assert_eq!(firsts, vec![("m0", 0), ("m1", 300), ("m2", 600)]);
     for answer in &answers {
@@ -247,16 +238,7 @@ async fn other_shapes_and_the_fast_solvers_limit() {
         }),
         ..packed("16x16", &[])
     };
-    let mut answers: Vec<pb::PackedAnswers> = Vec::new();
-    let mut stream = client
-        .batch_solve_packed(tokio_stream::iter([small, sixteen]))
-        .await
-        .expect("the stream opens")
-        .into_inner();
-    while let Some(answer) = stream.message().await.expect("no error") {
-        answers.push(answer);
-    }
-    answers.sort_by_key(|a| a.first);
+    let answers = answers_by_first(&mut client, vec![small, sixteen]).await;
     assert_eq!(answers.len(), 2);
     assert_eq!(answers[0].outcomes, vec![Outcome::Multiple as u8]);
     let cells: Vec<u32> = answers[0].solutions.iter().map(|&b| u32::from(b)).collect();
@@ -286,16 +268,7 @@ async fn grids_over_the_servers_side_limit_are_each_invalid_and_the_stream_goes_
         ..packed("16x16", &[])
     };
     let classic = packed("9x9", &[CLASSIC.to_owned()]);
-    let mut answers: Vec<pb::PackedAnswers> = Vec::new();
-    let mut stream = client
-        .batch_solve_packed(tokio_stream::iter([sixteen, classic]))
-        .await
-        .expect("the stream opens")
-        .into_inner();
-    while let Some(answer) = stream.message().await.expect("no error") {
-        answers.push(answer);
-    }
-    answers.sort_by_key(|a| a.first);
+    let answers = answers_by_first(&mut client, vec![sixteen, classic]).await;
     assert_eq!(answers.len(), 2);
     assert_eq!(answers[0].outcomes, vec![Outcome::Invalid as u8; 2]);
     assert!(answers[0].solutions.iter().all(|&b| b == 0));
@@ -311,6 +284,24 @@ async fn grids_over_the_servers_side_limit_are_each_invalid_and_the_stream_goes_
     assert_eq!(offsets, [0, 1]);
     assert_answers(&answers[1], &[CLASSIC.to_owned()]);
     server.shutdown().await.expect("clean shutdown");
+}
+
+/// Every answer of a stream of `messages`, in stream order, the stream ending cleanly.
+async fn answers_by_first(
+    client: &mut SudokuClient<Channel>,
+    messages: Vec<PackedPuzzles>,
+) -> Vec<PackedAnswers> {
+    let mut answers = Vec::new();
+    let mut stream = client
+        .batch_solve_packed(tokio_stream::iter(messages))
+        .await
+        .expect("the stream opens")
+        .into_inner();
+    while let Some(answer) = stream.message().await.expect("no error") {
+        answers.push(answer);
+    }
+    answers.sort_by_key(|a| a.first);
+    answers
 }
 
 /// The answer of a one-message stream.
