@@ -21,6 +21,7 @@ const CLOSE_GRACE: Duration = Duration::from_secs(1);
 
 /// Room for puzzles read and not yet printed, grown with each server found.
 pub struct Room {
+    /// Puzzles that may be read and not yet printed.
     pub unprinted: Arc<Semaphore>,
     /// Puzzles each server's streams may keep in flight, and as many answered and waiting.
     pub per_server: usize,
