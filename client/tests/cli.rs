@@ -819,6 +819,49 @@ fn puzzles_never_wholly_answered_are_not_sent_for_ever() {
     );
 }
 
+/// A server that refuses every call as busy, with the status a server at its limit gives.
+async fn always_busy(tcp: tokio::net::TcpStream) {
+    let Ok(mut h2) = h2::server::handshake(tcp).await else {
+        return;
+    };
+    while let Some(Ok((_, mut respond))) = h2.accept().await {
+        let status = tonic::Status::resource_exhausted("server busy: retry with backoff");
+        let mut head = status.into_http::<()>();
+        *head.body_mut() = ();
+        let _ = respond.send_response(head, true);
+    }
+}
+
+#[test]
+fn puzzles_refused_by_busy_servers_are_not_counted_as_failing_them() {
+    // Two servers busy throughout: each worker tries seven times, 14 sends of the first
+    // chunk, none a failure of its puzzles. The batch ends for want of servers, saying so.
+    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+    let mut urls = Vec::new();
+    for _ in 0..2 {
+        let listener = runtime
+            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+            .expect("a port");
+        urls.push(format!(
+            "http://{}",
+            listener.local_addr().expect("an address")
+        ));
+        runtime.spawn(async move {
+            while let Ok((tcp, _)) = listener.accept().await {
+                tokio::spawn(always_busy(tcp));
+            }
+        });
+    }
+    let (code, out, err) = run(sudoku()
+        .args(["batch", "--server", &urls.join(",")])
+        .write_stdin(format!("{CLASSIC}\n"))
+        .timeout(std::time::Duration::from_secs(90)));
+    assert_eq!(code, Some(2), "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(!err.contains("times and were never"), "{err}");
+    assert!(err.contains("server busy"), "{err}");
+}
+
 #[test]
 fn every_command_against_a_separate_server() {
     let server = ServerProcess::start();

@@ -160,8 +160,9 @@ pub async fn run(
     }
     std::io::Write::flush(&mut out)?;
     drop(out);
-    let read = end_of_input(reader, failure.is_some(), &summary).await;
+    // Before the closing line: a worker of a lost server says nothing once the job is over.
     queue.finish();
+    let read = end_of_input(reader, failure.is_some(), &summary).await;
     if failure.is_some() {
         fleet.abort();
     }

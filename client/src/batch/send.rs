@@ -31,8 +31,8 @@ const QUICK_CLOSE: Duration = Duration::from_secs(1);
 /// server answers.
 const BUSY_TRIES: u32 = 6;
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
-/// Times one chunk may be sent: re-sends follow lost servers and closed streams, and a rolling
-/// restart of a few servers takes a handful.
+/// Times one chunk may be sent to a server that then failed it (not counting streams closed
+/// to open another, or refused as busy): a rolling restart of a few servers takes a handful.
 const MAX_SENDS: u32 = 8;
 
 /// Where workers take chunks from: re-sent chunks first, then fresh ones.
@@ -168,7 +168,7 @@ pub async fn worker(
                 closes = if quick { closes + 1 } else { 0 };
                 if closes < CLOSES_IN_A_ROW {
                     failures = 0;
-                    queue.put_back(unanswered);
+                    queue.put_back(not_counted(unanswered));
                     continue;
                 }
                 let reason = format!(
@@ -184,6 +184,12 @@ pub async fn worker(
             }) => (reason, unanswered, busy, answered),
         };
         let (reason, unanswered, busy, answered) = lost;
+        // A busy server refused the chunks; nothing is known against them.
+        let unanswered = if busy {
+            not_counted(unanswered)
+        } else {
+            unanswered
+        };
         // Every answer is in: nothing is lost with the server, and nothing is worth saying
         // after the closing line.
         if queue.is_done() {
@@ -230,6 +236,17 @@ pub async fn worker(
         }
     }
     queue.workers.fetch_sub(1, Ordering::AcqRel);
+}
+
+/// `chunks`, their last send not counted against [`MAX_SENDS`]: a server that closed the
+/// stream to open another, or refused it as busy, said nothing about their puzzles.
+fn not_counted(chunks: Vec<Arc<Chunk>>) -> Vec<Arc<Chunk>> {
+    for chunk in &chunks {
+        let _ = chunk
+            .sends
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
+    }
+    chunks
 }
 
 /// Why a stream ended before the job did.
