@@ -728,6 +728,32 @@ fn a_server_that_closes_every_stream_at_once_counts_as_lost() {
     assert!(calls <= 10, "{calls} calls");
 }
 
+/// `count` fake servers on 127.0.0.1, each connection served by `serve` on `runtime`; their
+/// URLs.
+fn fake_servers<F>(
+    runtime: &tokio::runtime::Runtime,
+    count: usize,
+    serve: fn(tokio::net::TcpStream) -> F,
+) -> Vec<String>
+where
+    F: std::future::Future<Output = ()> + Send + 'static,
+{
+    (0..count)
+        .map(|_| {
+            let listener = runtime
+                .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+                .expect("a port");
+            let url = format!("http://{}", listener.local_addr().expect("an address"));
+            runtime.spawn(async move {
+                while let Ok((tcp, _)) = listener.accept().await {
+                    tokio::spawn(serve(tcp));
+                }
+            });
+            url
+        })
+        .collect()
+}
+
 /// A BatchSolvePacked server that answers the first message of each stream one puzzle
 /// short, then ends the stream: `sudoku batch` must not send those puzzles for ever.
 async fn answer_short(tcp: tokio::net::TcpStream) {
@@ -792,21 +818,7 @@ async fn answer_one_short(
 #[test]
 fn puzzles_never_wholly_answered_are_not_sent_for_ever() {
     let runtime = tokio::runtime::Runtime::new().expect("a runtime");
-    let mut urls = Vec::new();
-    for _ in 0..2 {
-        let listener = runtime
-            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-            .expect("a port");
-        urls.push(format!(
-            "http://{}",
-            listener.local_addr().expect("an address")
-        ));
-        runtime.spawn(async move {
-            while let Ok((tcp, _)) = listener.accept().await {
-                tokio::spawn(answer_short(tcp));
-            }
-        });
-    }
+    let urls = fake_servers(&runtime, 2, answer_short);
     let (code, out, err) = run(sudoku()
         .args(["batch", "--server", &urls.join(",")])
         .write_stdin(format!("{CLASSIC}\n{CLASSIC}\n"))
@@ -837,21 +849,7 @@ fn puzzles_refused_by_busy_servers_are_not_counted_as_failing_them() {
     // Two servers busy throughout: each worker tries seven times, 14 sends of the first
     // chunk, none a failure of its puzzles. The batch ends for want of servers, saying so.
     let runtime = tokio::runtime::Runtime::new().expect("a runtime");
-    let mut urls = Vec::new();
-    for _ in 0..2 {
-        let listener = runtime
-            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-            .expect("a port");
-        urls.push(format!(
-            "http://{}",
-            listener.local_addr().expect("an address")
-        ));
-        runtime.spawn(async move {
-            while let Ok((tcp, _)) = listener.accept().await {
-                tokio::spawn(always_busy(tcp));
-            }
-        });
-    }
+    let urls = fake_servers(&runtime, 2, always_busy);
     let (code, out, err) = run(sudoku()
         .args(["batch", "--server", &urls.join(",")])
         .write_stdin(format!("{CLASSIC}\n"))

@@ -298,19 +298,8 @@ where
         // 2x2 grids is half a million) still ends with its slice.
         let mut unsolved = 0u32;
         while let Some(mut work) = self.jobs.pop_front() {
-            if work.abandoned() || work.job().is_none() {
-                answered += 1;
-                if work.abandoned() {
-                    self.metrics.abandoned().inc();
-                    self.lock().deliver(work, Err(PoolError::Abandoned));
-                } else {
-                    self.lock().refused(work);
-                }
-                unsolved += 1;
-                if unsolved.is_multiple_of(UNSOLVED_PER_CLOCK) {
-                    now = Instant::now();
-                }
-            } else if let Some(job) = work.job() {
+            let abandoned = work.abandoned();
+            if !abandoned && let Some(job) = work.job() {
                 // Each puzzle gets a whole slice: one started late in the task is not cut short.
                 let spent = match run(job, &self.metrics, &mut tally, now, Some(now + SLICE)) {
                     Ran::Done(result) => {
@@ -327,6 +316,18 @@ where
                 now = spent
                     .and_then(|spent| now.checked_add(spent))
                     .unwrap_or_else(Instant::now);
+            } else {
+                answered += 1;
+                if abandoned {
+                    self.metrics.abandoned().inc();
+                    self.lock().deliver(work, Err(PoolError::Abandoned));
+                } else {
+                    self.lock().refused(work);
+                }
+                unsolved += 1;
+                if unsolved.is_multiple_of(UNSOLVED_PER_CLOCK) {
+                    now = Instant::now();
+                }
             }
             if now - start >= SLICE && !self.jobs.is_empty() {
                 self.flush(answered, &mut tally);
