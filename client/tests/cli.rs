@@ -757,18 +757,31 @@ where
 /// A BatchSolvePacked server that answers the first message of each stream one puzzle
 /// short, then ends the stream: `sudoku batch` must not send those puzzles for ever.
 async fn answer_short(tcp: tokio::net::TcpStream) {
+    answer_first_messages(tcp, 1).await;
+}
+
+/// A BatchSolvePacked server that answers the first message of each stream whole, every
+/// solution all ones, then ends the stream.
+async fn answer_wrong(tcp: tokio::net::TcpStream) {
+    answer_first_messages(tcp, 0).await;
+}
+
+/// Answers the first message of each stream, `short` puzzles short and every solution all
+/// ones, then ends the stream.
+async fn answer_first_messages(tcp: tokio::net::TcpStream, short: usize) {
     let Ok(mut h2) = h2::server::handshake(tcp).await else {
         return;
     };
     // The connection is driven by accepting; each stream is answered on a task of its own.
     while let Some(Ok((request, respond))) = h2.accept().await {
-        tokio::spawn(answer_one_short(request, respond));
+        tokio::spawn(answer_first_message(request, respond, short));
     }
 }
 
-async fn answer_one_short(
+async fn answer_first_message(
     request: http::Request<h2::RecvStream>,
     mut respond: h2::server::SendResponse<bytes::Bytes>,
+    short: usize,
 ) {
     use prost::Message;
     let mut body = request.into_body();
@@ -790,12 +803,12 @@ async fn answer_one_short(
         }
     };
     let Some(message) = message else { return };
-    let puzzles = message.nibbles.len() / 41;
+    let answered = (message.nibbles.len() / 41).saturating_sub(short);
     let answer = sudoku_proto::pb::PackedAnswers {
         id: message.id,
         first: 0,
-        outcomes: vec![sudoku_proto::pb::Outcome::Unique as u8; puzzles - 1],
-        solution_nibbles: vec![0x11; 41 * (puzzles - 1)].into(),
+        outcomes: vec![sudoku_proto::pb::Outcome::Unique as u8; answered],
+        solution_nibbles: vec![0x11; 41 * answered].into(),
         ..Default::default()
     };
     let encoded = answer.encode_to_vec();
@@ -829,6 +842,25 @@ fn puzzles_never_wholly_answered_are_not_sent_for_ever() {
         err.contains("puzzles 1 to 2 went to servers 8 times and were never wholly answered"),
         "{err}"
     );
+}
+
+/// A server elsewhere may be another version, or faulty: its solutions are checked, and
+/// each that breaks the rules is reported by its line and counted as failed.
+#[test]
+fn a_remote_servers_solutions_are_checked() {
+    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+    let urls = fake_servers(&runtime, 1, answer_wrong);
+    let (code, _, err) = run(sudoku()
+        .args(["--format", "line", "batch", "--server", &urls[0]])
+        .write_stdin(format!("{CLASSIC}\n{CLASSIC}\n"))
+        .timeout(std::time::Duration::from_secs(30)));
+    assert_eq!(code, Some(1), "{err}");
+    for n in 1..=2 {
+        let reported = format!("puzzle {n} (line {n}): the server's solution does not solve");
+        assert!(err.contains(&reported), "{err}");
+    }
+    // Counted as wrong in the closing line, not under the outcome the server claimed.
+    assert!(err.contains("2 puzzles: 2 wrong in"), "{err}");
 }
 
 /// A server that refuses every call as busy, with the status a server at its limit gives.

@@ -126,7 +126,7 @@ pub async fn run(
     } else {
         None
     };
-    let mut summary = summary::Summary::new(total);
+    let mut summary = summary::Summary::new(total, !conn.is_embedded());
     let mut out = std::io::BufWriter::with_capacity(OUT_BUFFER, std::io::stdout().lock());
     let mut reading = true;
     let mut failure = None;
