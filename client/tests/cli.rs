@@ -1266,14 +1266,27 @@ fn resident_kib(pid: u32) -> Option<u64> {
 
 #[test]
 fn a_batch_whose_output_nobody_reads_stops_reading_its_input() {
-    use std::io::Read;
     // 400,000 puzzles (33 MB), answered into a pipe nobody reads for a while: the answers
     // that cannot be printed must hold the reader back (at most 65,536 puzzles ahead), not
     // pile up (they took 45 MB for 196,000 puzzles).
-    const PUZZLES: usize = 400_000;
-    let dir = temp_dir("batch-output-blocked");
-    let file = dir.join("puzzles.txt");
-    std::fs::write(&file, format!("{CLASSIC}\n").repeat(PUZZLES)).unwrap();
+    read_with_the_output_blocked("puzzles", CLASSIC);
+}
+
+#[test]
+fn a_batch_of_bad_lines_whose_output_nobody_reads_stops_reading_its_input() {
+    // Lines that do not parse are answered without a chunk, each with its error: they hold
+    // the reader back like puzzles (400,000 of them took 75 MB before).
+    read_with_the_output_blocked("bad-lines", "not a puzzle");
+}
+
+/// Runs `batch` on 400,000 copies of `line` with nobody reading its output for 4 s: memory
+/// must stay bounded, and every answer come once the output is read.
+fn read_with_the_output_blocked(name: &str, line: &str) {
+    use std::io::Read;
+    const LINES: usize = 400_000;
+    let dir = temp_dir(&format!("batch-output-blocked-{name}"));
+    let file = dir.join("input.txt");
+    std::fs::write(&file, format!("{line}\n").repeat(LINES)).unwrap();
     let binary = PathBuf::from(env!("CARGO_BIN_EXE_sudoku"));
     let mut child = std::process::Command::new(&binary)
         .args(["--format", "line", "batch"])
@@ -1292,10 +1305,10 @@ fn a_batch_whose_output_nobody_reads_stops_reading_its_input() {
     let mut out = String::new();
     let mut stdout = child.stdout.take().expect("stdout");
     stdout.read_to_string(&mut out).expect("the answers");
-    assert!(child.wait().expect("ends").success());
+    let status = child.wait().expect("ends");
     assert_eq!(
         out.lines().count(),
-        PUZZLES,
+        LINES,
         "every answer once the pipe is read"
     );
     assert!(most > 0, "the memory was seen");
@@ -1303,6 +1316,8 @@ fn a_batch_whose_output_nobody_reads_stops_reading_its_input() {
         most < 32 << 10,
         "{most} KiB resident while the output was blocked"
     );
+    // Bad lines fail the batch (exit 1); puzzles that all solve do not.
+    assert_eq!(status.success(), line == CLASSIC, "{status:?}");
 }
 
 #[test]

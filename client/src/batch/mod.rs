@@ -36,7 +36,7 @@ const READ_AHEAD: usize = 4;
 /// most. Without a bound, a slow reader of the output (`| less`) or one slow chunk among fast
 /// ones kept every answer that came meanwhile (45 MB for 196,000 puzzles). A script that
 /// writes all its input before it reads any output still gets its answers where the input is
-/// under this.
+/// under this. A line that did not parse takes room too, by the length of its error.
 const UNPRINTED: usize = 1 << 16;
 
 /// Bytes of output gathered before a write: a few hundred answers per system call.
@@ -46,8 +46,9 @@ const OUT_BUFFER: usize = 1 << 16;
 pub enum Item {
     /// Puzzles sent to be solved, as one chunk.
     Puzzles(Arc<read::Chunk>),
-    /// A line that did not parse: answered here, never sent.
-    Invalid(Origin, String),
+    /// A line that did not parse: answered here, never sent; with its room, held until
+    /// printed.
+    Invalid(Origin, String, read::Held),
     /// Every line has been read.
     Done,
 }

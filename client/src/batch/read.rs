@@ -7,7 +7,7 @@ use std::sync::atomic::AtomicU32;
 use bytes::Bytes;
 
 use sudoku_proto::{nibbles, pb};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, TryAcquireError, mpsc};
 
 use super::Item;
 use crate::cli::BatchArgs;
@@ -38,10 +38,34 @@ pub struct Chunk {
 
 /// Where the reader waits for room: it reads no further than the printer allows.
 pub struct Room {
-    /// Puzzles that may be read and not yet printed.
+    /// Puzzles, and lines that did not parse, that may be read and not yet printed.
     pub unprinted: Arc<Semaphore>,
     /// To wait for that room from the reader's own thread.
     pub runtime: tokio::runtime::Handle,
+}
+
+/// Room taken for puzzles or lines read, given back when they are printed; `None` where
+/// nothing bounds them.
+pub type Held = Option<OwnedSemaphorePermit>;
+
+impl Room {
+    /// Room for `n`, taken at once; `Err` when that much is not free.
+    fn try_take(&self, n: usize) -> Result<Held, TryAcquireError> {
+        let n = u32::try_from(n).unwrap_or(u32::MAX);
+        match self.unprinted.clone().try_acquire_many_owned(n) {
+            Ok(held) => Ok(Some(held)),
+            // Closed never: `None` would only let the puzzles go without a place.
+            Err(TryAcquireError::Closed) => Ok(None),
+            Err(err) => Err(err),
+        }
+    }
+
+    /// Room for `n`, waited for.
+    fn take(&self, n: usize) -> Held {
+        let n = u32::try_from(n).unwrap_or(u32::MAX);
+        let wait = self.unprinted.clone().acquire_many_owned(n);
+        self.runtime.block_on(wait).ok()
+    }
 }
 
 impl Chunk {
@@ -176,7 +200,11 @@ fn read_inputs(
                         true
                     }
                     Some(Err(error)) => {
-                        let _ = items.send(Item::Invalid(origin, error.message));
+                        let room = 1 + error.message.len() / ERROR_BYTES;
+                        let Some(held) = packer.line_room(room, chunks, items) else {
+                            return Ok(false);
+                        };
+                        let _ = items.send(Item::Invalid(origin, error.message, held));
                         true
                     }
                 };
@@ -228,6 +256,11 @@ fn classic(field: &str) -> Option<pb::Grid> {
 /// Cells of a classic grid.
 const CLASSIC_CELLS: usize = 81;
 
+/// Bytes of a bad line's error message that take the room of one puzzle waiting to be
+/// printed (its cells, origin and answer, some 120 bytes): a line whose shape is wrong
+/// keeps a 240-byte message naming every shape, and 65,536 of them held 31 MB.
+const ERROR_BYTES: usize = 128;
+
 /// A classic cell's value from its character.
 fn classic_value(b: u8) -> Option<u8> {
     match b {
@@ -253,6 +286,8 @@ struct Packer {
     origins: Vec<Origin>,
     cells: Vec<u8>,
     room: Option<Room>,
+    /// Room for the chunk being filled, taken for `limit` puzzles as its first comes in.
+    held: Held,
 }
 
 impl Packer {
@@ -267,6 +302,7 @@ impl Packer {
     }
 
     fn add(&mut self, origin: Origin, grid: &pb::Grid) {
+        self.start();
         self.shape = (grid.box_rows, grid.box_cols);
         self.origins.push(origin);
         // Values are at most the side (checked when parsed), so they fit a byte.
@@ -304,10 +340,44 @@ impl Packer {
         if !digits {
             return false;
         }
+        self.start();
         nibbles::pack(&cells, &mut self.cells);
         self.shape = (3, 3);
         self.origins.push(origin.clone());
         true
+    }
+
+    /// Takes room for a chunk as its first puzzle comes in: for as many as it may hold, so
+    /// that a line that did not parse, read while it fills, need not wait for room that the
+    /// chunk's own puzzles would take later. Everything read before has gone to the printer,
+    /// so waiting here holds nothing up.
+    fn start(&mut self) {
+        if self.origins.is_empty() {
+            self.held = self.room.as_ref().and_then(|room| room.take(self.limit));
+        }
+    }
+
+    /// Room for a line that did not parse (`places` puzzles' worth), answered without a
+    /// chunk: a file of them with nobody reading the output would fill memory otherwise.
+    /// Where there is not enough, the chunk being filled goes first, holding its room: its
+    /// puzzles come before the line, so the printer may wait for them before it can print
+    /// anything and free room. `None` when nobody takes chunks any more.
+    fn line_room(
+        &mut self,
+        places: usize,
+        chunks: &mpsc::Sender<Arc<Chunk>>,
+        items: &mpsc::UnboundedSender<Item>,
+    ) -> Option<Held> {
+        let Some(room) = &self.room else {
+            return Some(None);
+        };
+        if let Ok(held) = room.try_take(places) {
+            return Some(held);
+        }
+        if !self.flush(chunks, items) {
+            return None;
+        }
+        self.room.as_ref().map(|room| room.take(places))
     }
 
     /// Sends the chunk, if any; false when nobody takes chunks any more.
@@ -319,12 +389,11 @@ impl Packer {
         if self.origins.is_empty() {
             return true;
         }
-        // Closed never: `None` would only let the chunk go without a place.
-        let unprinted = self.room.as_ref().and_then(|room| {
-            let puzzles = u32::try_from(self.origins.len()).unwrap_or(u32::MAX);
-            let wait = room.unprinted.clone().acquire_many_owned(puzzles);
-            room.runtime.block_on(wait).ok()
-        });
+        // The chunk keeps room for its puzzles only; what it took for more goes back.
+        let unprinted = self
+            .held
+            .take()
+            .and_then(|mut held| held.split(self.origins.len()));
         let next = (self.limit * RAMP).min(self.most);
         // Room for a full next chunk of puzzles of this size.
         let cells = Vec::with_capacity(self.cells.len() / self.origins.len() * next);
@@ -415,7 +484,7 @@ mod tests {
         while let Ok(item) = items.try_recv() {
             match item {
                 Item::Puzzles(chunk) => numbers.extend(chunk.origins.iter().map(|o| o.number)),
-                Item::Invalid(origin, _) => numbers.push(origin.number),
+                Item::Invalid(origin, _, _) => numbers.push(origin.number),
                 Item::Done => break,
             }
         }
@@ -473,6 +542,59 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
+    #[test]
+    fn bad_lines_take_room_and_the_chunk_before_them_goes_first() {
+        let dir = std::env::temp_dir().join(format!("sudoku-read-bad-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a temporary folder");
+        let file = dir.join("puzzles.txt");
+        let mut lines = vec![PUZZLE; 2];
+        lines.extend(["not a puzzle"; 400]);
+        lines.extend([PUZZLE; 3]);
+        std::fs::write(&file, lines.join("\n") + "\n").expect("written");
+        // Chunks of 1, then 4: the second holds one puzzle when the bad lines come.
+        let (_runtime, room) = room(6);
+        let unprinted = room.unprinted.clone();
+        let (chunk_tx, mut chunks) = mpsc::channel(100);
+        let (item_tx, mut items) = mpsc::unbounded_channel();
+        let reader = std::thread::spawn(move || read(args(vec![file]), 4, room, chunk_tx, item_tx));
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        // The reader waits for room: the chunk before the bad lines went first (the printer
+        // needs its answers before theirs), and not every bad line was read.
+        let mut seen = Vec::new();
+        while let Ok(item) = items.try_recv() {
+            seen.push(item);
+        }
+        let (first, second) = match &seen[..2] {
+            [Item::Puzzles(a), Item::Puzzles(b)] => (a.clone(), b.clone()),
+            _ => panic!("two chunks before the bad lines"),
+        };
+        assert_eq!((first.len(), second.len()), (1, 1));
+        let bad = seen[2..]
+            .iter()
+            .filter(|item| matches!(item, Item::Invalid(..)))
+            .count();
+        assert!((1..=4).contains(&bad), "{bad} bad lines read ahead");
+        assert_eq!(unprinted.available_permits(), 0);
+        assert!(!reader.is_finished(), "waiting for room");
+        // Printing frees room: everything comes, once, in order.
+        drop((seen, first, second));
+        let mut numbers = Vec::new();
+        while !reader.is_finished() || !items.is_empty() || !chunks.is_empty() {
+            while chunks.try_recv().is_ok() {}
+            while let Ok(item) = items.try_recv() {
+                match item {
+                    Item::Puzzles(chunk) => numbers.extend(chunk.origins.iter().map(|o| o.number)),
+                    Item::Invalid(origin, _, _) => numbers.push(origin.number),
+                    Item::Done => {}
+                }
+            }
+        }
+        reader.join().expect("no panic").expect("read");
+        let expected: Vec<usize> = (3 + bad..=405).collect();
+        assert_eq!(numbers, expected);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     fn args(files: Vec<PathBuf>) -> BatchArgs {
         BatchArgs {
             files,
@@ -514,7 +636,7 @@ mod tests {
         while let Ok(item) = items.try_recv() {
             told.push(match item {
                 Item::Puzzles(chunk) => chunk.len(),
-                Item::Invalid(origin, _) => origin.number * 100,
+                Item::Invalid(origin, _, _) => origin.number * 100,
                 Item::Done => panic!("no Done after an error"),
             });
         }

@@ -6,13 +6,17 @@ use std::sync::Arc;
 use sudoku_proto::pb::{self, Outcome};
 
 use super::Item;
-use super::read::Chunk;
+use super::read::{Chunk, Held};
 use crate::input::Origin;
 
 /// A puzzle read, waiting for its turn to be printed.
 enum Slot {
-    /// A line that did not parse, and why.
-    Invalid(Origin, String),
+    /// A line that did not parse, and why; with its room, given back once it is printed.
+    Invalid {
+        origin: Origin,
+        reason: String,
+        _room: Held,
+    },
     /// A puzzle sent in chunk `id`, at `offset`.
     Sent { id: u64, offset: usize },
 }
@@ -72,8 +76,14 @@ impl Reorder {
                 }
                 self.chunks[at] = Some(Sent { chunk, reply: None });
             }
-            Item::Invalid(origin, reason) => {
-                self.insert(origin.number, Slot::Invalid(origin, reason))
+            Item::Invalid(origin, reason, room) => {
+                let number = origin.number;
+                let slot = Slot::Invalid {
+                    origin,
+                    reason,
+                    _room: room,
+                };
+                self.insert(number, slot)
             }
             Item::Done => {}
         }
@@ -145,7 +155,7 @@ impl Reorder {
     ) -> Result<(), E> {
         while let Some(Some(slot)) = self.slots.front() {
             match slot {
-                Slot::Invalid(origin, reason) => print(origin, Ready::Invalid(reason))?,
+                Slot::Invalid { origin, reason, .. } => print(origin, Ready::Invalid(reason))?,
                 &Slot::Sent { id, offset } => {
                     let at = id.saturating_sub(self.first_chunk) as usize;
                     let Some(Some(Sent {
