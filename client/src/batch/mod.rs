@@ -36,7 +36,8 @@ const READ_AHEAD: usize = 4;
 /// most. Without a bound, a slow reader of the output (`| less`) or one slow chunk among fast
 /// ones kept every answer that came meanwhile (45 MB for 196,000 puzzles). A script that
 /// writes all its input before it reads any output still gets its answers where the input is
-/// under this. A line that did not parse takes room too, by the length of its error.
+/// well under this. A line that did not parse takes room too, by the length of its error
+/// (usually two puzzles' worth), and a chunk takes room for a whole chunk as it starts.
 const UNPRINTED: usize = 1 << 16;
 
 /// Bytes of output gathered before a write: a few hundred answers per system call.
