@@ -211,8 +211,44 @@ impl Hold {
     }
 }
 
-/// Groups of answers on their way to the response side, each with what its puzzles hold.
-type Inbox<T> = Mutex<mpsc::Receiver<Vec<(T, Hold)>>>;
+/// Groups of answers on their way to the response side, each with what its puzzles hold, and
+/// the group being sent. Both are shared with the reading task, which drops them when the
+/// client stalls: the rest of a group already taken (a packed answer's later pieces, which
+/// hold the message's whole budget) stayed for as long as the connection lived otherwise,
+/// since tonic polls no more answers while the client takes none.
+struct Inbox<T> {
+    rx: mpsc::Receiver<Vec<(T, Hold)>>,
+    ready: std::vec::IntoIter<(T, Hold)>,
+}
+
+impl<T> Inbox<T> {
+    fn new(rx: mpsc::Receiver<Vec<(T, Hold)>>) -> Inbox<T> {
+        Inbox {
+            rx,
+            ready: Vec::new().into_iter(),
+        }
+    }
+
+    /// The next answer: the group being sent's, else the next group's.
+    fn poll_answer(&mut self, cx: &mut Context<'_>) -> Poll<Option<(T, Hold)>> {
+        loop {
+            if let Some(answer) = self.ready.next() {
+                return Poll::Ready(Some(answer));
+            }
+            match std::task::ready!(self.rx.poll_recv(cx)) {
+                Some(group) => self.ready = group.into_iter(),
+                None => return Poll::Ready(None),
+            }
+        }
+    }
+
+    /// Drops every answer not yet taken, freeing what their puzzles hold.
+    fn discard(&mut self) {
+        self.rx.close();
+        while self.rx.try_recv().is_ok() {}
+        self.ready = Vec::new().into_iter();
+    }
+}
 
 /// The response side of a stream. Taking an answer frees what its puzzle holds, so puzzles
 /// read plus answers not yet sent never exceed the window or the byte budgets: memory stays
@@ -220,8 +256,7 @@ type Inbox<T> = Mutex<mpsc::Receiver<Vec<(T, Hold)>>>;
 /// window, each message at least one answer) never turns a solver thread away.
 pub struct Answers<T> {
     /// Shared with the reading task, which empties it when the client stalls.
-    rx: Arc<Inbox<T>>,
-    ready: std::vec::IntoIter<(T, Hold)>,
+    inbox: Arc<Mutex<Inbox<T>>>,
     /// How the stream ends once every answer is out: with this status, or OK if none comes.
     end: Option<oneshot::Receiver<Status>>,
     progress: Arc<AtomicU64>,
@@ -233,24 +268,21 @@ impl<T> Stream for Answers<T> {
     type Item = Result<T, Status>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        loop {
-            if let Some((answer, _hold)) = self.ready.next() {
+        // Uncontended but for a stall.
+        let next = match self.inbox.lock() {
+            Ok(mut inbox) => inbox.poll_answer(cx),
+            Err(_) => Poll::Ready(None),
+        };
+        match next {
+            Poll::Ready(Some((answer, _hold))) => {
                 self.progress.fetch_add(1, Ordering::Relaxed);
                 // tonic asks for the next answer once hyper has room for it: the client is
                 // taking them.
                 self.holder.taken();
-                return Poll::Ready(Some(Ok(answer)));
+                Poll::Ready(Some(Ok(answer)))
             }
-            // Uncontended but for a stall; taken once per group of answers.
-            let next = match self.rx.lock() {
-                Ok(mut rx) => rx.poll_recv(cx),
-                Err(_) => Poll::Ready(None),
-            };
-            match next {
-                Poll::Ready(Some(answers)) => self.ready = answers.into_iter(),
-                Poll::Ready(None) => return self.poll_end(cx),
-                Poll::Pending => return Poll::Pending,
-            }
+            Poll::Ready(None) => self.poll_end(cx),
+            Poll::Pending => Poll::Pending,
         }
     }
 }
@@ -288,7 +320,7 @@ pub(crate) fn spawn<M: Batched>(
 ) -> Answers<M::Answer> {
     let (out_tx, out_rx) = mpsc::channel(shared.batch_window);
     let (end_tx, end_rx) = oneshot::channel();
-    let rx = Arc::new(Mutex::new(out_rx));
+    let inbox = Arc::new(Mutex::new(Inbox::new(out_rx)));
     let progress = Arc::new(AtomicU64::new(0));
     let in_pool = Arc::new(AtomicUsize::new(0));
     let window = Arc::new(Semaphore::new(shared.batch_window));
@@ -308,7 +340,7 @@ pub(crate) fn spawn<M: Batched>(
         in_pool,
         out: out_tx,
         carry: Arc::default(),
-        answers: Arc::downgrade(&rx),
+        answers: Arc::downgrade(&inbox),
         index: 0,
         messages: 0,
         caller,
@@ -321,8 +353,7 @@ pub(crate) fn spawn<M: Batched>(
         drop(rpc_slot);
     });
     Answers {
-        rx,
-        ready: Vec::new().into_iter(),
+        inbox,
         end: Some(end_rx),
         progress,
         holder,
@@ -378,7 +409,7 @@ struct Reader<M: Batched> {
     out: mpsc::Sender<Vec<(M::Answer, Hold)>>,
     carry: Arc<carry::Carry<M::Answer>>,
     /// Weak, so that the client dropping its side still closes the channel.
-    answers: Weak<Inbox<M::Answer>>,
+    answers: Weak<Mutex<Inbox<M::Answer>>>,
     /// Stream index of the next puzzle.
     index: u64,
     /// Messages read.
@@ -745,9 +776,48 @@ impl<M: Batched> Reader<M> {
         let Some(answers) = self.answers.upgrade() else {
             return;
         };
-        if let Ok(mut rx) = answers.lock() {
-            rx.close();
-            while rx.try_recv().is_ok() {}
+        if let Ok(mut inbox) = answers.lock() {
+            inbox.discard();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A hold of one of `slots`.
+    fn hold(slots: &Arc<Semaphore>) -> Hold {
+        let none = || {
+            Arc::new(Semaphore::new(0))
+                .try_acquire_many_owned(0)
+                .expect("no permits")
+        };
+        Hold {
+            _slot: slots.clone().try_acquire_owned().expect("a slot"),
+            _stream_bytes: none(),
+            _server_bytes: none(),
+        }
+    }
+
+    #[test]
+    fn discarding_drops_the_rest_of_the_group_being_sent() {
+        let slots = Arc::new(Semaphore::new(3));
+        let (tx, rx) = mpsc::channel(4);
+        let mut inbox = Inbox::new(rx);
+        let group = vec![(1, hold(&slots)), (2, hold(&slots))];
+        tx.try_send(group).expect("room");
+        tx.try_send(vec![(3, hold(&slots))]).expect("room");
+        let mut cx = Context::from_waker(std::task::Waker::noop());
+        let Poll::Ready(Some((first, _))) = inbox.poll_answer(&mut cx) else {
+            panic!("the first answer");
+        };
+        assert_eq!(first, 1);
+        // Taken: its slot is free; the second answer of its group and the next group wait.
+        assert_eq!(slots.available_permits(), 1);
+        // The client stalls: everything it has not taken goes, the group begun included.
+        inbox.discard();
+        assert_eq!(slots.available_permits(), 3);
+        assert!(matches!(inbox.poll_answer(&mut cx), Poll::Ready(None)));
     }
 }
