@@ -91,21 +91,58 @@ where
         let body = tonic::body::Body::new(Reframe::new(body, Op::Compress(codec)));
         let call = self.inner.call(http::Request::from_parts(parts, body));
         Box::pin(async move {
-            let response = call.await?;
-            let sent = response
-                .headers()
+            let (mut parts, body) = call.await?.into_parts();
+            let sent = parts
+                .headers
                 .get(ENCODING)
                 .and_then(|e| e.to_str().ok())
-                .and_then(Codec::named)
-                // A trailers-only answer has no messages to expand.
-                .filter(|_| !response.headers().contains_key("grpc-status"));
+                .and_then(Codec::named);
             let Some(codec) = sent else {
-                return Ok(response.map(tonic::body::Body::new));
+                return Ok(http::Response::from_parts(
+                    parts,
+                    tonic::body::Body::new(body),
+                ));
             };
-            let (mut parts, body) = response.into_parts();
+            // Gone even from a trailers-only answer, which has no messages to expand: tonic,
+            // told of no encoding of its own, reads the header before the status, and
+            // reported a server's error as an unsupported encoding.
             parts.headers.remove(ENCODING);
+            if parts.headers.contains_key("grpc-status") {
+                return Ok(http::Response::from_parts(
+                    parts,
+                    tonic::body::Body::new(body),
+                ));
+            }
             let body = tonic::body::Body::new(Reframe::new(body, Op::Expand { codec, limit }));
             Ok(http::Response::from_parts(parts, body))
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_trailers_only_error_naming_an_encoding_keeps_its_status() {
+        // Another server's refusal: trailers-only, with the encoding the call asked for.
+        let server = tower::service_fn(|_| {
+            let mut refusal: http::Response<tonic::body::Body> =
+                tonic::Status::not_found("no such puzzle").into_http();
+            let gzip = HeaderValue::from_static("gzip");
+            refusal.headers_mut().insert(ENCODING, gzip);
+            std::future::ready(Ok::<_, std::convert::Infallible>(refusal))
+        });
+        let mut client =
+            tonic::client::Grpc::new(CompressLayer::new(Codec::Gzip, 1 << 20).on(server));
+        client.ready().await.expect("ready");
+        let codec = tonic_prost::ProstCodec::<(), ()>::default();
+        let path = http::uri::PathAndQuery::from_static("/sudoku.v1.Sudoku/Solve");
+        let status = client
+            .unary(tonic::Request::new(()), path, codec)
+            .await
+            .expect_err("refused");
+        assert_eq!(status.code(), tonic::Code::NotFound, "{status:?}");
+        assert_eq!(status.message(), "no such puzzle");
     }
 }

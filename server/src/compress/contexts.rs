@@ -10,7 +10,7 @@ use std::io::{self, Read};
 
 use flate2::{Decompress, FlushDecompress, Status};
 use libdeflater::{CompressionLvl, Compressor, DecompressionError, Decompressor};
-use zstd::zstd_safe::{CParameter, DCtx, ParamSwitch};
+use zstd::zstd_safe::{CParameter, DCtx, DParameter, ParamSwitch, ResetDirective};
 
 /// zstd's shortest match: level 1 takes 6 on messages of this size; at 7 the digits of
 /// puzzles and answers make fewer, longer matches, which cost both ends less and come out
@@ -97,6 +97,19 @@ pub(super) fn zstd_expand(
                 .decompress(&mut tail, payload)
                 .map_err(|code| io::Error::other(zstd::zstd_safe::get_error_name(code)));
         }
+        // The window a frame may make the decoder allocate, before any output: by default
+        // up to 128 MiB, for a frame of 20 bytes that states no size. A frame of a message
+        // under the cap needs no window larger than the cap; 8 MiB at least, for senders
+        // that use one on every message.
+        let window_log = (u64::BITS - cap.saturating_sub(1).leading_zeros()).clamp(23, 31);
+        let zstd_error = |code| io::Error::other(zstd::zstd_safe::get_error_name(code));
+        // Parameters are set between sessions only.
+        context
+            .reset(ResetDirective::SessionOnly)
+            .map_err(zstd_error)?;
+        context
+            .set_parameter(DParameter::WindowLogMax(window_log))
+            .map_err(zstd_error)?;
         // `with_context` resets the context's session, whatever a failed message left in it.
         zstd::stream::read::Decoder::with_context(payload, context)
             .take(cap)

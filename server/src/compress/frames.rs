@@ -126,8 +126,11 @@ impl<B> Reframe<B> {
             self.partial.reserve(PREFIX + len - self.partial.len());
             return None;
         }
+        // Told before the split: a message that ends where its last chunk did leaves an
+        // empty view, of no capacity, that still keeps the whole buffer.
+        let large = self.partial.capacity() > KEPT_PARTIAL;
         let message = self.partial.split_to(PREFIX + len);
-        if self.partial.capacity() > KEPT_PARTIAL {
+        if large {
             // What is left (the start of the next message, if any) moves to a buffer of its
             // own (see `KEPT_PARTIAL`).
             self.partial = BytesMut::from(&self.partial[..]);
@@ -304,6 +307,27 @@ mod tests {
             reframe.partial.capacity() < 1024,
             "a buffer of {} bytes kept",
             reframe.partial.capacity()
+        );
+    }
+
+    #[tokio::test]
+    async fn a_large_message_ending_with_its_chunk_leaves_no_buffer_behind() {
+        let stream = two_messages(200_000, 700);
+        let leaked: &'static [u8] = Box::leak(stream.into_boxed_slice());
+        // The first message over two chunks, the second ending exactly where it does.
+        let source = body(vec![&leaked[..100_000], &leaked[100_000..PREFIX + 200_000]]);
+        let mut reframe = Reframe::new(source, Op::Compress(Codec::Gzip));
+        let first = reframe
+            .frame()
+            .await
+            .expect("a message")
+            .expect("compressed");
+        assert!(first.is_data());
+        assert!(reframe.partial.is_empty());
+        // An empty view of the message's buffer could take it back whole.
+        assert!(
+            !reframe.partial.try_reclaim(KEPT_PARTIAL + 1),
+            "the message's buffer is kept"
         );
     }
 

@@ -342,6 +342,34 @@ mod tests {
     }
 
     #[test]
+    fn a_zstd_window_is_no_larger_than_a_message_needs() {
+        // Two frames that state no size: one asking for a window of 128 MiB, refused before
+        // anything is allocated for it, and one of 8 MiB, taken (a message limit of 4 MiB).
+        let payload = vec![3u8; 100];
+        let streamed = |window_log: u32| {
+            let mut encoder = zstd::stream::Encoder::new(Vec::new(), 3).unwrap();
+            encoder.include_contentsize(false).unwrap();
+            encoder.window_log(window_log).unwrap();
+            std::io::Write::write_all(&mut encoder, &payload).unwrap();
+            encoder.finish().unwrap()
+        };
+        let expand = |body: &[u8]| Codec::Zstd.expand(body, 4 << 20, &mut Vec::new());
+        let err = expand(&streamed(27)).unwrap_err();
+        assert_eq!(
+            err.code(),
+            tonic::Code::InvalidArgument,
+            "{}",
+            err.message()
+        );
+        assert!(
+            err.message().contains("Frame requires too much memory"),
+            "{}",
+            err.message()
+        );
+        expand(&streamed(23)).expect("an 8 MiB window");
+    }
+
+    #[test]
     fn a_false_size_claim_reserves_little() {
         let payload: Vec<u8> = (0..2000u32).map(|i| (i % 9) as u8).collect();
         let packed = Op::Compress(Codec::Gzip).apply(false, &payload).unwrap();
