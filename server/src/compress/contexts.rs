@@ -166,10 +166,13 @@ pub(super) fn gzip_expand(
                 .gzip_decompress(payload, &mut out[start..])
         });
         match expanded {
-            Ok(n) => {
+            // libdeflate reads the first member only: where it is not the whole payload (more
+            // members, or bytes after it), the payload's last eight bytes are not its trailer.
+            Ok(n) if ends_with_trailer(payload, &out[start..start + n]) => {
                 out.truncate(start + n);
                 return Ok(());
             }
+            Ok(_) => out.truncate(start),
             // The claim was short of the truth: stream it instead.
             Err(DecompressionError::InsufficientSpace) => out.truncate(start),
             Err(err @ DecompressionError::BadData) => {
@@ -181,31 +184,63 @@ pub(super) fn gzip_expand(
     gzip_stream(payload, cap, out)
 }
 
-/// Streams the first gzip member in `payload` into `out`, reading at most `cap` bytes.
+/// Whether `payload` ends with the gzip trailer of `expanded`: its CRC and size.
+fn ends_with_trailer(payload: &[u8], expanded: &[u8]) -> bool {
+    let mut trailer = [0u8; 8];
+    trailer[..4].copy_from_slice(&libdeflater::crc32(expanded).to_le_bytes());
+    // The size modulo 4 GiB, as gzip keeps it.
+    trailer[4..].copy_from_slice(&(expanded.len() as u32).to_le_bytes());
+    payload.ends_with(&trailer)
+}
+
+/// Streams the gzip members in `payload` into `out`, one after another as RFC 1952 allows
+/// (grpc-go reads them all), reading at most `cap` bytes; bytes after the last member that
+/// start no other are refused, as grpc-core refuses them, rather than dropped.
 ///
 /// Straight into `out`'s spare room: `flate2::read::GzDecoder` read the message through a
 /// buffer of its own and cleared every block of `out` before filling it.
 fn gzip_stream(payload: &[u8], cap: u64, out: &mut Vec<u8>) -> io::Result<()> {
     let cap = usize::try_from(cap).unwrap_or(usize::MAX);
     let start = out.len();
+    let mut rest = payload;
+    while !rest.is_empty() {
+        if !rest.starts_with(&[0x1f, 0x8b]) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "bytes after the end of the gzip data",
+            ));
+        }
+        let read = gzip_member(rest, cap - (out.len() - start).min(cap), out)?;
+        if out.len() - start >= cap {
+            return Ok(());
+        }
+        rest = &rest[read..];
+    }
+    Ok(())
+}
+
+/// Streams the gzip member at the start of `payload` into `out`, at most `cap` bytes; the
+/// bytes it took.
+fn gzip_member(payload: &[u8], cap: usize, out: &mut Vec<u8>) -> io::Result<usize> {
+    let start = out.len();
     let mut inflate = Decompress::new_gzip(15);
+    let took = |inflate: &Decompress| usize::try_from(inflate.total_in()).unwrap_or(usize::MAX);
     loop {
         let written = out.len() - start;
         if written >= cap {
-            return Ok(());
+            return Ok(took(&inflate));
         }
         if out.len() == out.capacity() {
             // Doubling, but never past the cap: a hostile message gets no more room than that.
             let more = written.max(payload.len().saturating_mul(4)).max(1024);
             out.reserve_exact(more.min(cap - written));
         }
-        let consumed = usize::try_from(inflate.total_in()).unwrap_or(usize::MAX);
-        let rest = payload.get(consumed..).unwrap_or_default();
+        let rest = payload.get(took(&inflate)..).unwrap_or_default();
         let room = (out.capacity() - out.len()).min(cap - written);
         let before = (inflate.total_in(), inflate.total_out());
         let status = inflate.decompress_vec(rest, out, FlushDecompress::Finish)?;
         if status == Status::StreamEnd {
-            return Ok(());
+            return Ok(took(&inflate));
         }
         if room > 0 && (inflate.total_in(), inflate.total_out()) == before {
             return Err(io::Error::new(
