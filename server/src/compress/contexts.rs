@@ -9,7 +9,9 @@ use std::cell::RefCell;
 use std::io::{self, Read};
 
 use flate2::{Decompress, FlushDecompress, Status};
-use libdeflater::{CompressionLvl, Compressor, DecompressionError, Decompressor};
+use libdeflater::{CompressionLvl, Compressor};
+
+use super::inflate::{Failed, GzipExpander};
 use zstd::zstd_safe::{CParameter, DCtx, DParameter, ParamSwitch, ResetDirective};
 
 /// zstd's shortest match: level 1 takes 6 on messages of this size; at 7 the digits of
@@ -30,7 +32,7 @@ struct Contexts {
     zstd_compressor: Option<zstd::bulk::Compressor<'static>>,
     zstd_expander: Option<DCtx<'static>>,
     deflate: Option<Compressor>,
-    inflate: Option<Decompressor>,
+    inflate: Option<GzipExpander>,
 }
 
 thread_local! {
@@ -138,11 +140,11 @@ pub(super) fn gzip_compress(payload: &[u8], level: u32, out: &mut Vec<u8>) -> io
     })
 }
 
-/// Appends the first gzip member in `payload`, expanded, to `out`, reading at most `cap` bytes.
+/// Appends the gzip members in `payload`, expanded, to `out`, reading at most `cap` bytes.
 ///
 /// A member that states its size (every sender's does, modulo 4 GiB), under the cap and at
-/// most `room` bytes, is expanded in one call by libdeflate: about twice as fast as zlib-rs's
-/// streaming inflate on puzzle messages. A member whose claim is false, or too large to take
+/// most `room` bytes, and is the whole payload, is expanded in one call by libdeflate: about
+/// twice as fast as zlib-rs's streaming inflate on puzzle messages. A member whose claim is false, or too large to take
 /// on its word, or whose header carries a CRC of its own, is streamed into `out` as it grows,
 /// never past the cap.
 pub(super) fn gzip_expand(
@@ -160,22 +162,24 @@ pub(super) fn gzip_expand(
         let start = out.len();
         out.resize(start + room, 0);
         let expanded = CONTEXTS.with_borrow_mut(|contexts| {
-            contexts
-                .inflate
-                .get_or_insert_with(Decompressor::new)
-                .gzip_decompress(payload, &mut out[start..])
-        });
+            let expander = match &mut contexts.inflate {
+                Some(expander) => expander,
+                empty => empty.insert(GzipExpander::new().ok_or_else(|| {
+                    io::Error::new(io::ErrorKind::OutOfMemory, "no gzip expander")
+                })?),
+            };
+            Ok::<_, io::Error>(expander.expand(payload, &mut out[start..]))
+        })?;
         match expanded {
-            // libdeflate reads the first member only: where it is not the whole payload (more
-            // members, or bytes after it), the payload's last eight bytes are not its trailer.
-            Ok(n) if ends_with_trailer(payload, &out[start..start + n]) => {
+            Ok((read, n)) if read == payload.len() => {
                 out.truncate(start + n);
                 return Ok(());
             }
+            // More members, or bytes after the first: streamed, where each is seen.
             Ok(_) => out.truncate(start),
             // The claim was short of the truth: stream it instead.
-            Err(DecompressionError::InsufficientSpace) => out.truncate(start),
-            Err(err @ DecompressionError::BadData) => {
+            Err(Failed::NoRoom) => out.truncate(start),
+            Err(err @ Failed::BadData) => {
                 out.truncate(start);
                 return Err(io::Error::new(io::ErrorKind::InvalidData, err));
             }
@@ -184,18 +188,10 @@ pub(super) fn gzip_expand(
     gzip_stream(payload, cap, out)
 }
 
-/// Whether `payload` ends with the gzip trailer of `expanded`: its CRC and size.
-fn ends_with_trailer(payload: &[u8], expanded: &[u8]) -> bool {
-    let mut trailer = [0u8; 8];
-    trailer[..4].copy_from_slice(&libdeflater::crc32(expanded).to_le_bytes());
-    // The size modulo 4 GiB, as gzip keeps it.
-    trailer[4..].copy_from_slice(&(expanded.len() as u32).to_le_bytes());
-    payload.ends_with(&trailer)
-}
-
 /// Streams the gzip members in `payload` into `out`, one after another as RFC 1952 allows
-/// (grpc-go reads them all), reading at most `cap` bytes; bytes after the last member that
-/// start no other are refused, as grpc-core refuses them, rather than dropped.
+/// (grpc-go reads them all), at most [`MEMBERS`] of them, reading at most `cap` bytes; bytes
+/// after the last member that start no other are refused, as grpc-core refuses them, rather
+/// than dropped.
 ///
 /// Straight into `out`'s spare room: `flate2::read::GzDecoder` read the message through a
 /// buffer of its own and cleared every block of `out` before filling it.
@@ -203,7 +199,15 @@ fn gzip_stream(payload: &[u8], cap: u64, out: &mut Vec<u8>) -> io::Result<()> {
     let cap = usize::try_from(cap).unwrap_or(usize::MAX);
     let start = out.len();
     let mut rest = payload;
+    let mut members = 0;
     while !rest.is_empty() {
+        members += 1;
+        if members > MEMBERS {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("more than {MEMBERS} gzip members"),
+            ));
+        }
         if !rest.starts_with(&[0x1f, 0x8b]) {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidData,
@@ -218,6 +222,11 @@ fn gzip_stream(payload: &[u8], cap: u64, out: &mut Vec<u8>) -> io::Result<()> {
     }
     Ok(())
 }
+
+/// Gzip members read in one message: senders write one; each costs a fresh inflater (some
+/// 40 KB), and 419,000 empty members in an 8 MiB message would expand to nothing for
+/// hundreds of milliseconds.
+const MEMBERS: usize = 16;
 
 /// Streams the gzip member at the start of `payload` into `out`, at most `cap` bytes; the
 /// bytes it took.

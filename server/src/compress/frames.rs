@@ -51,7 +51,6 @@ type Turned = Option<OwnedSemaphorePermit>;
 enum Step {
     /// Waiting for a turn (see [`TURNS`]), with the message.
     Waiting(Turn, Bytes),
-    /// Being rewritten.
     /// Being rewritten; the turn comes back with the message, to be held until the message
     /// has been charged (or refused), so that no more expanded messages are alive uncharged
     /// than there are turns.

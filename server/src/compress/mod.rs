@@ -10,6 +10,7 @@
 pub mod client;
 mod contexts;
 mod frames;
+mod inflate;
 pub(crate) mod server;
 
 use bytes::{BufMut, Bytes, BytesMut};
@@ -156,6 +157,7 @@ impl Op {
     pub(crate) fn apply_inline(self, compressed: bool, payload: &[u8]) -> Rewrite {
         match (self, compressed) {
             (Op::Compress(_), false) if payload.len() > INLINE_BYTES => Rewrite::Blocking,
+            (Op::Expand { .. }, true) if payload.len() > INLINE_BYTES => Rewrite::Blocking,
             (Op::Expand { codec, limit }, true) if limit > INLINE_BYTES => {
                 if codec.claimed_size(payload) > INLINE_BYTES {
                     return Rewrite::Blocking;
@@ -164,8 +166,10 @@ impl Op {
                     codec,
                     limit: INLINE_BYTES,
                 };
+                // Any failure is tried again under the real limit, which allows more (a
+                // zstd window sized from it, for one).
                 match inline.apply(compressed, payload) {
-                    Err(status) if status.code() == tonic::Code::OutOfRange => Rewrite::Blocking,
+                    Err(_) => Rewrite::Blocking,
                     done => Rewrite::Done(done),
                 }
             }
@@ -317,8 +321,14 @@ mod tests {
         let (c, d) = payload.split_at(15_000);
         let halves = [member(c), member(d)].concat();
         assert_eq!(expand(&halves).unwrap(), payload);
-        for junk in [&b"\0\0\0\0\0\0\0\0"[..], &[0x1f, 0x8b, 8]] {
-            let body = [member(&payload), junk.to_vec()].concat();
+        // Two members alike: the payload ends with the first one's trailer too.
+        let same = [member(a), member(a)].concat();
+        assert_eq!(expand(&same).unwrap(), [a, a].concat());
+        // Bytes after a member, even ones that end as its trailer does.
+        let whole = member(&payload);
+        let trailer = whole[whole.len() - 8..].to_vec();
+        for junk in [&b"\0\0\0\0\0\0\0\0"[..], &[0x1f, 0x8b, 8], &trailer] {
+            let body = [whole.clone(), junk.to_vec()].concat();
             let err = expand(&body).unwrap_err();
             assert_eq!(
                 err.code(),
@@ -327,6 +337,15 @@ mod tests {
                 err.message()
             );
         }
+        // A flood of empty members is refused after a few.
+        let empty = member(b"");
+        let err = expand(&empty.repeat(1000)).unwrap_err();
+        assert!(
+            err.message().contains("more than 16 gzip members"),
+            "{}",
+            err.message()
+        );
+        assert_eq!(expand(&empty.repeat(16)).unwrap(), b"");
     }
 
     #[test]
@@ -507,6 +526,18 @@ mod tests {
             err.message()
         );
         expand(&streamed(23)).expect("an 8 MiB window");
+        // Under a limit of 16 MiB, a 16 MiB window: what the attempt in place refuses (its
+        // window is sized from its own 64 KiB) goes to the blocking pool, which takes it.
+        let op = Op::Expand {
+            codec: Codec::Zstd,
+            limit: 16 << 20,
+        };
+        let frame = streamed(24);
+        assert!(matches!(op.apply_inline(true, &frame), Rewrite::Blocking));
+        assert_eq!(
+            op.apply(true, &frame).unwrap().len(),
+            PREFIX + payload.len()
+        );
     }
 
     #[test]
