@@ -391,12 +391,12 @@ mod tests {
         stream
     }
 
-    #[tokio::test]
-    async fn a_large_message_leaves_no_large_buffer_behind() {
+    /// A 200,000-byte message, then the start of a 700-byte one up to byte `to` of the
+    /// stream, the first cut in two chunks, compressed: the body once the first is out.
+    async fn after_a_large_message(to: usize) -> Reframe<impl Body<Data = Bytes> + Unpin> {
         let stream = two_messages(200_000, 700);
         let leaked: &'static [u8] = Box::leak(stream.into_boxed_slice());
-        // The first message over two chunks, the second's first bytes with its end.
-        let source = body(vec![&leaked[..100_000], &leaked[100_000..200_010]]);
+        let source = body(vec![&leaked[..100_000], &leaked[100_000..to]]);
         let mut reframe = Reframe::new(source, Op::Compress(Codec::Gzip));
         let first = reframe
             .frame()
@@ -404,6 +404,13 @@ mod tests {
             .expect("a message")
             .expect("compressed");
         assert!(first.is_data());
+        reframe
+    }
+
+    #[tokio::test]
+    async fn a_large_message_leaves_no_large_buffer_behind() {
+        // The second message's first bytes come with the first's end.
+        let reframe = after_a_large_message(PREFIX + 200_000 + 5).await;
         assert_eq!(reframe.partial.len(), 5, "the next message's start is kept");
         assert!(
             reframe.partial.capacity() < 1024,
@@ -414,17 +421,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_large_message_ending_with_its_chunk_leaves_no_buffer_behind() {
-        let stream = two_messages(200_000, 700);
-        let leaked: &'static [u8] = Box::leak(stream.into_boxed_slice());
-        // The first message over two chunks, the second ending exactly where it does.
-        let source = body(vec![&leaked[..100_000], &leaked[100_000..PREFIX + 200_000]]);
-        let mut reframe = Reframe::new(source, Op::Compress(Codec::Gzip));
-        let first = reframe
-            .frame()
-            .await
-            .expect("a message")
-            .expect("compressed");
-        assert!(first.is_data());
+        let mut reframe = after_a_large_message(PREFIX + 200_000).await;
         assert!(reframe.partial.is_empty());
         // An empty view of the message's buffer could take it back whole.
         assert!(
