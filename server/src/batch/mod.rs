@@ -788,15 +788,9 @@ mod tests {
 
     /// A hold of one of `slots`.
     fn hold(slots: &Arc<Semaphore>) -> Hold {
-        let none = || {
-            Arc::new(Semaphore::new(0))
-                .try_acquire_many_owned(0)
-                .expect("no permits")
-        };
         Hold {
             _slot: slots.clone().try_acquire_owned().expect("a slot"),
-            _stream_bytes: none(),
-            _server_bytes: none(),
+            ..Hold::nothing()
         }
     }
 
