@@ -211,8 +211,7 @@ async fn a_message_that_is_not_whole_puzzles_ends_the_stream_after_the_earlier_o
     assert_eq!(
         status.message(),
         "message 1 of the stream could not be read: cells holds 100 bytes, not a whole number \
-         of puzzles of 81 bytes; the 2 puzzles of the 1 messages before it \
-         were answered"
+         of puzzles of 81 bytes; the stream's first 2 puzzles were answered"
     );
     server.shutdown().await.expect("clean shutdown");
 }
@@ -413,8 +412,8 @@ async fn nibbles_refused_where_they_cannot_hold_the_puzzles() {
         assert_eq!(
             status.message(),
             format!(
-                "message 1 of the stream could not be read: {why}; the 1 puzzles of the 1 \
-                 messages before it were answered"
+                "message 1 of the stream could not be read: {why}; the stream's first 1 \
+                 puzzles were answered"
             )
         );
         // The field at fault survives the stream's own message.
@@ -424,31 +423,86 @@ async fn nibbles_refused_where_they_cannot_hold_the_puzzles() {
 }
 
 #[tokio::test]
-async fn a_message_larger_than_every_byte_budget_still_goes_alone() {
+async fn a_message_too_large_for_its_stream_is_solved_a_slice_at_a_time_while_others_go() {
+    let stream_bytes = 64 << 10;
     let (server, mut client) = server(Config {
-        max_stream_bytes: 64 << 10,
-        max_buffered_bytes: 64 << 10,
+        max_stream_bytes: stream_bytes,
+        max_buffered_bytes: 256 << 10,
         ..Config::embedded()
     })
     .await;
-    let texts = mixed(2000);
-    // 82 KB of nibbles, held as about 500 KB while solved: more than either budget, so it
-    // takes all of both and goes alone; another stream's small message waits, then goes.
-    let big = nibbled("big", &texts);
-    let mut other = client.clone();
+    let texts = mixed(3000);
+    // 123 KB of nibbles, held as about 750 KB while solved: more than the stream's budget
+    // and the server's. Taken whole, it held all of the server's, and another stream's
+    // message waited for it all to be answered.
+    let mut big = client
+        .batch_solve_packed(tokio_stream::iter([nibbled("big", &texts)]))
+        .await
+        .expect("the stream opens")
+        .into_inner();
+    let mut pieces = vec![
+        big.message()
+            .await
+            .expect("no error")
+            .expect("a first slice"),
+    ];
+    // The big stream's client takes nothing more for now, so what it holds stays held.
     let few = texts[..10].to_vec();
-    let small = tokio::spawn(async move { answer_of(&mut other, nibbled("small", &few)).await });
-    let answer = tokio::time::timeout(Duration::from_secs(60), answer_of(&mut client, big))
-        .await
-        .expect("answered, not stuck on its budget");
-    let small = tokio::time::timeout(Duration::from_secs(60), small)
-        .await
-        .expect("the other stream is answered too")
-        .expect("no panic");
-    assert_eq!(answer.outcomes.len(), texts.len());
-    assert_nibble_answers(&answer, &texts);
+    let mut other = client.clone();
+    let small = tokio::time::timeout(
+        Duration::from_secs(30),
+        answer_of(&mut other, nibbled("small", &few)),
+    )
+    .await
+    .expect("answered while the big stream holds only its own budget");
     assert_eq!(small.outcomes.len(), 10);
-    assert_nibble_answers(&small, &texts[..10]);
+    assert_nibble_answers(&small, &few);
+    while let Some(piece) = big.message().await.expect("no error") {
+        pieces.push(piece);
+    }
+    // Slices are answered as they are solved, each keyed by its first puzzle.
+    pieces.sort_by_key(|p| p.first);
+    let mut next = 0;
+    for piece in &pieces {
+        assert_eq!((piece.id.as_str(), piece.first), ("big", next));
+        let count = piece.outcomes.len();
+        assert!(
+            count * 3 * 41 <= stream_bytes / 2,
+            "a slice of {count} puzzles holds at most half the stream's budget"
+        );
+        let start = next as usize;
+        assert_nibble_answers(piece, &texts[start..start + count]);
+        next += count as u64;
+    }
+    assert_eq!(next, 3000, "every puzzle answered once");
+    server.shutdown().await.expect("clean shutdown");
+}
+
+#[tokio::test]
+async fn a_puzzle_larger_than_every_byte_budget_still_goes_alone() {
+    let (server, mut client) = server(Config {
+        max_stream_bytes: 1 << 10,
+        max_buffered_bytes: 1 << 10,
+        ..Config::embedded()
+    })
+    .await;
+    // Four puzzles of 81 bytes, each held as about 500 bytes, more than half the stream's
+    // budget: the message goes a puzzle at a time, each taking all it can of both budgets.
+    let texts = mixed(4);
+    let answers = tokio::time::timeout(
+        Duration::from_secs(30),
+        answers_by_first(&mut client, vec![packed("two", &texts)]),
+    )
+    .await
+    .expect("answered, not stuck on its budget");
+    let mut next = 0;
+    for answer in &answers {
+        assert_eq!(answer.first, next);
+        let start = next as usize;
+        assert_answers(answer, &texts[start..start + answer.outcomes.len()]);
+        next += answer.outcomes.len() as u64;
+    }
+    assert_eq!((answers.len(), next), (4, 4), "a slice each");
     server.shutdown().await.expect("clean shutdown");
 }
 

@@ -31,6 +31,9 @@ fn draining_server(port: u16) -> (Child, Lines<BufReader<ChildStderr>>) {
         ])
         .env("SUDOKU_LISTEN", format!("127.0.0.1:{port}"))
         .stderr(Stdio::piped())
+        // Not this test's stdout: a server left running by a failed test held cargo's pipe
+        // open, and the run hung instead of failing.
+        .stdout(Stdio::null())
         .spawn()
         .expect("server starts");
     let stderr = child.stderr.take().expect("stderr piped");
@@ -164,6 +167,9 @@ fn spawn_server(
         .env("SUDOKU_LISTEN", format!("127.0.0.1:{port}"))
         .env_remove("NO_COLOR")
         .stderr(Stdio::piped())
+        // Not this test's stdout: a server left running by a failed test held cargo's pipe
+        // open, and the run hung instead of failing.
+        .stdout(Stdio::null())
         .spawn()
         .expect("server starts");
     let stderr = child.stderr.take().expect("stderr piped");
@@ -236,6 +242,9 @@ fn logs_carry_no_colour_codes_off_a_terminal() {
         .env("SUDOKU_LISTEN", format!("127.0.0.1:{port}"))
         .env_remove("NO_COLOR")
         .stderr(Stdio::piped())
+        // Not this test's stdout: a server left running by a failed test held cargo's pipe
+        // open, and the run hung instead of failing.
+        .stdout(Stdio::null())
         .spawn()
         .expect("server starts");
     let stderr = child.stderr.take().expect("stderr piped");
@@ -444,6 +453,53 @@ async fn packed_messages_whose_answers_are_never_read_keep_memory_bounded() {
     assert_rss_within(idle, peak, 192, "peak RSS");
 }
 
+/// Streams that never read their answers each send one 4 MiB packed message of 4x4 puzzles,
+/// every one refused (a digit twice): 524,288 puzzles, each with its reason in the answer;
+/// returns the server's idle RSS and its peak, in MiB.
+#[cfg(target_os = "linux")]
+async fn refused_small_grids_attack(streams: usize) -> (u64, u64) {
+    let Attacked {
+        child,
+        _log,
+        client,
+        idle,
+        ..
+    } = attacked().await;
+    // Row 1 holds 1 twice; two cells a byte, 8 bytes a puzzle.
+    let one = [0x11, 0, 0, 0, 0, 0, 0, 0];
+    let message = sudoku_proto::pb::PackedPuzzles {
+        box_rows: 2,
+        box_cols: 2,
+        // Just under the 4 MiB a message may take.
+        nibbles: one.repeat((4 << 20) / one.len() - 16).into(),
+        ..Default::default()
+    };
+    let mut held = Vec::new();
+    for _ in 0..streams {
+        let mut client = client.clone();
+        let answers = client
+            .batch_solve_packed(tokio_stream::iter([message.clone()]))
+            .await
+            .expect("the stream opens");
+        held.push(answers);
+    }
+    tokio::time::sleep(std::time::Duration::from_secs(3)).await;
+    drop(held);
+    let attack = format!(
+        "refused 4x4 attack: {streams} streams of one 4 MiB message each, answers never read"
+    );
+    stop_attacked(child, idle, attack)
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn refused_small_grids_keep_memory_bounded() {
+    // Each refused 4x4 puzzle's reason held about 200 bytes beyond the 152 it was charged,
+    // and a message of them took the whole budget, alone.
+    let (idle, peak) = refused_small_grids_attack(16).await;
+    assert_rss_within(idle, peak, 192, "peak RSS");
+}
+
 // Regression (attack review): the messages waiting for room were held outside every budget,
 // 4 MB each: 256 streams reached 1 GiB, and 192 here 300 MiB and more (as fast as the client
 // sends). Now they count among the server's waiting messages (--max-buffered-bytes again),
@@ -496,14 +552,22 @@ async fn kept_buffers_attack(streams: usize) -> (u64, u64, usize) {
             .await
             .expect("the stream opens")
             .into_inner();
-        // The answer comes in pieces of at most 1 MiB, each puzzle refused once.
+        // The answer comes in pieces of at most 1 MiB, each puzzle refused once: the message
+        // is solved a slice at a time, and the slices' pieces come as they are solved.
         let (mut outcomes, mut errors, mut pieces) = (0, 0, 0);
+        let mut answered = vec![false; 100_000];
         while outcomes < 100_000 {
             match answers.message().await {
                 Ok(Some(answer)) => {
                     let size = prost::Message::encoded_len(&answer);
                     assert!(size <= 1 << 20, "an answer message of {size} bytes");
-                    assert_eq!(answer.first, outcomes as u64, "pieces in order");
+                    let first = answer.first as usize;
+                    let run = &mut answered[first..first + answer.outcomes.len()];
+                    assert!(
+                        run.iter().all(|&a| !a),
+                        "puzzles from {first} answered twice"
+                    );
+                    run.fill(true);
                     outcomes += answer.outcomes.len();
                     errors += answer.errors.len();
                     pieces += 1;

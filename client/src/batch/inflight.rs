@@ -1,7 +1,9 @@
 //! A stream's chunks sent and not yet answered, and the answers that come in pieces: a server
-//! cuts a large answer into messages of bounded size, each naming its own first puzzle.
+//! cuts a large answer into messages of bounded size, and solves a message too large for its
+//! stream's window a slice at a time, each piece naming its own first puzzle. Pieces come in
+//! any order.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use sudoku_proto::pb;
@@ -11,17 +13,10 @@ use super::read::Chunk;
 /// Chunks sent on one stream and not yet wholly answered.
 #[derive(Default)]
 pub struct InFlight {
-    /// By the stream index of their first puzzle, which the first piece of the answer names.
-    chunks: HashMap<u64, Arc<Chunk>>,
-    /// Answers begun, by the stream index the next piece must start at.
-    begun: HashMap<u64, Begun>,
-}
-
-/// The pieces of one chunk's answer so far.
-struct Begun {
-    /// The chunk's first puzzle's stream index.
-    first: u64,
-    pieces: Vec<pb::PackedAnswers>,
+    /// By the stream index of their first puzzle.
+    chunks: BTreeMap<u64, Arc<Chunk>>,
+    /// Pieces of answers begun, by their chunk's first puzzle's stream index.
+    begun: HashMap<u64, Vec<pb::PackedAnswers>>,
 }
 
 impl InFlight {
@@ -43,40 +38,52 @@ impl InFlight {
     /// dropped.
     pub fn drain(&mut self) -> Vec<Arc<Chunk>> {
         self.begun.clear();
-        self.chunks.drain().map(|(_, chunk)| chunk).collect()
+        std::mem::take(&mut self.chunks).into_values().collect()
     }
 
     /// Takes in `reply`, a chunk's whole answer or a piece of it: the chunk and its whole
     /// answer once every piece is in, `Ok(None)` before; an error names a reply that answers
-    /// nothing sent.
+    /// nothing sent, or something answered already.
     pub fn answer(
         &mut self,
         reply: pb::PackedAnswers,
     ) -> Result<Option<(Arc<Chunk>, pb::PackedAnswers)>, String> {
-        let (first, pieces) = match self.begun.remove(&reply.first) {
-            Some(mut begun) => {
-                begun.pieces.push(reply);
-                (begun.first, begun.pieces)
-            }
-            None if self.chunks.contains_key(&reply.first) => (reply.first, vec![reply]),
-            None => {
-                return Err(format!(
-                    "answered puzzles from index {}, which were not sent or were answered twice",
-                    reply.first
-                ));
-            }
+        let not_sent = || {
+            format!(
+                "answered puzzles from index {}, which were not sent or were answered twice",
+                reply.first
+            )
         };
-        let have: usize = pieces.iter().map(|p| p.outcomes.len()).sum();
-        let wanted = self.chunks.get(&first).map_or(0, |chunk| chunk.len());
+        let Some((&first, chunk)) = self.chunks.range(..=reply.first).next_back() else {
+            return Err(not_sent());
+        };
+        let (wanted, count) = (chunk.len() as u64, reply.outcomes.len() as u64);
+        let end = reply.first.saturating_add(count);
+        if end > first + wanted || (count == 0 && reply.first != first) {
+            return Err(not_sent());
+        }
+        let overlaps = |p: &pb::PackedAnswers| {
+            p.first < end && reply.first < p.first + p.outcomes.len() as u64
+        };
+        if self
+            .begun
+            .get(&first)
+            .is_some_and(|pieces| pieces.iter().any(overlaps))
+        {
+            return Err(not_sent());
+        }
+        let mut pieces = self.begun.remove(&first).unwrap_or_default();
+        pieces.push(reply);
+        let have: u64 = pieces.iter().map(|p| p.outcomes.len() as u64).sum();
         if have < wanted && have > 0 {
-            self.begun
-                .insert(first + have as u64, Begun { first, pieces });
+            self.begun.insert(first, pieces);
             return Ok(None);
         }
-        // A whole answer, or one that does not fit its chunk, which the printer refuses.
+        // A whole answer, or an empty one, which the printer refuses.
         let Some(chunk) = self.chunks.remove(&first) else {
             return Ok(None);
         };
+        pieces.sort_unstable_by_key(|p| p.first);
         match join(pieces) {
             Some(whole) => Ok(Some((chunk, whole))),
             None => Err(format!(
@@ -190,6 +197,25 @@ mod tests {
         assert!(flight.is_empty());
         let twice = flight.answer(piece(0, 0, 10, 6)).unwrap_err();
         assert!(twice.contains("index 0"), "{twice}");
+    }
+
+    #[test]
+    fn pieces_may_come_in_any_order_but_not_twice() {
+        let mut flight = InFlight::default();
+        let a = chunk(0, 10);
+        flight.insert(20, a.clone());
+        assert!(flight.answer(piece(0, 27, 30, 28)).unwrap().is_none());
+        let twice = flight.answer(piece(0, 26, 28, 99)).unwrap_err();
+        assert!(twice.contains("index 26"), "{twice}");
+        let past = flight.answer(piece(0, 28, 31, 99)).unwrap_err();
+        assert!(past.contains("index 28"), "{past}");
+        let before = flight.answer(piece(0, 19, 20, 99)).unwrap_err();
+        assert!(before.contains("index 19"), "{before}");
+        assert!(flight.answer(piece(0, 20, 24, 99)).unwrap().is_none());
+        let (chunk, whole) = flight.answer(piece(0, 24, 27, 99)).unwrap().unwrap();
+        assert!(Arc::ptr_eq(&chunk, &a));
+        assert_eq!(whole, piece(0, 20, 30, 28), "joined in order");
+        assert!(flight.is_empty());
     }
 
     #[test]

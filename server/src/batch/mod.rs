@@ -11,6 +11,7 @@ mod packed;
 mod pieces;
 mod rate;
 mod single;
+mod slices;
 
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -67,6 +68,12 @@ pub(crate) trait Batched: Message + Default + Send + 'static {
     /// that what it holds is what [`Batched::held_bytes`] counts. By default nothing: fields
     /// decoded into vectors and strings are copies already.
     fn own_bytes(&mut self) {}
+    /// Cuts this message's first `puzzles` puzzles off into a message of their own, with its
+    /// own copy of their bytes, leaving the rest here; `None` where it cannot be cut. By
+    /// default it cannot: one puzzle per message.
+    fn split_off(&mut self, _puzzles: usize) -> Option<Self> {
+        None
+    }
     /// Checks a group of messages read together and hands their puzzles to the solver threads.
     fn submit(group: Vec<Read<Self>>, to: &Submit<'_, Self::Answer>);
     /// Why the stream ends when message `messages` (0-based), holding puzzle `puzzles` on,
@@ -343,6 +350,7 @@ pub(crate) fn spawn<M: Batched>(
         answers: Arc::downgrade(&inbox),
         index: 0,
         messages: 0,
+        rest: None,
         caller,
         shared,
     };
@@ -414,6 +422,8 @@ struct Reader<M: Batched> {
     index: u64,
     /// Messages read.
     messages: u64,
+    /// The rest of a message being admitted a slice at a time (see [`slices`]).
+    rest: Option<slices::Rest<M>>,
     caller: Caller,
 }
 
@@ -460,17 +470,22 @@ impl<M: Batched> Reader<M> {
     async fn read_all(&mut self, inbound: &mut Streaming<M>) -> End {
         let mut waiting: Option<(M, usize)> = None;
         loop {
-            let (first, puzzles) = match waiting.take() {
-                Some(read) => read,
-                None => match self.next_message(inbound).await {
-                    Ok(Ok(Some(message))) => match self.count(message) {
-                        Ok(read) => read,
-                        Err(end) => return end,
-                    },
+            let next = match (waiting.take(), self.rest.take()) {
+                (Some(read), rest) => {
+                    self.rest = rest;
+                    Ok(read)
+                }
+                (None, Some(rest)) => Ok(self.next_slice(rest)),
+                (None, None) => match self.next_message(inbound).await {
+                    Ok(Ok(Some(message))) => self.count(message),
                     Ok(Ok(None)) => return End::Done,
                     Ok(Err(status)) => return self.broken(status),
                     Err(stopped) => return stopped,
                 },
+            };
+            let (first, puzzles) = match next {
+                Ok(read) => read,
+                Err(end) => return end,
             };
             if let Err(end) = self.keep(&first).await {
                 return end;
@@ -486,14 +501,18 @@ impl<M: Batched> Reader<M> {
             let mut group = vec![self.read(first, puzzles, hold)];
             // Take every message already received, as far as the window and budgets allow.
             let end = loop {
-                let Some(message) = inbound.message().now_or_never() else {
-                    break None;
-                };
-                let (message, puzzles) = match message.map(|m| m.map(|m| self.count(m))) {
-                    Ok(Some(Ok(read))) => read,
-                    Ok(Some(Err(end))) => break Some(end),
-                    Ok(None) => break Some(End::Done),
-                    Err(status) => break Some(self.broken(status)),
+                let (message, puzzles) = if let Some(rest) = self.rest.take() {
+                    self.next_slice(rest)
+                } else {
+                    let Some(message) = inbound.message().now_or_never() else {
+                        break None;
+                    };
+                    match message.map(|m| m.map(|m| self.count(m))) {
+                        Ok(Some(Ok(read))) => read,
+                        Ok(Some(Err(end))) => break Some(end),
+                        Ok(None) => break Some(End::Done),
+                        Err(status) => break Some(self.broken(status)),
+                    }
                 };
                 let (need, kept) = self.kept_bytes(&message);
                 match self.try_hold(&message, puzzles).filter(|_| need <= kept) {
@@ -527,13 +546,27 @@ impl<M: Batched> Reader<M> {
         }
     }
 
-    /// A message with its puzzle count, or the end of a stream it breaks.
-    fn count(&self, mut message: M) -> Result<(M, usize), End> {
+    /// A message with its puzzle count, or its first slice where it is too large for the
+    /// stream to take at once (see [`slices`]), or the end of a stream it breaks.
+    fn count(&mut self, mut message: M) -> Result<(M, usize), End> {
         message.own_bytes();
-        match message.puzzles(&self.shared.limits) {
-            Ok(puzzles) => Ok((message, puzzles)),
-            Err(status) => Err(self.broken(status)),
-        }
+        let puzzles = match message.puzzles(&self.shared.limits) {
+            Ok(puzzles) => puzzles,
+            Err(status) => return Err(self.broken(status)),
+        };
+        let Some(slice) = slices::size(&message, puzzles, &self.shared) else {
+            return Ok((message, puzzles));
+        };
+        // The rest waits in memory until its last slice is taken.
+        let waiting = self.waiting_room(message.encoded_len())?;
+        Ok(self.next_slice(slices::Rest::new(message, puzzles, slice, waiting)))
+    }
+
+    /// The next slice of a message admitted a slice at a time, keeping the rest if any.
+    fn next_slice(&mut self, rest: slices::Rest<M>) -> (M, usize) {
+        let (slice, rest) = rest.next();
+        self.rest = rest;
+        slice
     }
 
     /// Bytes the stream's buffers keep once `message` has gone through them, and bytes they
@@ -591,7 +624,10 @@ impl<M: Batched> Reader<M> {
     fn read(&mut self, message: M, puzzles: usize, hold: Hold) -> Read<M> {
         let first = self.index;
         self.index += puzzles as u64;
-        self.messages += 1;
+        // A message's slices count as one message, read with its last.
+        if self.rest.is_none() {
+            self.messages += 1;
+        }
         Read {
             message,
             first,
@@ -654,7 +690,11 @@ impl<M: Batched> Reader<M> {
     /// already fill `--max-buffered-bytes`, the stream ends RESOURCE_EXHAUSTED at once, its
     /// message dropped: waiting uncounted, 256 streams of one 4 MB message each held 1 GiB.
     async fn wait_for_hold(&self, request: &M, puzzles: usize) -> Result<Option<Hold>, End> {
-        let _waiting = self.waiting_room(request.encoded_len())?;
+        // A slice with more to come is counted already, as part of the rest of its message.
+        let _waiting = match self.rest {
+            Some(_) => None,
+            None => Some(self.waiting_room(request.encoded_len())?),
+        };
         self.hold(request, puzzles).await
     }
 

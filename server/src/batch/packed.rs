@@ -59,8 +59,9 @@ impl Batched for pb::PackedPuzzles {
     }
 
     fn held_bytes(&self, puzzles: usize) -> usize {
-        // The message, its answer's solutions, and each part's own copy of its share of them.
-        3 * self.encoded_len() + puzzles * PUZZLE_HELD
+        // The message, its answer's solutions, and each part's own copy of its share of them;
+        // and each puzzle's work, counts and room for its error, should it be refused.
+        3 * self.encoded_len() + puzzles * (PUZZLE_HELD + ERROR_HELD)
     }
 
     /// prost decodes `bytes` fields as views of tonic's receive buffer, and a view keeps the
@@ -73,6 +74,32 @@ impl Batched for pb::PackedPuzzles {
                 *field = Bytes::copy_from_slice(field);
             }
         }
+    }
+
+    fn split_off(&mut self, puzzles: usize) -> Option<Self> {
+        let (shape, layout) = (self.shape().ok()?, self.layout().ok()?);
+        let at = puzzles.checked_mul(layout.bytes_each(shape))?;
+        let field = match layout {
+            Layout::Bytes => &mut self.cells,
+            Layout::Nibbles => &mut self.nibbles,
+        };
+        if at == 0 || at >= field.len() {
+            return None;
+        }
+        let head = Bytes::copy_from_slice(&field[..at]);
+        *field = field.slice(at..);
+        let mut slice = pb::PackedPuzzles {
+            box_rows: self.box_rows,
+            box_cols: self.box_cols,
+            options: self.options,
+            id: self.id.clone(),
+            ..pb::PackedPuzzles::default()
+        };
+        match layout {
+            Layout::Bytes => slice.cells = head,
+            Layout::Nibbles => slice.nibbles = head,
+        }
+        Some(slice)
     }
 
     fn submit(group: Vec<Read<Self>>, to: &Submit<'_, Self::Answer>) {
@@ -151,8 +178,8 @@ impl Batched for pb::PackedPuzzles {
 
     fn broken(messages: u64, puzzles: u64, why: &str) -> String {
         format!(
-            "message {messages} of the stream could not be read: {why}; the {puzzles} puzzles \
-             of the {messages} messages before it were answered"
+            "message {messages} of the stream could not be read: {why}; the stream's first \
+             {puzzles} puzzles were answered"
         )
     }
 }
@@ -161,6 +188,17 @@ impl Batched for pb::PackedPuzzles {
 /// guess and solution counts in the message's answer and in its part's (a 4 MiB message of
 /// nibbles holds 102,000 puzzles, and this is most of what it costs).
 const PUZZLE_HELD: usize = 128;
+
+/// Bytes a refused puzzle's error holds at most: its entry in two lists at once (its part's
+/// and its message's, or its message's and its answer piece's) and its text, at most
+/// [`ERROR_TEXT`] bytes. Counted for every puzzle, since any may be refused: a message of
+/// 4x4 puzzles, each refused, held three times what it was charged before this was.
+const ERROR_HELD: usize = 2 * std::mem::size_of::<pb::PackedError>() + ERROR_TEXT + 16;
+
+/// The longest error text a refused puzzle gets: every reason the server gives is shorter
+/// (the longest, a repeated digit in a 25x25 grid, about 80 bytes); a longer one (a solver
+/// panic's message) is cut.
+const ERROR_TEXT: usize = 112;
 
 /// Hands one solver thread's share of a group to the pool.
 fn submit_job(items: Vec<Item>, to: &Submit<'_, pb::PackedAnswers>) {
@@ -347,6 +385,10 @@ impl Pack {
         answer.outcomes[range.clone()].copy_from_slice(&part.outcomes);
         answer.guesses[range.clone()].copy_from_slice(&part.guesses);
         answer.solutions_found[range.clone()].copy_from_slice(&part.found);
+        if answer.errors.is_empty() && !part.errors.is_empty() {
+            let count = answer.outcomes.len();
+            answer.errors.reserve_exact(count);
+        }
         answer.errors.extend(part.errors);
         state.solutions[range.start * size..range.end * size].copy_from_slice(&part.solutions);
         state.remaining = state.remaining.saturating_sub(range.len());
@@ -490,9 +532,13 @@ impl Part {
         let mut answers = self.answers()?;
         let at = offset.checked_sub(self.range.start)?;
         answers.outcomes[at] = pb::Outcome::Invalid as u8;
+        // Room for all at the first: growing by doubling could take twice what is counted.
+        if answers.errors.is_empty() {
+            answers.errors.reserve_exact(self.range.len());
+        }
         answers.errors.push(pb::PackedError {
             offset: offset as u32,
-            error: Some(error),
+            error: Some(bounded(error)),
         });
         self.done_one(answers)
     }
@@ -523,6 +569,20 @@ impl Gathered {
             remaining: 0,
         }
     }
+}
+
+/// `error` with its text at most [`ERROR_TEXT`] bytes, and no spare room.
+fn bounded(mut error: pb::SolveError) -> pb::SolveError {
+    if error.message.len() > ERROR_TEXT {
+        let mut end = ERROR_TEXT - '…'.len_utf8();
+        while !error.message.is_char_boundary(end) {
+            end -= 1;
+        }
+        error.message.truncate(end);
+        error.message.push('…');
+    }
+    error.message.shrink_to_fit();
+    error
 }
 
 /// A puzzle of a packed message on its way through a solver thread.
@@ -783,8 +843,54 @@ mod tests {
             nibbles: vec![0; 41 * 1000].into(),
             ..pb::PackedPuzzles::default()
         };
+        #[cfg(target_pointer_width = "64")]
+        assert_eq!(PUZZLE_HELD + ERROR_HELD, 336, "as docs/operations.md says");
         // The cells three times over (message, answer, part) and the per-puzzle rest.
-        assert!(message.held_bytes(1000) >= 3 * 41 * 1000 + 1000 * PUZZLE_HELD);
+        assert!(message.held_bytes(1000) >= 3 * 41 * 1000 + 1000 * (PUZZLE_HELD + ERROR_HELD));
+    }
+
+    #[test]
+    fn every_reason_a_puzzle_is_refused_fits_the_room_counted_for_it() {
+        // The largest grid there is, 35x35, its last two cells the same, then not digits.
+        let shape = Shape::new(5, 7).expect("a shape");
+        let mut cells = vec![0u8; shape.cells()];
+        let last = cells.len() - 1;
+        (cells[last - 1], cells[last]) = (35, 35);
+        let twice = unpack(shape, &cells).expect_err("a digit twice");
+        cells[last] = 0xff;
+        let not_a_digit = unpack(shape, &cells).expect_err("not a digit");
+        cells[last] = 36;
+        let out_of_range = unpack(shape, &cells).expect_err("out of range");
+        let unsupported = solver_core::SolveError::Unsupported {
+            algorithm: solver_core::Algorithm::Fast,
+            shape,
+        };
+        let reasons = [
+            RequestError::Grid(twice),
+            RequestError::Grid(not_a_digit),
+            RequestError::Grid(out_of_range),
+            RequestError::TooLarge {
+                side: Shape::MAX_SIDE,
+                max: usize::MAX,
+            },
+            RequestError::from(unsupported),
+        ];
+        for reason in reasons {
+            let error = reason.to_pb();
+            assert!(error.message.len() <= ERROR_TEXT, "{}", error.message);
+            assert_eq!(bounded(error.clone()), error, "never cut");
+            assert_eq!(
+                bounded(error).message.capacity(),
+                reason.to_pb().message.len()
+            );
+        }
+        // A solver's panic message can be anything; it is cut, on a character's boundary.
+        let panic = RequestError::Internal("é".repeat(500)).to_pb();
+        let cut = bounded(panic);
+        assert!(cut.message.len() <= ERROR_TEXT, "{}", cut.message.len());
+        assert!(cut.message.starts_with("internal error: the solver failed"));
+        assert!(cut.message.ends_with("é…"), "{}", cut.message);
+        assert!(cut.message.capacity() <= ERROR_TEXT);
     }
 
     #[test]
