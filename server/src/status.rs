@@ -136,15 +136,18 @@ impl RequestError {
         Status::with_error_details(Code::InvalidArgument, message, details)
     }
 
-    /// The error as carried in an INVALID batch item.
+    /// The error as carried in an INVALID batch item, its text with no spare room (it waits
+    /// in memory with its answer, counted as what it takes).
     pub fn to_pb(&self) -> pb::SolveError {
-        match self {
+        let mut error = match self {
             RequestError::Grid(err) => err.into(),
             other => pb::SolveError {
                 message: other.to_string(),
                 row: 0,
                 col: 0,
             },
-        }
+        };
+        error.message.shrink_to_fit();
+        error
     }
 }

@@ -34,9 +34,11 @@ use crate::shared::Shared;
 
 pub(crate) use kept::Kept;
 
-/// Bytes counted for a one-puzzle message beyond twice its encoded size: the job, the
-/// response's fixed fields and allocator slack.
-const HOLD_OVERHEAD: usize = 256;
+/// Bytes counted for a one-puzzle message beyond twice its encoded size: the job, or the
+/// error an invalid one is answered with (up to about 300 bytes, for a wrong number of
+/// cells); the response's fixed fields; allocator slack. 256 undercounted an invalid answer's
+/// by a quarter.
+const HOLD_OVERHEAD: usize = 512;
 
 /// What a stream's answer buffer keeps where its answers are small: tonic gathers answers
 /// until 32 KiB before it sends them, and the buffer grows by doubling (open BatchSolve

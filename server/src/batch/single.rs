@@ -231,6 +231,43 @@ mod tests {
     }
 
     #[test]
+    fn the_longest_reasons_a_request_is_refused_fit_the_room_counted_for_it() {
+        use solver_core::GridError;
+        let big = usize::MAX;
+        let shape = Shape::new(5, 7).expect("a shape");
+        let reasons = [
+            RequestError::Grid(GridError::CellCount { found: big }),
+            RequestError::Grid(GridError::Shape {
+                box_rows: big,
+                box_cols: big,
+            }),
+            RequestError::Grid(GridError::CellCountForShape {
+                found: big,
+                expected: big,
+                shape,
+            }),
+            RequestError::IdTooLong { len: big, max: big },
+            RequestError::UnknownAlgorithm(i32::MIN),
+            RequestError::ShapeMismatch {
+                grid: shape,
+                puzzle: shape,
+            },
+            RequestError::TooLarge {
+                side: big,
+                max: big,
+            },
+        ];
+        let room = super::super::HOLD_OVERHEAD;
+        for reason in reasons {
+            let answer = crate::respond::invalid(String::new(), u64::MAX, &reason);
+            let error = answer.error.as_ref().expect("the reason");
+            let takes = std::mem::size_of::<pb::SolveResponse>() + error.message.capacity();
+            // The rest of the room: the allocator's rounding and the answer's channel slot.
+            assert!(takes + 64 <= room, "{takes} bytes: {}", error.message);
+        }
+    }
+
+    #[test]
     fn answers_wait_only_for_tasks_a_solver_thread_is_working_on() {
         let (tx, mut rx) = mpsc::channel(16);
         let carry = Arc::default();
