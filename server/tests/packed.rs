@@ -478,6 +478,43 @@ async fn a_message_too_large_for_its_stream_is_solved_a_slice_at_a_time_while_ot
     server.shutdown().await.expect("clean shutdown");
 }
 
+/// Puzzles solved so far, every outcome, as the metrics page counts them.
+fn solves(server: &sudoku_server::Server) -> u64 {
+    let page = server.metrics().render();
+    let counts = page
+        .lines()
+        .filter(|line| line.starts_with("sudoku_solves_total"))
+        .filter_map(|line| line.rsplit(' ').next()?.parse::<u64>().ok());
+    counts.sum()
+}
+
+#[tokio::test]
+async fn a_client_that_leaves_during_a_sliced_message_stops_its_slices() {
+    let (server, mut client) = server(Config::embedded()).await;
+    // 100,000 hard puzzles, 4.1 MB: seconds of work on two cores, a slice at a time.
+    let texts: Vec<String> = (0..100_000).map(|i| relabel(HARD, (i % 9) as u8)).collect();
+    let mut answers = client
+        .batch_solve_packed(tokio_stream::iter([nibbled("big", &texts)]))
+        .await
+        .expect("the stream opens")
+        .into_inner();
+    let first = answers.message().await.expect("no error").expect("a slice");
+    assert!(first.outcomes.len() < texts.len(), "sliced");
+    drop(answers);
+    let idle = || server.metrics().in_flight().get() == 0;
+    assert!(
+        eventually(Duration::from_secs(20), idle).await,
+        "the work ends"
+    );
+    let solved = solves(&server);
+    assert!(solved > 0, "the metrics page counts solves");
+    assert!(
+        solved < 10_000,
+        "{solved} of 100,000 puzzles solved for a client that left after the first slice"
+    );
+    server.shutdown().await.expect("clean shutdown");
+}
+
 #[tokio::test]
 async fn a_puzzle_larger_than_every_byte_budget_still_goes_alone() {
     let (server, mut client) = server(Config {

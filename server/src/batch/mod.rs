@@ -353,6 +353,7 @@ pub(crate) fn spawn<M: Batched>(
         index: 0,
         messages: 0,
         rest: None,
+        sliced: None,
         caller,
         shared,
     };
@@ -368,6 +369,12 @@ pub(crate) fn spawn<M: Batched>(
         progress,
         holder,
     }
+}
+
+/// What a message of `size` bytes waiting for room counts for: the decoded message, and the
+/// received bytes it may have been decoded from.
+fn waiting_cost(size: usize) -> usize {
+    size.saturating_mul(2).saturating_add(HOLD_OVERHEAD)
 }
 
 /// An UNAVAILABLE that closes a stream, marked so that clients can tell it from a lost server
@@ -426,6 +433,9 @@ struct Reader<M: Batched> {
     messages: u64,
     /// The rest of a message being admitted a slice at a time (see [`slices`]).
     rest: Option<slices::Rest<M>>,
+    /// That message's room among the messages waiting for room, until its last slice has
+    /// its hold: its slices need none of their own.
+    sliced: Option<OwnedSemaphorePermit>,
     caller: Caller,
 }
 
@@ -435,8 +445,10 @@ impl<M: Batched> Reader<M> {
     async fn run(mut self, mut inbound: Streaming<M>) -> Option<Status> {
         let end = self.read_all(&mut inbound).await;
         // Nothing more is read: the body, and the room in the receive budget its last
-        // message holds, go now, not once the answers owed have been taken.
+        // message holds, go now, not once the answers owed have been taken; so does the rest
+        // of a message cut short.
         drop(inbound);
+        (self.rest, self.sliced) = (None, None);
         // A broken or finished stream still owes the answers of what it read.
         let end = match end {
             End::Done | End::Broken(_) => {
@@ -472,6 +484,10 @@ impl<M: Batched> Reader<M> {
     async fn read_all(&mut self, inbound: &mut Streaming<M>) -> End {
         let mut waiting: Option<(M, usize)> = None;
         loop {
+            // Slices are cut without waiting while there is room: a client gone is seen here.
+            if self.out.is_closed() {
+                return End::ClientLeft;
+            }
             let next = match (waiting.take(), self.rest.take()) {
                 (Some(read), rest) => {
                     self.rest = rest;
@@ -504,6 +520,9 @@ impl<M: Batched> Reader<M> {
             // Take every message already received, as far as the window and budgets allow.
             let end = loop {
                 let (message, puzzles) = if let Some(rest) = self.rest.take() {
+                    if self.out.is_closed() {
+                        break Some(End::ClientLeft);
+                    }
                     self.next_slice(rest)
                 } else {
                     let Some(message) = inbound.message().now_or_never() else {
@@ -559,14 +578,16 @@ impl<M: Batched> Reader<M> {
         let Some(slice) = slices::size(&message, puzzles, &self.shared) else {
             return Ok((message, puzzles));
         };
+        // Its slices are smaller than the message: the message is the use (see `note_use`).
+        self.note_use(&message, self.holder.kept());
         // The rest waits in memory until its last slice is taken.
-        let waiting = self.waiting_room(message.encoded_len())?;
-        Ok(self.next_slice(slices::Rest::new(message, puzzles, slice, waiting)))
+        self.sliced = Some(self.waiting_room(message.encoded_len())?);
+        Ok(self.next_slice(slices::Rest::new(message, puzzles, slice)))
     }
 
     /// The next slice of a message admitted a slice at a time, keeping the rest if any.
     fn next_slice(&mut self, rest: slices::Rest<M>) -> (M, usize) {
-        let (slice, rest) = rest.next();
+        let (slice, rest) = rest.next(&mut self.sliced);
         self.rest = rest;
         slice
     }
@@ -596,7 +617,7 @@ impl<M: Batched> Reader<M> {
                 // Waiting, the message (and the buffer tonic read it into, not yet charged)
                 // is counted among those waiting for room.
                 let size = message.encoded_len().max(self.caller.largest.get());
-                let _waiting = self.waiting_room(size)?;
+                let _waiting = self.waiting_room_unless_sliced(size)?;
                 self.shared.kept.take(need - kept, &self.holder).await
             }
         };
@@ -629,6 +650,7 @@ impl<M: Batched> Reader<M> {
         // A message's slices count as one message, read with its last.
         if self.rest.is_none() {
             self.messages += 1;
+            self.sliced = None;
         }
         Read {
             message,
@@ -692,20 +714,24 @@ impl<M: Batched> Reader<M> {
     /// already fill `--max-buffered-bytes`, the stream ends RESOURCE_EXHAUSTED at once, its
     /// message dropped: waiting uncounted, 256 streams of one 4 MB message each held 1 GiB.
     async fn wait_for_hold(&self, request: &M, puzzles: usize) -> Result<Option<Hold>, End> {
-        // A slice with more to come is counted already, as part of the rest of its message.
-        let _waiting = match self.rest {
-            Some(_) => None,
-            None => Some(self.waiting_room(request.encoded_len())?),
-        };
+        let _waiting = self.waiting_room_unless_sliced(request.encoded_len())?;
         self.hold(request, puzzles).await
+    }
+
+    /// Room for a message of `size` bytes among the messages waiting for room (see
+    /// [`Reader::waiting_room`]), but for a slice of a message whose rest counts it already.
+    fn waiting_room_unless_sliced(&self, size: usize) -> Result<Option<OwnedSemaphorePermit>, End> {
+        if self.sliced.is_some() {
+            return Ok(None);
+        }
+        self.waiting_room(size).map(Some)
     }
 
     /// Room for a message of `size` bytes among the messages waiting for room, or the end of
     /// the stream where they already fill `--max-buffered-bytes`.
     fn waiting_room(&self, size: usize) -> Result<OwnedSemaphorePermit, End> {
-        // The decoded message, and the received bytes it may have been decoded from.
-        let cost = size.saturating_mul(2).saturating_add(HOLD_OVERHEAD);
-        let cost = u32::try_from(cost.min(self.shared.buffered_bytes)).unwrap_or(u32::MAX);
+        let cost = waiting_cost(size).min(self.shared.buffered_bytes);
+        let cost = u32::try_from(cost).unwrap_or(u32::MAX);
         self.shared
             .waiting
             .clone()

@@ -10,8 +10,8 @@ use super::Batched;
 use crate::shared::Shared;
 
 /// The puzzles of each slice of a message of `puzzles` puzzles, or `None` where the stream
-/// can take it whole. A slice takes at most half the window and half the stream's bytes, so
-/// that the next is read while the last is being solved.
+/// can take it whole. A slice takes at most half the window and about half the stream's
+/// bytes, so that the next is read while the last is being solved.
 pub(super) fn size<M: Batched>(message: &M, puzzles: usize, shared: &Shared) -> Option<usize> {
     let held = message.held_bytes(puzzles);
     if puzzles <= 1 || (puzzles <= shared.batch_window && held <= shared.stream_bytes) {
@@ -24,43 +24,154 @@ pub(super) fn size<M: Batched>(message: &M, puzzles: usize, shared: &Shared) -> 
     (slice < puzzles).then_some(slice)
 }
 
-/// What is left of a message being admitted a slice at a time.
+/// What is left of a message being admitted a slice at a time. It counts among the messages
+/// waiting for room (a permit its reader keeps until the last slice has its hold), as much as
+/// the bytes it keeps in memory.
 pub(super) struct Rest<M> {
     message: M,
     puzzles: usize,
     slice: usize,
-    /// The rest counted among the messages waiting for room until its last slice is taken.
-    _waiting: OwnedSemaphorePermit,
+    /// Bytes of the buffer the rest is a view of: it keeps all of them.
+    viewed: usize,
 }
 
 impl<M: Batched> Rest<M> {
     /// `message` of `puzzles` puzzles, to be taken `slice` puzzles at a time.
-    pub(super) fn new(
-        message: M,
-        puzzles: usize,
-        slice: usize,
-        waiting: OwnedSemaphorePermit,
-    ) -> Self {
+    pub(super) fn new(message: M, puzzles: usize, slice: usize) -> Self {
+        let viewed = message.encoded_len();
         Rest {
             message,
             puzzles,
             slice,
-            _waiting: waiting,
+            viewed,
         }
     }
 
-    /// The next slice with its puzzle count, and what is left after it, if anything.
-    pub(super) fn next(mut self) -> ((M, usize), Option<Rest<M>>) {
+    /// The next slice with its puzzle count, and what is left after it, if anything. Where
+    /// the rest has come down to half the buffer it views, it moves to a copy of its own and
+    /// gives back what the buffer was counted for beyond it, out of `room`.
+    pub(super) fn next(
+        mut self,
+        room: &mut Option<OwnedSemaphorePermit>,
+    ) -> ((M, usize), Option<Rest<M>>) {
         if self.puzzles > self.slice
             && let Some(slice) = self.message.split_off(self.slice)
         {
             self.puzzles -= self.slice;
             let count = self.slice;
+            let left = self.message.encoded_len();
+            if left.saturating_mul(2) <= self.viewed {
+                self.message.own_bytes();
+                self.viewed = left;
+                if let Some(permit) = room.as_mut() {
+                    let keep = super::waiting_cost(left).min(permit.num_permits());
+                    drop(permit.split(permit.num_permits() - keep));
+                }
+            }
             return ((slice, count), Some(self));
         }
-        // The last slice: a copy of its own, so the whole message's bytes go now.
+        // The last slice: a copy of its own, so the buffer goes now.
         let mut last = self.message;
         last.own_bytes();
         ((last, self.puzzles), None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use bytes::Bytes;
+    use prost::Message;
+    use sudoku_proto::pb;
+    use tokio::sync::Semaphore;
+
+    use super::*;
+
+    /// A message of `count` 9x9 puzzles two cells a byte, puzzle k's bytes all k.
+    fn message(count: usize) -> pb::PackedPuzzles {
+        let nibbles: Vec<u8> = (0..count).flat_map(|k| [k as u8; 41]).collect();
+        pb::PackedPuzzles {
+            box_rows: 3,
+            box_cols: 3,
+            id: "job".to_owned(),
+            nibbles: nibbles.into(),
+            options: Some(pb::SolveOptions {
+                max_solutions: 1,
+                ..pb::SolveOptions::default()
+            }),
+            ..pb::PackedPuzzles::default()
+        }
+    }
+
+    /// Every slice of `message`, `slice` puzzles at a time, and the permits `room` had left
+    /// after each.
+    fn cut(
+        message: pb::PackedPuzzles,
+        count: usize,
+        slice: usize,
+        room: &mut Option<OwnedSemaphorePermit>,
+    ) -> (Vec<(pb::PackedPuzzles, usize)>, Vec<usize>) {
+        let (mut slices, mut permits) = (Vec::new(), Vec::new());
+        let mut rest = Some(Rest::new(message, count, slice));
+        while let Some(left) = rest.take() {
+            let (slice, next) = left.next(room);
+            slices.push(slice);
+            permits.push(room.as_ref().map_or(0, |p| p.num_permits()));
+            rest = next;
+        }
+        (slices, permits)
+    }
+
+    #[test]
+    fn slices_cover_the_message_once_in_order_each_a_message_like_it() {
+        let whole = message(10);
+        let (slices, _) = cut(whole.clone(), 10, 3, &mut None);
+        let counts: Vec<usize> = slices.iter().map(|(_, count)| *count).collect();
+        assert_eq!(counts, [3, 3, 3, 1]);
+        let mut joined = Vec::new();
+        for (slice, count) in &slices {
+            assert_eq!(slice.nibbles.len(), count * 41);
+            assert_eq!((&slice.id, slice.options), (&whole.id, whole.options));
+            assert_eq!((slice.box_rows, slice.box_cols), (3, 3));
+            assert!(slice.cells.is_empty());
+            joined.extend_from_slice(&slice.nibbles);
+        }
+        assert_eq!(joined, whole.nibbles);
+    }
+
+    #[test]
+    fn the_rest_moves_to_a_copy_and_gives_back_room_as_it_shrinks() {
+        let whole = message(100);
+        let arrived = whole.nibbles.as_ptr_range();
+        let within = |bytes: &Bytes| arrived.contains(&bytes.as_ptr());
+        let room = Arc::new(Semaphore::new(1 << 20));
+        let charged = super::super::waiting_cost(whole.encoded_len());
+        let mut permit = Some(room.clone().try_acquire_many_owned(charged as u32).unwrap());
+        let mut rest = Rest::new(whole, 100, 10);
+        let mut permits = Vec::new();
+        for _ in 0..6 {
+            let (_, next) = rest.next(&mut permit);
+            rest = next.expect("more to come");
+            let now = permit.as_ref().expect("still held").num_permits();
+            assert_eq!(
+                within(&rest.message.nibbles),
+                now == charged,
+                "a view until copied"
+            );
+            permits.push(now);
+        }
+        // Fewer than half the puzzles left (the message's other fields count too), the rest
+        // is a copy of its own, counted as such.
+        assert_eq!(permits[..5], [charged; 5]);
+        assert_eq!(
+            permits[5],
+            super::super::waiting_cost(rest.message.encoded_len())
+        );
+        assert_eq!(room.available_permits(), (1 << 20) - permits[5]);
+        // The permit stays with its reader past the last slice, until that has its hold.
+        let (slices, _) = cut(rest.message, 40, 10, &mut permit);
+        assert_eq!(slices.len(), 4);
+        assert!(permit.is_some());
     }
 }
