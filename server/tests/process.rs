@@ -404,13 +404,6 @@ async fn big_ids_at_the_issues_size() {
 /// in nibbles (4 MB, the largest message); returns the server's idle RSS and its peak, in MiB.
 #[cfg(target_os = "linux")]
 async fn packed_attack(streams: usize) -> (u64, u64) {
-    let Attacked {
-        child,
-        _log,
-        client,
-        port,
-        idle,
-    } = attacked().await;
     let puzzle: solver_core::Grid = CLASSIC.parse().unwrap();
     let mut one = Vec::new();
     sudoku_proto::nibbles::pack(puzzle.cells(), &mut one);
@@ -418,6 +411,24 @@ async fn packed_attack(streams: usize) -> (u64, u64) {
         nibbles: one.repeat(102_000).into(),
         ..Default::default()
     };
+    unread_answers_attack(streams, message, "packed attack: one 4 MB message each").await
+}
+
+/// Streams that never read their answers each send `message` once; returns the server's idle
+/// RSS and its peak, in MiB, having said what the attack (`what`) was.
+#[cfg(target_os = "linux")]
+async fn unread_answers_attack(
+    streams: usize,
+    message: sudoku_proto::pb::PackedPuzzles,
+    what: &str,
+) -> (u64, u64) {
+    let Attacked {
+        child,
+        _log,
+        client,
+        port,
+        idle,
+    } = attacked().await;
     let mut held = Vec::new();
     let mut connection = client;
     for stream in 0..streams {
@@ -438,9 +449,11 @@ async fn packed_attack(streams: usize) -> (u64, u64) {
     // Long enough to solve every message the budgets let in, many times over.
     tokio::time::sleep(std::time::Duration::from_secs(3)).await;
     drop(held);
-    let attack =
-        format!("packed attack: {streams} streams of one 4 MB message each, answers never read");
-    stop_attacked(child, idle, attack)
+    stop_attacked(
+        child,
+        idle,
+        format!("{what} ({streams} streams), answers never read"),
+    )
 }
 
 #[cfg(target_os = "linux")]
@@ -454,17 +467,10 @@ async fn packed_messages_whose_answers_are_never_read_keep_memory_bounded() {
 }
 
 /// Streams that never read their answers each send one 4 MiB packed message of 4x4 puzzles,
-/// every one refused (a digit twice): 524,288 puzzles, each with its reason in the answer;
+/// every one refused (a digit twice): 524,272 puzzles, each with its reason in the answer;
 /// returns the server's idle RSS and its peak, in MiB.
 #[cfg(target_os = "linux")]
 async fn refused_small_grids_attack(streams: usize) -> (u64, u64) {
-    let Attacked {
-        child,
-        _log,
-        client,
-        idle,
-        ..
-    } = attacked().await;
     // Row 1 holds 1 twice; two cells a byte, 8 bytes a puzzle.
     let one = [0x11, 0, 0, 0, 0, 0, 0, 0];
     let message = sudoku_proto::pb::PackedPuzzles {
@@ -474,21 +480,8 @@ async fn refused_small_grids_attack(streams: usize) -> (u64, u64) {
         nibbles: one.repeat((4 << 20) / one.len() - 16).into(),
         ..Default::default()
     };
-    let mut held = Vec::new();
-    for _ in 0..streams {
-        let mut client = client.clone();
-        let answers = client
-            .batch_solve_packed(tokio_stream::iter([message.clone()]))
-            .await
-            .expect("the stream opens");
-        held.push(answers);
-    }
-    tokio::time::sleep(std::time::Duration::from_secs(3)).await;
-    drop(held);
-    let attack = format!(
-        "refused 4x4 attack: {streams} streams of one 4 MiB message each, answers never read"
-    );
-    stop_attacked(child, idle, attack)
+    let what = "refused 4x4 attack: one 4 MiB message each";
+    unread_answers_attack(streams, message, what).await
 }
 
 #[cfg(target_os = "linux")]
