@@ -678,6 +678,33 @@ fn a_batch_whose_stream_the_server_closes_goes_on_in_a_new_one() {
     }
 }
 
+/// A server whose window is smaller than `sudoku batch`'s chunks solves each a slice at a
+/// time and answers the slices as they are solved, in any order: every answer is printed once,
+/// in input order.
+#[test]
+fn a_server_that_slices_the_batchs_chunks_still_answers_in_order() {
+    let server = ServerProcess::start_with(&["--batch-window", "64"], "http://127.0.0.1", &[]);
+    // Easy and hard in turn, so that slices take unlike times.
+    const HARD: &str =
+        "8..........36......7..9.2...5...7.......457.....1...3...1....68..85...1..9....4..";
+    let puzzles: Vec<String> = (0..3000)
+        .map(|i| match i % 2 {
+            0 => relabelled(i % 9),
+            _ => HARD.to_owned(),
+        })
+        .collect();
+    let out = success(
+        sudoku()
+            .args(["--format", "line", "batch", "--server", &server.url])
+            .write_stdin(puzzles.join("\n") + "\n"),
+    );
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), puzzles.len());
+    for (puzzle, line) in puzzles.iter().zip(&lines) {
+        assert_solves(&grid(puzzle), line);
+    }
+}
+
 /// A server that answers every call, at once, with the status that closes a stream for a new
 /// one to open: `sudoku batch` must not open new ones for ever.
 #[test]
