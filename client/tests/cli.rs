@@ -696,7 +696,8 @@ fn a_server_that_slices_the_batchs_chunks_still_answers_in_order() {
     let out = success(
         sudoku()
             .args(["--format", "line", "batch", "--server", &server.url])
-            .write_stdin(puzzles.join("\n") + "\n"),
+            .write_stdin(puzzles.join("\n") + "\n")
+            .timeout(std::time::Duration::from_secs(60)),
     );
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), puzzles.len());

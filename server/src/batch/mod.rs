@@ -371,12 +371,6 @@ pub(crate) fn spawn<M: Batched>(
     }
 }
 
-/// What a message of `size` bytes waiting for room counts for: the decoded message, and the
-/// received bytes it may have been decoded from.
-fn waiting_cost(size: usize) -> usize {
-    size.saturating_mul(2).saturating_add(HOLD_OVERHEAD)
-}
-
 /// An UNAVAILABLE that closes a stream, marked so that clients can tell it from a lost server
 /// (a `google.rpc.ErrorInfo`, reason [`sudoku_proto::STREAM_CLOSED`]): a new stream may be
 /// opened at once.
@@ -581,7 +575,7 @@ impl<M: Batched> Reader<M> {
         // Its slices are smaller than the message: the message is the use (see `note_use`).
         self.note_use(&message, self.holder.kept());
         // The rest waits in memory until its last slice is taken.
-        self.sliced = Some(self.waiting_room(message.encoded_len())?);
+        self.sliced = Some(self.waiting_room(slices::rest_cost(message.encoded_len()))?);
         Ok(self.next_slice(slices::Rest::new(message, puzzles, slice)))
     }
 
@@ -724,13 +718,15 @@ impl<M: Batched> Reader<M> {
         if self.sliced.is_some() {
             return Ok(None);
         }
-        self.waiting_room(size).map(Some)
+        // The decoded message, and the received bytes it may have been decoded from.
+        let cost = size.saturating_mul(2).saturating_add(HOLD_OVERHEAD);
+        self.waiting_room(cost).map(Some)
     }
 
-    /// Room for a message of `size` bytes among the messages waiting for room, or the end of
-    /// the stream where they already fill `--max-buffered-bytes`.
-    fn waiting_room(&self, size: usize) -> Result<OwnedSemaphorePermit, End> {
-        let cost = waiting_cost(size).min(self.shared.buffered_bytes);
+    /// `cost` bytes among the messages waiting for room, or the end of the stream where they
+    /// already fill `--max-buffered-bytes`.
+    fn waiting_room(&self, cost: usize) -> Result<OwnedSemaphorePermit, End> {
+        let cost = cost.min(self.shared.buffered_bytes);
         let cost = u32::try_from(cost).unwrap_or(u32::MAX);
         self.shared
             .waiting
