@@ -138,6 +138,7 @@ impl Batched for pb::PackedPuzzles {
                 layout,
                 cells,
                 options,
+                cancel: to.cancel.clone(),
                 cap: to.shared.limits.max_solve_time,
                 answer_cap,
             };
@@ -339,6 +340,8 @@ struct Source {
     cells: Bytes,
     /// The message's solver options, or why they are refused (every puzzle then is).
     options: Result<solver_core::Options, pb::SolveError>,
+    /// Raised when the client leaves, refused options or not: queued puzzles are skipped.
+    cancel: Arc<std::sync::atomic::AtomicBool>,
     /// The solve-time cap of each puzzle.
     cap: std::time::Duration,
     /// The largest answer message (see `pieces`).
@@ -605,10 +608,7 @@ enum Step {
 
 impl Work for Item {
     fn abandoned(&self) -> bool {
-        let options = self.part.options.as_ref().ok();
-        options
-            .and_then(|options| options.cancel.as_ref())
-            .is_some_and(|cancel| cancel.load(Ordering::Relaxed))
+        self.part.pack.source.cancel.load(Ordering::Relaxed)
     }
 
     fn job(&mut self) -> Option<&mut Job> {
@@ -757,6 +757,7 @@ mod tests {
             layout,
             cells: cells.into(),
             options: Ok(solver_core::Options::default()),
+            cancel: Arc::default(),
             cap: std::time::Duration::from_secs(10),
             answer_cap: pieces::MOST_ANSWER_BYTES,
         };
@@ -847,6 +848,34 @@ mod tests {
         assert_eq!(PUZZLE_HELD + ERROR_HELD, 336, "as docs/operations.md says");
         // The cells three times over (message, answer, part) and the per-puzzle rest.
         assert!(message.held_bytes(1000) >= 3 * 41 * 1000 + 1000 * (PUZZLE_HELD + ERROR_HELD));
+    }
+
+    #[test]
+    fn puzzles_are_abandoned_when_their_client_leaves_even_with_refused_options() {
+        for options in [
+            Ok(solver_core::Options::default()),
+            Err(pb::SolveError::default()),
+        ] {
+            let cancel = Arc::new(std::sync::atomic::AtomicBool::new(false));
+            let source = Source {
+                shape: Shape::CLASSIC,
+                layout: Layout::Bytes,
+                cells: values(PUZZLE).into(),
+                options,
+                cancel: cancel.clone(),
+                cap: std::time::Duration::from_secs(10),
+                answer_cap: pieces::MOST_ANSWER_BYTES,
+            };
+            let pack = Arc::new(Pack::new("m".to_owned(), 0, hold(), 1, source));
+            let item = Item {
+                part: Arc::new(Part::new(pack, 0..1)),
+                offset: 0,
+                step: Step::Packed,
+            };
+            assert!(!item.abandoned());
+            cancel.store(true, Ordering::Relaxed);
+            assert!(item.abandoned());
+        }
     }
 
     #[test]
