@@ -519,12 +519,13 @@ async fn a_client_that_leaves_during_a_sliced_message_stops_its_slices() {
 
 #[tokio::test]
 async fn sliced_messages_give_back_their_room_however_their_stream_ends() {
-    // Room among the waiting messages (136 KiB) for a waiting slice (6.4 KB counted) with the
-    // rest of its message (123 KB), but not for two: a stream that kept its rest's room after
-    // it ended would leave the next too little, and it would end RESOURCE_EXHAUSTED.
+    // Room among the waiting messages (250,000 bytes) for the rest of one sliced message
+    // (246,500 counted), and not for a slice's 6,400 too: a slice charged again while it
+    // waits, or a stream that kept its rest's room after it ended, would leave too little,
+    // and the stream would end RESOURCE_EXHAUSTED.
     let (server, mut client) = server(Config {
         max_stream_bytes: 64 << 10,
-        max_buffered_bytes: 136 << 10,
+        max_buffered_bytes: 250_000,
         ..Config::embedded()
     })
     .await;

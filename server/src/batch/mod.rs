@@ -353,6 +353,7 @@ pub(crate) fn spawn<M: Batched>(
         index: 0,
         messages: 0,
         rest: None,
+        sliced: None,
         caller,
         shared,
     };
@@ -426,6 +427,9 @@ struct Reader<M: Batched> {
     messages: u64,
     /// The rest of a message being admitted a slice at a time (see [`slices`]).
     rest: Option<slices::Rest<M>>,
+    /// That message's room among the messages waiting for room, until its last slice has
+    /// its hold: its slices need none of their own.
+    sliced: Option<OwnedSemaphorePermit>,
     caller: Caller,
 }
 
@@ -438,7 +442,7 @@ impl<M: Batched> Reader<M> {
         // message holds, go now, not once the answers owed have been taken; so does the rest
         // of a message cut short.
         drop(inbound);
-        self.rest = None;
+        (self.rest, self.sliced) = (None, None);
         // A broken or finished stream still owes the answers of what it read.
         let end = match end {
             End::Done | End::Broken(_) => {
@@ -570,12 +574,14 @@ impl<M: Batched> Reader<M> {
         };
         // Its slices are smaller than the message: the message is the use (see `note_use`).
         self.note_use(&message, self.holder.kept());
+        // The rest waits in memory until its last slice is taken.
+        self.sliced = Some(self.waiting_room(slices::rest_cost(message.encoded_len()))?);
         Ok(self.next_slice(slices::Rest::new(message, puzzles, slice)))
     }
 
     /// The next slice of a message admitted a slice at a time, keeping the rest if any.
     fn next_slice(&mut self, rest: slices::Rest<M>) -> (M, usize) {
-        let (slice, rest) = rest.next();
+        let (slice, rest) = rest.next(&mut self.sliced);
         self.rest = rest;
         slice
     }
@@ -605,7 +611,7 @@ impl<M: Batched> Reader<M> {
                 // Waiting, the message (and the buffer tonic read it into, not yet charged)
                 // is counted among those waiting for room.
                 let size = message.encoded_len().max(self.caller.largest.get());
-                let _waiting = self.waiting_room(size)?;
+                let _waiting = self.waiting_room_unless_sliced(size)?;
                 self.shared.kept.take(need - kept, &self.holder).await
             }
         };
@@ -638,6 +644,7 @@ impl<M: Batched> Reader<M> {
         // A message's slices count as one message, read with its last.
         if self.rest.is_none() {
             self.messages += 1;
+            self.sliced = None;
         }
         Read {
             message,
@@ -701,18 +708,25 @@ impl<M: Batched> Reader<M> {
     /// already fill `--max-buffered-bytes`, the stream ends RESOURCE_EXHAUSTED at once, its
     /// message dropped: waiting uncounted, 256 streams of one 4 MB message each held 1 GiB.
     async fn wait_for_hold(&self, request: &M, puzzles: usize) -> Result<Option<Hold>, End> {
-        let _waiting = self.waiting_room(request.encoded_len())?;
+        let _waiting = self.waiting_room_unless_sliced(request.encoded_len())?;
         self.hold(request, puzzles).await
     }
 
-    /// Room for a message of `size` bytes among the messages waiting for room, with the rest
-    /// of its message where it is a slice (the rest waits in memory as long as it does), or
-    /// the end of the stream where they already fill `--max-buffered-bytes`.
-    fn waiting_room(&self, size: usize) -> Result<OwnedSemaphorePermit, End> {
+    /// Room for a message of `size` bytes among the messages waiting for room (see
+    /// [`Reader::waiting_room`]), but for a slice of a message whose rest counts it already.
+    fn waiting_room_unless_sliced(&self, size: usize) -> Result<Option<OwnedSemaphorePermit>, End> {
+        if self.sliced.is_some() {
+            return Ok(None);
+        }
         // The decoded message, and the received bytes it may have been decoded from.
         let cost = size.saturating_mul(2).saturating_add(HOLD_OVERHEAD);
-        let rest = self.rest.as_ref().map_or(0, slices::Rest::held_bytes);
-        let cost = cost.saturating_add(rest).min(self.shared.buffered_bytes);
+        self.waiting_room(cost).map(Some)
+    }
+
+    /// `cost` bytes among the messages waiting for room, or the end of the stream where they
+    /// already fill `--max-buffered-bytes`.
+    fn waiting_room(&self, cost: usize) -> Result<OwnedSemaphorePermit, End> {
+        let cost = cost.min(self.shared.buffered_bytes);
         let cost = u32::try_from(cost).unwrap_or(u32::MAX);
         self.shared
             .waiting
