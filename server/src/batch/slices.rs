@@ -18,10 +18,13 @@ pub(super) fn size<M: Batched>(message: &M, puzzles: usize, shared: &Shared) -> 
         return None;
     }
     let each = held.div_ceil(puzzles).max(1);
-    let slice = (shared.batch_window / 2)
+    let most = (shared.batch_window / 2)
         .min(shared.stream_bytes / 2 / each)
         .max(1);
-    (slice < puzzles).then_some(slice)
+    // As many slices as need be, of like sizes: 2,000 puzzles go as 667, 667 and 666, not
+    // 905, 905 and a last of 190.
+    let slices = puzzles.div_ceil(most);
+    (slices > 1).then(|| puzzles.div_ceil(slices))
 }
 
 /// What the rest of a message, `bytes` of it, counts for among the messages waiting for room:
@@ -129,6 +132,29 @@ mod tests {
             rest = next;
         }
         (slices, permits)
+    }
+
+    #[test]
+    fn only_a_message_too_large_for_its_stream_is_cut_in_slices_of_like_sizes() {
+        let config = crate::Config::embedded();
+        let metrics = Arc::new(crate::metrics::Metrics::new());
+        let shared = Shared::new(&config, metrics).expect("shared state");
+        let (window, budget) = (shared.batch_window, shared.stream_bytes);
+        let size = |message: &pb::PackedPuzzles, puzzles| size(message, puzzles, &shared);
+        let bytes = |count: usize| pb::PackedPuzzles {
+            cells: vec![0; 81 * count].into(),
+            ..pb::PackedPuzzles::default()
+        };
+        // 1,000 puzzles of a byte a cell fit the window and the stream's 1 MiB; 2,000 do not.
+        assert_eq!(size(&bytes(1000), 1000), None);
+        assert!(bytes(2000).held_bytes(2000) > budget);
+        assert_eq!(size(&bytes(2000), 2000), Some(667));
+        // More puzzles than the window, in nibbles: slices of at most half of it.
+        let nibbles = message(3 * window / 2);
+        let slice = size(&nibbles, 3 * window / 2).expect("sliced");
+        assert!(slice <= window / 2 && slice * 2 >= window / 2, "{slice}");
+        // One puzzle is never cut, however large.
+        assert_eq!(size(&bytes(1), 1), None);
     }
 
     #[test]
