@@ -2,7 +2,8 @@
 //! message that did not fit went alone, holding as much of the server's byte budget as it
 //! cost: a 4 MiB message of 4x4 puzzles cost more than the whole 64 MiB, and while it waited
 //! for all of it, and then was solved, every other stream's next message waited behind it.
-//! Sliced, no stream holds more than its own budget, and the server's budget goes round.
+//! Sliced, no stream holds more of it than its own budget (the rest of the message waits,
+//! counted among the messages waiting for room), and the server's budget goes round.
 
 use tokio::sync::OwnedSemaphorePermit;
 
@@ -36,8 +37,8 @@ pub(super) fn rest_cost(bytes: usize) -> usize {
 }
 
 /// What is left of a message being admitted a slice at a time. It counts among the messages
-/// waiting for room (a permit its reader keeps until the last slice has its hold), as much as
-/// the bytes it keeps in memory.
+/// waiting for room (see [`rest_cost`]; a permit its reader keeps until the last slice has
+/// its hold).
 pub(super) struct Rest<M> {
     message: M,
     puzzles: usize,
