@@ -653,15 +653,16 @@ impl<M: Batched> Reader<M> {
         }
     }
 
-    /// Window slots a message takes: one per puzzle, and a message larger than the window
-    /// takes all of it, so it still goes (alone).
+    /// Window slots a message takes: one per puzzle, and one larger than the window (a
+    /// one-puzzle message; larger packed ones are cut in slices) takes all of it, so it still
+    /// goes, alone.
     fn slots(&self, puzzles: usize) -> u32 {
         u32::try_from(puzzles.clamp(1, self.shared.batch_window)).unwrap_or(u32::MAX)
     }
 
     /// What a request costs the stream's and the server's byte budgets (see
-    /// [`Batched::held_bytes`]). A request larger than a whole budget takes all of it, so it
-    /// still goes, alone.
+    /// [`Batched::held_bytes`]). A request larger than a whole budget (one puzzle, or a slice
+    /// of one; larger packed ones are cut in slices) takes all of it, so it still goes, alone.
     fn cost(&self, request: &M, puzzles: usize) -> (u32, u32) {
         let bytes = request.held_bytes(puzzles);
         let of = |budget: usize| u32::try_from(bytes.min(budget)).unwrap_or(u32::MAX);
