@@ -449,15 +449,25 @@ mod tests {
     const PUZZLE: &str =
         "3.65.84..52........87....31..3.1..8.9..863..5.5..9.6..13....25........74..52.63..";
 
-    #[test]
-    fn chunks_grow_to_full_size_and_keep_every_puzzle() {
-        let dir = std::env::temp_dir().join(format!("sudoku-read-{}", std::process::id()));
+    /// A temporary folder of this test's own (`name`) holding `puzzles.txt` with `contents`:
+    /// the folder, to remove, and the file.
+    fn puzzle_file(
+        name: &str,
+        contents: impl AsRef<[u8]>,
+    ) -> (std::path::PathBuf, std::path::PathBuf) {
+        let dir = std::env::temp_dir().join(format!("sudoku-read-{name}-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("a temporary folder");
         let file = dir.join("puzzles.txt");
+        std::fs::write(&file, contents).expect("the file is written");
+        (dir, file)
+    }
+
+    #[test]
+    fn chunks_grow_to_full_size_and_keep_every_puzzle() {
         // One bad line among 3,000 puzzles: answered as invalid, never sent.
         let mut lines = vec![PUZZLE; 3000];
         lines[100] = "not a puzzle";
-        std::fs::write(&file, lines.join("\n")).expect("the file is written");
+        let (dir, file) = puzzle_file("grow", lines.join("\n"));
         let args = BatchArgs {
             files: vec![file],
             file: None,
@@ -508,10 +518,7 @@ mod tests {
 
     #[test]
     fn the_reader_goes_no_further_than_the_room_for_unprinted_puzzles() {
-        let dir = std::env::temp_dir().join(format!("sudoku-read-room-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("a temporary folder");
-        let file = dir.join("puzzles.txt");
-        std::fs::write(&file, format!("{PUZZLE}\n").repeat(100)).expect("written");
+        let (dir, file) = puzzle_file("room", format!("{PUZZLE}\n").repeat(100));
         // Chunks of 1, then 4 puzzles; room for 5.
         let (_runtime, room) = room(5);
         let unprinted = room.unprinted.clone();
@@ -546,13 +553,10 @@ mod tests {
 
     #[test]
     fn bad_lines_take_room_and_the_chunk_before_them_goes_first() {
-        let dir = std::env::temp_dir().join(format!("sudoku-read-bad-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("a temporary folder");
-        let file = dir.join("puzzles.txt");
         let mut lines = vec![PUZZLE; 2];
         lines.extend(["not a puzzle"; 400]);
         lines.extend([PUZZLE; 3]);
-        std::fs::write(&file, lines.join("\n") + "\n").expect("written");
+        let (dir, file) = puzzle_file("bad", lines.join("\n") + "\n");
         // Chunks of 1, then 4 (room taken as each starts): none left when the bad lines come,
         // the second chunk holding one puzzle.
         let (_runtime, room) = room(5);
@@ -624,14 +628,11 @@ mod tests {
 
     #[test]
     fn the_puzzles_read_before_an_error_are_sent_and_the_error_returned() {
-        let dir = std::env::temp_dir().join(format!("sudoku-read-error-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("a temporary folder");
-        let file = dir.join("puzzles.txt");
         // A bad line, then a line that is not UTF-8: the printer knows of the bad line (the
         // third puzzle) and must get the chunk of the two before it, or it waits for ever.
         let mut bytes = format!("{PUZZLE}\n{PUZZLE}\nnot a puzzle\n").into_bytes();
         bytes.extend_from_slice(b"\xff\n");
-        std::fs::write(&file, bytes).expect("the file is written");
+        let (dir, file) = puzzle_file("error", bytes);
         let (chunk_tx, mut chunks) = mpsc::channel(4);
         let (item_tx, mut items) = mpsc::unbounded_channel();
         let (_runtime, room) = room(1 << 20);

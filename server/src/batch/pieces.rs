@@ -29,18 +29,17 @@ pub(super) fn cut(answer: pb::PackedAnswers, each: usize, cap: usize) -> Vec<pb:
         return vec![answer];
     }
     let ends = ends(&answer, each, cap);
-    let offsets: Vec<u32> = answer.errors.iter().map(|e| e.offset).collect();
-    let mut offsets = &offsets[..];
-    let mut errors = answer.errors.into_iter().peekable();
+    let mut errors = answer.errors.into_iter();
     let solutions = [&answer.solutions, &answer.solution_nibbles];
     let mut pieces = Vec::with_capacity(ends.len());
     let mut start = 0;
     for end in ends {
-        // As many as it holds, so no list holds more room than its errors take.
-        let in_piece = offsets.partition_point(|&offset| (offset as usize) < end);
+        // Exactly as many as it holds, so no list holds more room than its errors take.
+        let in_piece = errors
+            .as_slice()
+            .partition_point(|e| (e.offset as usize) < end);
         let mut piece_errors = Vec::with_capacity(in_piece);
-        offsets = &offsets[in_piece..];
-        while let Some(mut error) = errors.next_if(|e| (e.offset as usize) < end) {
+        for mut error in errors.by_ref().take(in_piece) {
             error.offset -= start as u32;
             piece_errors.push(error);
         }
