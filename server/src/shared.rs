@@ -29,6 +29,8 @@ pub(crate) struct Shared {
     pub(crate) waiting: Arc<Semaphore>,
     /// Bytes the message buffers of open batch streams keep.
     pub(crate) kept: crate::batch::Kept,
+    /// Every open batch stream, as the budgets above see it.
+    pub(crate) holders: crate::batch::Holders,
     /// Bytes one batch stream may hold.
     pub(crate) stream_bytes: usize,
     /// How long a batch stream may go without reading, solving or sending.
@@ -46,10 +48,8 @@ impl Shared {
             bytes: Arc::new(Semaphore::new(config.max_buffered_bytes)),
             buffered_bytes: config.max_buffered_bytes,
             waiting: Arc::new(Semaphore::new(config.max_buffered_bytes)),
-            kept: crate::batch::Kept::new(
-                config.max_kept_bytes,
-                Duration::from_millis(config.kept_idle_ms),
-            ),
+            kept: crate::batch::Kept::new(config.max_kept_bytes),
+            holders: crate::batch::Holders::new(Duration::from_millis(config.kept_idle_ms)),
             stream_bytes: config.max_stream_bytes,
             stream_idle: config.stream_idle(),
         })

@@ -5,7 +5,9 @@
 //! its error, but only after every puzzle read before it has been answered. What differs
 //! between the two RPCs (how a message becomes puzzles, how answers are made) is [`Batched`].
 
+mod answers;
 mod carry;
+mod holders;
 mod kept;
 mod packed;
 mod pieces;
@@ -13,16 +15,15 @@ mod rate;
 mod single;
 mod slices;
 
-use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
-use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
+use answers::{Inbox, Outbox};
 use futures::FutureExt;
+use holders::{Budget, WaitingRoom};
 use prost::Message;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, oneshot};
-use tokio_stream::Stream;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
 use tonic::{Status, Streaming};
 
 use crate::admit::{Slot, WaitingForRoom};
@@ -32,6 +33,8 @@ use crate::pool::{Deliver, PoolError, Work};
 use crate::respond::Limits;
 use crate::shared::Shared;
 
+pub(crate) use answers::Answers;
+pub(crate) use holders::Holders;
 pub(crate) use kept::Kept;
 
 /// Bytes counted for a one-puzzle message beyond twice its encoded size: the job, or the
@@ -96,7 +99,7 @@ pub(crate) struct Submit<'a, A> {
     pub(crate) caller: &'a Caller,
     /// Raised when the client leaves: queued puzzles are skipped, running ones stop.
     pub(crate) cancel: &'a Arc<AtomicBool>,
-    pub(crate) out: &'a mpsc::Sender<Vec<(A, Hold)>>,
+    pub(crate) out: &'a Outbox<A>,
     pub(crate) progress: &'a Arc<AtomicU64>,
     /// Answers the stream's tasks leave at their end, sent on together (see [`carry`]).
     pub(crate) carry: &'a Arc<carry::Carry<A>>,
@@ -220,96 +223,6 @@ impl Hold {
     }
 }
 
-/// Groups of answers on their way to the response side, each with what its puzzles hold, and
-/// the group being sent. Both are shared with the reading task, which drops them when the
-/// client stalls: the rest of a group already taken (a packed answer's later pieces, which
-/// hold the message's whole budget) stayed for as long as the connection lived otherwise,
-/// since tonic polls no more answers while the client takes none.
-struct Inbox<T> {
-    rx: mpsc::Receiver<Vec<(T, Hold)>>,
-    ready: std::vec::IntoIter<(T, Hold)>,
-}
-
-impl<T> Inbox<T> {
-    fn new(rx: mpsc::Receiver<Vec<(T, Hold)>>) -> Inbox<T> {
-        Inbox {
-            rx,
-            ready: Vec::new().into_iter(),
-        }
-    }
-
-    /// The next answer: the group being sent's, else the next group's.
-    fn poll_answer(&mut self, cx: &mut Context<'_>) -> Poll<Option<(T, Hold)>> {
-        loop {
-            if let Some(answer) = self.ready.next() {
-                return Poll::Ready(Some(answer));
-            }
-            match std::task::ready!(self.rx.poll_recv(cx)) {
-                Some(group) => self.ready = group.into_iter(),
-                None => return Poll::Ready(None),
-            }
-        }
-    }
-
-    /// Drops every answer not yet taken, freeing what their puzzles hold.
-    fn discard(&mut self) {
-        self.rx.close();
-        while self.rx.try_recv().is_ok() {}
-        self.ready = Vec::new().into_iter();
-    }
-}
-
-/// The response side of a stream. Taking an answer frees what its puzzle holds, so puzzles
-/// read plus answers not yet sent never exceed the window or the byte budgets: memory stays
-/// flat however fast the client writes or slowly it reads, and the channel (as large as the
-/// window, each message at least one answer) never turns a solver thread away.
-pub struct Answers<T> {
-    /// Shared with the reading task, which empties it when the client stalls.
-    inbox: Arc<Mutex<Inbox<T>>>,
-    /// How the stream ends once every answer is out: with this status, or OK if none comes.
-    end: Option<oneshot::Receiver<Status>>,
-    progress: Arc<AtomicU64>,
-    /// The stream as the kept budget sees it, told when answers are taken.
-    holder: Arc<kept::Holder>,
-}
-
-impl<T> Stream for Answers<T> {
-    type Item = Result<T, Status>;
-
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        // Uncontended but for a stall.
-        let next = match self.inbox.lock() {
-            Ok(mut inbox) => inbox.poll_answer(cx),
-            Err(_) => Poll::Ready(None),
-        };
-        match next {
-            Poll::Ready(Some((answer, _hold))) => {
-                self.progress.fetch_add(1, Ordering::Relaxed);
-                // tonic asks for the next answer once hyper has room for it: the client is
-                // taking them.
-                self.holder.taken();
-                Poll::Ready(Some(Ok(answer)))
-            }
-            Poll::Ready(None) => self.poll_end(cx),
-            Poll::Pending => Poll::Pending,
-        }
-    }
-}
-
-impl<T> Unpin for Answers<T> {}
-
-impl<T> Answers<T> {
-    /// After the last answer: the stream's status, if it has one.
-    fn poll_end(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<T, Status>>> {
-        let Some(end) = self.end.as_mut() else {
-            return Poll::Ready(None);
-        };
-        let status = std::task::ready!(Pin::new(end).poll(cx));
-        self.end = None;
-        Poll::Ready(status.ok().map(Err))
-    }
-}
-
 /// Who is calling: the stream's deadline, whose turn its puzzles take on the solver threads,
 /// and whether its next message waits for room in the receive budget.
 pub(crate) struct Caller {
@@ -327,22 +240,24 @@ pub(crate) fn spawn<M: Batched>(
     caller: Caller,
     rpc_slot: Slot,
 ) -> Answers<M::Answer> {
-    let (out_tx, out_rx) = mpsc::channel(shared.batch_window);
+    let (out_tx, out_rx) = answers::outbox(shared.batch_window);
     let (end_tx, end_rx) = oneshot::channel();
     let inbox = Arc::new(Mutex::new(Inbox::new(out_rx)));
     let progress = Arc::new(AtomicU64::new(0));
     let in_pool = Arc::new(AtomicUsize::new(0));
-    let window = Arc::new(Semaphore::new(shared.batch_window));
-    let holder = shared.kept.holder(kept::Work {
+    let stream_bytes = Arc::new(Semaphore::new(shared.stream_bytes));
+    let backlog: Weak<dyn holders::Backlog> = Arc::downgrade(&inbox) as _;
+    let holder = shared.holders.holder(holders::Work {
         in_pool: in_pool.clone(),
-        window: window.clone(),
-        window_size: shared.batch_window,
+        stream_bytes: stream_bytes.clone(),
+        stream_budget: shared.stream_bytes,
         largest: caller.largest.clone(),
         kept_for: M::kept_bytes,
+        backlog,
     });
     let reader = Reader {
-        window,
-        stream_bytes: Arc::new(Semaphore::new(shared.stream_bytes)),
+        window: Arc::new(Semaphore::new(shared.batch_window)),
+        stream_bytes,
         cancel: Arc::new(AtomicBool::new(false)),
         progress: progress.clone(),
         holder: holder.clone(),
@@ -363,12 +278,7 @@ pub(crate) fn spawn<M: Batched>(
         }
         drop(rpc_slot);
     });
-    Answers {
-        inbox,
-        end: Some(end_rx),
-        progress,
-        holder,
-    }
+    Answers::new(inbox, end_rx, progress)
 }
 
 /// An UNAVAILABLE that closes a stream, marked so that clients can tell it from a lost server
@@ -416,8 +326,8 @@ struct Reader<M: Batched> {
     /// The stream as the kept budget sees it, with what its message buffers keep (see
     /// [`Batched::kept_bytes`]), charged to `--max-kept-bytes` until the stream ends: 64 open
     /// streams that had each taken one 4 MB message of refused puzzles kept 1 GiB.
-    holder: Arc<kept::Holder>,
-    out: mpsc::Sender<Vec<(M::Answer, Hold)>>,
+    holder: Arc<holders::Holder>,
+    out: Outbox<M::Answer>,
     carry: Arc<carry::Carry<M::Answer>>,
     /// Weak, so that the client dropping its side still closes the channel.
     answers: Weak<Mutex<Inbox<M::Answer>>>,
@@ -429,7 +339,7 @@ struct Reader<M: Batched> {
     rest: Option<slices::Rest<M>>,
     /// That message's room among the messages waiting for room, until its last slice has
     /// its hold: its slices need none of their own.
-    sliced: Option<OwnedSemaphorePermit>,
+    sliced: Option<WaitingRoom>,
     caller: Caller,
 }
 
@@ -612,7 +522,8 @@ impl<M: Batched> Reader<M> {
                 // is counted among those waiting for room.
                 let size = message.encoded_len().max(self.caller.largest.get());
                 let _waiting = self.waiting_room_unless_sliced(size)?;
-                self.shared.kept.take(need - kept, &self.holder).await
+                let holders = &self.shared.holders;
+                self.shared.kept.take(need - kept, &self.holder, holders).await
             }
         };
         let Some(permit) = permit else {
@@ -625,7 +536,7 @@ impl<M: Batched> Reader<M> {
                 need - kept
             ))));
         };
-        self.shared.kept.keeps(&self.holder, permit);
+        self.holder.keeps(permit);
         Ok(())
     }
 
@@ -692,8 +603,15 @@ impl<M: Batched> Reader<M> {
         let slots = self.slots(puzzles);
         let holds_nothing_else =
             || self.window.available_permits() + slots as usize >= self.shared.batch_window;
-        let server = self.shared.bytes.clone().acquire_many_owned(server_cost);
-        let Ok(server_bytes) = self.watch_unless(server, holds_nothing_else, false).await? else {
+        // Streams whose clients leave answers untaken may be closed to make room.
+        let server = self.shared.holders.take(
+            Budget::Buffered,
+            &self.shared.bytes,
+            server_cost as usize,
+            &self.holder,
+            None,
+        );
+        let Some(server_bytes) = self.watch_unless(server, holds_nothing_else, false).await? else {
             return Ok(None);
         };
         Ok(Some(Hold {
@@ -715,7 +633,7 @@ impl<M: Batched> Reader<M> {
 
     /// Room for a message of `size` bytes among the messages waiting for room (see
     /// [`Reader::waiting_room`]), but for a slice of a message whose rest counts it already.
-    fn waiting_room_unless_sliced(&self, size: usize) -> Result<Option<OwnedSemaphorePermit>, End> {
+    fn waiting_room_unless_sliced(&self, size: usize) -> Result<Option<WaitingRoom>, End> {
         if self.sliced.is_some() {
             return Ok(None);
         }
@@ -725,21 +643,25 @@ impl<M: Batched> Reader<M> {
     }
 
     /// `cost` bytes among the messages waiting for room, or the end of the stream where they
-    /// already fill `--max-buffered-bytes`.
-    fn waiting_room(&self, cost: usize) -> Result<OwnedSemaphorePermit, End> {
+    /// already fill `--max-buffered-bytes`. Streams whose clients leave answers untaken are
+    /// then closed to make room for the retry: waiting here, the message would be uncounted.
+    fn waiting_room(&self, cost: usize) -> Result<WaitingRoom, End> {
         let cost = cost.min(self.shared.buffered_bytes);
-        let cost = u32::try_from(cost).unwrap_or(u32::MAX);
-        self.shared
-            .waiting
-            .clone()
-            .try_acquire_many_owned(cost)
-            .map_err(|_| {
-                self.broken(Status::resource_exhausted(format!(
+        let room = &self.shared.waiting;
+        let permits = u32::try_from(cost).unwrap_or(u32::MAX);
+        match room.clone().try_acquire_many_owned(permits) {
+            Ok(permit) => Ok(self.holder.waiting_room(permit)),
+            Err(_) => {
+                let free = room.available_permits();
+                let holders = &self.shared.holders;
+                holders.look(Budget::Waiting, free, cost, &self.holder);
+                Err(self.broken(Status::resource_exhausted(format!(
                     "server busy: batch messages waiting for room fill its {} bytes \
                      (--max-buffered-bytes); retry with backoff",
                     self.shared.buffered_bytes
-                )))
-            })
+                ))))
+            }
+        }
     }
 
     /// A hold if one is free now.
@@ -766,7 +688,7 @@ impl<M: Batched> Reader<M> {
     }
 
     /// The client's next message, as [`Reader::watch_unless`] waits; meanwhile the stream counts as
-    /// idle, to be closed if the kept budget needs what it keeps (see [`kept`]).
+    /// idle, to be closed if a budget needs what it holds (see [`holders`]).
     async fn next_message(
         &self,
         inbound: &mut Streaming<M>,
@@ -782,7 +704,7 @@ impl<M: Batched> Reader<M> {
 
     /// Runs `work` until it ends, the client leaves, or the stream stalls: it is not stalled
     /// while `waiting_on_others` says so, nor while it has work on the solver threads. Where
-    /// `closable`, it also ends when the kept budget closes it.
+    /// `closable`, it also ends when a budget closes it (see [`holders`]).
     async fn watch_unless<T>(
         &self,
         work: impl Future<Output = T>,
@@ -799,12 +721,7 @@ impl<M: Batched> Reader<M> {
                 value = &mut work => return Ok(value),
                 () = self.holder.closed(), if closable => {
                     if self.holder.closable() {
-                        return Err(End::Stalled(stream_closed(format!(
-                            "stream closed: its buffers kept bytes another stream needed, and \
-                             it had not used them for a while (--max-kept-bytes, {} bytes for \
-                             all streams); open a new stream",
-                            self.shared.kept.size()
-                        ))));
+                        return Err(End::Stalled(stream_closed(self.closed_for_room())));
                     }
                 }
                 () = tokio::time::sleep(idle), if idle != Duration::MAX => {
@@ -822,6 +739,25 @@ impl<M: Batched> Reader<M> {
                     seen = now;
                 }
             }
+        }
+    }
+
+    /// Why a budget closed the stream, for its client.
+    fn closed_for_room(&self) -> String {
+        let idle = self.shared.holders.unused_before_closed().as_millis();
+        match self.holder.closed_for() {
+            Budget::Kept => format!(
+                "stream closed: its buffers kept bytes another stream needed, and it had not \
+                 used them for a while (--max-kept-bytes, {} bytes for all streams); open a new \
+                 stream",
+                self.shared.kept.size()
+            ),
+            Budget::Buffered | Budget::Waiting => format!(
+                "stream closed: its client had left answers untaken for over {idle} ms while \
+                 other streams waited for the room they hold (--max-buffered-bytes, {} bytes \
+                 for all streams); take answers as they come, or open a new stream",
+                self.shared.buffered_bytes
+            ),
         }
     }
 
@@ -844,39 +780,5 @@ impl<M: Batched> Reader<M> {
         if let Ok(mut inbox) = answers.lock() {
             inbox.discard();
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A hold of one of `slots`.
-    fn hold(slots: &Arc<Semaphore>) -> Hold {
-        Hold {
-            _slot: slots.clone().try_acquire_owned().expect("a slot"),
-            ..Hold::nothing()
-        }
-    }
-
-    #[test]
-    fn discarding_drops_the_rest_of_the_group_being_sent() {
-        let slots = Arc::new(Semaphore::new(3));
-        let (tx, rx) = mpsc::channel(4);
-        let mut inbox = Inbox::new(rx);
-        let group = vec![(1, hold(&slots)), (2, hold(&slots))];
-        tx.try_send(group).expect("room");
-        tx.try_send(vec![(3, hold(&slots))]).expect("room");
-        let mut cx = Context::from_waker(std::task::Waker::noop());
-        let Poll::Ready(Some((first, _))) = inbox.poll_answer(&mut cx) else {
-            panic!("the first answer");
-        };
-        assert_eq!(first, 1);
-        // Taken: its slot is free; the second answer of its group and the next group wait.
-        assert_eq!(slots.available_permits(), 1);
-        // The client stalls: everything it has not taken goes, the group begun included.
-        inbox.discard();
-        assert_eq!(slots.available_permits(), 3);
-        assert!(matches!(inbox.poll_answer(&mut cx), Poll::Ready(None)));
     }
 }

@@ -13,6 +13,7 @@ use solver_core::{Grid, GridError, Report, Shape};
 use sudoku_proto::{nibbles, pb};
 use tonic::Status;
 
+use super::answers::Outbox;
 use super::{Batched, Hold, Read, Submit, pieces};
 use crate::pool::{Deliver, PoolError, Work};
 use crate::respond::{Job, Limits, wire_outcome};
@@ -627,7 +628,7 @@ impl Work for Item {
 
 /// Fills parts from one solver thread and sends each message's answer when it is complete.
 struct Packer {
-    out: tokio::sync::mpsc::Sender<Vec<(pb::PackedAnswers, Hold)>>,
+    out: Outbox<pb::PackedAnswers>,
     progress: Arc<std::sync::atomic::AtomicU64>,
     /// Answers made since the last flush, added to `progress` together: the stream's reader
     /// and every solver thread write that counter, and once a puzzle it cost a cache miss.
@@ -646,8 +647,7 @@ impl Deliver<Item> for Packer {
             return; // `Work::job` refuses only with a reason
         };
         if let Some(answer) = item.part.failed(item.offset, error) {
-            // A full channel cannot happen (see `Answers`); closed means nobody listens.
-            let _ = self.out.try_send(answer);
+            self.out.send(answer);
         }
     }
 
@@ -665,8 +665,7 @@ impl Deliver<Item> for Packer {
             Err(PoolError::Abandoned) => None,
         };
         if let Some(answer) = done {
-            // A full channel cannot happen (see `Answers`); closed means nobody listens.
-            let _ = self.out.try_send(answer);
+            self.out.send(answer);
         }
     }
 }

@@ -87,8 +87,7 @@ impl Batched for pb::RateRequest {
                         index: first,
                         ..answer
                     };
-                    // A full channel cannot happen (see `Answers`); closed: nobody listens.
-                    let _ = out.try_send(vec![(answer, hold)]);
+                    out.send(vec![(answer, hold)]);
                 },
             );
         }

@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use prost::Message;
 use sudoku_proto::pb;
-use tokio::sync::mpsc;
 use tonic::Status;
 
+use super::answers::Outbox;
 use super::carry::{Carry, GATHER, GATHER_WAIT, Out};
 use super::{Batched, Hold, Read, Submit};
 use crate::pool::{Deliver, PoolError, Work};
@@ -80,7 +80,7 @@ impl Batched for pb::SolveRequest {
 /// [`GATHER`] or once they have waited [`GATHER_WAIT`] of solving, else when the pool pauses
 /// the task and when the task ends.
 struct Gathered {
-    out: mpsc::Sender<Vec<Answer>>,
+    out: Outbox<pb::SolveResponse>,
     progress: Arc<AtomicU64>,
     carry: Arc<Carry<pb::SolveResponse>>,
     answers: Vec<Answer>,
@@ -204,7 +204,7 @@ mod tests {
 
     fn gathered(
         carry: &Arc<Carry<pb::SolveResponse>>,
-        out: &mpsc::Sender<Vec<Answer>>,
+        out: &Outbox<pb::SolveResponse>,
     ) -> Gathered {
         Gathered {
             out: out.clone(),
@@ -224,9 +224,11 @@ mod tests {
         (response, Hold::nothing())
     }
 
-    fn sent(rx: &mut mpsc::Receiver<Vec<Answer>>) -> Vec<Vec<u64>> {
+    fn sent(
+        rx: &mut tokio::sync::mpsc::Receiver<super::super::answers::Group<pb::SolveResponse>>,
+    ) -> Vec<Vec<u64>> {
         std::iter::from_fn(|| rx.try_recv().ok())
-            .map(|send| send.into_iter().map(|(a, _)| a.index).collect())
+            .map(|send| send.answers.into_iter().map(|(a, _)| a.index).collect())
             .collect()
     }
 
@@ -269,7 +271,7 @@ mod tests {
 
     #[test]
     fn answers_wait_only_for_tasks_a_solver_thread_is_working_on() {
-        let (tx, mut rx) = mpsc::channel(16);
+        let (tx, mut rx) = super::super::answers::outbox(16);
         let carry = Arc::default();
         let (mut first, mut second) = (gathered(&carry, &tx), gathered(&carry, &tx));
         // The second task is still queued (behind other clients, say): the first's answer

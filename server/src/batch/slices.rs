@@ -5,9 +5,8 @@
 //! Sliced, no stream holds more of it than its own budget (the rest of the message waits,
 //! counted among the messages waiting for room), and the server's budget goes round.
 
-use tokio::sync::OwnedSemaphorePermit;
-
 use super::Batched;
+use super::holders::WaitingRoom;
 use crate::shared::Shared;
 
 /// The puzzles of each slice of a message of `puzzles` puzzles, or `None` where the stream
@@ -64,7 +63,7 @@ impl<M: Batched> Rest<M> {
     /// gives back what the buffer was counted for beyond it, out of `room`.
     pub(super) fn next(
         mut self,
-        room: &mut Option<OwnedSemaphorePermit>,
+        room: &mut Option<WaitingRoom>,
     ) -> ((M, usize), Option<Rest<M>>) {
         if self.puzzles > self.slice
             && let Some(slice) = self.message.split_off(self.slice)
@@ -75,9 +74,8 @@ impl<M: Batched> Rest<M> {
             if left.saturating_mul(2) <= self.viewed {
                 self.message.own_bytes();
                 self.viewed = left;
-                if let Some(permit) = room.as_mut() {
-                    let keep = rest_cost(left).min(permit.num_permits());
-                    drop(permit.split(permit.num_permits() - keep));
+                if let Some(room) = room.as_mut() {
+                    room.keep(rest_cost(left));
                 }
             }
             return ((slice, count), Some(self));
@@ -122,14 +120,14 @@ mod tests {
         message: pb::PackedPuzzles,
         count: usize,
         slice: usize,
-        room: &mut Option<OwnedSemaphorePermit>,
+        room: &mut Option<WaitingRoom>,
     ) -> (Vec<(pb::PackedPuzzles, usize)>, Vec<usize>) {
         let (mut slices, mut permits) = (Vec::new(), Vec::new());
         let mut rest = Some(Rest::new(message, count, slice));
         while let Some(left) = rest.take() {
             let (slice, next) = left.next(room);
             slices.push(slice);
-            permits.push(room.as_ref().map_or(0, |p| p.num_permits()));
+            permits.push(room.as_ref().map_or(0, WaitingRoom::bytes));
             rest = next;
         }
         (slices, permits)
@@ -182,13 +180,16 @@ mod tests {
         let within = |bytes: &Bytes| arrived.contains(&bytes.as_ptr());
         let room = Arc::new(Semaphore::new(1 << 20));
         let charged = rest_cost(whole.encoded_len());
-        let mut permit = Some(room.clone().try_acquire_many_owned(charged as u32).unwrap());
+        let counted = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let permit = room.clone().try_acquire_many_owned(charged as u32).unwrap();
+        let mut permit = Some(WaitingRoom::new(permit, counted.clone()));
         let mut rest = Rest::new(whole, 100, 10);
         let mut permits = Vec::new();
         for _ in 0..6 {
             let (_, next) = rest.next(&mut permit);
             rest = next.expect("more to come");
-            let now = permit.as_ref().expect("still held").num_permits();
+            let now = permit.as_ref().expect("still held").bytes();
+            assert_eq!(counted.load(std::sync::atomic::Ordering::Relaxed), now);
             assert_eq!(
                 within(&rest.message.nibbles),
                 now == charged,
@@ -203,5 +204,9 @@ mod tests {
         assert_eq!(room.available_permits(), (1 << 20) - permits[5]);
         let (slices, _) = cut(rest.message, 40, 10, &mut permit);
         assert_eq!(slices.len(), 4);
+        // Its stream's share goes with it.
+        drop(permit);
+        assert_eq!(counted.load(std::sync::atomic::Ordering::Relaxed), 0);
+        assert_eq!(room.available_permits(), 1 << 20);
     }
 }
