@@ -43,6 +43,9 @@ pub(crate) enum Budget {
 
 const BUDGETS: usize = 3;
 
+/// When a budget's streams were last looked at, before the first look.
+const NEVER: u64 = u64::MAX;
+
 /// Every open stream, and what the streams waiting for room want of each budget.
 pub(crate) struct Holders {
     holders: Mutex<Vec<Weak<Holder>>>,
@@ -107,7 +110,7 @@ impl Holders {
             epoch: Instant::now(),
             unused_before_closed,
             wanted: Default::default(),
-            looked_at: Default::default(),
+            looked_at: [const { AtomicU64::new(NEVER) }; BUDGETS],
         }
     }
 
@@ -186,7 +189,7 @@ impl Holders {
             .filter(|h| !std::ptr::eq(h.as_ref(), asking))
             .map(|h| (h.holds(budget), h))
             // Closing one that holds nothing frees nothing.
-            .filter(|(held, h)| *held > 0 && h.closable())
+            .filter(|(held, h)| *held > 0 && h.closable_for(budget))
             .collect();
         drop(holders);
         // The cheap tests first: this one locks each stream's answers.
@@ -207,7 +210,7 @@ impl Holders {
         let now = millis(self.epoch.elapsed());
         let looked_at = &self.looked_at[budget as usize];
         let last = looked_at.load(Ordering::Relaxed);
-        now >= last.saturating_add(millis(LOOK_AGAIN))
+        (last == NEVER || now >= last.saturating_add(millis(LOOK_AGAIN)))
             && looked_at
                 .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
                 .is_ok()
@@ -287,22 +290,32 @@ impl Holder {
         let slow = oldest.map(|made| made.elapsed() >= idle);
         match budget {
             Budget::Kept => {
-                let since = millis(self.epoch.elapsed()).saturating_sub(millis(idle));
-                self.used_at.load(Ordering::Relaxed) <= since && slow.unwrap_or(true)
+                let used = millis(self.epoch.elapsed())
+                    .saturating_sub(self.used_at.load(Ordering::Relaxed));
+                used >= millis(idle) && slow.unwrap_or(true)
             }
             Budget::Buffered | Budget::Waiting => slow.unwrap_or(false),
         }
     }
 
-    /// Whether it may be closed now, as far as its own state goes: waiting for its client,
-    /// with nothing being solved and no message arriving that uses what it keeps (tiny ones,
-    /// each frame holding the next one's start, would keep it open for a few bytes a second).
+    /// Whether it may still be closed for the budget it was asked to close for.
     pub(crate) fn closable(&self) -> bool {
+        self.closable_for(self.closed_for())
+    }
+
+    /// Whether it may be closed for `budget` now, as far as its own state goes: waiting for
+    /// its client, with nothing being solved; and for what its buffers keep, no message
+    /// arriving that uses it (tiny ones, each frame holding the next one's start, would keep
+    /// it open for a few bytes a second). A message arriving does not take answers.
+    fn closable_for(&self, budget: Budget) -> bool {
+        let waiting =
+            self.waiting.load(Ordering::Relaxed) && self.work.in_pool.load(Ordering::Acquire) == 0;
+        if budget != Budget::Kept {
+            return waiting;
+        }
         let arriving = self.work.largest.arriving_now();
         let using = arriving > 0 && (self.work.kept_for)(arriving).saturating_mul(2) >= self.kept();
-        self.waiting.load(Ordering::Relaxed)
-            && self.work.in_pool.load(Ordering::Acquire) == 0
-            && !using
+        waiting && !using
     }
 
     /// Asks its reader to close it for room in `budget`.
@@ -368,4 +381,121 @@ fn millis(duration: Duration) -> u64 {
 /// Semaphore permits for `bytes`.
 fn permits(bytes: usize) -> u32 {
     u32::try_from(bytes).unwrap_or(u32::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Answers waiting since a time the test sets; none while `None`.
+    struct Since(Mutex<Option<Instant>>);
+
+    impl Backlog for Since {
+        fn oldest(&self) -> Option<Instant> {
+            *self.0.lock().expect("unpoisoned")
+        }
+    }
+
+    /// A stream waiting for its client, holding `held` of its 1,000-byte budget, with answers
+    /// untaken since `since`.
+    struct Stream {
+        holder: Arc<Holder>,
+        backlog: Arc<Since>,
+        _held: OwnedSemaphorePermit,
+    }
+
+    fn stream(holders: &Holders, held: u32, since: Option<Instant>) -> Stream {
+        let backlog = Arc::new(Since(Mutex::new(since)));
+        let stream_bytes = Arc::new(Semaphore::new(1000));
+        let weak: Weak<dyn Backlog> = Arc::downgrade(&backlog) as _;
+        let holder = holders.holder(Work {
+            in_pool: Arc::default(),
+            stream_bytes: stream_bytes.clone(),
+            stream_budget: 1000,
+            largest: LargestMessage::default(),
+            kept_for: |request| request,
+            backlog: weak,
+        });
+        holder.waiting(true);
+        let held = stream_bytes.try_acquire_many_owned(held).expect("room");
+        Stream {
+            holder,
+            backlog,
+            _held: held,
+        }
+    }
+
+    const IDLE: Duration = Duration::from_millis(200);
+
+    fn ago(ms: u64) -> Option<Instant> {
+        Instant::now().checked_sub(Duration::from_millis(ms))
+    }
+
+    #[test]
+    fn a_client_is_slow_by_its_oldest_untaken_answer_not_its_last_taken_one() {
+        let holders = Holders::new(IDLE);
+        let s = stream(&holders, 500, ago(1000));
+        // Untaken for a second: however recently the client took the one before it.
+        assert!(s.holder.unused_for(Budget::Buffered, IDLE));
+        *s.backlog.0.lock().expect("unpoisoned") = ago(50);
+        assert!(!s.holder.unused_for(Budget::Buffered, IDLE));
+        // Nothing untaken: nothing held for a client that cannot keep up.
+        *s.backlog.0.lock().expect("unpoisoned") = None;
+        assert!(!s.holder.unused_for(Budget::Buffered, IDLE));
+        assert!(!s.holder.unused_for(Budget::Waiting, IDLE));
+    }
+
+    #[test]
+    fn kept_buffers_are_unused_with_no_large_message_read_and_no_answer_long_untaken() {
+        let holders = Holders::new(IDLE);
+        let s = stream(&holders, 0, None);
+        // Just opened counts as just used.
+        assert!(!s.holder.unused_for(Budget::Kept, IDLE));
+        s.holder.used_at.store(0, Ordering::Relaxed);
+        std::thread::sleep(IDLE);
+        assert!(s.holder.unused_for(Budget::Kept, IDLE), "idle");
+        *s.backlog.0.lock().expect("unpoisoned") = ago(50);
+        assert!(
+            !s.holder.unused_for(Budget::Kept, IDLE),
+            "answers just made"
+        );
+        *s.backlog.0.lock().expect("unpoisoned") = ago(1000);
+        assert!(
+            s.holder.unused_for(Budget::Kept, IDLE),
+            "answers long untaken"
+        );
+        s.holder.used();
+        assert!(
+            !s.holder.unused_for(Budget::Kept, IDLE),
+            "a large message read"
+        );
+    }
+
+    #[test]
+    fn the_slow_streams_holding_most_are_closed_until_the_want_is_met() {
+        let holders = Holders::new(IDLE);
+        let asking = stream(&holders, 900, ago(1000));
+        let small = stream(&holders, 100, ago(1000));
+        let large = stream(&holders, 600, ago(1000));
+        let middle = stream(&holders, 300, ago(1000));
+        let quick = stream(&holders, 800, ago(10));
+        let solving = stream(&holders, 700, ago(1000));
+        solving.holder.work.in_pool.store(1, Ordering::Relaxed);
+        let all = [&asking, &small, &large, &middle, &quick, &solving];
+        let closed = all.map(|s| Box::pin(s.holder.closed()));
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        // 200 free and 1,000 wanted: the largest slow one (600) and the next (300) make 1,100.
+        holders.look(Budget::Buffered, 200, 1000, &asking.holder);
+        let closed: Vec<bool> = closed
+            .into_iter()
+            .map(|mut c| c.as_mut().poll(&mut cx).is_ready())
+            .collect();
+        assert_eq!(closed, [false, false, true, true, false, false]);
+        assert_eq!(large.holder.closed_for(), Budget::Buffered);
+        // Looks are spaced out, whoever asks.
+        let again = Box::pin(small.holder.closed());
+        holders.look(Budget::Buffered, 0, 1000, &asking.holder);
+        let mut again = again;
+        assert!(again.as_mut().poll(&mut cx).is_pending());
+    }
 }

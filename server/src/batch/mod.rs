@@ -523,7 +523,10 @@ impl<M: Batched> Reader<M> {
                 let size = message.encoded_len().max(self.caller.largest.get());
                 let _waiting = self.waiting_room_unless_sliced(size)?;
                 let holders = &self.shared.holders;
-                self.shared.kept.take(need - kept, &self.holder, holders).await
+                self.shared
+                    .kept
+                    .take(need - kept, &self.holder, holders)
+                    .await
             }
         };
         let Some(permit) = permit else {

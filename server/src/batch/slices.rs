@@ -61,10 +61,7 @@ impl<M: Batched> Rest<M> {
     /// The next slice with its puzzle count, and what is left after it, if anything. Where
     /// the rest has come down to half the buffer it views, it moves to a copy of its own and
     /// gives back what the buffer was counted for beyond it, out of `room`.
-    pub(super) fn next(
-        mut self,
-        room: &mut Option<WaitingRoom>,
-    ) -> ((M, usize), Option<Rest<M>>) {
+    pub(super) fn next(mut self, room: &mut Option<WaitingRoom>) -> ((M, usize), Option<Rest<M>>) {
         if self.puzzles > self.slice
             && let Some(slice) = self.message.split_off(self.slice)
         {

@@ -2,6 +2,7 @@
 //! HTTP/2 client for what the generated client would never send.
 #![allow(dead_code)]
 
+pub mod packed;
 pub mod raw;
 
 use std::time::{Duration, Instant};

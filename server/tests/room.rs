@@ -1,0 +1,361 @@
+//! Streams closed to make room for others: those whose buffers keep bytes they no longer use
+//! (`--max-kept-bytes`), and those whose clients leave answers untaken while other streams
+//! wait for the room those answers hold (`--max-buffered-bytes`).
+
+mod support;
+
+use std::time::Duration;
+
+use sudoku_proto::pb::sudoku_client::SudokuClient;
+use sudoku_proto::pb::{self, Outcome, PackedAnswers, PackedPuzzles};
+use sudoku_server::{Config, Server};
+use support::packed::*;
+use support::*;
+use tonic::Code;
+use tonic::transport::Channel;
+
+#[tokio::test]
+async fn a_stream_past_the_kept_bytes_budget_is_refused_by_name() {
+    // One stream's 81 KB message keeps 81 KB of request and 162 KB of answer buffer. Streams
+    // waiting idle are never closed to make room here (see the next test).
+    let (server, mut client) = server(kept_budget(600_000)).await;
+    let texts = mixed(1000);
+    let (tx, mut first) = one_answered(&mut client, "first", &texts).await;
+    // While the first stream stays open, a second one's small message goes; its large one
+    // (sent once the small one is answered: a message is charged from its header) ends it,
+    // after the answer to the small one.
+    let (more, mut second) = one_answered(&mut client, "small", &texts[..10]).await;
+    more.send(packed("large", &texts)).await.expect("queued");
+    let status = second.message().await.expect_err("refused");
+    assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
+    for part in ["--max-kept-bytes", "message 1 of the stream", "400000"] {
+        assert!(
+            status.message().contains(part),
+            "{part}: {}",
+            status.message()
+        );
+    }
+    // Once the first stream ends, what it kept is free again.
+    drop(tx);
+    assert!(first.message().await.expect("no error").is_none());
+    let answer = answer_of(&mut client, packed("third", &texts)).await;
+    assert_answers(&answer, &texts);
+    server.shutdown().await.expect("clean shutdown");
+}
+
+/// A server with 400,000 bytes for what streams keep, closing streams unused `idle_ms`.
+fn kept_budget(idle_ms: u64) -> Config {
+    Config {
+        max_kept_bytes: 400_000,
+        kept_idle_ms: idle_ms,
+        ..Config::embedded()
+    }
+}
+
+/// A stream that sent one message of `texts` (with id `id`), read its answer, and stays open.
+async fn one_answered(
+    client: &mut SudokuClient<Channel>,
+    id: &str,
+    texts: &[String],
+) -> (
+    tokio::sync::mpsc::Sender<PackedPuzzles>,
+    tonic::Streaming<PackedAnswers>,
+) {
+    let (tx, rx) = tokio::sync::mpsc::channel(8);
+    tx.send(packed(id, texts)).await.expect("queued");
+    let mut answers = client
+        .batch_solve_packed(tokio_stream::wrappers::ReceiverStream::new(rx))
+        .await
+        .expect("the stream opens")
+        .into_inner();
+    let answer = answers
+        .message()
+        .await
+        .expect("no error")
+        .expect("an answer");
+    assert_answers(&answer, texts);
+    (tx, answers)
+}
+
+/// Asserts that `status` closes a stream for another's room, marked so clients open anew.
+fn assert_closed_for_room(status: &tonic::Status) {
+    use tonic_types::StatusExt;
+    assert_eq!(status.code(), Code::Unavailable, "{status:?}");
+    for part in ["had not used them", "--max-kept-bytes", "open a new stream"] {
+        assert!(
+            status.message().contains(part),
+            "{part}: {}",
+            status.message()
+        );
+    }
+    let info = status.get_details_error_info().expect("an ErrorInfo");
+    assert_eq!(info.reason, sudoku_proto::STREAM_CLOSED);
+    assert_eq!(info.domain, sudoku_proto::ERROR_DOMAIN);
+}
+
+#[tokio::test]
+async fn a_stream_that_no_longer_uses_what_it_keeps_is_closed_to_make_room() {
+    let (server, mut client) = server(kept_budget(200)).await;
+    let texts = mixed(1000);
+    // The first stream keeps 243 KB, then sends one puzzle every 50 ms: small messages do
+    // not use what it keeps.
+    let (tx, mut idle) = one_answered(&mut client, "first", &texts).await;
+    for _ in 0..8 {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        tx.send(packed("small", &texts[..1])).await.expect("queued");
+        let small = idle.message().await.expect("no error").expect("an answer");
+        assert_answers(&small, &texts[..1]);
+    }
+    let answer = tokio::time::timeout(
+        Duration::from_secs(30),
+        answer_of(&mut client, packed("busy", &texts)),
+    )
+    .await
+    .expect("answered");
+    assert_answers(&answer, &texts);
+    assert_closed_for_room(&idle.message().await.expect_err("closed"));
+    server.shutdown().await.expect("clean shutdown");
+}
+
+#[tokio::test]
+async fn a_stream_whose_client_stops_taking_answers_is_closed_to_make_room() {
+    let (server, mut client) = server(kept_budget(200)).await;
+    let texts = mixed(1000);
+    // A client with a small HTTP/2 window sends three messages and reads nothing: the
+    // answers past its window wait on the server, its stream always owing some. A reviewer
+    // held the whole budget so for about 100 bytes a second.
+    let url = format!("http://{}", server.addr());
+    let narrow = tonic::transport::Endpoint::from_shared(url)
+        .expect("an address")
+        .initial_stream_window_size(65_535)
+        .connect()
+        .await
+        .expect("connects");
+    let (tx, rx) = tokio::sync::mpsc::channel(3);
+    for m in 0..3 {
+        tx.send(packed(&format!("m{m}"), &texts))
+            .await
+            .expect("queued");
+    }
+    let mut stalled = SudokuClient::new(narrow)
+        .batch_solve_packed(tokio_stream::wrappers::ReceiverStream::new(rx))
+        .await
+        .expect("the stream opens")
+        .into_inner();
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let answer = tokio::time::timeout(
+        Duration::from_secs(30),
+        answer_of(&mut client, packed("busy", &texts)),
+    )
+    .await
+    .expect("answered");
+    assert_answers(&answer, &texts);
+    // What it had been sent still comes, then the close.
+    let status = loop {
+        match stalled.message().await {
+            Ok(Some(answer)) => assert_answers(&answer, &texts[..answer.outcomes.len()]),
+            Ok(None) => panic!("the stream ended without a status"),
+            Err(status) => break status,
+        }
+    };
+    assert_closed_for_room(&status);
+    drop(tx);
+    server.shutdown().await.expect("clean shutdown");
+}
+
+#[tokio::test]
+async fn a_header_the_server_refuses_charges_nothing() {
+    // Streams are never closed for room here: what counts is what each is charged.
+    let (server, mut client) = server(kept_budget(600_000)).await;
+    let texts = mixed(1000);
+    let (tx, mut open) = one_answered(&mut client, "first", &texts).await;
+    // Another stream sends one puzzle and, in the same frame, the header of a 4 GiB message.
+    // Counted from that header, its first message needed the whole budget, and was refused.
+    let connection = support::raw::connect(server.addr(), 64 << 10).await;
+    let mut send = connection.send.clone().ready().await.expect("a stream");
+    let head = support::raw::grpc_head(server.addr(), "BatchSolve");
+    let (response, mut body) = send.send_request(head, false).expect("the call opens");
+    let puzzle = pb::SolveRequest {
+        puzzle: Some(sudoku_proto::grid_to_pb(&grid(CLASSIC))),
+        ..Default::default()
+    };
+    let mut data = support::raw::frame(&puzzle).to_vec();
+    data.extend_from_slice(&[0, 0xff, 0xff, 0xff, 0xff]);
+    body.send_data(data.into(), false).expect("sent");
+    let response = response.await.expect("an answer");
+    let mut answers = support::raw::Reader::new(response.into_body(), Duration::ZERO);
+    let answer = answers.next().await.expect("no error").expect("an answer");
+    assert_eq!(answer.outcome, Outcome::Unique as i32);
+    assert!(answers.next().await.expect("no error").is_none());
+    let (code, message) = answers.status().await.expect("trailers");
+    assert_eq!(code, Code::OutOfRange as i32, "{message}");
+    drop((body, send, tx));
+    connection.driver.abort();
+    assert!(open.message().await.expect("no error").is_none());
+    server.shutdown().await.expect("clean shutdown");
+}
+
+/// A server whose streams may be closed once their clients have left answers untaken for
+/// 200 ms, with `buffered` bytes for what all streams hold and `stream` for one.
+fn buffered_budget(buffered: usize, stream: usize) -> Config {
+    Config {
+        max_buffered_bytes: buffered,
+        max_stream_bytes: stream,
+        kept_idle_ms: 200,
+        ..Config::embedded()
+    }
+}
+
+/// `count` puzzles solved by singles, each relabelled: the slow client's are solved at once,
+/// so that it soon waits for nothing but itself.
+fn easy(count: usize) -> Vec<String> {
+    (0..count)
+        .map(|i| relabel(CLASSIC, (i % 9) as u8))
+        .collect()
+}
+
+/// A client on a connection with a 64 KiB HTTP/2 window that sends `messages` on one stream
+/// and then takes an answer every `every`: too slowly to keep up, and too often for a rule on
+/// the time since it last took one. It ends with the stream's status and the answers it took.
+async fn drip(
+    server: &Server,
+    messages: Vec<PackedPuzzles>,
+    every: Duration,
+) -> tokio::task::JoinHandle<(Result<(), tonic::Status>, usize)> {
+    let narrow = tonic::transport::Endpoint::from_shared(format!("http://{}", server.addr()))
+        .expect("an address")
+        .initial_stream_window_size(65_535)
+        .connect()
+        .await
+        .expect("connects");
+    let mut answers = SudokuClient::new(narrow)
+        .batch_solve_packed(tokio_stream::iter(messages))
+        .await
+        .expect("the stream opens")
+        .into_inner();
+    tokio::spawn(async move {
+        let mut taken = 0;
+        loop {
+            tokio::time::sleep(every).await;
+            match answers.message().await {
+                Ok(Some(answer)) => taken += answer.outcomes.len(),
+                Ok(None) => return (Ok(()), taken),
+                Err(status) => return (Err(status), taken),
+            }
+        }
+    })
+}
+
+/// Asserts that `status` closes a stream whose client left answers untaken, marked so
+/// clients open anew.
+fn assert_closed_as_slow(status: &tonic::Status) {
+    use tonic_types::StatusExt;
+    assert_eq!(status.code(), Code::Unavailable, "{status:?}");
+    for part in [
+        "left answers untaken for over 200 ms",
+        "--max-buffered-bytes",
+        "open a new stream",
+    ] {
+        assert!(
+            status.message().contains(part),
+            "{part}: {}",
+            status.message()
+        );
+    }
+    let info = status.get_details_error_info().expect("an ErrorInfo");
+    assert_eq!(info.reason, sudoku_proto::STREAM_CLOSED);
+}
+
+/// The drip's end: closed for being slow, before it took every answer.
+async fn assert_drip_closed(
+    drip: tokio::task::JoinHandle<(Result<(), tonic::Status>, usize)>,
+    puzzles: usize,
+) {
+    let (end, taken) = tokio::time::timeout(Duration::from_secs(60), drip)
+        .await
+        .expect("the drip ends")
+        .expect("the drip's task");
+    let status = end.expect_err("closed for the room its answers held");
+    assert_closed_as_slow(&status);
+    assert!(taken < puzzles, "{taken} of {puzzles} answers taken");
+}
+
+#[tokio::test]
+async fn a_client_too_slow_for_its_answers_is_closed_when_others_wait_for_their_room() {
+    // 400 messages of ten puzzles, each counted as about 6 KB until its answer is taken: the
+    // stream's 1 MiB, and so the server's, is full of answers long before its client, taking
+    // one every 50 ms, has taken them (20 s), though it never goes a second without taking one.
+    let (server, mut client) = server(buffered_budget(1 << 20, 1 << 20)).await;
+    let texts = easy(4000);
+    let messages = texts
+        .chunks(10)
+        .enumerate()
+        .map(|(m, ten)| packed(&format!("d{m}"), ten))
+        .collect();
+    let slow = drip(&server, messages, Duration::from_millis(50)).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let few = &texts[..1000];
+    let answer = tokio::time::timeout(
+        Duration::from_secs(30),
+        answer_of(&mut client, packed("busy", few)),
+    )
+    .await
+    .expect("answered");
+    assert_answers(&answer, few);
+    assert_drip_closed(slow, texts.len()).await;
+    server.shutdown().await.expect("clean shutdown");
+}
+
+#[tokio::test]
+async fn a_client_too_slow_for_its_answers_is_closed_to_make_room_among_waiting_messages() {
+    // A 12,000-puzzle message (492 KB of nibbles) is solved a slice at a time, its rest
+    // counted at twice its size among the messages waiting for room: nearly all of 1 MiB.
+    let (server, mut client) = server(buffered_budget(1 << 20, 256 << 10)).await;
+    let texts = easy(12_000);
+    let slow = drip(
+        &server,
+        vec![nibbled("drip", &texts)],
+        Duration::from_millis(300),
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    // Another client's message, sliced too, finds no room for its rest: refused, and room is
+    // made for its retry.
+    let few = &texts[..1000];
+    let mut refused = 0;
+    let answer = loop {
+        let mut stream = client
+            .batch_solve_packed(tokio_stream::iter([nibbled("busy", few)]))
+            .await
+            .expect("the stream opens")
+            .into_inner();
+        let mut pieces = Vec::new();
+        let end = loop {
+            match stream.message().await {
+                Ok(Some(piece)) => pieces.push(piece),
+                Ok(None) => break None,
+                Err(status) => break Some(status),
+            }
+        };
+        let Some(status) = end else {
+            break pieces;
+        };
+        assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
+        assert!(pieces.is_empty(), "refused before any answer");
+        refused += 1;
+        assert!(refused < 20, "refused {refused} times: no room made");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let mut pieces = answer;
+    pieces.sort_by_key(|p| p.first);
+    let mut next = 0;
+    for piece in &pieces {
+        assert_eq!(piece.first, next as u64);
+        let count = piece.outcomes.len();
+        assert_nibble_answers(piece, &few[next..next + count]);
+        next += count;
+    }
+    assert_eq!(next, few.len(), "every puzzle answered once");
+    assert_drip_closed(slow, 12_000).await;
+    server.shutdown().await.expect("clean shutdown");
+}
