@@ -30,7 +30,7 @@ pub(crate) struct Shared {
     /// Bytes the message buffers of open batch streams keep.
     pub(crate) kept: crate::batch::Kept,
     /// Every open batch stream, as the budgets above see it.
-    pub(crate) holders: crate::batch::Holders,
+    pub(crate) holders: Arc<crate::batch::Holders>,
     /// Bytes one batch stream may hold.
     pub(crate) stream_bytes: usize,
     /// How long a batch stream may go without reading, solving or sending.
@@ -40,16 +40,23 @@ pub(crate) struct Shared {
 impl Shared {
     /// Starts the solver threads and sets the limits from `config`.
     pub(crate) fn new(config: &Config, metrics: Arc<Metrics>) -> anyhow::Result<Shared> {
+        let bytes = Arc::new(Semaphore::new(config.max_buffered_bytes));
+        let waiting = Arc::new(Semaphore::new(config.max_buffered_bytes));
+        let kept = crate::batch::Kept::new(config.max_kept_bytes);
+        let holders = crate::batch::Holders::new(
+            Duration::from_millis(config.kept_idle_ms),
+            [kept.room(), bytes.clone(), waiting.clone()],
+        );
         Ok(Shared {
             pool: Pool::new(config.worker_count(), config.solvers_yield, metrics)?,
             limits: Limits::from(config),
             admission: Arc::new(Admission::new(config)),
             batch_window: config.batch_window.clamp(1, config::MAX_BATCH_WINDOW),
-            bytes: Arc::new(Semaphore::new(config.max_buffered_bytes)),
+            bytes,
             buffered_bytes: config.max_buffered_bytes,
-            waiting: Arc::new(Semaphore::new(config.max_buffered_bytes)),
-            kept: crate::batch::Kept::new(config.max_kept_bytes),
-            holders: crate::batch::Holders::new(Duration::from_millis(config.kept_idle_ms)),
+            waiting,
+            kept,
+            holders: Arc::new(holders),
             stream_bytes: config.max_stream_bytes,
             stream_idle: config.stream_idle(),
         })

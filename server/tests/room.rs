@@ -307,6 +307,48 @@ async fn a_client_too_slow_for_its_answers_is_closed_when_others_wait_for_their_
 }
 
 #[tokio::test]
+async fn clients_too_slow_for_their_answers_are_closed_while_they_wait_for_the_servers_room() {
+    // Two such clients share the server's 1 MiB, each with room left in its own 1 MiB: their
+    // readers wait for the server's room, not for their clients, yet their answers hold it.
+    let (server, mut client) = server(buffered_budget(1 << 20, 1 << 20)).await;
+    let texts = easy(4000);
+    let messages = |name: &str| {
+        let ten = texts.chunks(10).enumerate();
+        ten.map(|(m, ten)| packed(&format!("{name}{m}"), ten))
+            .collect()
+    };
+    let every = Duration::from_millis(50);
+    let first = drip(&server, messages("a"), every).await;
+    let second = drip(&server, messages("b"), every).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let few = &texts[..1000];
+    let answer = tokio::time::timeout(
+        Duration::from_secs(30),
+        answer_of(&mut client, packed("busy", few)),
+    )
+    .await
+    .expect("answered");
+    assert_answers(&answer, few);
+    let mut closed = 0;
+    for slow in [first, second] {
+        let (end, taken) = tokio::time::timeout(Duration::from_secs(60), slow)
+            .await
+            .expect("the drip ends")
+            .expect("the drip's task");
+        if let Err(status) = end {
+            assert_closed_as_slow(&status);
+            assert!(taken < texts.len(), "{taken} answers taken");
+            closed += 1;
+        }
+    }
+    assert!(
+        closed > 0,
+        "a slow client waiting for the server's room is closed"
+    );
+    server.shutdown().await.expect("clean shutdown");
+}
+
+#[tokio::test]
 async fn a_client_too_slow_for_its_answers_is_closed_to_make_room_among_waiting_messages() {
     // A 12,000-puzzle message (492 KB of nibbles) is solved a slice at a time, its rest
     // counted at twice its size among the messages waiting for room: nearly all of 1 MiB.

@@ -1,14 +1,16 @@
 //! Every open batch stream as the byte budgets see it, and room made in a budget by closing
 //! streams that hold some of it without using it.
 //!
-//! A stream may be closed for another's room only while it waits for its client (for its
-//! next message, or to take answers), with no puzzle of its being solved and no message
-//! arriving that would need half what its buffers keep; and then, by budget:
-//! - what its buffers keep (`--max-kept-bytes`, see [`super::kept`]): it has read no
-//!   message needing half of it, and left no answer untaken, for a while (a second by
+//! A stream may be closed for another's room, by budget:
+//! - for what its buffers keep (`--max-kept-bytes`, see [`super::kept`]): while it waits
+//!   for its client (for its next message, or to take answers), with no puzzle of its being
+//!   solved and no message arriving that would need half of what it keeps, and it has read
+//!   no message needing half of it, nor left an answer untaken, for a while (a second by
 //!   default);
-//! - what its puzzles and answers hold, and its messages waiting for room
-//!   (`--max-buffered-bytes`): its client has left an answer untaken for that while.
+//! - for what its puzzles and answers hold, and its messages waiting for room
+//!   (`--max-buffered-bytes`): once its client has left an answer untaken for that while,
+//!   whatever its reader waits for (a stream waiting for the server's bytes with a budget's
+//!   worth of answers untaken, or with one slow puzzle in the pool, held them all the same).
 //!
 //! Those holding the most go first, until what is free meets what the waiting streams want.
 //! The age of the oldest untaken answer is what tells a client that cannot keep up from one
@@ -24,10 +26,11 @@ use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
 
 use crate::calls::LargestMessage;
 
-/// How often streams waiting for room look for streams to close, all of them together: one
-/// that has just sent its client's last answer may still count a puzzle on the solver
-/// threads for a moment, and a look reads every stream (a thousand streams each looking
-/// every 20 ms took half a core).
+/// How often streams are looked over for a budget while any stream waits for room in it, by
+/// one task for all the waiting streams: one that has just sent its client's last answer may
+/// still count a puzzle on the solver threads for a moment, and a look reads every stream (a
+/// thousand streams each looking every 20 ms took half a core; each waking to see whether to
+/// look, 50,000 wake-ups a second).
 const LOOK_AGAIN: Duration = Duration::from_millis(20);
 
 /// A byte budget streams may be closed to make room in.
@@ -43,12 +46,22 @@ pub(crate) enum Budget {
 
 const BUDGETS: usize = 3;
 
+const ALL: [Budget; BUDGETS] = [Budget::Kept, Budget::Buffered, Budget::Waiting];
+
+impl Budget {
+    /// Its bit in a set of budgets.
+    fn bit(self) -> u8 {
+        1 << self as u8
+    }
+}
+
 /// When a budget's streams were last looked at, before the first look.
 const NEVER: u64 = u64::MAX;
 
-/// Every open stream, and what the streams waiting for room want of each budget.
+/// Every open stream, each budget's room, and what the streams waiting for room want of it.
 pub(crate) struct Holders {
     holders: Mutex<Vec<Weak<Holder>>>,
+    rooms: [Arc<Semaphore>; BUDGETS],
     /// What times are counted from, in ms.
     epoch: Instant,
     /// How long a stream must not have used what it holds before it may be closed.
@@ -57,6 +70,8 @@ pub(crate) struct Holders {
     wanted: [AtomicUsize; BUDGETS],
     /// When streams were last looked at for each budget, in ms since the epoch.
     looked_at: [AtomicU64; BUDGETS],
+    /// Whether a task looks over the streams for each budget.
+    looking: [AtomicBool; BUDGETS],
 }
 
 /// One stream as the budgets see it, shared by its reading and answering sides.
@@ -71,8 +86,8 @@ pub(crate) struct Holder {
     used_at: AtomicU64,
     /// Whether it waits for its client: for its next message, or to take answers.
     waiting: AtomicBool,
-    /// The budget it was closed for, as a [`Budget`].
-    closed_for: AtomicU8,
+    /// The budgets it has been asked to close for since its reader last looked, as bits.
+    asked: AtomicU8,
     /// What it is doing.
     work: Work,
     epoch: Instant,
@@ -102,15 +117,17 @@ pub(crate) trait Backlog: Send + Sync {
 }
 
 impl Holders {
-    /// No streams yet; streams that have not used what they hold for `unused_before_closed`
-    /// may be closed.
-    pub(crate) fn new(unused_before_closed: Duration) -> Holders {
+    /// No streams yet, and the room of each budget (in [`Budget`] order); streams that have
+    /// not used what they hold for `unused_before_closed` may be closed.
+    pub(crate) fn new(unused_before_closed: Duration, rooms: [Arc<Semaphore>; BUDGETS]) -> Holders {
         Holders {
             holders: Mutex::new(Vec::new()),
+            rooms,
             epoch: Instant::now(),
             unused_before_closed,
             wanted: Default::default(),
             looked_at: [const { AtomicU64::new(NEVER) }; BUDGETS],
+            looking: Default::default(),
         }
     }
 
@@ -127,7 +144,7 @@ impl Holders {
             in_waiting_room: Arc::default(),
             used_at: AtomicU64::new(millis(self.epoch.elapsed())),
             waiting: AtomicBool::new(false),
-            closed_for: AtomicU8::new(Budget::Kept as u8),
+            asked: AtomicU8::new(0),
             work,
             epoch: self.epoch,
             close: Notify::new(),
@@ -139,44 +156,60 @@ impl Holders {
         holder
     }
 
-    /// `bytes` of `room` (a `budget`) for `asking`, closing streams that hold some without
-    /// using it while it waits; `None` if none is granted `within` that long.
+    /// `bytes` of `budget`'s room, streams that hold some without using it being closed
+    /// while any stream waits; `None` if none is granted `within` that long.
     pub(crate) async fn take(
-        &self,
+        self: &Arc<Self>,
         budget: Budget,
-        room: &Arc<Semaphore>,
         bytes: usize,
-        asking: &Holder,
         within: Option<Duration>,
     ) -> Option<OwnedSemaphorePermit> {
-        let deadline = within.map(|within| tokio::time::Instant::now() + within);
+        let room = &self.rooms[budget as usize];
         let wanted = &self.wanted[budget as usize];
         wanted.fetch_add(bytes, Ordering::Relaxed);
         let _wanted = Wanted(wanted, bytes);
-        // One place in the queue throughout: a new one each look went to its back.
+        self.keep_looking(budget);
         let permit = room.clone().acquire_many_owned(permits(bytes));
-        tokio::pin!(permit);
-        loop {
-            let free = room.available_permits();
-            self.look(budget, free, wanted.load(Ordering::Relaxed), asking);
-            let mut until = tokio::time::Instant::now() + LOOK_AGAIN;
-            if let Some(deadline) = deadline {
-                until = until.min(deadline);
-            }
-            match tokio::time::timeout_at(until, &mut permit).await {
-                Ok(granted) => return granted.ok(),
-                Err(_) if deadline.is_some_and(|d| tokio::time::Instant::now() >= d) => {
-                    return None;
-                }
-                Err(_) => {}
-            }
+        match within {
+            Some(within) => tokio::time::timeout(within, permit).await.ok()?.ok(),
+            None => permit.await.ok(),
         }
+    }
+
+    /// Looks over the streams for `budget` every [`LOOK_AGAIN`] while any stream waits for
+    /// room in it, in one task for all of them.
+    fn keep_looking(self: &Arc<Self>, budget: Budget) {
+        let b = budget as usize;
+        if self.looking[b].swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let holders = self.clone();
+        tokio::spawn(async move {
+            loop {
+                let room = &holders.rooms[b];
+                let wanted = holders.wanted[b].load(Ordering::Relaxed);
+                if wanted == 0 {
+                    holders.looking[b].store(false, Ordering::Release);
+                    // A stream that began to wait just now, having seen this task still
+                    // looking, is looked for here, unless it started another task.
+                    if holders.wanted[b].load(Ordering::Relaxed) == 0
+                        || holders.looking[b].swap(true, Ordering::AcqRel)
+                    {
+                        return;
+                    }
+                    continue;
+                }
+                holders.look(budget, room.available_permits(), wanted);
+                tokio::time::sleep(LOOK_AGAIN).await;
+            }
+        });
     }
 
     /// Closes the streams that may be closed for `budget` and hold the most of it, until
     /// `free` and what they hold meet `wanted`; at most once per [`LOOK_AGAIN`] a budget,
-    /// whoever asks.
-    pub(crate) fn look(&self, budget: Budget, free: usize, wanted: usize, asking: &Holder) {
+    /// whoever asks. (Free room leaves out what a waiting stream has been granted of its
+    /// want so far, so a look may close more than it needs; only streams that may be closed.)
+    pub(crate) fn look(&self, budget: Budget, free: usize, wanted: usize) {
         if free >= wanted || !self.may_look(budget) {
             return;
         }
@@ -186,7 +219,6 @@ impl Holders {
         let mut closable: Vec<(usize, Arc<Holder>)> = holders
             .iter()
             .filter_map(Weak::upgrade)
-            .filter(|h| !std::ptr::eq(h.as_ref(), asking))
             .map(|h| (h.holds(budget), h))
             // Closing one that holds nothing frees nothing.
             .filter(|(held, h)| *held > 0 && h.closable_for(budget))
@@ -201,7 +233,7 @@ impl Holders {
                 break;
             }
             freed += held;
-            holder.close_for(budget);
+            holder.ask(budget);
         }
     }
 
@@ -298,39 +330,35 @@ impl Holder {
         }
     }
 
-    /// Whether it may still be closed for the budget it was asked to close for.
-    pub(crate) fn closable(&self) -> bool {
-        self.closable_for(self.closed_for())
+    /// The budget it should close for now, of those it has been asked to close for since
+    /// it last looked: it may still be closed for it, and has still not used it for `idle`.
+    pub(crate) fn close_for(&self, idle: Duration) -> Option<Budget> {
+        let asked = self.asked.swap(0, Ordering::Relaxed);
+        ALL.into_iter().find(|&budget| {
+            asked & budget.bit() != 0 && self.closable_for(budget) && self.unused_for(budget, idle)
+        })
     }
 
-    /// Whether it may be closed for `budget` now, as far as its own state goes: waiting for
-    /// its client, with nothing being solved; and for what its buffers keep, no message
+    /// Whether it may be closed for `budget` now, as far as its own state goes. For what its
+    /// buffers keep: waiting for its client, with nothing being solved and no message
     /// arriving that uses it (tiny ones, each frame holding the next one's start, would keep
-    /// it open for a few bytes a second). A message arriving does not take answers.
+    /// it open for a few bytes a second). For what its answers hold, always: its answers'
+    /// age says it all.
     fn closable_for(&self, budget: Budget) -> bool {
-        let waiting =
-            self.waiting.load(Ordering::Relaxed) && self.work.in_pool.load(Ordering::Acquire) == 0;
         if budget != Budget::Kept {
-            return waiting;
+            return true;
         }
         let arriving = self.work.largest.arriving_now();
         let using = arriving > 0 && (self.work.kept_for)(arriving).saturating_mul(2) >= self.kept();
-        waiting && !using
+        self.waiting.load(Ordering::Relaxed)
+            && self.work.in_pool.load(Ordering::Acquire) == 0
+            && !using
     }
 
     /// Asks its reader to close it for room in `budget`.
-    fn close_for(&self, budget: Budget) {
-        self.closed_for.store(budget as u8, Ordering::Relaxed);
+    fn ask(&self, budget: Budget) {
+        self.asked.fetch_or(budget.bit(), Ordering::Relaxed);
         self.close.notify_waiters();
-    }
-
-    /// The budget it was last asked to close for.
-    pub(crate) fn closed_for(&self) -> Budget {
-        match self.closed_for.load(Ordering::Relaxed) {
-            0 => Budget::Kept,
-            1 => Budget::Buffered,
-            _ => Budget::Waiting,
-        }
     }
 
     /// Resolves when a budget closes the stream.
@@ -427,13 +455,19 @@ mod tests {
 
     const IDLE: Duration = Duration::from_millis(200);
 
+    /// A registry whose budgets are 1,000 bytes each, none of them free.
+    fn holders() -> Holders {
+        let none = || Arc::new(Semaphore::new(0));
+        Holders::new(IDLE, [none(), none(), none()])
+    }
+
     fn ago(ms: u64) -> Option<Instant> {
         Instant::now().checked_sub(Duration::from_millis(ms))
     }
 
     #[test]
     fn a_client_is_slow_by_its_oldest_untaken_answer_not_its_last_taken_one() {
-        let holders = Holders::new(IDLE);
+        let holders = holders();
         let s = stream(&holders, 500, ago(1000));
         // Untaken for a second: however recently the client took the one before it.
         assert!(s.holder.unused_for(Budget::Buffered, IDLE));
@@ -447,7 +481,7 @@ mod tests {
 
     #[test]
     fn kept_buffers_are_unused_with_no_large_message_read_and_no_answer_long_untaken() {
-        let holders = Holders::new(IDLE);
+        let holders = holders();
         let s = stream(&holders, 0, None);
         // Just opened counts as just used.
         assert!(!s.holder.unused_for(Budget::Kept, IDLE));
@@ -471,31 +505,54 @@ mod tests {
         );
     }
 
+    /// Which of `streams` have been asked to close since last polled, and for what.
+    fn asked(streams: &[&Stream]) -> Vec<Option<Budget>> {
+        streams.iter().map(|s| s.holder.close_for(IDLE)).collect()
+    }
+
     #[test]
     fn the_slow_streams_holding_most_are_closed_until_the_want_is_met() {
-        let holders = Holders::new(IDLE);
-        let asking = stream(&holders, 900, ago(1000));
+        let holders = holders();
         let small = stream(&holders, 100, ago(1000));
         let large = stream(&holders, 600, ago(1000));
         let middle = stream(&holders, 300, ago(1000));
         let quick = stream(&holders, 800, ago(10));
+        // Solving, or waiting for the server rather than its client: slow all the same.
         let solving = stream(&holders, 700, ago(1000));
         solving.holder.work.in_pool.store(1, Ordering::Relaxed);
-        let all = [&asking, &small, &large, &middle, &quick, &solving];
-        let closed = all.map(|s| Box::pin(s.holder.closed()));
-        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-        // 200 free and 1,000 wanted: the largest slow one (600) and the next (300) make 1,100.
-        holders.look(Budget::Buffered, 200, 1000, &asking.holder);
-        let closed: Vec<bool> = closed
-            .into_iter()
-            .map(|mut c| c.as_mut().poll(&mut cx).is_ready())
-            .collect();
-        assert_eq!(closed, [false, false, true, true, false, false]);
-        assert_eq!(large.holder.closed_for(), Budget::Buffered);
+        solving.holder.waiting(false);
+        let all = [&small, &large, &middle, &quick, &solving];
+        // 200 free and 1,000 wanted: the slow ones holding 700 and 600 make 1,500.
+        holders.look(Budget::Buffered, 200, 1000);
+        let buffered = Some(Budget::Buffered);
+        assert_eq!(asked(&all), [None, buffered, None, None, buffered]);
         // Looks are spaced out, whoever asks.
-        let again = Box::pin(small.holder.closed());
-        holders.look(Budget::Buffered, 0, 1000, &asking.holder);
-        let mut again = again;
-        assert!(again.as_mut().poll(&mut cx).is_pending());
+        holders.look(Budget::Buffered, 0, 1000);
+        assert_eq!(asked(&all), [None; 5]);
+        // For what buffers keep, a stream solving or not waiting for its client stays.
+        for s in all {
+            s.holder.kept.store(500, Ordering::Relaxed);
+            s.holder.used_at.store(0, Ordering::Relaxed);
+        }
+        std::thread::sleep(IDLE);
+        holders.look(Budget::Kept, 0, 900);
+        let kept = Some(Budget::Kept);
+        assert_eq!(asked(&all), [kept, kept, None, None, None]);
+    }
+
+    #[test]
+    fn a_stream_asked_to_close_is_closed_only_if_still_unused() {
+        let holders = holders();
+        let s = stream(&holders, 500, ago(1000));
+        s.holder.ask(Budget::Buffered);
+        s.holder.ask(Budget::Kept);
+        // Its client took everything meanwhile; buffers used just now.
+        *s.backlog.0.lock().expect("unpoisoned") = None;
+        assert_eq!(s.holder.close_for(IDLE), None);
+        // Asked again, still slow: closed, and the asks are used up.
+        *s.backlog.0.lock().expect("unpoisoned") = ago(1000);
+        s.holder.ask(Budget::Waiting);
+        assert_eq!(s.holder.close_for(IDLE), Some(Budget::Waiting));
+        assert_eq!(s.holder.close_for(IDLE), None);
     }
 }

@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use super::holders::{Budget, Holder, Holders};
+use super::holders::{Budget, Holders};
 
 /// How long a stream that found no room waits for streams to close for it and let go.
 const ROOM_WAIT: Duration = Duration::from_secs(1);
@@ -47,16 +47,18 @@ impl Kept {
         self.room.clone().try_acquire_many_owned(bytes).ok()
     }
 
-    /// `bytes` more for `holder`, as streams closed for it let go; `None` if none has within
+    /// Its room, for [`Holders`] to make room in.
+    pub(crate) fn room(&self) -> Arc<Semaphore> {
+        self.room.clone()
+    }
+
+    /// `bytes` more, as streams closed for it let go; `None` if none has within
     /// [`ROOM_WAIT`].
     pub(crate) async fn take(
         &self,
         bytes: usize,
-        holder: &Holder,
-        holders: &Holders,
+        holders: &Arc<Holders>,
     ) -> Option<OwnedSemaphorePermit> {
-        holders
-            .take(Budget::Kept, &self.room, bytes, holder, Some(ROOM_WAIT))
-            .await
+        holders.take(Budget::Kept, bytes, Some(ROOM_WAIT)).await
     }
 }

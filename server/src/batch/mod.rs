@@ -523,10 +523,7 @@ impl<M: Batched> Reader<M> {
                 let size = message.encoded_len().max(self.caller.largest.get());
                 let _waiting = self.waiting_room_unless_sliced(size)?;
                 let holders = &self.shared.holders;
-                self.shared
-                    .kept
-                    .take(need - kept, &self.holder, holders)
-                    .await
+                self.shared.kept.take(need - kept, holders).await
             }
         };
         let Some(permit) = permit else {
@@ -606,15 +603,10 @@ impl<M: Batched> Reader<M> {
         let slots = self.slots(puzzles);
         let holds_nothing_else =
             || self.window.available_permits() + slots as usize >= self.shared.batch_window;
-        // Streams whose clients leave answers untaken may be closed to make room.
-        let server = self.shared.holders.take(
-            Budget::Buffered,
-            &self.shared.bytes,
-            server_cost as usize,
-            &self.holder,
-            None,
-        );
-        let Some(server_bytes) = self.watch_unless(server, holds_nothing_else, false).await? else {
+        // Streams whose clients leave answers untaken may be closed to make room, this one
+        // among them: its answers hold bytes while it waits.
+        let server = (self.shared.holders).take(Budget::Buffered, server_cost as usize, None);
+        let Some(server_bytes) = self.watch_unless(server, holds_nothing_else, true).await? else {
             return Ok(None);
         };
         Ok(Some(Hold {
@@ -656,8 +648,7 @@ impl<M: Batched> Reader<M> {
             Ok(permit) => Ok(self.holder.waiting_room(permit)),
             Err(_) => {
                 let free = room.available_permits();
-                let holders = &self.shared.holders;
-                holders.look(Budget::Waiting, free, cost, &self.holder);
+                (self.shared.holders).look(Budget::Waiting, free, cost);
                 Err(self.broken(Status::resource_exhausted(format!(
                     "server busy: batch messages waiting for room fill its {} bytes \
                      (--max-buffered-bytes); retry with backoff",
@@ -723,8 +714,9 @@ impl<M: Batched> Reader<M> {
                 () = self.out.closed() => return Err(End::ClientLeft),
                 value = &mut work => return Ok(value),
                 () = self.holder.closed(), if closable => {
-                    if self.holder.closable() {
-                        return Err(End::Stalled(stream_closed(self.closed_for_room())));
+                    let idle = self.shared.holders.unused_before_closed();
+                    if let Some(budget) = self.holder.close_for(idle) {
+                        return Err(End::Stalled(stream_closed(self.closed_for_room(budget))));
                     }
                 }
                 () = tokio::time::sleep(idle), if idle != Duration::MAX => {
@@ -745,10 +737,10 @@ impl<M: Batched> Reader<M> {
         }
     }
 
-    /// Why a budget closed the stream, for its client.
-    fn closed_for_room(&self) -> String {
+    /// Why `budget` closed the stream, for its client.
+    fn closed_for_room(&self, budget: Budget) -> String {
         let idle = self.shared.holders.unused_before_closed().as_millis();
-        match self.holder.closed_for() {
+        match budget {
             Budget::Kept => format!(
                 "stream closed: its buffers kept bytes another stream needed, and it had not \
                  used them for a while (--max-kept-bytes, {} bytes for all streams); open a new \
