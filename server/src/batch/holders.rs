@@ -166,7 +166,9 @@ impl Holders {
     ) -> Option<OwnedSemaphorePermit> {
         let room = &self.rooms[budget as usize];
         let wanted = &self.wanted[budget as usize];
-        wanted.fetch_add(bytes, Ordering::Relaxed);
+        // SeqCst, with the looking flag: a looking task that ends as this stream begins to
+        // wait sees its want, or this stream sees it gone (see `keep_looking`).
+        wanted.fetch_add(bytes, Ordering::SeqCst);
         let _wanted = Wanted(wanted, bytes);
         self.keep_looking(budget);
         let permit = room.clone().acquire_many_owned(permits(bytes));
@@ -180,20 +182,20 @@ impl Holders {
     /// room in it, in one task for all of them.
     fn keep_looking(self: &Arc<Self>, budget: Budget) {
         let b = budget as usize;
-        if self.looking[b].swap(true, Ordering::AcqRel) {
+        if self.looking[b].swap(true, Ordering::SeqCst) {
             return;
         }
         let holders = self.clone();
         tokio::spawn(async move {
             loop {
                 let room = &holders.rooms[b];
-                let wanted = holders.wanted[b].load(Ordering::Relaxed);
+                let wanted = holders.wanted[b].load(Ordering::SeqCst);
                 if wanted == 0 {
-                    holders.looking[b].store(false, Ordering::Release);
+                    holders.looking[b].store(false, Ordering::SeqCst);
                     // A stream that began to wait just now, having seen this task still
                     // looking, is looked for here, unless it started another task.
-                    if holders.wanted[b].load(Ordering::Relaxed) == 0
-                        || holders.looking[b].swap(true, Ordering::AcqRel)
+                    if holders.wanted[b].load(Ordering::SeqCst) == 0
+                        || holders.looking[b].swap(true, Ordering::SeqCst)
                     {
                         return;
                     }
@@ -554,5 +556,30 @@ mod tests {
         s.holder.ask(Budget::Waiting);
         assert_eq!(s.holder.close_for(IDLE), Some(Budget::Waiting));
         assert_eq!(s.holder.close_for(IDLE), None);
+    }
+
+    #[tokio::test]
+    async fn a_stream_waiting_for_room_has_the_streams_looked_over_until_it_stops_waiting() {
+        let holders = Arc::new(holders());
+        let slow = stream(&holders, 500, ago(1000));
+        let waiting = tokio::spawn({
+            let holders = holders.clone();
+            async move {
+                let within = Some(Duration::from_millis(300));
+                holders.take(Budget::Buffered, 100, within).await.is_some()
+            }
+        });
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert_eq!(slow.holder.close_for(IDLE), Some(Budget::Buffered));
+        // Still waiting: asked again at the next look.
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert_eq!(slow.holder.close_for(IDLE), Some(Budget::Buffered));
+        assert!(!waiting.await.expect("no panic"), "nothing was let go");
+        // Nobody waits: the looking stops.
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert!(!holders.looking[Budget::Buffered as usize].load(Ordering::SeqCst));
+        slow.holder.close_for(IDLE);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert_eq!(slow.holder.close_for(IDLE), None);
     }
 }
