@@ -77,11 +77,12 @@ async fn one_answered(
     (tx, answers)
 }
 
-/// Asserts that `status` closes a stream for another's room, marked so clients open anew.
-fn assert_closed_for_room(status: &tonic::Status) {
+/// Asserts that `status` closes a stream for another's room, saying each of `why`, marked
+/// so clients open anew.
+fn assert_closed(status: &tonic::Status, why: &[&str]) {
     use tonic_types::StatusExt;
     assert_eq!(status.code(), Code::Unavailable, "{status:?}");
-    for part in ["had not used them", "--max-kept-bytes", "open a new stream"] {
+    for part in why.iter().chain(&["open a new stream"]) {
         assert!(
             status.message().contains(part),
             "{part}: {}",
@@ -91,6 +92,11 @@ fn assert_closed_for_room(status: &tonic::Status) {
     let info = status.get_details_error_info().expect("an ErrorInfo");
     assert_eq!(info.reason, sudoku_proto::STREAM_CLOSED);
     assert_eq!(info.domain, sudoku_proto::ERROR_DOMAIN);
+}
+
+/// Asserts that `status` closes a stream whose buffers kept bytes it did not use.
+fn assert_closed_for_room(status: &tonic::Status) {
+    assert_closed(status, &["had not used them", "--max-kept-bytes"]);
 }
 
 #[tokio::test]
@@ -106,13 +112,7 @@ async fn a_stream_that_no_longer_uses_what_it_keeps_is_closed_to_make_room() {
         let small = idle.message().await.expect("no error").expect("an answer");
         assert_answers(&small, &texts[..1]);
     }
-    let answer = tokio::time::timeout(
-        Duration::from_secs(30),
-        answer_of(&mut client, packed("busy", &texts)),
-    )
-    .await
-    .expect("answered");
-    assert_answers(&answer, &texts);
+    answered(&mut client, &texts).await;
     assert_closed_for_room(&idle.message().await.expect_err("closed"));
     server.shutdown().await.expect("clean shutdown");
 }
@@ -124,32 +124,19 @@ async fn a_stream_whose_client_stops_taking_answers_is_closed_to_make_room() {
     // A client with a small HTTP/2 window sends three messages and reads nothing: the
     // answers past its window wait on the server, its stream always owing some. A reviewer
     // held the whole budget so for about 100 bytes a second.
-    let url = format!("http://{}", server.addr());
-    let narrow = tonic::transport::Endpoint::from_shared(url)
-        .expect("an address")
-        .initial_stream_window_size(65_535)
-        .connect()
-        .await
-        .expect("connects");
     let (tx, rx) = tokio::sync::mpsc::channel(3);
     for m in 0..3 {
         tx.send(packed(&format!("m{m}"), &texts))
             .await
             .expect("queued");
     }
-    let mut stalled = SudokuClient::new(narrow)
+    let mut stalled = SudokuClient::new(narrow(&server).await)
         .batch_solve_packed(tokio_stream::wrappers::ReceiverStream::new(rx))
         .await
         .expect("the stream opens")
         .into_inner();
     tokio::time::sleep(Duration::from_millis(600)).await;
-    let answer = tokio::time::timeout(
-        Duration::from_secs(30),
-        answer_of(&mut client, packed("busy", &texts)),
-    )
-    .await
-    .expect("answered");
-    assert_answers(&answer, &texts);
+    answered(&mut client, &texts).await;
     // What it had been sent still comes, then the close.
     let status = loop {
         match stalled.message().await {
@@ -214,6 +201,42 @@ fn easy(count: usize) -> Vec<String> {
         .collect()
 }
 
+/// `texts` in messages of ten puzzles, named `name` and their number.
+fn tens(texts: &[String], name: &str) -> Vec<PackedPuzzles> {
+    let ten = texts.chunks(10).enumerate();
+    ten.map(|(m, ten)| packed(&format!("{name}{m}"), ten))
+        .collect()
+}
+
+/// Half a second on, with slow clients holding the room, another client's message of `few`
+/// puzzles is answered.
+async fn answered_meanwhile(client: &mut SudokuClient<Channel>, few: &[String]) {
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    answered(client, few).await;
+}
+
+/// A message of `few` puzzles is answered within 30 s, every answer checked.
+async fn answered(client: &mut SudokuClient<Channel>, few: &[String]) {
+    let answer = tokio::time::timeout(
+        Duration::from_secs(30),
+        answer_of(client, packed("busy", few)),
+    )
+    .await
+    .expect("answered");
+    assert_answers(&answer, few);
+}
+
+/// A connection whose streams' HTTP/2 windows are 64 KiB: what its client does not read
+/// soon stays on the server.
+async fn narrow(server: &Server) -> Channel {
+    tonic::transport::Endpoint::from_shared(format!("http://{}", server.addr()))
+        .expect("an address")
+        .initial_stream_window_size(65_535)
+        .connect()
+        .await
+        .expect("connects")
+}
+
 /// A client on a connection with a 64 KiB HTTP/2 window that sends `messages` on one stream
 /// and then takes an answer every `every`: too slowly to keep up, and too often for a rule on
 /// the time since it last took one. It ends with the stream's status and the answers it took.
@@ -222,13 +245,7 @@ async fn drip(
     messages: Vec<PackedPuzzles>,
     every: Duration,
 ) -> tokio::task::JoinHandle<(Result<(), tonic::Status>, usize)> {
-    let narrow = tonic::transport::Endpoint::from_shared(format!("http://{}", server.addr()))
-        .expect("an address")
-        .initial_stream_window_size(65_535)
-        .connect()
-        .await
-        .expect("connects");
-    let mut answers = SudokuClient::new(narrow)
+    let mut answers = SudokuClient::new(narrow(&server).await)
         .batch_solve_packed(tokio_stream::iter(messages))
         .await
         .expect("the stream opens")
@@ -246,24 +263,13 @@ async fn drip(
     })
 }
 
-/// Asserts that `status` closes a stream whose client left answers untaken, marked so
-/// clients open anew.
+/// Asserts that `status` closes a stream whose client left answers untaken.
 fn assert_closed_as_slow(status: &tonic::Status) {
-    use tonic_types::StatusExt;
-    assert_eq!(status.code(), Code::Unavailable, "{status:?}");
-    for part in [
+    let why = [
         "left answers untaken for over 200 ms",
         "--max-buffered-bytes",
-        "open a new stream",
-    ] {
-        assert!(
-            status.message().contains(part),
-            "{part}: {}",
-            status.message()
-        );
-    }
-    let info = status.get_details_error_info().expect("an ErrorInfo");
-    assert_eq!(info.reason, sudoku_proto::STREAM_CLOSED);
+    ];
+    assert_closed(status, &why);
 }
 
 /// The drip's end: closed for being slow, before it took every answer.
@@ -287,21 +293,8 @@ async fn a_client_too_slow_for_its_answers_is_closed_when_others_wait_for_their_
     // one every 50 ms, has taken them (20 s), though it never goes a second without taking one.
     let (server, mut client) = server(buffered_budget(1 << 20, 1 << 20)).await;
     let texts = easy(4000);
-    let messages = texts
-        .chunks(10)
-        .enumerate()
-        .map(|(m, ten)| packed(&format!("d{m}"), ten))
-        .collect();
-    let slow = drip(&server, messages, Duration::from_millis(50)).await;
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    let few = &texts[..1000];
-    let answer = tokio::time::timeout(
-        Duration::from_secs(30),
-        answer_of(&mut client, packed("busy", few)),
-    )
-    .await
-    .expect("answered");
-    assert_answers(&answer, few);
+    let slow = drip(&server, tens(&texts, "d"), Duration::from_millis(50)).await;
+    answered_meanwhile(&mut client, &texts[..1000]).await;
     assert_drip_closed(slow, texts.len()).await;
     server.shutdown().await.expect("clean shutdown");
 }
@@ -312,23 +305,10 @@ async fn clients_too_slow_for_their_answers_are_closed_while_they_wait_for_the_s
     // readers wait for the server's room, not for their clients, yet their answers hold it.
     let (server, mut client) = server(buffered_budget(1 << 20, 1 << 20)).await;
     let texts = easy(4000);
-    let messages = |name: &str| {
-        let ten = texts.chunks(10).enumerate();
-        ten.map(|(m, ten)| packed(&format!("{name}{m}"), ten))
-            .collect()
-    };
     let every = Duration::from_millis(50);
-    let first = drip(&server, messages("a"), every).await;
-    let second = drip(&server, messages("b"), every).await;
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    let few = &texts[..1000];
-    let answer = tokio::time::timeout(
-        Duration::from_secs(30),
-        answer_of(&mut client, packed("busy", few)),
-    )
-    .await
-    .expect("answered");
-    assert_answers(&answer, few);
+    let first = drip(&server, tens(&texts, "a"), every).await;
+    let second = drip(&server, tens(&texts, "b"), every).await;
+    answered_meanwhile(&mut client, &texts[..1000]).await;
     let mut closed = 0;
     for slow in [first, second] {
         let (end, taken) = tokio::time::timeout(Duration::from_secs(60), slow)
