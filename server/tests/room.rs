@@ -245,7 +245,7 @@ async fn drip(
     messages: Vec<PackedPuzzles>,
     every: Duration,
 ) -> tokio::task::JoinHandle<(Result<(), tonic::Status>, usize)> {
-    let mut answers = SudokuClient::new(narrow(&server).await)
+    let mut answers = SudokuClient::new(narrow(server).await)
         .batch_solve_packed(tokio_stream::iter(messages))
         .await
         .expect("the stream opens")
