@@ -334,12 +334,10 @@ async fn a_client_too_slow_for_its_answers_is_closed_to_make_room_among_waiting_
     // counted at twice its size among the messages waiting for room: nearly all of 1 MiB.
     let (server, mut client) = server(buffered_budget(1 << 20, 256 << 10)).await;
     let texts = easy(12_000);
-    let slow = drip(
-        &server,
-        vec![nibbled("drip", &texts)],
-        Duration::from_millis(300),
-    )
-    .await;
+    // An answer a second: what its window took in lasts it a few seconds, and meanwhile
+    // the slices it has room for are answered and wait, untaken, however slow the machine.
+    let every = Duration::from_secs(1);
+    let slow = drip(&server, vec![nibbled("drip", &texts)], every).await;
     tokio::time::sleep(Duration::from_millis(400)).await;
     // Another client's message, sliced too, finds no room for its rest: refused, and room is
     // made for its retry.
@@ -365,7 +363,7 @@ async fn a_client_too_slow_for_its_answers_is_closed_to_make_room_among_waiting_
         assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
         assert!(pieces.is_empty(), "refused before any answer");
         refused += 1;
-        assert!(refused < 20, "refused {refused} times: no room made");
+        assert!(refused < 50, "refused {refused} times: no room made");
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
     let mut pieces = answer;

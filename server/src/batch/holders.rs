@@ -88,6 +88,8 @@ pub(crate) struct Holder {
     waiting: AtomicBool,
     /// The budgets it has been asked to close for since its reader last looked, as bits.
     asked: AtomicU8,
+    /// Bytes it waits for, by budget.
+    wants: [AtomicUsize; BUDGETS],
     /// What it is doing.
     work: Work,
     epoch: Instant,
@@ -145,6 +147,7 @@ impl Holders {
             used_at: AtomicU64::new(millis(self.epoch.elapsed())),
             waiting: AtomicBool::new(false),
             asked: AtomicU8::new(0),
+            wants: Default::default(),
             work,
             epoch: self.epoch,
             close: Notify::new(),
@@ -156,20 +159,23 @@ impl Holders {
         holder
     }
 
-    /// `bytes` of `budget`'s room, streams that hold some without using it being closed
-    /// while any stream waits; `None` if none is granted `within` that long.
+    /// `bytes` of `budget`'s room for `asking`, streams that hold some without using it
+    /// being closed while any stream waits; `None` if none is granted `within` that long.
     pub(crate) async fn take(
         self: &Arc<Self>,
         budget: Budget,
         bytes: usize,
         within: Option<Duration>,
+        asking: &Holder,
     ) -> Option<OwnedSemaphorePermit> {
         let room = &self.rooms[budget as usize];
         let wanted = &self.wanted[budget as usize];
+        let wants = &asking.wants[budget as usize];
         // SeqCst, with the looking flag: a looking task that ends as this stream begins to
         // wait sees its want, or this stream sees it gone (see `keep_looking`).
+        wants.fetch_add(bytes, Ordering::Relaxed);
         wanted.fetch_add(bytes, Ordering::SeqCst);
-        let _wanted = Wanted(wanted, bytes);
+        let _wanted = Wanted([wanted, wants], bytes);
         self.keep_looking(budget);
         let permit = room.clone().acquire_many_owned(permits(bytes));
         match within {
@@ -207,10 +213,10 @@ impl Holders {
         });
     }
 
-    /// Closes the streams that may be closed for `budget` and hold the most of it, until
-    /// `free` and what they hold meet `wanted`; at most once per [`LOOK_AGAIN`] a budget,
-    /// whoever asks. (Free room leaves out what a waiting stream has been granted of its
-    /// want so far, so a look may close more than it needs; only streams that may be closed.)
+    /// Closes the stream that may be closed for `budget` and holds the most of it, where
+    /// others want more than `free`; at most once per [`LOOK_AGAIN`] a budget, whoever asks.
+    /// One a look: the room it frees goes to the first stream waiting, and the next look sees
+    /// what is still wanted (the sum of every want may be more than the whole budget).
     pub(crate) fn look(&self, budget: Budget, free: usize, wanted: usize) {
         if free >= wanted || !self.may_look(budget) {
             return;
@@ -229,12 +235,9 @@ impl Holders {
         // The cheap tests first: this one locks each stream's answers.
         closable.retain(|(_, h)| h.unused_for(budget, self.unused_before_closed));
         closable.sort_by_key(|(held, _)| std::cmp::Reverse(*held));
-        let mut freed = free;
-        for (held, holder) in closable {
-            if freed >= wanted {
-                break;
-            }
-            freed += held;
+        // Closing a stream for nobody's want but its own gains nothing.
+        let wanted_by_others = |h: &Holder| wanted.saturating_sub(h.wants(budget)) > free;
+        if let Some((_, holder)) = closable.iter().find(|(_, h)| wanted_by_others(h)) {
             holder.ask(budget);
         }
     }
@@ -251,12 +254,15 @@ impl Holders {
     }
 }
 
-/// Takes back what a stream waiting for room wanted when it stops waiting.
-struct Wanted<'a>(&'a AtomicUsize, usize);
+/// Takes back what a stream waiting for room wanted, from the total and its own, when it
+/// stops waiting.
+struct Wanted<'a>([&'a AtomicUsize; 2], usize);
 
 impl Drop for Wanted<'_> {
     fn drop(&mut self) {
-        self.0.fetch_sub(self.1, Ordering::Relaxed);
+        for want in self.0 {
+            want.fetch_sub(self.1, Ordering::Relaxed);
+        }
     }
 }
 
@@ -309,9 +315,12 @@ impl Holder {
     fn holds(&self, budget: Budget) -> usize {
         match budget {
             Budget::Kept => self.kept(),
+            // A message waiting for the server's bytes has its stream's already: they hold
+            // nothing of the server's yet.
             Budget::Buffered => {
                 let free = self.work.stream_bytes.available_permits();
-                self.work.stream_budget.saturating_sub(free)
+                let waiting = self.wants(Budget::Buffered);
+                self.work.stream_budget.saturating_sub(free + waiting)
             }
             Budget::Waiting => self.in_waiting_room.load(Ordering::Relaxed),
         }
@@ -355,6 +364,17 @@ impl Holder {
         self.waiting.load(Ordering::Relaxed)
             && self.work.in_pool.load(Ordering::Acquire) == 0
             && !using
+    }
+
+    /// Bytes of `budget` it waits for.
+    fn wants(&self, budget: Budget) -> usize {
+        self.wants[budget as usize].load(Ordering::Relaxed)
+    }
+
+    /// Forgets the asks not yet looked at: its reader looks at those that come from now on.
+    /// An ask it missed (busy elsewhere) would close it later for a want long met.
+    pub(crate) fn forget_asks(&self) {
+        self.asked.store(0, Ordering::Relaxed);
     }
 
     /// Asks its reader to close it for room in `budget`.
@@ -513,24 +533,29 @@ mod tests {
     }
 
     #[test]
-    fn the_slow_streams_holding_most_are_closed_until_the_want_is_met() {
+    fn the_slow_stream_holding_most_is_closed_a_look_at_a_time() {
         let holders = holders();
         let small = stream(&holders, 100, ago(1000));
         let large = stream(&holders, 600, ago(1000));
-        let middle = stream(&holders, 300, ago(1000));
         let quick = stream(&holders, 800, ago(10));
         // Solving, or waiting for the server rather than its client: slow all the same.
         let solving = stream(&holders, 700, ago(1000));
         solving.holder.work.in_pool.store(1, Ordering::Relaxed);
         solving.holder.waiting(false);
-        let all = [&small, &large, &middle, &quick, &solving];
-        // 200 free and 1,000 wanted: the slow ones holding 700 and 600 make 1,500.
-        holders.look(Budget::Buffered, 200, 1000);
+        let all = [&small, &large, &quick, &solving];
         let buffered = Some(Budget::Buffered);
-        assert_eq!(asked(&all), [None, buffered, None, None, buffered]);
+        holders.look(Budget::Buffered, 200, 1000);
+        assert_eq!(asked(&all), [None, None, None, buffered]);
         // Looks are spaced out, whoever asks.
         holders.look(Budget::Buffered, 0, 1000);
-        assert_eq!(asked(&all), [None; 5]);
+        assert_eq!(asked(&all), [None; 4]);
+        std::thread::sleep(LOOK_AGAIN);
+        holders.look(Budget::Buffered, 0, 1000);
+        assert_eq!(asked(&all), [None, None, None, buffered]);
+        // Nothing is closed where what is free meets the want.
+        std::thread::sleep(LOOK_AGAIN);
+        holders.look(Budget::Buffered, 1000, 1000);
+        assert_eq!(asked(&all), [None; 4]);
         // For what buffers keep, a stream solving or not waiting for its client stays.
         for s in all {
             s.holder.kept.store(500, Ordering::Relaxed);
@@ -538,8 +563,24 @@ mod tests {
         }
         std::thread::sleep(IDLE);
         holders.look(Budget::Kept, 0, 900);
-        let kept = Some(Budget::Kept);
-        assert_eq!(asked(&all), [kept, kept, None, None, None]);
+        assert_eq!(asked(&all), [Some(Budget::Kept), None, None, None]);
+    }
+
+    #[test]
+    fn a_stream_is_not_closed_for_its_own_want() {
+        let holders = holders();
+        // It waits for 300 bytes of the server's, its stream's 300 already taken: it holds
+        // 400 of the server's.
+        let waiting = stream(&holders, 700, ago(1000));
+        waiting.holder.wants[Budget::Buffered as usize].store(300, Ordering::Relaxed);
+        assert_eq!(waiting.holder.holds(Budget::Buffered), 400);
+        holders.look(Budget::Buffered, 0, 300);
+        assert_eq!(asked(&[&waiting]), [None]);
+        // Another's want of 100 more: closing it makes that room.
+        let other = stream(&holders, 100, ago(10));
+        std::thread::sleep(LOOK_AGAIN);
+        holders.look(Budget::Buffered, 0, 400);
+        assert_eq!(asked(&[&waiting, &other]), [Some(Budget::Buffered), None]);
     }
 
     #[test]
@@ -565,8 +606,10 @@ mod tests {
         let waiting = tokio::spawn({
             let holders = holders.clone();
             async move {
-                let within = Some(Duration::from_millis(300));
-                holders.take(Budget::Buffered, 100, within).await.is_some()
+                let within = Some(Duration::from_secs(1));
+                let asking = stream(&holders, 0, None);
+                let taken = holders.take(Budget::Buffered, 100, within, &asking.holder);
+                taken.await.is_some()
             }
         });
         tokio::time::sleep(Duration::from_millis(100)).await;

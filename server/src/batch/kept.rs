@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use super::holders::{Budget, Holders};
+use super::holders::{Budget, Holder, Holders};
 
 /// How long a stream that found no room waits for streams to close for it and let go.
 const ROOM_WAIT: Duration = Duration::from_secs(1);
@@ -52,13 +52,16 @@ impl Kept {
         self.room.clone()
     }
 
-    /// `bytes` more, as streams closed for it let go; `None` if none has within
+    /// `bytes` more for `asking`, as streams closed for it let go; `None` if none has within
     /// [`ROOM_WAIT`].
     pub(crate) async fn take(
         &self,
         bytes: usize,
         holders: &Arc<Holders>,
+        asking: &Holder,
     ) -> Option<OwnedSemaphorePermit> {
-        holders.take(Budget::Kept, bytes, Some(ROOM_WAIT)).await
+        holders
+            .take(Budget::Kept, bytes, Some(ROOM_WAIT), asking)
+            .await
     }
 }

@@ -523,7 +523,8 @@ impl<M: Batched> Reader<M> {
                 let size = message.encoded_len().max(self.caller.largest.get());
                 let _waiting = self.waiting_room_unless_sliced(size)?;
                 let holders = &self.shared.holders;
-                self.shared.kept.take(need - kept, holders).await
+                let asking = &self.holder;
+                self.shared.kept.take(need - kept, holders, asking).await
             }
         };
         let Some(permit) = permit else {
@@ -605,7 +606,8 @@ impl<M: Batched> Reader<M> {
             || self.window.available_permits() + slots as usize >= self.shared.batch_window;
         // Streams whose clients leave answers untaken may be closed to make room, this one
         // among them: its answers hold bytes while it waits.
-        let server = (self.shared.holders).take(Budget::Buffered, server_cost as usize, None);
+        let (holders, asking) = (&self.shared.holders, &self.holder);
+        let server = holders.take(Budget::Buffered, server_cost as usize, None, asking);
         let Some(server_bytes) = self.watch_unless(server, holds_nothing_else, true).await? else {
             return Ok(None);
         };
@@ -706,6 +708,9 @@ impl<M: Batched> Reader<M> {
         closable: bool,
     ) -> Result<T, End> {
         tokio::pin!(work);
+        if closable {
+            self.holder.forget_asks();
+        }
         let idle = self.shared.stream_idle.unwrap_or(Duration::MAX);
         let mut seen = self.progress.load(Ordering::Relaxed);
         loop {
