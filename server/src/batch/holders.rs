@@ -12,7 +12,7 @@
 //!   whatever its reader waits for (a stream waiting for the server's bytes with a budget's
 //!   worth of answers untaken, or with one slow puzzle in the pool, held them all the same).
 //!
-//! Those holding the most go first, until what is free meets what the waiting streams want.
+//! The one holding most goes first, one a look, and only where others want more than is free.
 //! The age of the oldest untaken answer is what tells a client that cannot keep up from one
 //! that merely reads slowly: clients that took an answer every half second, just often
 //! enough for a rule on the time since the last one taken, held every byte budget for as
