@@ -379,3 +379,35 @@ async fn a_client_too_slow_for_its_answers_is_closed_to_make_room_among_waiting_
     assert_drip_closed(slow, 12_000).await;
     server.shutdown().await.expect("clean shutdown");
 }
+
+#[tokio::test]
+async fn clients_that_keep_up_are_never_closed_however_long_they_wait_for_room() {
+    // Sixteen clients share room for about four streams' worth of messages and take their
+    // answers as they come: for seconds they wait for room, and for each other, but none is
+    // slow.
+    let config = Config {
+        max_buffered_bytes: 1 << 20,
+        max_stream_bytes: 256 << 10,
+        ..Config::embedded()
+    };
+    let (server, client) = server(config).await;
+    let texts = mixed(5000);
+    let clients = (0..16).map(|c| {
+        let mut client = client.clone();
+        let messages = tens(&texts, &format!("c{c}-"));
+        tokio::spawn(async move { answers_by_first(&mut client, messages).await })
+    });
+    for (c, answers) in futures::future::join_all(clients)
+        .await
+        .into_iter()
+        .enumerate()
+    {
+        let answers = answers.expect("every answer, no stream closed");
+        assert_eq!(answers.len(), 500, "client {c}");
+        for answer in &answers {
+            let first = answer.first as usize;
+            assert_answers(answer, &texts[first..first + 10]);
+        }
+    }
+    server.shutdown().await.expect("clean shutdown");
+}
