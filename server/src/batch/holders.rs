@@ -29,8 +29,8 @@ use crate::calls::LargestMessage;
 /// How often streams are looked over for a budget while any stream waits for room in it, by
 /// one task for all the waiting streams: one that has just sent its client's last answer may
 /// still count a puzzle on the solver threads for a moment, and a look reads every stream (a
-/// thousand streams each looking every 20 ms took half a core; each waking to see whether to
-/// look, 50,000 wake-ups a second).
+/// thousand streams each looking every 20 ms took half a core; each waking every 20 ms to see
+/// whether to look would be 50,000 wake-ups a second).
 const LOOK_AGAIN: Duration = Duration::from_millis(20);
 
 /// A byte budget streams may be closed to make room in.
