@@ -228,8 +228,9 @@ impl Holders {
             .iter()
             .filter_map(Weak::upgrade)
             .map(|h| (h.holds(budget), h))
-            // Closing one that holds nothing frees nothing.
-            .filter(|(held, h)| *held > 0 && h.closable_for(budget))
+            // Closing one that holds nothing frees nothing; one asked at the last look and not
+            // closed yet is busy where it cannot be, for now: the next one is asked instead.
+            .filter(|(held, h)| *held > 0 && h.closable_for(budget) && !h.was_asked(budget))
             .collect();
         drop(holders);
         // The cheap tests first: this one locks each stream's answers.
@@ -329,15 +330,18 @@ impl Holder {
     /// Whether it has not used what it holds of `budget` for `idle` (see the module's
     /// comment); [`Holder::closable`] says whether its state allows closing at all.
     fn unused_for(&self, budget: Budget, idle: Duration) -> bool {
-        let oldest = self.work.backlog.upgrade().and_then(|b| b.oldest());
-        let slow = oldest.map(|made| made.elapsed() >= idle);
+        // The clock first: the answers' age locks them.
+        let slow = || {
+            let oldest = self.work.backlog.upgrade().and_then(|b| b.oldest());
+            oldest.map(|made| made.elapsed() >= idle)
+        };
         match budget {
             Budget::Kept => {
                 let used = millis(self.epoch.elapsed())
                     .saturating_sub(self.used_at.load(Ordering::Relaxed));
-                used >= millis(idle) && slow.unwrap_or(true)
+                used >= millis(idle) && slow().unwrap_or(true)
             }
-            Budget::Buffered | Budget::Waiting => slow.unwrap_or(false),
+            Budget::Buffered | Budget::Waiting => slow().unwrap_or(false),
         }
     }
 
@@ -364,6 +368,11 @@ impl Holder {
         self.waiting.load(Ordering::Relaxed)
             && self.work.in_pool.load(Ordering::Acquire) == 0
             && !using
+    }
+
+    /// Whether it has been asked to close for `budget` and has not looked yet.
+    fn was_asked(&self, budget: Budget) -> bool {
+        self.asked.load(Ordering::Relaxed) & budget.bit() != 0
     }
 
     /// Bytes of `budget` it waits for.
@@ -564,6 +573,23 @@ mod tests {
         std::thread::sleep(IDLE);
         holders.look(Budget::Kept, 0, 900);
         assert_eq!(asked(&all), [Some(Budget::Kept), None, None, None]);
+    }
+
+    #[test]
+    fn a_stream_asked_that_has_not_looked_yet_is_passed_over_for_the_next() {
+        let holders = holders();
+        let large = stream(&holders, 600, ago(1000));
+        let small = stream(&holders, 100, ago(1000));
+        holders.look(Budget::Buffered, 0, 1000);
+        std::thread::sleep(LOOK_AGAIN);
+        // The large one is busy where it cannot close; the small one is asked.
+        holders.look(Budget::Buffered, 0, 1000);
+        let buffered = Some(Budget::Buffered);
+        assert_eq!(asked(&[&large, &small]), [buffered, buffered]);
+        // Having looked, the large one is first again.
+        std::thread::sleep(LOOK_AGAIN);
+        holders.look(Budget::Buffered, 0, 1000);
+        assert_eq!(asked(&[&large, &small]), [buffered, None]);
     }
 
     #[test]

@@ -524,7 +524,10 @@ impl<M: Batched> Reader<M> {
                 let _waiting = self.waiting_room_unless_sliced(size)?;
                 let holders = &self.shared.holders;
                 let asking = &self.holder;
-                self.shared.kept.take(need - kept, holders, asking).await
+                let take = self.shared.kept.take(need - kept, holders, asking);
+                // Waiting for room others hold, it is not idle; its answers may still make it
+                // one to close for theirs.
+                self.watch_unless(take, || true, true).await?
             }
         };
         let Some(permit) = permit else {
