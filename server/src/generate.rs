@@ -2,7 +2,7 @@
 
 use std::ops::RangeInclusive;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use solver_core::logic::{Level, RateOptions};
 use solver_core::{
@@ -16,6 +16,7 @@ use tonic_types::{ErrorDetails, StatusExt};
 
 use crate::admit::Slot;
 use crate::lanes::Tenant;
+use crate::logic_work::Until;
 use crate::pool::{CancelOnDrop, PoolError};
 use crate::shared::Shared;
 
@@ -115,13 +116,16 @@ fn band(request: &pb::GenerateRequest) -> Result<Option<RangeInclusive<u16>>, St
     }
     let tenths = |r: f64| (r * 10.0).round().clamp(0.0, f64::from(u16::MAX)) as u16;
     Ok(match level {
-        pb::Level::Unspecified if ranged => Some(
-            tenths(request.min_rating)..=if request.max_rating == 0.0 {
-                u16::MAX
-            } else {
-                tenths(request.max_rating)
-            },
-        ),
+        pb::Level::Unspecified if ranged => {
+            check_range(request.min_rating, request.max_rating)?;
+            Some(
+                tenths(request.min_rating)..=if request.max_rating == 0.0 {
+                    u16::MAX
+                } else {
+                    tenths(request.max_rating)
+                },
+            )
+        }
         pb::Level::Unspecified => None,
         pb::Level::Easy => Some(0..=14),
         pb::Level::Medium => Some(15..=24),
@@ -132,14 +136,57 @@ fn band(request: &pb::GenerateRequest) -> Result<Option<RangeInclusive<u16>>, St
     })
 }
 
+/// The easiest rating a puzzle can have on the SE scale (a naked single's).
+const EASIEST_RATING: f64 = 1.0;
+/// Above the hardest ratings known on the SE scale (about 11.9).
+const HARDEST_RATING: f64 = 12.0;
+
+/// Refuses a rating range no puzzle can meet: not a number, negative, reversed, wholly
+/// below the easiest rating or above the hardest; a zero maximum means "no upper bound".
+fn check_range(min: f64, max: f64) -> Result<(), Status> {
+    let scale = format!("ratings run from {EASIEST_RATING:.1} to about 11.9");
+    if !min.is_finite() || min < 0.0 {
+        return Err(invalid(
+            "min_rating",
+            format!("min_rating {min} is not a rating: {scale}"),
+        ));
+    }
+    if max.is_nan() || max < 0.0 {
+        return Err(invalid(
+            "max_rating",
+            format!("max_rating {max} is not a rating: {scale}"),
+        ));
+    }
+    if min > HARDEST_RATING {
+        return Err(invalid(
+            "min_rating",
+            format!("no puzzle rates {min} or more: {scale}"),
+        ));
+    }
+    if max != 0.0 && max < min {
+        return Err(invalid(
+            "max_rating",
+            format!("max_rating {max} is below min_rating {min}"),
+        ));
+    }
+    if max != 0.0 && max < EASIEST_RATING {
+        return Err(invalid(
+            "max_rating",
+            format!("no puzzle rates {max} or less: {scale}"),
+        ));
+    }
+    Ok(())
+}
+
 /// A seed for a request that did not give one; reported with each puzzle.
 fn rand_seed() -> u64 {
     use std::hash::{BuildHasher, RandomState};
     RandomState::new().hash_one(Instant::now()) | 1
 }
 
-/// Streams `order`'s puzzles, one solver-thread task per puzzle, until done, failed or the
-/// client leaves; `slot` holds the call's admission until then.
+/// Streams `order`'s puzzles, one piece of solver work per puzzle, until done, failed, past
+/// the call's cap on solver time (the server's per-call cap, for all its puzzles together)
+/// or the client leaves; `slot` holds the call's admission until then.
 pub(crate) fn stream(
     shared: Arc<Shared>,
     order: Order,
@@ -151,21 +198,39 @@ pub(crate) fn stream(
     tokio::spawn(async move {
         let _slot = slot;
         let cancel = CancelOnDrop::new();
+        let cap = shared.limits.max_solve_time;
+        let mut spent = Duration::ZERO;
         let mut seed = order.options.seed;
         for index in 0..u64::from(order.count) {
-            let cap = Instant::now() + shared.limits.max_solve_time;
+            let Some(left) = cap.checked_sub(spent).filter(|left| !left.is_zero()) else {
+                let _ = tx.send(Err(over_cap(index, order.count, cap, seed))).await;
+                break;
+            };
             let options = GenerateOptions {
                 seed,
-                deadline: Some(deadline.map_or(cap, |d| d.min(cap))),
                 cancel: Some(cancel.0.clone()),
                 ..order.options.clone()
             };
+            let begun = Instant::now();
+            let work = move |until: Until| {
+                make(GenerateOptions {
+                    deadline: Some(until.deadline),
+                    ..options.clone()
+                })
+            };
             let made = tokio::select! {
-                made = shared.pool.run(tenant, move || make(options)) => made,
+                made = shared.pool.run_sliced(tenant, deadline, left, work, stopped_at_deadline) => made,
                 () = tx.closed() => break,
             };
+            spent += begun.elapsed();
             let message = match made {
                 Ok(Ok(made)) => Ok(generated(index, &made)),
+                Ok(Err(GenerateError::Stopped {
+                    reason: StopReason::Deadline,
+                    ..
+                })) if deadline.is_none_or(|d| Instant::now() < d) => {
+                    Err(over_cap(index, order.count, cap, seed))
+                }
                 Ok(Err(err)) => Err(generate_status(&err)),
                 Err(PoolError::Panicked(panic)) => Err(Status::internal(format!(
                     "internal error: generation failed ({panic}); it has been logged"
@@ -181,6 +246,26 @@ pub(crate) fn stream(
         }
     });
     rx
+}
+
+/// Whether generation stopped at its deadline (the end of its slice, or of its time).
+fn stopped_at_deadline(made: &Result<Generated, GenerateError>) -> bool {
+    matches!(
+        made,
+        Err(GenerateError::Stopped {
+            reason: StopReason::Deadline,
+            ..
+        })
+    )
+}
+
+/// RESOURCE_EXHAUSTED for a call that used its cap on solver time after `index` puzzles.
+fn over_cap(index: u64, count: u32, cap: Duration, seed: u64) -> Status {
+    Status::resource_exhausted(format!(
+        "generation stopped at this server's cap of {} ms of solver time a call, after {index} \
+         of {count} puzzles; ask again with seed {seed} for the rest",
+        cap.as_millis()
+    ))
 }
 
 /// Makes the puzzle seeded `options.seed`, rated by the logic engine.
@@ -233,5 +318,52 @@ fn generate_status(err: &GenerateError) -> Status {
         GenerateError::GivensForSymmetry { .. } => invalid("symmetry", message),
         GenerateError::TooFewGivens { .. } => invalid("max_givens", message),
         _ => invalid("min_givens", message),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refused(min: f64, max: f64) -> Option<(String, String)> {
+        let status = check_range(min, max).err()?;
+        let field = tonic_types::StatusExt::get_details_bad_request(&status)
+            .and_then(|b| b.field_violations.first().map(|v| v.field.clone()))
+            .unwrap_or_default();
+        Some((field, status.message().to_owned()))
+    }
+
+    #[test]
+    fn bands_no_puzzle_can_meet_are_refused_naming_the_field() {
+        for (min, max, field) in [
+            (20.0, 30.0, "min_rating"),
+            (f64::INFINITY, 0.0, "min_rating"),
+            (1e300, 0.0, "min_rating"),
+            (f64::NAN, 0.0, "min_rating"),
+            (-1.0, 0.0, "min_rating"),
+            (0.1, 0.5, "max_rating"),
+            (7.0, 5.0, "max_rating"),
+            (2.0, f64::NAN, "max_rating"),
+        ] {
+            let (got, message) = refused(min, max).unwrap_or_else(|| panic!("{min}..{max} taken"));
+            assert_eq!(got, field, "{min}..{max}: {message}");
+            assert!(
+                message.contains(field) || message.contains("ratings run"),
+                "{message}"
+            );
+        }
+    }
+
+    #[test]
+    fn bands_a_puzzle_can_meet_are_taken() {
+        for (min, max) in [
+            (1.0, 1.5),
+            (5.0, 0.0),
+            (10.0, 12.0),
+            (0.0, 2.0),
+            (11.5, f64::INFINITY),
+        ] {
+            assert!(refused(min, max).is_none(), "{min}..{max}");
+        }
     }
 }

@@ -111,6 +111,16 @@ impl Pool {
         })
     }
 
+    /// The solver threads' lanes, for other kinds of work.
+    pub(crate) fn lanes(&self) -> &Arc<Lanes> {
+        &self.lanes
+    }
+
+    /// The metrics the work is counted in.
+    pub(crate) fn metrics(&self) -> &Arc<Metrics> {
+        &self.metrics
+    }
+
     /// Solver threads per lane.
     pub fn workers(&self) -> usize {
         self.lanes.workers()
@@ -188,45 +198,6 @@ impl Pool {
             metrics: self.metrics.clone(),
         };
         self.lanes.short(tenant, Box::new(move || chunk.run()));
-    }
-}
-
-impl Pool {
-    /// Runs other work for `tenant` (rating, hints, generation: milliseconds to seconds) in
-    /// the long lane, so it never holds up the short lane's quick solves; a panic becomes
-    /// [`PoolError::Panicked`] for this call alone.
-    pub async fn run<T: Send + 'static>(
-        &self,
-        tenant: Tenant,
-        work: impl FnOnce() -> T + Send + 'static,
-    ) -> Result<T, PoolError> {
-        let (tx, rx) = oneshot::channel();
-        self.spawn(tenant, work, move |result| {
-            let _ = tx.send(result);
-        });
-        rx.await.unwrap_or(Err(PoolError::Abandoned))
-    }
-
-    /// As [`Pool::run`], handing the result to `then` on the solver thread.
-    pub fn spawn<T: Send + 'static>(
-        &self,
-        tenant: Tenant,
-        work: impl FnOnce() -> T + Send + 'static,
-        then: impl FnOnce(Result<T, PoolError>) + Send + 'static,
-    ) {
-        let metrics = self.metrics.clone();
-        self.lanes.long(
-            tenant,
-            Box::new(move || {
-                let result = catch_unwind(AssertUnwindSafe(work)).map_err(|payload| {
-                    let message = panic_message(payload.as_ref());
-                    metrics.panics().inc();
-                    tracing::error!(panic = %message, "a logic task panicked; answering INTERNAL");
-                    PoolError::Panicked(message)
-                });
-                then(result);
-            }),
-        );
     }
 }
 
@@ -486,7 +457,7 @@ fn guarded(
 }
 
 /// A panic's message, where it has one.
-fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     payload
         .downcast_ref::<&str>()
         .map(|s| (*s).to_owned())

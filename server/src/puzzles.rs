@@ -5,12 +5,14 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use solver_core::logic::{self, LogicError, RateOptions};
-use solver_core::{Entries, Grid, Outcome, Shape};
+use solver_core::{Entries, Grid, Outcome, Shape, StopReason};
 use sudoku_proto::{entries_from_pb, grid_from_pb, pb, rating_to_pb, verdict_of};
 use tokio::sync::mpsc;
 use tonic::{Request, Response, Status, Streaming};
 
+use crate::explain::{Explaining, Started};
 use crate::lanes::Tenant;
+use crate::logic_work::Until;
 use crate::pool::{CancelOnDrop, PoolError};
 use crate::respond::Job;
 use crate::service::client_deadline;
@@ -53,9 +55,10 @@ impl PuzzlesService {
         let request = request.into_inner();
         let grid = self.read_grid(request.grid.as_ref(), "grid")?;
         let cancel = CancelOnDrop::new();
-        let options = self.logic_options(request.options, deadline, &cancel);
+        let options = self.logic_options(request.options, &cancel);
         Ok(LogicCall {
             tenant,
+            deadline,
             grid,
             options,
             marks: marks(request.candidates),
@@ -63,30 +66,40 @@ impl PuzzlesService {
         })
     }
 
-    /// The logic engine's options: the request's, the server's time cap and the caller's
-    /// deadline, and a flag the call raises when it is dropped.
-    fn logic_options(
-        &self,
-        wire: Option<pb::LogicOptions>,
-        deadline: Option<Instant>,
-        cancel: &CancelOnDrop,
-    ) -> RateOptions {
-        let cap = Instant::now() + self.shared.limits.max_solve_time;
+    /// The logic engine's options: the request's, and a flag the call raises when it is
+    /// dropped; the deadline is set where the work runs (see [`crate::pool::Pool::run_sliced`]).
+    fn logic_options(&self, wire: Option<pb::LogicOptions>, cancel: &CancelOnDrop) -> RateOptions {
         RateOptions {
             uniqueness: !wire.unwrap_or_default().no_uniqueness_techniques,
-            deadline: Some(deadline.map_or(cap, |d| d.min(cap))),
             cancel: Some(cancel.0.clone()),
             ..RateOptions::default()
         }
     }
 
-    /// Runs logic work on the solver threads; pool failures become statuses.
+    /// Runs logic work on the solver threads, short lane first (see [`crate::pool::Pool::run_sliced`]),
+    /// each try with `options` stopping at its own deadline; pool failures become statuses.
     async fn run<T: Send + 'static>(
         &self,
         tenant: Tenant,
-        work: impl FnOnce() -> T + Send + 'static,
-    ) -> Result<T, Status> {
-        match self.shared.pool.run(tenant, work).await {
+        caller: Option<Instant>,
+        options: RateOptions,
+        mut work: impl FnMut(&RateOptions) -> Result<T, LogicError> + Send + 'static,
+        stopped: fn(&Result<T, LogicError>) -> bool,
+    ) -> Result<Result<T, LogicError>, Status> {
+        let cap = self.shared.limits.max_solve_time;
+        let run = move |until: Until| {
+            let options = RateOptions {
+                deadline: Some(until.deadline),
+                ..options.clone()
+            };
+            work(&options)
+        };
+        match self
+            .shared
+            .pool
+            .run_sliced(tenant, caller, cap, run, stopped)
+            .await
+        {
             Ok(value) => Ok(value),
             Err(PoolError::Panicked(panic)) => Err(RequestError::Internal(panic).to_status(None)),
             Err(PoolError::Solve(err)) => Err(RequestError::from(err).to_status(None)),
@@ -165,6 +178,8 @@ impl PuzzlesService {
 /// A Hint or Explain request, checked.
 struct LogicCall {
     tenant: Tenant,
+    /// The client's deadline, if it set one.
+    deadline: Option<Instant>,
     grid: Grid,
     options: RateOptions,
     marks: Option<Vec<u64>>,
@@ -172,8 +187,13 @@ struct LogicCall {
     _cancel: CancelOnDrop,
 }
 
+/// Whether logic work failed only because it ran out of time.
+fn stopped_at_deadline(err: &LogicError) -> bool {
+    matches!(err, LogicError::Stopped(StopReason::Deadline))
+}
+
 /// A logic error that is the caller's fault, as INVALID_ARGUMENT; `None` for verdicts.
-fn logic_status(err: &LogicError) -> Status {
+pub(crate) fn logic_status(err: &LogicError) -> Status {
     let message = err.to_string();
     let details = tonic_types::ErrorDetails::with_bad_request_violation(
         match err {
@@ -187,29 +207,6 @@ fn logic_status(err: &LogicError) -> Status {
         message,
         details,
     )
-}
-
-/// An explanation as stream messages: wrong marks first, the steps, the verdict last.
-fn explain_messages(explanation: &logic::Explanation) -> Vec<pb::ExplainResponse> {
-    let mut messages: Vec<pb::ExplainResponse> = explanation
-        .steps
-        .iter()
-        .map(|step| pb::ExplainResponse {
-            step: Some(step.into()),
-            ..pb::ExplainResponse::default()
-        })
-        .collect();
-    messages.push(pb::ExplainResponse {
-        verdict: match explanation.end {
-            logic::End::Stopped(_) => pb::Verdict::Stopped,
-            _ => pb::Verdict::Unique,
-        }
-        .into(),
-        solved: explanation.end == logic::End::Solved,
-        ..pb::ExplainResponse::default()
-    });
-    messages[0].wrong_candidates = explanation.wrong_marks.iter().map(pb::Cell::from).collect();
-    messages
 }
 
 /// Pencil marks from the wire, if any.
@@ -233,9 +230,18 @@ impl pb::puzzles_server::Puzzles for PuzzlesService {
             .map_err(|e| e.to_status(None))?;
         let grid = self.read_grid(request.puzzle.as_ref(), "puzzle")?;
         let cancel = CancelOnDrop::new();
-        let options = self.logic_options(request.options, deadline, &cancel);
+        let options = self.logic_options(request.options, &cancel);
         let rating = self
-            .run(tenant, move || logic::rate(&grid, &options))
+            .run(
+                tenant,
+                deadline,
+                options,
+                move |options| logic::rate(&grid, options),
+                |rating| match rating {
+                    Ok(rating) => rating.end == logic::End::Stopped(StopReason::Deadline),
+                    Err(err) => stopped_at_deadline(err),
+                },
+            )
             .await?;
         let mut answer = match rating {
             Ok(rating) => rating_to_pb(&rating),
@@ -273,11 +279,22 @@ impl pb::puzzles_server::Puzzles for PuzzlesService {
         mut request: Request<pb::HintRequest>,
     ) -> Result<Response<pb::HintResponse>, Status> {
         let _slot = self.shared.admit(&mut request)?;
-        let call = self.logic_call(request)?;
+        let LogicCall {
+            tenant,
+            deadline,
+            grid,
+            options,
+            marks,
+            _cancel,
+        } = self.logic_call(request)?;
         let hint = self
-            .run(call.tenant, move || {
-                logic::hint(&call.grid, call.marks.as_deref(), &call.options)
-            })
+            .run(
+                tenant,
+                deadline,
+                options,
+                move |options| logic::hint(&grid, marks.as_deref(), options),
+                |hint| hint.as_ref().is_err_and(stopped_at_deadline),
+            )
             .await?;
         let answer = match hint {
             Ok(hint) => pb::HintResponse {
@@ -304,31 +321,34 @@ impl pb::puzzles_server::Puzzles for PuzzlesService {
         mut request: Request<pb::HintRequest>,
     ) -> Result<Response<Self::ExplainStream>, Status> {
         let _slot = self.shared.admit(&mut request)?;
-        let call = self.logic_call(request)?;
-        let explanation = self
-            .run(call.tenant, move || {
-                logic::explain(&call.grid, call.marks.as_deref(), &call.options)
-            })
-            .await?;
-        let messages = match explanation {
-            Ok(explanation) => explain_messages(&explanation),
-            Err(err) => match verdict_of(&err) {
-                Some(verdict) => vec![pb::ExplainResponse {
-                    verdict: verdict.into(),
-                    ..pb::ExplainResponse::default()
-                }],
-                None => return Err(logic_status(&err)),
-            },
-        };
-        // The steps are made; the stream only hands them out as the client reads.
-        let (tx, rx) = mpsc::channel(16);
-        tokio::spawn(async move {
-            for message in messages {
-                if tx.send(Ok(message)).await.is_err() {
-                    break;
-                }
+        let LogicCall {
+            tenant,
+            deadline,
+            grid,
+            options,
+            marks,
+            _cancel,
+        } = self.logic_call(request)?;
+        let started = Explaining::start(
+            self.shared.clone(),
+            tenant,
+            deadline,
+            options,
+            grid,
+            marks,
+            _cancel,
+        )
+        .await?;
+        let (tx, rx) = mpsc::channel(4);
+        match started {
+            Started::Explaining(explaining) => {
+                tokio::spawn(explaining.stream(tx));
             }
-        });
+            Started::Verdict(verdict) => {
+                // Room for one: the channel is new.
+                let _ = tx.try_send(Ok(verdict));
+            }
+        }
         Ok(Response::new(Answers::new(rx)))
     }
 

@@ -1,8 +1,8 @@
 //! BatchRate: one puzzle per message, rated by the logic engine in the long lane.
 
 use std::sync::atomic::Ordering;
-use std::time::Instant;
 
+use solver_core::StopReason;
 use solver_core::logic::{self, RateOptions};
 use sudoku_proto::{grid_from_pb, pb, rating_to_pb, verdict_of};
 use tonic::Status;
@@ -42,21 +42,29 @@ impl Batched for pb::RateRequest {
                     continue;
                 }
             };
-            let mut options = RateOptions {
+            let options = RateOptions {
                 uniqueness: !message.options.unwrap_or_default().no_uniqueness_techniques,
                 cancel: Some(to.cancel.clone()),
                 ..RateOptions::default()
             };
             let (out, progress, id) = (to.out.clone(), to.progress.clone(), message.id);
             let in_pool = to.in_pool();
-            to.shared.pool.spawn(
+            to.shared.pool.spawn_sliced(
                 to.caller.tenant,
-                move || {
+                client_deadline,
+                max_time,
+                move |until| {
                     // The time cap starts with the rating, as a solve's does, not when the
                     // group arrived: puzzles queued behind others keep their full time.
-                    let cap = Instant::now() + max_time;
-                    options.deadline = Some(client_deadline.map_or(cap, |d| d.min(cap)));
+                    let options = RateOptions {
+                        deadline: Some(until.deadline),
+                        ..options.clone()
+                    };
                     logic::rate(&grid, &options)
+                },
+                |rating| match rating {
+                    Ok(rating) => rating.end == logic::End::Stopped(StopReason::Deadline),
+                    Err(err) => matches!(err, logic::LogicError::Stopped(StopReason::Deadline)),
                 },
                 move |result| {
                     // Counted in the pool until the answer is on its way.

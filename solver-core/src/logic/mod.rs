@@ -215,6 +215,60 @@ pub fn hint(grid: &Grid, marks: Option<&[u64]>, options: &RateOptions) -> Result
     })
 }
 
+/// An explanation made a few steps at a time, so that a caller can hand out each run of
+/// steps before making the next (see [`explain`] for the whole at once).
+#[derive(Debug, Clone)]
+pub struct Explainer {
+    board: Candidates,
+    solution: Grid,
+    wrong_marks: Vec<Mark>,
+}
+
+impl Explainer {
+    /// Starts explaining `grid` (optionally from pencil marks, as in [`hint`]); `options`
+    /// bound the check for a unique solution.
+    pub fn new(
+        grid: &Grid,
+        marks: Option<&[u64]>,
+        options: &RateOptions,
+    ) -> Result<Explainer, LogicError> {
+        let solution = unique_solution(grid, options)?;
+        let (board, wrong_marks) = starting_board(grid, marks, &solution)?;
+        Ok(Explainer {
+            board,
+            solution,
+            wrong_marks,
+        })
+    }
+
+    /// Cells whose pencil marks lacked the solution's digit; restored before solving.
+    pub fn wrong_marks(&self) -> &[Mark] {
+        &self.wrong_marks
+    }
+
+    /// Up to `max` more steps, and how the solve ended where it has (`None`: more to come).
+    /// A stop by `options`' deadline or cancel flag keeps the steps made before it, and a
+    /// later call goes on from there.
+    pub fn next_steps(&mut self, max: u64, options: &RateOptions) -> (Vec<Step>, Option<End>) {
+        let options = RateOptions {
+            budget: Some(max),
+            ..options.clone()
+        };
+        let mut steps = Vec::new();
+        let end = engine::run(
+            &mut self.board,
+            &options,
+            engine::next_hint,
+            Some(self.solution.cells()),
+            |found, board| steps.push(found.to_step(board)),
+        );
+        match end {
+            End::Stopped(StopReason::Budget) => (steps, None),
+            end => (steps, Some(end)),
+        }
+    }
+}
+
 /// Every step from `grid` (optionally from pencil marks, as in [`hint`]) to the end.
 pub fn explain(
     grid: &Grid,
@@ -236,4 +290,33 @@ pub fn explain(
         end,
         wrong_marks,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Needs singles, pairs and more: dozens of steps.
+    const PUZZLE: &str =
+        "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......";
+
+    #[test]
+    fn an_explanation_made_in_runs_is_the_whole_explanation() {
+        let grid: Grid = PUZZLE.parse().expect("a valid puzzle");
+        let options = RateOptions::default();
+        let whole = explain(&grid, None, &options).expect("a unique puzzle");
+        let mut explainer = Explainer::new(&grid, None, &options).expect("a unique puzzle");
+        let mut steps = Vec::new();
+        let end = loop {
+            let (run, end) = explainer.next_steps(3, &options);
+            assert!(run.len() <= 3, "a run is at most what was asked");
+            steps.extend(run);
+            if let Some(end) = end {
+                break end;
+            }
+        };
+        assert!(whole.steps.len() > 3, "the puzzle takes several runs");
+        assert_eq!(steps, whole.steps);
+        assert_eq!(end, whole.end);
+    }
 }

@@ -1,0 +1,198 @@
+//! Explain: an explanation made a run of steps at a time on the solver threads, each run
+//! handed to the client before the next is made, so a call holds one run of steps at most
+//! and no solver thread ever waits for a client to read.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use solver_core::logic::{End, Explainer, LogicError, RateOptions, Step};
+use solver_core::{Grid, StopReason};
+use sudoku_proto::{pb, verdict_of};
+use tokio::sync::mpsc;
+use tonic::Status;
+
+use crate::lanes::Tenant;
+use crate::logic_work::Until;
+use crate::pool::{CancelOnDrop, PoolError};
+use crate::shared::Shared;
+use crate::status::RequestError;
+
+/// Steps made per piece of work: enough that a piece's cost dwarfs its hand-over, few enough
+/// that an unread stream holds little.
+const RUN: u64 = 32;
+
+/// What an explanation's next piece of work is allowed.
+#[derive(Clone, Copy)]
+struct Turn {
+    /// In the short lane, for a slice (`true`), or in the long lane for what is left of
+    /// the call's cap.
+    short: bool,
+}
+
+/// An explanation under way: where it is, and what its call may still spend.
+pub(crate) struct Explaining {
+    shared: Arc<Shared>,
+    tenant: Tenant,
+    caller: Option<Instant>,
+    options: RateOptions,
+    explainer: Explainer,
+    turn: Turn,
+    /// Solver time spent so far, against the server's cap.
+    spent: Duration,
+    /// Raises the engine's cancel flag when the explanation is dropped.
+    _cancel: CancelOnDrop,
+}
+
+/// How a started explanation reads to the client when there is nothing to explain.
+pub(crate) enum Started {
+    /// Steps to come.
+    Explaining(Box<Explaining>),
+    /// No unique solution, or the check for one stopped: one message with the verdict.
+    Verdict(pb::ExplainResponse),
+}
+
+/// A pool failure as the call's status.
+fn pool_status(err: PoolError) -> Status {
+    match err {
+        PoolError::Panicked(panic) => RequestError::Internal(panic).to_status(None),
+        PoolError::Solve(err) => RequestError::from(err).to_status(None),
+        PoolError::Abandoned => Status::cancelled("the call was cancelled"),
+    }
+}
+
+impl Explaining {
+    /// Checks that `grid` has one solution and sets out to explain it: a Status for a
+    /// request at fault, a verdict where there is nothing to explain.
+    pub(crate) async fn start(
+        shared: Arc<Shared>,
+        tenant: Tenant,
+        caller: Option<Instant>,
+        options: RateOptions,
+        grid: Grid,
+        marks: Option<Vec<u64>>,
+        cancel: CancelOnDrop,
+    ) -> Result<Started, Status> {
+        let cap = shared.limits.max_solve_time;
+        let grid = Arc::new((grid, marks));
+        let mut turn = Turn { short: true };
+        let mut spent = Duration::ZERO;
+        let explainer = loop {
+            let until = Until::for_piece(turn.short, caller, cap.saturating_sub(spent));
+            let options = RateOptions {
+                deadline: Some(until.deadline),
+                ..options.clone()
+            };
+            let grid = grid.clone();
+            let begun = Instant::now();
+            let made = shared
+                .pool
+                .run_piece(tenant, turn.short, move || {
+                    Explainer::new(&grid.0, grid.1.as_deref(), &options)
+                })
+                .await
+                .map_err(pool_status)?;
+            spent += begun.elapsed();
+            match made {
+                Ok(explainer) => break explainer,
+                Err(LogicError::Stopped(StopReason::Deadline)) if until.slice => turn.short = false,
+                Err(err) => {
+                    return match verdict_of(&err) {
+                        Some(verdict) => Ok(Started::Verdict(pb::ExplainResponse {
+                            verdict: verdict.into(),
+                            ..pb::ExplainResponse::default()
+                        })),
+                        None => Err(crate::puzzles::logic_status(&err)),
+                    };
+                }
+            }
+        };
+        Ok(Started::Explaining(Box::new(Explaining {
+            shared,
+            tenant,
+            caller,
+            options,
+            explainer,
+            turn,
+            spent,
+            _cancel: cancel,
+        })))
+    }
+
+    /// Makes and sends the steps, a run at a time, then the verdict; stops when the client
+    /// leaves.
+    pub(crate) async fn stream(mut self, tx: mpsc::Sender<Result<pb::ExplainResponse, Status>>) {
+        let cap = self.shared.limits.max_solve_time;
+        let mut wrong: Vec<pb::Cell> = self
+            .explainer
+            .wrong_marks()
+            .iter()
+            .map(pb::Cell::from)
+            .collect();
+        loop {
+            let until =
+                Until::for_piece(self.turn.short, self.caller, cap.saturating_sub(self.spent));
+            let options = RateOptions {
+                deadline: Some(until.deadline),
+                ..self.options.clone()
+            };
+            let mut explainer = self.explainer;
+            let begun = Instant::now();
+            let piece = self
+                .shared
+                .pool
+                .run_piece(self.tenant, self.turn.short, move || {
+                    let (steps, end) = explainer.next_steps(RUN, &options);
+                    (explainer, steps, end)
+                })
+                .await;
+            self.spent += begun.elapsed();
+            let (explainer, steps, end) = match piece {
+                Ok(piece) => piece,
+                Err(err) => {
+                    let _ = tx.send(Err(pool_status(err))).await;
+                    return;
+                }
+            };
+            self.explainer = explainer;
+            for step in &steps {
+                let message = step_message(step, std::mem::take(&mut wrong));
+                if tx.send(Ok(message)).await.is_err() {
+                    return;
+                }
+            }
+            let end = match end {
+                None => continue,
+                Some(End::Stopped(StopReason::Deadline)) if until.slice && self.spent < cap => {
+                    self.turn.short = false;
+                    continue;
+                }
+                Some(end) => end,
+            };
+            let _ = tx.send(Ok(end_message(end, wrong))).await;
+            return;
+        }
+    }
+}
+
+/// A step's message; the first message also carries the wrong pencil marks.
+fn step_message(step: &Step, wrong: Vec<pb::Cell>) -> pb::ExplainResponse {
+    pb::ExplainResponse {
+        step: Some(step.into()),
+        wrong_candidates: wrong,
+        ..pb::ExplainResponse::default()
+    }
+}
+
+/// The last message: how the solve ended (and the wrong marks, where no step carried them).
+fn end_message(end: End, wrong: Vec<pb::Cell>) -> pb::ExplainResponse {
+    pb::ExplainResponse {
+        verdict: match end {
+            End::Stopped(_) => pb::Verdict::Stopped,
+            _ => pb::Verdict::Unique,
+        }
+        .into(),
+        solved: end == End::Solved,
+        wrong_candidates: wrong,
+        ..pb::ExplainResponse::default()
+    }
+}
