@@ -24,21 +24,21 @@ use tonic::codegen::http;
 use tower::{Layer, Service};
 
 use crate::calls::{
-    LargestMessage, REFLECTION_STREAMS, SLOTTED, is_one_message, is_reflection, message_limit,
+    LargestMessage, REFLECTION_STREAMS, is_one_message, is_reflection, message_limit,
+    streams_answers,
 };
 use crate::compress::{Budget, PREFIX};
 use crate::config::Config;
+use crate::idle::Taking;
 
 /// The limits every call is admitted under, shared by the layer and the handlers.
 pub(crate) struct Admission {
-    requests: Arc<Semaphore>,
-    max_requests: usize,
     /// Reflection streams open (see [`REFLECTION_STREAMS`]).
     reflection: Arc<Semaphore>,
     receiving: Arc<Semaphore>,
     receiving_bytes: usize,
     max_message: usize,
-    receive_timeout: Option<Duration>,
+    idle_timeout: Option<Duration>,
 }
 
 /// Raised while a call's next request message waits for room in the receive budget: the
@@ -66,23 +66,15 @@ impl WaitingForRoom {
     }
 }
 
-/// A call's place among the concurrent calls, held until the call ends.
-#[derive(Clone)]
-pub(crate) struct Slot {
-    _permit: Arc<OwnedSemaphorePermit>,
-}
-
 impl Admission {
     /// The limits `config` sets.
     pub(crate) fn new(config: &Config) -> Admission {
         Admission {
-            requests: Arc::new(Semaphore::new(config.max_concurrent_requests)),
-            max_requests: config.max_concurrent_requests,
             reflection: Arc::new(Semaphore::new(REFLECTION_STREAMS)),
             receiving: Arc::new(Semaphore::new(config.max_receiving_bytes)),
             receiving_bytes: config.max_receiving_bytes,
             max_message: config.max_message_bytes,
-            receive_timeout: config.receive_timeout(),
+            idle_timeout: config.idle_timeout(),
         }
     }
 
@@ -91,28 +83,6 @@ impl Admission {
         Budget {
             room: self.receiving.clone(),
             size: self.receiving_bytes,
-        }
-    }
-
-    /// A slot among the concurrent calls, or RESOURCE_EXHAUSTED: shed load, never queue it.
-    pub(crate) fn slot(&self) -> Result<Slot, Status> {
-        match self.requests.clone().try_acquire_owned() {
-            Ok(permit) => Ok(Slot {
-                _permit: Arc::new(permit),
-            }),
-            Err(_) => Err(Status::resource_exhausted(format!(
-                "server busy: {} requests already in progress; retry with backoff",
-                self.max_requests
-            ))),
-        }
-    }
-
-    /// The slot [`AdmitCalls`] took for `request`, or one taken now where the call did not
-    /// come through it.
-    pub(crate) fn admit<T>(&self, request: &mut tonic::Request<T>) -> Result<Slot, Status> {
-        match request.extensions_mut().remove::<Slot>() {
-            Some(slot) => Ok(slot),
-            None => self.slot(),
         }
     }
 
@@ -192,14 +162,6 @@ where
         let refused = |status: Status| -> Self::Future {
             Box::pin(std::future::ready(Ok(status.into_http())))
         };
-        if request.uri().path().starts_with(SLOTTED) {
-            match self.admission.slot() {
-                Ok(slot) => {
-                    request.extensions_mut().insert(slot);
-                }
-                Err(status) => return refused(status),
-            }
-        }
         // Held by the body, which the reflection service reads until the stream ends.
         let mut stream_slot = None;
         if is_reflection(request.uri().path()) {
@@ -214,7 +176,8 @@ where
             }
         }
         let admission = self.admission.clone();
-        let one_message = is_one_message(request.uri().path());
+        let path = request.uri().path().to_owned();
+        let one_message = is_one_message(&path);
         let limit = message_limit(request.uri().path(), self.admission.max_message);
         let waiting = WaitingForRoom::default();
         request.extensions_mut().insert(waiting.clone());
@@ -228,7 +191,17 @@ where
             body._stream_slot = stream_slot;
             tonic::body::Body::new(body)
         });
-        Box::pin(self.inner.call(request))
+        let answers_idle = streams_answers(&path)
+            .then_some(self.admission.idle_timeout)
+            .flatten();
+        let call = self.inner.call(request);
+        Box::pin(async move {
+            let response = call.await?;
+            Ok(match answers_idle {
+                Some(idle) => response.map(|body| tonic::body::Body::new(Taking::new(body, idle))),
+                None => response,
+            })
+        })
     }
 }
 
@@ -418,7 +391,7 @@ impl<B> Receiving<B> {
     /// Whether the message being received is overdue; starts its clock the first time it
     /// has to wait for data, so messages that arrive whole never set a timer.
     fn overdue(&mut self, cx: &mut Context<'_>) -> Result<(), Status> {
-        let Some(limit) = self.admission.receive_timeout else {
+        let Some(limit) = self.admission.idle_timeout else {
             return Ok(());
         };
         let in_progress = self.remaining > 0 || self.header_len > 0 || self.one_message;
@@ -433,7 +406,7 @@ impl<B> Receiving<B> {
                 // The call ends; its room goes back now, not when the body is dropped.
                 self.current = None;
                 Err(Status::deadline_exceeded(format!(
-                    "a request message took more than {} ms to arrive (--receive-timeout-ms)",
+                    "a request message took more than {} ms to arrive (--idle-timeout-ms)",
                     limit.as_millis()
                 )))
             }
@@ -495,7 +468,7 @@ mod tests {
         Arc::new(Admission::new(&Config {
             max_receiving_bytes: receiving_bytes,
             max_message_bytes: 4096,
-            receive_timeout_ms: timeout_ms,
+            idle_timeout_ms: timeout_ms,
             ..Config::default()
         }))
     }
@@ -648,7 +621,7 @@ mod tests {
             .expect("an end")
             .expect_err("overdue");
         assert_eq!(err.code(), tonic::Code::DeadlineExceeded);
-        assert!(err.message().contains("--receive-timeout-ms"), "{err:?}");
+        assert!(err.message().contains("--idle-timeout-ms"), "{err:?}");
         // The room goes back with the error, though the body lives on.
         assert_eq!(admission.receiving.available_permits(), 1 << 20);
         drop(body);

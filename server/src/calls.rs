@@ -14,6 +14,24 @@ const STREAMING: [&str; 5] = [
     "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
 ];
 
+/// Methods whose answers are a stream (their clients must keep taking them, see `idle`);
+/// every other call's answer is one message.
+const ANSWER_STREAMS: [&str; 8] = [
+    "/sudoku.v1.Sudoku/BatchSolve",
+    "/sudoku.v1.Sudoku/BatchSolvePacked",
+    "/sudoku.v1.Puzzles/BatchRate",
+    "/sudoku.v1.Puzzles/Explain",
+    "/sudoku.v1.Puzzles/Generate",
+    "/grpc.health.v1.Health/Watch",
+    "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+    "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+];
+
+/// Whether a call to `path` answers with a stream of messages.
+pub(crate) fn streams_answers(path: &str) -> bool {
+    ANSWER_STREAMS.contains(&path)
+}
+
 /// The services whose calls take a slot (health and reflection do not: they are cheap, and a
 /// busy server must still answer its probes).
 pub(crate) const SLOTTED: &str = "/sudoku.v1.";

@@ -15,10 +15,7 @@ pub const DEFAULT_METRICS_LISTEN: &str = "0.0.0.0:9090";
 pub const DEFAULT_MAX_GRID_SIDE: usize = 25;
 /// Default largest request message.
 pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 4 << 20;
-/// Default limit of RPCs (unary calls plus open streams) served at once.
-pub const DEFAULT_MAX_CONCURRENT_REQUESTS: usize = 1024;
-/// Default limit of HTTP/2 streams per connection: one connection can hold at most this share
-/// of `--max-concurrent-requests`.
+/// Default limit of HTTP/2 streams per connection.
 pub const DEFAULT_MAX_STREAMS_PER_CONNECTION: u32 = 64;
 /// Default puzzles in flight per BatchSolve stream: groups large enough that a solver thread
 /// wakes once per hundreds of easy puzzles, and room for two 1,000-puzzle BatchSolvePacked
@@ -26,7 +23,7 @@ pub const DEFAULT_MAX_STREAMS_PER_CONNECTION: u32 = 64;
 /// solver threads idled through every message's turnaround). The stream's byte budget still
 /// bounds its memory.
 pub const DEFAULT_BATCH_WINDOW: usize = 2048;
-/// Largest accepted `--batch-window`.
+/// Largest batch window.
 pub const MAX_BATCH_WINDOW: usize = 1 << 20;
 /// Default server-side cap on guesses per puzzle.
 pub const DEFAULT_MAX_GUESSES: u64 = 100_000_000;
@@ -44,14 +41,16 @@ pub const DEFAULT_MAX_ID_BYTES: usize = 256;
 pub const DEFAULT_MAX_STREAM_BYTES: usize = 1 << 20;
 /// Default bytes all BatchSolve streams together may hold.
 pub const DEFAULT_MAX_BUFFERED_BYTES: usize = 64 << 20;
+/// The memory budget where no container limit is found: the byte budgets' defaults below.
+pub const DEFAULT_MEMORY_BUDGET: usize = 320 << 20;
 /// Default `--max-kept-bytes`.
 pub const DEFAULT_MAX_KEPT_BYTES: usize = 128 << 20;
 /// Default time a BatchSolve stream may go without reading, solving or sending, in ms.
 pub const DEFAULT_STREAM_IDLE_MS: u64 = 60_000;
 /// Default `--max-receiving-bytes`.
 pub const DEFAULT_MAX_RECEIVING_BYTES: usize = 64 << 20;
-/// Default `--receive-timeout-ms`: a 4 MiB message needs a client sending 400 KB/s.
-pub const DEFAULT_RECEIVE_TIMEOUT_MS: u64 = 10_000;
+/// Default `--idle-timeout-ms`: a 4 MiB message needs a client sending 400 KB/s.
+pub const DEFAULT_IDLE_TIMEOUT_MS: u64 = 10_000;
 /// Default age at which a connection is asked to go away (GOAWAY), in ms, so that long-lived
 /// clients reconnect and spread over new replicas; 0 never.
 pub const DEFAULT_MAX_CONNECTION_AGE_MS: u64 = 30 * 60 * 1000;
@@ -117,8 +116,9 @@ pub struct Config {
     /// Solver threads (default: one per core).
     #[arg(long, env = "SUDOKU_WORKERS")]
     pub workers: Option<usize>,
-    /// Async threads for gRPC and HTTP/2 (default: one per two cores, at least one).
-    #[arg(long, env = "SUDOKU_ASYNC_WORKERS")]
+    /// Async threads for gRPC and HTTP/2 (default: one per two cores, at least one); not a
+    /// flag (read from `SUDOKU_ASYNC_WORKERS` by the binary).
+    #[arg(skip)]
     pub async_workers: Option<usize>,
     /// Largest grid side accepted (at most 35, the solver's own limit).
     #[arg(
@@ -128,25 +128,24 @@ pub struct Config {
         value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(4..=MAX_GRID_SIDE as u64)
     )]
     pub max_grid_side: usize,
-    /// Largest request message, in bytes.
-    #[arg(long, env = "SUDOKU_MAX_MESSAGE_BYTES", default_value_t = DEFAULT_MAX_MESSAGE_BYTES)]
+    /// Largest request message, in bytes; not a flag.
+    #[arg(skip = DEFAULT_MAX_MESSAGE_BYTES)]
     pub max_message_bytes: usize,
-    /// RPCs served at once (unary calls plus open streams); more are refused with RESOURCE_EXHAUSTED.
-    #[arg(long, env = "SUDOKU_MAX_CONCURRENT_REQUESTS", default_value_t = DEFAULT_MAX_CONCURRENT_REQUESTS)]
-    pub max_concurrent_requests: usize,
+    /// Bytes the server may hold for its calls (requests arriving, batch work in flight and
+    /// waiting, message buffers batch streams keep); default: 5/8 of the container's memory
+    /// limit (cgroup), or 320 MiB where there is none. Sizes the byte budgets and each batch
+    /// stream's share.
+    #[arg(long, env = "SUDOKU_MEMORY_BUDGET")]
+    pub memory_budget: Option<usize>,
     /// HTTP/2 streams per connection.
     #[arg(long, env = "SUDOKU_MAX_STREAMS_PER_CONNECTION", default_value_t = DEFAULT_MAX_STREAMS_PER_CONNECTION)]
     pub max_streams_per_connection: u32,
-    /// Puzzles in flight per BatchSolve stream; the stream stops reading beyond it.
-    #[arg(
-        long,
-        env = "SUDOKU_BATCH_WINDOW",
-        default_value_t = DEFAULT_BATCH_WINDOW,
-        value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_BATCH_WINDOW as u64)
-    )]
+    /// Puzzles in flight per BatchSolve stream; the stream stops reading beyond it. Derived
+    /// from the memory budget.
+    #[arg(skip = DEFAULT_BATCH_WINDOW)]
     pub batch_window: usize,
-    /// Server-side cap on guesses per puzzle.
-    #[arg(long, env = "SUDOKU_MAX_GUESSES", default_value_t = DEFAULT_MAX_GUESSES)]
+    /// Server-side cap on guesses per puzzle; not a flag (the time cap bounds the work).
+    #[arg(skip = DEFAULT_MAX_GUESSES)]
     pub max_guesses: u64,
     /// Server-side cap on solve time per puzzle, in milliseconds.
     #[arg(long, env = "SUDOKU_MAX_SOLVE_MS", default_value_t = DEFAULT_MAX_SOLVE_MS)]
@@ -174,21 +173,23 @@ pub struct Config {
     /// Time a new connection gets to send the HTTP/2 preface (and finish TLS), in milliseconds.
     #[arg(long, env = "SUDOKU_HANDSHAKE_TIMEOUT_MS", default_value_t = DEFAULT_HANDSHAKE_TIMEOUT_MS)]
     pub handshake_timeout_ms: u64,
-    /// Longest request `id`, in bytes; longer ones are INVALID_ARGUMENT.
-    #[arg(long, env = "SUDOKU_MAX_ID_BYTES", default_value_t = DEFAULT_MAX_ID_BYTES)]
+    /// Longest request `id`, in bytes; longer ones are INVALID_ARGUMENT. Not a flag.
+    #[arg(skip = DEFAULT_MAX_ID_BYTES)]
     pub max_id_bytes: usize,
     /// Bytes one batch stream (BatchSolve, BatchSolvePacked) may hold in requests read and
-    /// answers not yet sent; the stream stops reading beyond it.
-    #[arg(long, env = "SUDOKU_MAX_STREAM_BYTES", default_value_t = DEFAULT_MAX_STREAM_BYTES)]
+    /// answers not yet sent; the stream stops reading beyond it. Derived from the memory budget.
+    #[arg(skip = DEFAULT_MAX_STREAM_BYTES)]
     pub max_stream_bytes: usize,
     /// Bytes all batch streams together may hold; streams stop reading beyond it. Messages
     /// read but waiting for room may hold as much again; beyond that a stream is refused.
-    #[arg(long, env = "SUDOKU_MAX_BUFFERED_BYTES", default_value_t = DEFAULT_MAX_BUFFERED_BYTES)]
+    /// Derived from the memory budget.
+    #[arg(skip = DEFAULT_MAX_BUFFERED_BYTES)]
     pub max_buffered_bytes: usize,
     /// Bytes the message buffers of all open batch streams together may keep: tonic keeps a
     /// stream's buffers as large as its largest request and answer until it ends. A message
-    /// that would take a stream past it ends that stream RESOURCE_EXHAUSTED.
-    #[arg(long, env = "SUDOKU_MAX_KEPT_BYTES", default_value_t = DEFAULT_MAX_KEPT_BYTES)]
+    /// that would take a stream past it ends that stream RESOURCE_EXHAUSTED. Derived from the
+    /// memory budget.
+    #[arg(skip = DEFAULT_MAX_KEPT_BYTES)]
     pub max_kept_bytes: usize,
     /// How long a batch stream must have waited for its client's next message, with nothing
     /// being solved, before it may be closed to make room in --max-kept-bytes; not a flag
@@ -196,25 +197,28 @@ pub struct Config {
     #[arg(skip = 1000u64)]
     pub kept_idle_ms: u64,
     /// A BatchSolve stream that reads, solves and sends nothing for this long (ms) ends with
-    /// UNAVAILABLE, freeing its slot; 0 turns this off. At least --max-solve-ms plus a second.
-    #[arg(long, env = "SUDOKU_STREAM_IDLE_MS", default_value_t = DEFAULT_STREAM_IDLE_MS)]
+    /// UNAVAILABLE; 0 turns this off. At least --max-solve-ms plus a second. Set from
+    /// --idle-timeout-ms by the binary; not a flag of its own.
+    #[arg(skip = DEFAULT_STREAM_IDLE_MS)]
     pub stream_idle_ms: u64,
     /// Bytes all calls together may hold in request messages being received: twice each
     /// message's size, and in one-message calls twice what a compressed one expands to, until
     /// the body ends. A message without room waits up to 1 s, then its call is
-    /// RESOURCE_EXHAUSTED (an expanded one, already in memory, is refused at once).
-    #[arg(long, env = "SUDOKU_MAX_RECEIVING_BYTES", default_value_t = DEFAULT_MAX_RECEIVING_BYTES)]
+    /// RESOURCE_EXHAUSTED (an expanded one, already in memory, is refused at once). Derived
+    /// from the memory budget.
+    #[arg(skip = DEFAULT_MAX_RECEIVING_BYTES)]
     pub max_receiving_bytes: usize,
-    /// A request message must arrive whole within this many ms of the server starting to wait
-    /// for its bytes, or its call ends DEADLINE_EXCEEDED; 0 turns this off.
-    #[arg(long, env = "SUDOKU_RECEIVE_TIMEOUT_MS", default_value_t = DEFAULT_RECEIVE_TIMEOUT_MS)]
-    pub receive_timeout_ms: u64,
+    /// How long (ms) a call may wait on its client: a request message must arrive whole within
+    /// it (else DEADLINE_EXCEEDED), and a streamed answer must be taken within it (else the
+    /// stream is closed UNAVAILABLE and its work stops); 0 turns both off.
+    #[arg(long, env = "SUDOKU_IDLE_TIMEOUT_MS", default_value_t = DEFAULT_IDLE_TIMEOUT_MS)]
+    pub idle_timeout_ms: u64,
     /// Age (ms) at which a connection gets GOAWAY, so clients reconnect and spread over new
     /// replicas without a mesh; calls in flight go on. 0 never.
     #[arg(long, env = "SUDOKU_MAX_CONNECTION_AGE_MS", default_value_t = DEFAULT_MAX_CONNECTION_AGE_MS)]
     pub max_connection_age_ms: u64,
-    /// Time (ms) calls on an aged connection get to finish before it is closed.
-    #[arg(long, env = "SUDOKU_MAX_CONNECTION_AGE_GRACE_MS", default_value_t = DEFAULT_MAX_CONNECTION_AGE_GRACE_MS)]
+    /// Time (ms) calls on an aged connection get to finish before it is closed; not a flag.
+    #[arg(skip = DEFAULT_MAX_CONNECTION_AGE_GRACE_MS)]
     pub max_connection_age_grace_ms: u64,
     /// Log format; the level comes from RUST_LOG (default info).
     #[arg(long, env = "SUDOKU_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
@@ -225,6 +229,27 @@ pub struct Config {
     /// PEM private key for --tls-cert.
     #[arg(long, env = "SUDOKU_TLS_KEY", requires = "tls_cert")]
     pub tls_key: Option<PathBuf>,
+}
+
+/// The default memory budget: 5/8 of the cgroup's memory limit where one is set (v2's
+/// `memory.max`, or v1's `memory.limit_in_bytes`), else [`DEFAULT_MEMORY_BUDGET`].
+pub fn default_memory_budget() -> usize {
+    let limit = ["/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"]
+        .iter()
+        .find_map(|path| std::fs::read_to_string(path).ok());
+    budget_for_limit(limit.as_deref())
+}
+
+/// The memory budget for a cgroup limit as its file reads ("max" or a number of bytes).
+fn budget_for_limit(limit: Option<&str>) -> usize {
+    let limit = limit
+        .and_then(|text| text.trim().parse::<u64>().ok())
+        // v1 reports "no limit" as a number near 2^63.
+        .filter(|&limit| limit < 1 << 50);
+    match limit {
+        Some(limit) => usize::try_from(limit / 8 * 5).unwrap_or(DEFAULT_MEMORY_BUDGET),
+        None => DEFAULT_MEMORY_BUDGET,
+    }
 }
 
 /// The cores this process may use, found once: std reads the cgroup files at every call
@@ -289,9 +314,10 @@ impl Config {
         })
     }
 
-    /// How long a request message may take to arrive (`None`: for ever).
-    pub fn receive_timeout(&self) -> Option<Duration> {
-        (self.receive_timeout_ms != 0).then(|| Duration::from_millis(self.receive_timeout_ms))
+    /// How long a call may wait on its client, for a message or to take an answer (`None`:
+    /// for ever).
+    pub fn idle_timeout(&self) -> Option<Duration> {
+        (self.idle_timeout_ms != 0).then(|| Duration::from_millis(self.idle_timeout_ms))
     }
 
     /// When a connection is asked to go away, and how long its calls then get (`None`: never).
@@ -309,6 +335,22 @@ impl Config {
         Duration::from_millis(self.handshake_timeout_ms)
     }
 
+    /// Sizes the byte budgets from `--memory-budget` (or the container's limit): a fifth for
+    /// request messages arriving, a fifth for batch work in flight and a fifth for batch
+    /// messages waiting for it, two fifths for the message buffers open batch streams keep;
+    /// a batch stream may hold a 320th, and keeps a puzzle in flight per 512 bytes of that.
+    /// Calls from the binary; an embedder's fields are used as it set them.
+    pub fn apply_memory_budget(&mut self) {
+        let budget = self.memory_budget.unwrap_or_else(default_memory_budget);
+        let fifth = (budget / 5).max(1);
+        self.max_receiving_bytes = fifth;
+        self.max_buffered_bytes = fifth;
+        self.max_kept_bytes = (2 * fifth).max(1);
+        self.max_stream_bytes = (budget / 320).clamp(1, fifth);
+        self.batch_window = (self.max_stream_bytes / 512).clamp(1, MAX_BATCH_WINDOW);
+        self.stream_idle_ms = self.idle_timeout_ms;
+    }
+
     /// Checks what clap cannot see when the configuration is built in code (the CLI's
     /// embedded server): a grid side beyond the solver's is refused here, at start-up.
     pub fn check(&self) -> Result<(), ConfigError> {
@@ -317,9 +359,6 @@ impl Config {
         }
         if self.max_connections == 0 {
             return Err(ConfigError::Zero("max-connections"));
-        }
-        if self.max_concurrent_requests == 0 {
-            return Err(ConfigError::Zero("max-concurrent-requests"));
         }
         if self.max_stream_bytes == 0 {
             return Err(ConfigError::Zero("max-stream-bytes"));
@@ -332,7 +371,6 @@ impl Config {
         }
         let counted = [
             ("max-connections", self.max_connections),
-            ("max-concurrent-requests", self.max_concurrent_requests),
             ("max-stream-bytes", self.max_stream_bytes),
             ("max-buffered-bytes", self.max_buffered_bytes),
             ("max-receiving-bytes", self.max_receiving_bytes),
@@ -363,7 +401,7 @@ impl Default for Config {
             async_workers: None,
             max_grid_side: DEFAULT_MAX_GRID_SIDE,
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
-            max_concurrent_requests: DEFAULT_MAX_CONCURRENT_REQUESTS,
+            memory_budget: None,
             max_streams_per_connection: DEFAULT_MAX_STREAMS_PER_CONNECTION,
             batch_window: DEFAULT_BATCH_WINDOW,
             max_guesses: DEFAULT_MAX_GUESSES,
@@ -380,7 +418,7 @@ impl Default for Config {
             kept_idle_ms: 1000,
             stream_idle_ms: DEFAULT_STREAM_IDLE_MS,
             max_receiving_bytes: DEFAULT_MAX_RECEIVING_BYTES,
-            receive_timeout_ms: DEFAULT_RECEIVE_TIMEOUT_MS,
+            idle_timeout_ms: DEFAULT_IDLE_TIMEOUT_MS,
             max_connection_age_ms: DEFAULT_MAX_CONNECTION_AGE_MS,
             max_connection_age_grace_ms: DEFAULT_MAX_CONNECTION_AGE_GRACE_MS,
             log_format: LogFormat::Text,
@@ -471,20 +509,38 @@ mod tests {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let parsed = Config::try_parse_from(["sudoku-server"]).expect("defaults parse");
         assert_eq!(parsed.async_worker_count(), (cores / 2).max(1));
-        let parsed = Config::try_parse_from(["sudoku-server", "--async-workers", "3"])
-            .expect("a count parses");
-        assert_eq!(parsed.async_worker_count(), 3);
     }
 
     #[test]
-    fn batch_window_must_be_in_range() {
-        for bad in ["0", "1048577", "many"] {
-            let err = Config::try_parse_from(["sudoku-server", "--batch-window", bad])
-                .expect_err("out of range");
-            assert!(err.to_string().contains("--batch-window"), "{err}");
+    fn the_memory_budget_sizes_every_byte_budget() {
+        let mut config = Config::try_parse_from(["sudoku-server", "--memory-budget", "335544320"])
+            .expect("a budget parses");
+        config.apply_memory_budget();
+        // 320 MiB: the defaults each budget had as a flag of its own.
+        assert_eq!(config.max_receiving_bytes, DEFAULT_MAX_RECEIVING_BYTES);
+        assert_eq!(config.max_buffered_bytes, DEFAULT_MAX_BUFFERED_BYTES);
+        assert_eq!(config.max_kept_bytes, DEFAULT_MAX_KEPT_BYTES);
+        assert_eq!(config.max_stream_bytes, DEFAULT_MAX_STREAM_BYTES);
+        assert_eq!(config.batch_window, DEFAULT_BATCH_WINDOW);
+        let parts = config.max_receiving_bytes + 2 * config.max_buffered_bytes + config.max_kept_bytes;
+        assert!(parts <= 320 << 20, "the parts fit the whole");
+        let mut small = Config::try_parse_from(["sudoku-server", "--memory-budget", "10485760"])
+            .expect("a budget parses");
+        small.apply_memory_budget();
+        assert_eq!(small.batch_window, 64);
+        assert!(small.check().is_ok());
+        for bad in ["many", "1.5"] {
+            let err = Config::try_parse_from(["sudoku-server", "--memory-budget", bad])
+                .expect_err("not a size");
+            assert!(err.to_string().contains("--memory-budget"), "{err}");
         }
-        let parsed = Config::try_parse_from(["sudoku-server", "--batch-window", "1"])
-            .expect("the smallest window parses");
-        assert_eq!(parsed.batch_window, 1);
+    }
+
+    #[test]
+    fn the_default_budget_is_a_share_of_the_containers_limit_or_320_mib() {
+        assert_eq!(budget_for_limit(Some("536870912\n")), 320 << 20);
+        assert_eq!(budget_for_limit(Some("max\n")), DEFAULT_MEMORY_BUDGET);
+        assert_eq!(budget_for_limit(Some("9223372036854771712")), DEFAULT_MEMORY_BUDGET);
+        assert_eq!(budget_for_limit(None), DEFAULT_MEMORY_BUDGET);
     }
 }

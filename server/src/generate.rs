@@ -14,7 +14,6 @@ use tokio::sync::mpsc;
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, StatusExt};
 
-use crate::admit::Slot;
 use crate::lanes::Tenant;
 use crate::logic_work::Until;
 use crate::pool::{CancelOnDrop, PoolError};
@@ -186,17 +185,15 @@ fn rand_seed() -> u64 {
 
 /// Streams `order`'s puzzles, one piece of solver work per puzzle, until done, failed, past
 /// the call's cap on solver time (the server's per-call cap, for all its puzzles together)
-/// or the client leaves; `slot` holds the call's admission until then.
+/// or the client leaves.
 pub(crate) fn stream(
     shared: Arc<Shared>,
     order: Order,
     tenant: Tenant,
     deadline: Option<Instant>,
-    slot: Slot,
 ) -> mpsc::Receiver<Result<pb::GeneratedPuzzle, Status>> {
     let (tx, rx) = mpsc::channel(4);
     tokio::spawn(async move {
-        let _slot = slot;
         let cancel = CancelOnDrop::new();
         let cap = shared.limits.max_solve_time;
         let mut spent = Duration::ZERO;

@@ -14,6 +14,7 @@ mod counted;
 mod explain;
 mod generate;
 mod health;
+mod idle;
 mod incoming;
 mod lanes;
 mod logic_work;

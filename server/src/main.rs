@@ -12,7 +12,8 @@ use tracing_subscriber::EnvFilter;
 const INTERRUPTED: u8 = 130;
 
 fn main() -> ExitCode {
-    let config = Config::parse();
+    let mut config = Config::parse();
+    config.apply_memory_budget();
     init_logs(config.log_format);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(config.async_worker_count())

@@ -218,9 +218,8 @@ fn marks(candidates: Option<pb::Candidates>) -> Option<Vec<u64>> {
 impl pb::puzzles_server::Puzzles for PuzzlesService {
     async fn rate(
         &self,
-        mut request: Request<pb::RateRequest>,
+        request: Request<pb::RateRequest>,
     ) -> Result<Response<pb::RateResponse>, Status> {
-        let _slot = self.shared.admit(&mut request)?;
         let deadline = client_deadline(request.metadata());
         let tenant = Tenant::of(request.remote_addr());
         let request = request.into_inner();
@@ -261,24 +260,22 @@ impl pb::puzzles_server::Puzzles for PuzzlesService {
 
     async fn batch_rate(
         &self,
-        mut request: Request<Streaming<pb::RateRequest>>,
+        request: Request<Streaming<pb::RateRequest>>,
     ) -> Result<Response<Self::BatchRateStream>, Status> {
-        let slot = self.shared.admit(&mut request)?;
         let caller = crate::batch::Caller {
             deadline: client_deadline(request.metadata()),
             tenant: Tenant::of(request.remote_addr()),
             room: crate::admit::WaitingForRoom::of(&request),
             largest: crate::calls::LargestMessage::of(&request),
         };
-        let stream = crate::batch::spawn(self.shared.clone(), request.into_inner(), caller, slot);
+        let stream = crate::batch::spawn(self.shared.clone(), request.into_inner(), caller);
         Ok(Response::new(stream))
     }
 
     async fn hint(
         &self,
-        mut request: Request<pb::HintRequest>,
+        request: Request<pb::HintRequest>,
     ) -> Result<Response<pb::HintResponse>, Status> {
-        let _slot = self.shared.admit(&mut request)?;
         let LogicCall {
             tenant,
             deadline,
@@ -318,9 +315,8 @@ impl pb::puzzles_server::Puzzles for PuzzlesService {
 
     async fn explain(
         &self,
-        mut request: Request<pb::HintRequest>,
+        request: Request<pb::HintRequest>,
     ) -> Result<Response<Self::ExplainStream>, Status> {
-        let _slot = self.shared.admit(&mut request)?;
         let LogicCall {
             tenant,
             deadline,
@@ -354,9 +350,8 @@ impl pb::puzzles_server::Puzzles for PuzzlesService {
 
     async fn validate(
         &self,
-        mut request: Request<pb::ValidateRequest>,
+        request: Request<pb::ValidateRequest>,
     ) -> Result<Response<pb::ValidateResponse>, Status> {
-        let _slot = self.shared.admit(&mut request)?;
         let deadline = client_deadline(request.metadata());
         let tenant = Tenant::of(request.remote_addr());
         let (entries, puzzle) = self.read_validate(request.get_ref())?;
@@ -378,13 +373,12 @@ impl pb::puzzles_server::Puzzles for PuzzlesService {
 
     async fn generate(
         &self,
-        mut request: Request<pb::GenerateRequest>,
+        request: Request<pb::GenerateRequest>,
     ) -> Result<Response<Self::GenerateStream>, Status> {
-        let slot = self.shared.admit(&mut request)?;
         let deadline = client_deadline(request.metadata());
         let tenant = Tenant::of(request.remote_addr());
         let order = crate::generate::order(request.get_ref(), &self.shared)?;
-        let rx = crate::generate::stream(self.shared.clone(), order, tenant, deadline, slot);
+        let rx = crate::generate::stream(self.shared.clone(), order, tenant, deadline);
         Ok(Response::new(Answers::new(rx)))
     }
 }

@@ -29,9 +29,8 @@ impl SudokuService {
 
     async fn solve_one(
         &self,
-        mut request: Request<pb::SolveRequest>,
+        request: Request<pb::SolveRequest>,
     ) -> Result<pb::SolveResponse, Status> {
-        let _slot = self.shared.admit(&mut request)?;
         let deadline = client_deadline(request.metadata());
         let tenant = Tenant::of(request.remote_addr());
         let request = request.into_inner();
@@ -102,16 +101,15 @@ impl SudokuService {
     /// Starts a batch stream of either kind.
     fn batch<M: crate::batch::Batched>(
         &self,
-        mut request: Request<Streaming<M>>,
+        request: Request<Streaming<M>>,
     ) -> Result<Response<crate::batch::Answers<M::Answer>>, Status> {
-        let slot = self.shared.admit(&mut request)?;
         let caller = Caller {
             deadline: client_deadline(request.metadata()),
             tenant: Tenant::of(request.remote_addr()),
             room: WaitingForRoom::of(&request),
             largest: crate::calls::LargestMessage::of(&request),
         };
-        let stream = crate::batch::spawn(self.shared.clone(), request.into_inner(), caller, slot);
+        let stream = crate::batch::spawn(self.shared.clone(), request.into_inner(), caller);
         Ok(Response::new(stream))
     }
 }

@@ -1,12 +1,11 @@
-//! State every call shares, and admission: the one place a call gets (or is refused) a slot.
+//! State every call shares.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::Semaphore;
-use tonic::Status;
 
-use crate::admit::{Admission, Slot};
+use crate::admit::Admission;
 use crate::config::{self, Config};
 use crate::metrics::Metrics;
 use crate::pool::Pool;
@@ -16,7 +15,7 @@ use crate::respond::Limits;
 pub(crate) struct Shared {
     pub(crate) pool: Pool,
     pub(crate) limits: Limits,
-    /// Slots among the concurrent calls, and the receive budget.
+    /// The receive budget and the idle timeout.
     pub(crate) admission: Arc<Admission>,
     pub(crate) batch_window: usize,
     /// Bytes every batch stream together may hold in requests read and answers unsent.
@@ -60,11 +59,5 @@ impl Shared {
             stream_bytes: config.max_stream_bytes,
             stream_idle: config.stream_idle(),
         })
-    }
-
-    /// The call's slot among the concurrent calls (taken before its body was read), or
-    /// RESOURCE_EXHAUSTED.
-    pub(crate) fn admit<T>(&self, request: &mut tonic::Request<T>) -> Result<Slot, Status> {
-        self.admission.admit(request)
     }
 }

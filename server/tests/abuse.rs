@@ -1119,12 +1119,12 @@ async fn a_call_over_the_limit_is_refused_before_its_body_is_read() {
 }
 
 // Messages hold room in the receive budget while they arrive; one that stops arriving ends
-// its call after --receive-timeout-ms, and the calls waiting for its room go on.
+// its call after --idle-timeout-ms, and the calls waiting for its room go on.
 #[tokio::test]
 async fn a_message_that_stops_arriving_gives_its_room_to_the_others() {
     let (server, mut client) = server(Config {
         max_receiving_bytes: 64 << 10,
-        receive_timeout_ms: 300,
+        idle_timeout_ms: 300,
         ..Config::embedded()
     })
     .await;
@@ -1153,7 +1153,7 @@ async fn a_message_that_stops_arriving_gives_its_room_to_the_others() {
     );
     let (code, message) = raw_status(response).await;
     assert_eq!(code, Code::DeadlineExceeded as i32, "{message}");
-    assert!(message.contains("--receive-timeout-ms"), "{message}");
+    assert!(message.contains("--idle-timeout-ms"), "{message}");
     server.shutdown().await.unwrap();
 }
 
@@ -1166,7 +1166,7 @@ async fn a_message_that_stops_arriving_gives_its_room_to_the_others() {
 async fn stalled_compressed_messages_hold_only_their_own_bytes() {
     let (server, mut client) = server(Config {
         max_receiving_bytes: 64 << 10,
-        receive_timeout_ms: 5_000,
+        idle_timeout_ms: 5_000,
         ..Config::embedded()
     })
     .await;
@@ -1255,12 +1255,12 @@ async fn a_stream_waiting_for_a_solver_thread_is_not_idle() {
 }
 
 // Review: a call that opens and sends nothing held its slot for ever once slots were taken
-// before the body is read; its request must arrive within --receive-timeout-ms.
+// before the body is read; its request must arrive within --idle-timeout-ms.
 #[tokio::test]
 async fn a_call_that_sends_nothing_gives_its_slot_back_in_time() {
     let (server, mut client) = server(Config {
         max_concurrent_requests: 1,
-        receive_timeout_ms: 300,
+        idle_timeout_ms: 300,
         ..Config::embedded()
     })
     .await;

@@ -26,7 +26,7 @@ use prost::Message;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
 use tonic::{Status, Streaming};
 
-use crate::admit::{Slot, WaitingForRoom};
+use crate::admit::WaitingForRoom;
 use crate::calls::LargestMessage;
 use crate::lanes::Tenant;
 use crate::pool::{Deliver, PoolError, Work};
@@ -238,7 +238,6 @@ pub(crate) fn spawn<M: Batched>(
     shared: Arc<Shared>,
     inbound: Streaming<M>,
     caller: Caller,
-    rpc_slot: Slot,
 ) -> Answers<M::Answer> {
     let (out_tx, out_rx) = answers::outbox(shared.batch_window);
     let (end_tx, end_rx) = oneshot::channel();
@@ -276,7 +275,6 @@ pub(crate) fn spawn<M: Batched>(
         if let Some(status) = reader.run(inbound).await {
             let _ = end_tx.send(status);
         }
-        drop(rpc_slot);
     });
     Answers::new(inbox, end_rx, progress)
 }
