@@ -641,8 +641,7 @@ fn relabelled(shift: usize) -> String {
 #[test]
 fn a_batch_whose_stream_the_server_closes_goes_on_in_a_new_one() {
     use std::io::Write;
-    let server =
-        ServerProcess::start_with(&["--max-kept-bytes", "100000"], "http://127.0.0.1", &[]);
+    let server = ServerProcess::start_with(&["--memory-budget", "250000"], "http://127.0.0.1", &[]);
     let puzzles: Vec<String> = (0..200).map(|i| relabelled(i % 9)).collect();
     let binary = PathBuf::from(env!("CARGO_BIN_EXE_sudoku"));
     let mut first = std::process::Command::new(&binary)
@@ -683,7 +682,8 @@ fn a_batch_whose_stream_the_server_closes_goes_on_in_a_new_one() {
 /// in input order.
 #[test]
 fn a_server_that_slices_the_batchs_chunks_still_answers_in_order() {
-    let server = ServerProcess::start_with(&["--batch-window", "64"], "http://127.0.0.1", &[]);
+    let server =
+        ServerProcess::start_with(&["--memory-budget", "10485760"], "http://127.0.0.1", &[]);
     // Easy and hard in turn, so that slices take unlike times.
     const HARD: &str =
         "8..........36......7..9.2...5...7.......457.....1...3...1....68..85...1..9....4..";
@@ -1642,36 +1642,65 @@ fn a_batch_over_three_servers_survives_losing_one() {
     }
 }
 
-/// `sudoku --server URL ARGS` started while a batch stream waiting for its input holds the
-/// only slot of `server` (started with `--max-concurrent-requests 1`), which it frees 400 ms
-/// later; the command's output.
+/// Flags for a server whose receive budget (a fifth of its memory budget) one unfinished
+/// 4,096-byte message fills, so that [`run_while_busy`] can make it busy.
+const BUSY_FLAGS: [&str; 4] = ["--workers", "1", "--memory-budget", "40960"];
+
+/// Opens a Solve call on `url`'s server whose 4,096-byte message never finishes arriving,
+/// holding the server's whole receive budget, and resets it after `hold`.
+fn hold_receive_budget(url: &str, hold: std::time::Duration) -> std::thread::JoinHandle<()> {
+    let addr: std::net::SocketAddr = url
+        .trim_start_matches("http://")
+        .parse()
+        .expect("a loopback address");
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a runtime");
+        runtime.block_on(async move {
+            let tcp = tokio::net::TcpStream::connect(addr)
+                .await
+                .expect("connects");
+            let (send, connection) = h2::client::handshake(tcp).await.expect("h2 handshake");
+            tokio::spawn(connection);
+            let mut send = send.ready().await.expect("ready");
+            let head = http::Request::builder()
+                .method("POST")
+                .uri(format!("http://{addr}/sudoku.v1.Sudoku/Solve"))
+                .header("content-type", "application/grpc")
+                .header("te", "trailers")
+                .body(())
+                .expect("a request head");
+            let (_response, mut body) = send.send_request(head, false).expect("sent");
+            // A message of 4,096 bytes, of which 3 ever come.
+            body.send_data(bytes::Bytes::from_static(b"\0\0\0\x10\0abc"), false)
+                .expect("sent");
+            tokio::time::sleep(hold).await;
+            body.send_reset(h2::Reason::CANCEL);
+        });
+    })
+}
+
+/// `sudoku --server URL ARGS` started while an unfinished message holds the receive budget of
+/// `server` (started with [`BUSY_FLAGS`]) for 1.5 s: its first call waits a second for room
+/// and is refused RESOURCE_EXHAUSTED; the command's output.
 fn run_while_busy(server: &ServerProcess, args: &[&str]) -> std::process::Output {
-    let mut hold = std::process::Command::new(env!("CARGO_BIN_EXE_sudoku"))
-        .args(["--server", &server.url, "batch"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let hold = hold_receive_budget(&server.url, std::time::Duration::from_millis(1500));
     std::thread::sleep(std::time::Duration::from_millis(300));
-    let command = std::process::Command::new(env!("CARGO_BIN_EXE_sudoku"))
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_sudoku"))
         .args(["--server", &server.url])
         .args(args)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(400));
-    drop(hold.stdin.take());
-    let _ = hold.wait();
-    command.wait_with_output().unwrap()
+        .output()
+        .expect("the command runs");
+    hold.join().expect("the hold ends");
+    output
 }
 
 #[test]
 fn a_busy_server_is_tried_again_and_a_big_solve_suggests_batch() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let flags = ["--workers", "1", "--max-concurrent-requests", "1"];
-    let server = ServerProcess::start_with(&flags, "http://127.0.0.1", &[]);
+    let server = ServerProcess::start_with(&BUSY_FLAGS, "http://127.0.0.1", &[]);
     let output = run_while_busy(&server, &["solve", CLASSIC]);
     let err = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(0), "{err}");
@@ -1699,8 +1728,7 @@ fn a_busy_server_is_tried_again_and_a_big_solve_suggests_batch() {
 #[test]
 fn a_batch_on_a_busy_server_waits_for_it() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let flags = ["--workers", "1", "--max-concurrent-requests", "1"];
-    let server = ServerProcess::start_with(&flags, "http://127.0.0.1", &[]);
+    let server = ServerProcess::start_with(&BUSY_FLAGS, "http://127.0.0.1", &[]);
     let dir = temp_dir("busy-batch");
     let file = dir.join("puzzles.txt");
     std::fs::write(&file, format!("{CLASSIC}\n").repeat(3)).unwrap();

@@ -373,7 +373,7 @@ impl<B> Receiving<B> {
                 self.waiting.set(false);
                 return Poll::Ready(Err(Status::resource_exhausted(format!(
                     "server busy: request messages being received fill its {} bytes \
-                     (--max-receiving-bytes); retry with backoff",
+                     (--memory-budget); retry with backoff",
                     self.admission.receiving_bytes
                 ))));
             }
@@ -747,7 +747,7 @@ mod tests {
             .expect_err("refused");
         assert!(waited.elapsed() >= ROOM_WAIT - Duration::from_millis(50));
         assert_eq!(err.code(), tonic::Code::ResourceExhausted);
-        assert!(err.message().contains("--max-receiving-bytes"), "{err:?}");
+        assert!(err.message().contains("--memory-budget"), "{err:?}");
         assert!(!b.waiting.now());
         drop(a);
         assert_eq!(admission.receiving.available_permits(), 1000);

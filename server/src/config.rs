@@ -43,11 +43,11 @@ pub const DEFAULT_MAX_STREAM_BYTES: usize = 1 << 20;
 pub const DEFAULT_MAX_BUFFERED_BYTES: usize = 64 << 20;
 /// The memory budget where no container limit is found: the byte budgets' defaults below.
 pub const DEFAULT_MEMORY_BUDGET: usize = 320 << 20;
-/// Default `--max-kept-bytes`.
+/// Default `--memory-budget`.
 pub const DEFAULT_MAX_KEPT_BYTES: usize = 128 << 20;
 /// Default time a BatchSolve stream may go without reading, solving or sending, in ms.
 pub const DEFAULT_STREAM_IDLE_MS: u64 = 60_000;
-/// Default `--max-receiving-bytes`.
+/// Default `--memory-budget`.
 pub const DEFAULT_MAX_RECEIVING_BYTES: usize = 64 << 20;
 /// Default `--idle-timeout-ms`: a 4 MiB message needs a client sending 400 KB/s.
 pub const DEFAULT_IDLE_TIMEOUT_MS: u64 = 10_000;
@@ -68,7 +68,7 @@ pub enum ConfigError {
     )]
     GridSide(usize),
     /// The server-wide byte budget cannot hold even one stream's.
-    #[error("--max-buffered-bytes must be at least --max-stream-bytes")]
+    #[error("the batch streams' budget must be at least one stream's share")]
     BufferedBelowStream,
     /// A limit that must be at least 1 is 0.
     #[error("--{0} must be at least 1")]
@@ -192,7 +192,7 @@ pub struct Config {
     #[arg(skip = DEFAULT_MAX_KEPT_BYTES)]
     pub max_kept_bytes: usize,
     /// How long a batch stream must have waited for its client's next message, with nothing
-    /// being solved, before it may be closed to make room in --max-kept-bytes; not a flag
+    /// being solved, before it may be closed to make room in --memory-budget; not a flag
     /// (tests set it).
     #[arg(skip = 1000u64)]
     pub kept_idle_ms: u64,
@@ -234,9 +234,12 @@ pub struct Config {
 /// The default memory budget: 5/8 of the cgroup's memory limit where one is set (v2's
 /// `memory.max`, or v1's `memory.limit_in_bytes`), else [`DEFAULT_MEMORY_BUDGET`].
 pub fn default_memory_budget() -> usize {
-    let limit = ["/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"]
-        .iter()
-        .find_map(|path| std::fs::read_to_string(path).ok());
+    let limit = [
+        "/sys/fs/cgroup/memory.max",
+        "/sys/fs/cgroup/memory/memory.limit_in_bytes",
+    ]
+    .iter()
+    .find_map(|path| std::fs::read_to_string(path).ok());
     budget_for_limit(limit.as_deref())
 }
 
@@ -361,20 +364,20 @@ impl Config {
             return Err(ConfigError::Zero("max-connections"));
         }
         if self.max_stream_bytes == 0 {
-            return Err(ConfigError::Zero("max-stream-bytes"));
+            return Err(ConfigError::Zero("memory-budget"));
         }
         if self.max_receiving_bytes == 0 {
-            return Err(ConfigError::Zero("max-receiving-bytes"));
+            return Err(ConfigError::Zero("memory-budget"));
         }
         if self.max_kept_bytes == 0 {
-            return Err(ConfigError::Zero("max-kept-bytes"));
+            return Err(ConfigError::Zero("memory-budget"));
         }
         let counted = [
             ("max-connections", self.max_connections),
-            ("max-stream-bytes", self.max_stream_bytes),
-            ("max-buffered-bytes", self.max_buffered_bytes),
-            ("max-receiving-bytes", self.max_receiving_bytes),
-            ("max-kept-bytes", self.max_kept_bytes),
+            ("memory-budget", self.max_stream_bytes),
+            ("memory-budget", self.max_buffered_bytes),
+            ("memory-budget", self.max_receiving_bytes),
+            ("memory-budget", self.max_kept_bytes),
         ];
         let most = tokio::sync::Semaphore::MAX_PERMITS;
         if let Some(&(flag, _)) = counted.iter().find(|(_, value)| *value > most) {
@@ -472,7 +475,7 @@ mod tests {
         assert_eq!(
             err.to_string(),
             format!(
-                "--max-kept-bytes must be at most {}",
+                "--memory-budget must be at most {}",
                 tokio::sync::Semaphore::MAX_PERMITS
             )
         );
@@ -480,7 +483,7 @@ mod tests {
             max_kept_bytes: 0,
             ..Config::embedded()
         };
-        assert_eq!(zero.check(), Err(ConfigError::Zero("max-kept-bytes")));
+        assert_eq!(zero.check(), Err(ConfigError::Zero("memory-budget")));
     }
 
     #[test]
@@ -522,7 +525,8 @@ mod tests {
         assert_eq!(config.max_kept_bytes, DEFAULT_MAX_KEPT_BYTES);
         assert_eq!(config.max_stream_bytes, DEFAULT_MAX_STREAM_BYTES);
         assert_eq!(config.batch_window, DEFAULT_BATCH_WINDOW);
-        let parts = config.max_receiving_bytes + 2 * config.max_buffered_bytes + config.max_kept_bytes;
+        let parts =
+            config.max_receiving_bytes + 2 * config.max_buffered_bytes + config.max_kept_bytes;
         assert!(parts <= 320 << 20, "the parts fit the whole");
         let mut small = Config::try_parse_from(["sudoku-server", "--memory-budget", "10485760"])
             .expect("a budget parses");
@@ -540,7 +544,10 @@ mod tests {
     fn the_default_budget_is_a_share_of_the_containers_limit_or_320_mib() {
         assert_eq!(budget_for_limit(Some("536870912\n")), 320 << 20);
         assert_eq!(budget_for_limit(Some("max\n")), DEFAULT_MEMORY_BUDGET);
-        assert_eq!(budget_for_limit(Some("9223372036854771712")), DEFAULT_MEMORY_BUDGET);
+        assert_eq!(
+            budget_for_limit(Some("9223372036854771712")),
+            DEFAULT_MEMORY_BUDGET
+        );
         assert_eq!(budget_for_limit(None), DEFAULT_MEMORY_BUDGET);
     }
 }

@@ -511,48 +511,6 @@ async fn deadline_exceeded_on_a_slow_backtracking_solve() {
 }
 
 #[tokio::test]
-async fn overload_is_resource_exhausted() {
-    let config = Config {
-        max_concurrent_requests: 1,
-        max_solve_ms: 600_000,
-        ..Config::embedded()
-    };
-    let (server, client) = server(config).await;
-    let metrics = server.metrics().clone();
-    let mut busy = client.clone();
-    let hog = tokio::spawn(async move { busy.solve(endless("hog")).await });
-    assert!(eventually(Duration::from_secs(10), || metrics.in_flight().get() == 1).await);
-    let status = client
-        .clone()
-        .solve(request("x", &grid(CLASSIC), Algorithm::Fast, 2))
-        .await
-        .unwrap_err();
-    assert_eq!(status.code(), Code::ResourceExhausted);
-    assert!(
-        status.message().contains("server busy"),
-        "{}",
-        status.message()
-    );
-    let status = client
-        .clone()
-        .batch_solve(tokio_stream::iter(Vec::<SolveRequest>::new()))
-        .await
-        .unwrap_err();
-    assert_eq!(status.code(), Code::ResourceExhausted);
-    hog.abort();
-    assert!(eventually(Duration::from_secs(10), || metrics.in_flight().get() == 0).await);
-    // Capacity comes back once the hog is gone.
-    assert!(
-        client
-            .clone()
-            .solve(request("y", &grid(CLASSIC), Algorithm::Fast, 2))
-            .await
-            .is_ok()
-    );
-    server.shutdown().await.unwrap();
-}
-
-#[tokio::test]
 async fn health_and_reflection_answer() {
     use tonic_health::pb::health_check_response::ServingStatus;
     use tonic_health::pb::{HealthCheckRequest, health_client::HealthClient};

@@ -495,7 +495,7 @@ async fn refused_small_grids_keep_memory_bounded() {
 
 // Regression (attack review): the messages waiting for room were held outside every budget,
 // 4 MB each: 256 streams reached 1 GiB, and 192 here 300 MiB and more (as fast as the client
-// sends). Now they count among the server's waiting messages (--max-buffered-bytes again),
+// sends). Now they count among the server's waiting messages (--memory-budget again),
 // and a stream whose message finds no room there ends RESOURCE_EXHAUSTED at once: a 139 MiB
 // peak.
 #[cfg(target_os = "linux")]
@@ -608,12 +608,12 @@ async fn end_attack<S, T>(
     (idle / 1024, now / 1024, refused + closed)
 }
 
-/// Asserts that `status` refuses a stream for want of room in `--max-kept-bytes`.
+/// Asserts that `status` refuses a stream for want of room in `--memory-budget`.
 #[cfg(target_os = "linux")]
 fn assert_refused_for_kept_room(status: &tonic::Status) {
     assert_eq!(status.code(), tonic::Code::ResourceExhausted, "{status:?}");
     let message = status.message();
-    assert!(message.contains("--max-kept-bytes"), "{message}");
+    assert!(message.contains("--memory-budget"), "{message}");
 }
 
 /// Asserts that `rss` (what: "RSS" or "peak RSS") is less than `limit` MiB above `idle`.
@@ -626,7 +626,7 @@ fn assert_rss_within(idle: u64, rss: u64, limit: u64, what: &str) {
 }
 
 /// How many of the `open` streams the server has closed since, to make room for others'
-/// buffers (UNAVAILABLE naming `--max-kept-bytes`).
+/// buffers (UNAVAILABLE naming `--memory-budget`).
 #[cfg(target_os = "linux")]
 fn closed_to_make_room<S, T>(open: &mut [(S, tonic::Streaming<T>)]) -> usize {
     use futures::FutureExt;
@@ -635,7 +635,7 @@ fn closed_to_make_room<S, T>(open: &mut [(S, tonic::Streaming<T>)]) -> usize {
         if let Some(Err(status)) = answers.message().now_or_never() {
             assert_eq!(status.code(), tonic::Code::Unavailable, "{status:?}");
             assert!(
-                status.message().contains("--max-kept-bytes"),
+                status.message().contains("--memory-budget"),
                 "{}",
                 status.message()
             );
@@ -646,7 +646,7 @@ fn closed_to_make_room<S, T>(open: &mut [(S, tonic::Streaming<T>)]) -> usize {
 }
 
 // tonic keeps each stream's request and response buffers at the size of the largest message
-// through them, for the stream's life: before --max-kept-bytes and answers in pieces, 16
+// through them, for the stream's life: before --memory-budget and answers in pieces, 16
 // streams here held 276 MiB (a 4 MB request of refused puzzles was answered in one 12.8 MB
 // message), and 64 held 1,049 MiB.
 #[cfg(target_os = "linux")]

@@ -1,6 +1,6 @@
 //! Streams closed to make room for others: those whose buffers keep bytes they no longer use
-//! (`--max-kept-bytes`), and those whose clients leave answers untaken while other streams
-//! wait for the room those answers hold (`--max-buffered-bytes`).
+//! (`--memory-budget`), and those whose clients leave answers untaken while other streams
+//! wait for the room those answers hold (`--memory-budget`).
 
 mod support;
 
@@ -28,7 +28,7 @@ async fn a_stream_past_the_kept_bytes_budget_is_refused_by_name() {
     more.send(packed("large", &texts)).await.expect("queued");
     let status = second.message().await.expect_err("refused");
     assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
-    for part in ["--max-kept-bytes", "message 1 of the stream", "400000"] {
+    for part in ["--memory-budget", "message 1 of the stream", "400000"] {
         assert!(
             status.message().contains(part),
             "{part}: {}",
@@ -96,7 +96,7 @@ fn assert_closed(status: &tonic::Status, why: &[&str]) {
 
 /// Asserts that `status` closes a stream whose buffers kept bytes it did not use.
 fn assert_closed_for_room(status: &tonic::Status) {
-    assert_closed(status, &["had not used them", "--max-kept-bytes"]);
+    assert_closed(status, &["had not used them", "--memory-budget"]);
 }
 
 #[tokio::test]
@@ -264,10 +264,7 @@ async fn drip(server: &Server, messages: Vec<PackedPuzzles>, every: Duration) ->
 
 /// Asserts that `status` closes a stream whose client left answers untaken.
 fn assert_closed_as_slow(status: &tonic::Status) {
-    let why = [
-        "left answers untaken for over 200 ms",
-        "--max-buffered-bytes",
-    ];
+    let why = ["left answers untaken for over 200 ms", "--memory-budget"];
     assert_closed(status, &why);
 }
 

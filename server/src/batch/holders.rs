@@ -2,13 +2,13 @@
 //! streams that hold some of it without using it.
 //!
 //! A stream may be closed for another's room, by budget:
-//! - for what its buffers keep (`--max-kept-bytes`, see [`super::kept`]): while it waits
+//! - for what its buffers keep (`--memory-budget`, see [`super::kept`]): while it waits
 //!   for its client (for its next message, or to take answers), with no puzzle of its being
 //!   solved and no message arriving that would need half of what it keeps, and it has read
 //!   no message needing half of it, nor left an answer untaken, for a while (a second by
 //!   default);
 //! - for what its puzzles and answers hold, and its messages waiting for room
-//!   (`--max-buffered-bytes`): once its client has left an answer untaken for that while,
+//!   (`--memory-budget`): once its client has left an answer untaken for that while,
 //!   whatever its reader waits for (a stream waiting for the server's bytes with a budget's
 //!   worth of answers untaken, or with one slow puzzle in the pool, held them all the same).
 //!
@@ -16,7 +16,7 @@
 //! The age of the oldest untaken answer is what tells a client that cannot keep up from one
 //! that merely reads slowly: clients that took an answer every half second, just often
 //! enough for a rule on the time since the last one taken, held every byte budget for as
-//! long as they liked (64 streams holding 1 MiB each, all of `--max-buffered-bytes`).
+//! long as they liked (64 streams holding 1 MiB each, all of `--memory-budget`).
 
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
@@ -36,11 +36,11 @@ const LOOK_AGAIN: Duration = Duration::from_millis(20);
 /// A byte budget streams may be closed to make room in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Budget {
-    /// What message buffers keep (`--max-kept-bytes`).
+    /// What message buffers keep (`--memory-budget`).
     Kept = 0,
-    /// What puzzles read and answers unsent hold (`--max-buffered-bytes`).
+    /// What puzzles read and answers unsent hold (`--memory-budget`).
     Buffered = 1,
-    /// Messages read and waiting for room (`--max-buffered-bytes` again).
+    /// Messages read and waiting for room (`--memory-budget` again).
     Waiting = 2,
 }
 
@@ -101,7 +101,7 @@ pub(crate) struct Holder {
 pub(crate) struct Work {
     /// Its tasks on the solver threads.
     pub(crate) in_pool: Arc<AtomicUsize>,
-    /// Its byte budget: what it holds of it, it holds of the server's (`--max-buffered-bytes`).
+    /// Its byte budget: what it holds of it, it holds of the server's (`--memory-budget`).
     pub(crate) stream_bytes: Arc<Semaphore>,
     pub(crate) stream_budget: usize,
     /// Its largest message, and the one arriving.

@@ -1,4 +1,4 @@
-//! What the message buffers of open batch streams keep (`--max-kept-bytes`); room is made in
+//! What the message buffers of open batch streams keep (`--memory-budget`); room is made in
 //! it by closing streams that no longer use what they keep (see [`super::holders`]).
 //!
 //! tonic keeps a stream's request buffer as large as its largest request, and its answer

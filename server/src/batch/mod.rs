@@ -140,7 +140,7 @@ impl<A> Submit<'_, A> {
 /// A task of a stream's on the solver threads, queued or running, until dropped. A stream
 /// with one is waiting on the server, not on its client, so it is never closed as idle: with
 /// a long lane full of other clients' slow puzzles, a puzzle may wait longer than
-/// `--stream-idle-ms` for its turn. Dropping it counts as progress, as the answers it made do.
+/// `--idle-timeout-ms` for its turn. Dropping it counts as progress, as the answers it made do.
 pub(crate) struct InPool {
     count: Arc<AtomicUsize>,
     progress: Arc<AtomicU64>,
@@ -322,7 +322,7 @@ struct Reader<M: Batched> {
     /// The stream's tasks on the solver threads: while there are any, it is not idle.
     in_pool: Arc<AtomicUsize>,
     /// The stream as the kept budget sees it, with what its message buffers keep (see
-    /// [`Batched::kept_bytes`]), charged to `--max-kept-bytes` until the stream ends: 64 open
+    /// [`Batched::kept_bytes`]), charged to `--memory-budget` until the stream ends: 64 open
     /// streams that had each taken one 4 MB message of refused puzzles kept 1 GiB.
     holder: Arc<holders::Holder>,
     out: Outbox<M::Answer>,
@@ -531,7 +531,7 @@ impl<M: Batched> Reader<M> {
         let Some(permit) = permit else {
             return Err(self.broken(Status::resource_exhausted(format!(
                 "server busy: the buffers of open batch streams keep all {} bytes of \
-                 --max-kept-bytes, and a message of {} bytes would keep {} more; retry with \
+                 --memory-budget, and a message of {} bytes would keep {} more; retry with \
                  backoff, or send smaller messages",
                 self.shared.kept.size(),
                 message.encoded_len().max(self.caller.largest.get()),
@@ -622,7 +622,7 @@ impl<M: Batched> Reader<M> {
     /// Waits for a hold as [`Reader::hold`] does, the message counted meanwhile among those
     /// waiting: once read, it is in memory, and a stream can wait long (for its client to
     /// take answers, or for room other streams hold). Where the server's waiting messages
-    /// already fill `--max-buffered-bytes`, the stream ends RESOURCE_EXHAUSTED at once, its
+    /// already fill `--memory-budget`, the stream ends RESOURCE_EXHAUSTED at once, its
     /// message dropped: waiting uncounted, 256 streams of one 4 MB message each held 1 GiB.
     async fn wait_for_hold(&self, request: &M, puzzles: usize) -> Result<Option<Hold>, End> {
         let _waiting = self.waiting_room_unless_sliced(request.encoded_len())?;
@@ -641,7 +641,7 @@ impl<M: Batched> Reader<M> {
     }
 
     /// `cost` bytes among the messages waiting for room, or the end of the stream where they
-    /// already fill `--max-buffered-bytes`. Streams whose clients leave answers untaken are
+    /// already fill `--memory-budget`. Streams whose clients leave answers untaken are
     /// then closed to make room for the retry: waiting here, the message would be uncounted.
     fn waiting_room(&self, cost: usize) -> Result<WaitingRoom, End> {
         let cost = cost.min(self.shared.buffered_bytes);
@@ -654,7 +654,7 @@ impl<M: Batched> Reader<M> {
                 (self.shared.holders).look(Budget::Waiting, free, cost);
                 Err(self.broken(Status::resource_exhausted(format!(
                     "server busy: batch messages waiting for room fill its {} bytes \
-                     (--max-buffered-bytes); retry with backoff",
+                     (--memory-budget); retry with backoff",
                     self.shared.buffered_bytes
                 ))))
             }
@@ -733,7 +733,7 @@ impl<M: Batched> Reader<M> {
                     if now == seen && !in_pool && !waiting_on_others() {
                         return Err(End::Stalled(stream_closed(format!(
                             "stream closed: nothing read, solved or taken for {} ms \
-                             (--stream-idle-ms); open a new stream",
+                             (--idle-timeout-ms); open a new stream",
                             idle.as_millis()
                         ))));
                     }
@@ -749,13 +749,13 @@ impl<M: Batched> Reader<M> {
         match budget {
             Budget::Kept => format!(
                 "stream closed: its buffers kept bytes another stream needed, and it had not \
-                 used them for a while (--max-kept-bytes, {} bytes for all streams); open a new \
+                 used them for a while (--memory-budget, {} bytes for all streams); open a new \
                  stream",
                 self.shared.kept.size()
             ),
             Budget::Buffered | Budget::Waiting => format!(
                 "stream closed: its client had left answers untaken for over {idle} ms while \
-                 other streams waited for the room they hold (--max-buffered-bytes, {} bytes \
+                 other streams waited for the room they hold (--memory-budget, {} bytes \
                  for all streams); take answers as they come, or open a new stream",
                 self.shared.buffered_bytes
             ),

@@ -127,7 +127,7 @@ impl Charge {
             .map_err(|_| {
                 Status::resource_exhausted(format!(
                     "server busy: request messages being received fill its {} bytes \
-                     (--max-receiving-bytes); retry with backoff",
+                     (--memory-budget); retry with backoff",
                     self.budget.size
                 ))
             })?;
@@ -361,7 +361,7 @@ mod tests {
         let err = charge.take(200, 10).unwrap_err();
         assert_eq!(err.code(), tonic::Code::ResourceExhausted);
         assert!(
-            err.message().contains("--max-receiving-bytes"),
+            err.message().contains("--memory-budget"),
             "{}",
             err.message()
         );

@@ -29,7 +29,7 @@ const MIN_COMPRESSED: usize = 512;
 /// A gRPC message's prefix: the compressed flag and the length.
 pub(crate) const PREFIX: usize = 5;
 
-/// Room in the server's receive budget (`--max-receiving-bytes`), which expanded requests of
+/// Room in the server's receive budget (`--memory-budget`), which expanded requests of
 /// one-message calls are charged to.
 #[derive(Clone)]
 pub(crate) struct Budget {
