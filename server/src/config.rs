@@ -341,7 +341,8 @@ impl Config {
     /// Sizes the byte budgets from `--memory-budget` (or the container's limit): a fifth for
     /// request messages arriving, a fifth for batch work in flight and a fifth for batch
     /// messages waiting for it, two fifths for the message buffers open batch streams keep;
-    /// a batch stream may hold a 320th, and keeps a puzzle in flight per 512 bytes of that.
+    /// a batch stream may hold a 320th, and keeps a puzzle in flight per 512 bytes of that. A
+    /// batch stream with nothing in flight may wait six idle timeouts for its next message.
     /// Calls from the binary; an embedder's fields are used as it set them.
     pub fn apply_memory_budget(&mut self) {
         let budget = self.memory_budget.unwrap_or_else(default_memory_budget);
@@ -351,7 +352,9 @@ impl Config {
         self.max_kept_bytes = (2 * fifth).max(1);
         self.max_stream_bytes = (budget / 320).clamp(1, fifth);
         self.batch_window = (self.max_stream_bytes / 512).clamp(1, MAX_BATCH_WINDOW);
-        self.stream_idle_ms = self.idle_timeout_ms;
+        // A batch client may pause between messages longer than it may leave an answer
+        // untaken: feeding a stream from a slower source is normal use.
+        self.stream_idle_ms = self.idle_timeout_ms.saturating_mul(6);
     }
 
     /// Checks what clap cannot see when the configuration is built in code (the CLI's
