@@ -5,29 +5,14 @@
 //! [`start_in_memory`] serves the same (but reflection) to this process alone, through memory.
 #![deny(missing_docs)]
 
-mod admit;
+mod admission;
 mod batch;
-mod calls;
 pub mod compress;
 mod config;
-mod counted;
-mod explain;
-mod generate;
-mod health;
-mod idle;
-mod incoming;
-mod lanes;
-mod logic_work;
-mod memory;
 mod metrics;
-mod pool;
-mod puzzles;
-mod respond;
-mod service;
-mod shared;
-mod shutdown;
-mod status;
-mod tally;
+mod rpc;
+mod scheduling;
+mod transport;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -44,18 +29,18 @@ use tonic::transport::server::Router;
 use tonic::transport::{Identity, ServerTlsConfig};
 
 pub use config::{Config, ConfigError, LogFormat, OptionalAddr, cores};
-pub use memory::Dialer;
 pub use metrics::Metrics;
-pub use shutdown::{Signal, signal};
+pub use transport::in_process::Dialer;
+pub use transport::shutdown::{Signal, signal};
 
-use crate::admit::AdmitCalls;
+use crate::admission::AdmitCalls;
 use crate::compress::server::ServeCompressed;
-use crate::counted::CountCalls;
-use crate::health::Health;
-use crate::incoming::Incoming;
-use crate::puzzles::PuzzlesService;
-use crate::service::SudokuService;
-use crate::shared::Shared;
+use crate::metrics::layer::CountCalls;
+use crate::rpc::health::Health;
+use crate::rpc::puzzles::PuzzlesService;
+use crate::rpc::state::Shared;
+use crate::rpc::sudoku::SudokuService;
+use crate::transport::incoming::Incoming;
 
 /// HTTP/2 flow-control window per stream: what a client may send beyond what the server has
 /// read. A stream that stops reading (its batch window is full because its client reads
@@ -173,7 +158,7 @@ pub async fn start_on(listener: TcpListener, config: Config) -> anyhow::Result<S
 /// apply. Reflection is left out: no tool outside the process can reach it.
 pub async fn start_in_memory(config: Config) -> anyhow::Result<InMemoryServer> {
     let (metrics, health, router) = prepare(&config, false).await?;
-    let (dialer, accepted) = memory::pair();
+    let (dialer, accepted) = transport::in_process::pair();
     let running = launch(router, accepted, health, &config, metrics, || {});
     Ok(InMemoryServer { dialer, running })
 }
@@ -280,10 +265,12 @@ fn services(
     metrics: &Arc<Metrics>,
     reflection: bool,
 ) -> anyhow::Result<Router<Layers>> {
-    // Every service takes messages up to the size `calls::message_limit` gives it: the
-    // receive budget charges nothing for one its header shows to be larger (see `admit`), so
+    // Every service takes messages up to the size `admission::methods::message_limit` gives it: the
+    // receive budget charges nothing for one its header shows to be larger (see `admission`), so
     // none may buffer one.
-    let control = config.max_message_bytes.min(calls::CONTROL_MESSAGE_BYTES);
+    let control = config
+        .max_message_bytes
+        .min(admission::methods::CONTROL_MESSAGE_BYTES);
     macro_rules! compressed {
         ($service:expr) => {
             compressed!($service, config.max_message_bytes)

@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
 
-use crate::calls::LargestMessage;
+use crate::admission::methods::LargestMessage;
 
 /// How often streams are looked over for a budget while any stream waits for room in it, by
 /// one task for all the waiting streams: one that has just sent its client's last answer may

@@ -26,12 +26,12 @@ use prost::Message;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
 use tonic::{Status, Streaming};
 
-use crate::admit::WaitingForRoom;
-use crate::calls::LargestMessage;
-use crate::lanes::Tenant;
-use crate::pool::{Deliver, PoolError, Work};
-use crate::respond::Limits;
-use crate::shared::Shared;
+use crate::admission::WaitingForRoom;
+use crate::admission::methods::LargestMessage;
+use crate::rpc::solving::Limits;
+use crate::rpc::state::Shared;
+use crate::scheduling::lanes::Tenant;
+use crate::scheduling::pool::{Deliver, PoolError, Work};
 
 pub(crate) use answers::Answers;
 pub(crate) use holders::Holders;

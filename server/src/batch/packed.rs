@@ -15,9 +15,9 @@ use tonic::Status;
 
 use super::answers::Outbox;
 use super::{Batched, Hold, Read, Submit, pieces};
-use crate::pool::{Deliver, PoolError, Work};
-use crate::respond::{Job, Limits, wire_outcome};
-use crate::status::RequestError;
+use crate::rpc::solving::{Job, Limits, wire_outcome};
+use crate::rpc::status::RequestError;
+use crate::scheduling::pool::{Deliver, PoolError, Work};
 
 impl Batched for pb::PackedPuzzles {
     type Answer = pb::PackedAnswers;

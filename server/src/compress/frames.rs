@@ -14,7 +14,7 @@ use tokio::task::JoinHandle;
 use tonic::Status;
 
 use super::{Budget, Op, PREFIX, Rewrite};
-use crate::calls::LargestMessage;
+use crate::admission::methods::LargestMessage;
 
 /// `inner` with every message rewritten by `op`.
 pub(crate) struct Reframe<B> {

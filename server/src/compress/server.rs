@@ -16,7 +16,7 @@ use tower::{Layer, Service};
 
 use super::frames::{Charge, Reframe};
 use super::{Budget, Codec, Op};
-use crate::calls::{LargestMessage, is_one_message, message_limit};
+use crate::admission::methods::{LargestMessage, is_one_message, message_limit};
 
 pub(super) const ENCODING: &str = "grpc-encoding";
 pub(super) const ACCEPT: &str = "grpc-accept-encoding";

@@ -10,14 +10,14 @@ use sudoku_proto::{entries_from_pb, grid_from_pb, pb, rating_to_pb, verdict_of};
 use tokio::sync::mpsc;
 use tonic::{Request, Response, Status, Streaming};
 
-use crate::explain::{Explaining, Started};
-use crate::lanes::Tenant;
-use crate::logic_work::Until;
-use crate::pool::{CancelOnDrop, PoolError};
-use crate::respond::Job;
-use crate::service::client_deadline;
-use crate::shared::Shared;
-use crate::status::RequestError;
+use crate::rpc::explain::{Explaining, Started};
+use crate::rpc::solving::Job;
+use crate::rpc::state::Shared;
+use crate::rpc::status::RequestError;
+use crate::rpc::sudoku::client_deadline;
+use crate::scheduling::lanes::Tenant;
+use crate::scheduling::logic::Until;
+use crate::scheduling::pool::{CancelOnDrop, PoolError};
 
 /// The Puzzles service; cheap to clone.
 #[derive(Clone)]
@@ -67,7 +67,7 @@ impl PuzzlesService {
     }
 
     /// The logic engine's options: the request's, and a flag the call raises when it is
-    /// dropped; the deadline is set where the work runs (see [`crate::pool::Pool::run_sliced`]).
+    /// dropped; the deadline is set where the work runs (see [`crate::scheduling::pool::Pool::run_sliced`]).
     fn logic_options(&self, wire: Option<pb::LogicOptions>, cancel: &CancelOnDrop) -> RateOptions {
         RateOptions {
             uniqueness: !wire.unwrap_or_default().no_uniqueness_techniques,
@@ -76,7 +76,7 @@ impl PuzzlesService {
         }
     }
 
-    /// Runs logic work on the solver threads, short lane first (see [`crate::pool::Pool::run_sliced`]),
+    /// Runs logic work on the solver threads, short lane first (see [`crate::scheduling::pool::Pool::run_sliced`]),
     /// each try with `options` stopping at its own deadline; pool failures become statuses.
     async fn run<T: Send + 'static>(
         &self,
@@ -265,8 +265,8 @@ impl pb::puzzles_server::Puzzles for PuzzlesService {
         let caller = crate::batch::Caller {
             deadline: client_deadline(request.metadata()),
             tenant: Tenant::of(request.remote_addr()),
-            room: crate::admit::WaitingForRoom::of(&request),
-            largest: crate::calls::LargestMessage::of(&request),
+            room: crate::admission::WaitingForRoom::of(&request),
+            largest: crate::admission::methods::LargestMessage::of(&request),
         };
         let stream = crate::batch::spawn(self.shared.clone(), request.into_inner(), caller);
         Ok(Response::new(stream))
@@ -377,8 +377,8 @@ impl pb::puzzles_server::Puzzles for PuzzlesService {
     ) -> Result<Response<Self::GenerateStream>, Status> {
         let deadline = client_deadline(request.metadata());
         let tenant = Tenant::of(request.remote_addr());
-        let order = crate::generate::order(request.get_ref(), &self.shared)?;
-        let rx = crate::generate::stream(self.shared.clone(), order, tenant, deadline);
+        let order = crate::rpc::generate::order(request.get_ref(), &self.shared)?;
+        let rx = crate::rpc::generate::stream(self.shared.clone(), order, tenant, deadline);
         Ok(Response::new(Answers::new(rx)))
     }
 }

@@ -14,10 +14,10 @@ use tokio::sync::mpsc;
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, StatusExt};
 
-use crate::lanes::Tenant;
-use crate::logic_work::Until;
-use crate::pool::{CancelOnDrop, PoolError};
-use crate::shared::Shared;
+use crate::rpc::state::Shared;
+use crate::scheduling::lanes::Tenant;
+use crate::scheduling::logic::Until;
+use crate::scheduling::pool::{CancelOnDrop, PoolError};
 
 /// Most puzzles one request may ask for.
 pub(crate) const MAX_COUNT: u32 = 100_000;

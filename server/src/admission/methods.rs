@@ -14,7 +14,7 @@ const STREAMING: [&str; 5] = [
     "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
 ];
 
-/// Methods whose answers are a stream (their clients must keep taking them, see `idle`);
+/// Methods whose answers are a stream (their clients must keep taking them, see `admission::idle`);
 /// every other call's answer is one message.
 const ANSWER_STREAMS: [&str; 8] = [
     "/sudoku.v1.Sudoku/BatchSolve",

@@ -14,8 +14,8 @@ use tonic_health::pb::health_server::{self, HealthServer};
 use tonic_health::pb::{HealthCheckRequest, HealthCheckResponse};
 use tonic_health::server::{HealthReporter, HealthService};
 
-use crate::puzzles::PuzzlesService;
-use crate::service::SudokuService;
+use crate::rpc::puzzles::PuzzlesService;
+use crate::rpc::sudoku::SudokuService;
 
 /// How long a Watch stream lives after the drain starts: time to send NOT_SERVING and for a
 /// busy watcher to read it. Once the stream ends the connection closes, and a close with the

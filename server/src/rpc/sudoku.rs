@@ -8,13 +8,13 @@ use sudoku_proto::pb;
 use tonic::metadata::MetadataMap;
 use tonic::{Request, Response, Status, Streaming};
 
-use crate::admit::WaitingForRoom;
+use crate::admission::WaitingForRoom;
 use crate::batch::Caller;
-use crate::lanes::Tenant;
-use crate::pool::{CancelOnDrop, PoolError};
-use crate::respond::{prepare, response};
-use crate::shared::Shared;
-use crate::status::RequestError;
+use crate::rpc::solving::{prepare, response};
+use crate::rpc::state::Shared;
+use crate::rpc::status::RequestError;
+use crate::scheduling::lanes::Tenant;
+use crate::scheduling::pool::{CancelOnDrop, PoolError};
 
 /// The Sudoku service; cheap to clone.
 #[derive(Clone)]
@@ -107,7 +107,7 @@ impl SudokuService {
             deadline: client_deadline(request.metadata()),
             tenant: Tenant::of(request.remote_addr()),
             room: WaitingForRoom::of(&request),
-            largest: crate::calls::LargestMessage::of(&request),
+            largest: crate::admission::methods::LargestMessage::of(&request),
         };
         let stream = crate::batch::spawn(self.shared.clone(), request.into_inner(), caller);
         Ok(Response::new(stream))

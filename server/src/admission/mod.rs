@@ -9,6 +9,9 @@
 //! Solve bodies on one connection took a server from 10 MB to 262 MB in 0.4 s, with
 //! `--max-concurrent-requests 1` too, and gzip bodies twice that.
 
+pub(crate) mod idle;
+pub(crate) mod methods;
+
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -23,13 +26,13 @@ use tonic::Status;
 use tonic::codegen::http;
 use tower::{Layer, Service};
 
-use crate::calls::{
+use crate::admission::idle::Taking;
+use crate::admission::methods::{
     LargestMessage, REFLECTION_STREAMS, is_one_message, is_reflection, message_limit,
     streams_answers,
 };
 use crate::compress::{Budget, PREFIX};
 use crate::config::Config;
-use crate::idle::Taking;
 
 /// The limits every call is admitted under, shared by the layer and the handlers.
 pub(crate) struct Admission {

@@ -11,11 +11,11 @@ use sudoku_proto::{pb, verdict_of};
 use tokio::sync::mpsc;
 use tonic::Status;
 
-use crate::lanes::Tenant;
-use crate::logic_work::Until;
-use crate::pool::{CancelOnDrop, PoolError};
-use crate::shared::Shared;
-use crate::status::RequestError;
+use crate::rpc::state::Shared;
+use crate::rpc::status::RequestError;
+use crate::scheduling::lanes::Tenant;
+use crate::scheduling::logic::Until;
+use crate::scheduling::pool::{CancelOnDrop, PoolError};
 
 /// Steps made per piece of work: enough that a piece's cost dwarfs its hand-over, few enough
 /// that an unread stream holds little.
@@ -101,7 +101,7 @@ impl Explaining {
                             verdict: verdict.into(),
                             ..pb::ExplainResponse::default()
                         })),
-                        None => Err(crate::puzzles::logic_status(&err)),
+                        None => Err(crate::rpc::puzzles::logic_status(&err)),
                     };
                 }
             }

@@ -5,11 +5,11 @@ use std::time::Duration;
 
 use tokio::sync::Semaphore;
 
-use crate::admit::Admission;
+use crate::admission::Admission;
 use crate::config::{self, Config};
 use crate::metrics::Metrics;
-use crate::pool::Pool;
-use crate::respond::Limits;
+use crate::rpc::solving::Limits;
+use crate::scheduling::pool::Pool;
 
 /// State shared by every call.
 pub(crate) struct Shared {

@@ -2,6 +2,8 @@
 //! puzzles in flight, puzzles dropped because their caller left, solver panics, and client
 //! connections open and closed by the server.
 
+pub(crate) mod layer;
+
 use std::net::SocketAddr;
 use std::sync::Arc;
 
@@ -17,7 +19,7 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Registry;
 use tokio::net::TcpListener;
 
-use crate::tally::{OUTCOMES, SolveSeconds, SolveTally};
+use crate::scheduling::tally::{OUTCOMES, SolveSeconds, SolveTally};
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RequestLabels {

@@ -10,10 +10,10 @@ use std::time::{Duration, Instant};
 use solver_core::{Grid, Options, Outcome, Report, SolveError, StopReason};
 use tokio::sync::oneshot;
 
-use crate::lanes::{Lanes, Tenant};
 use crate::metrics::Metrics;
-use crate::respond::Job;
-use crate::tally::SolveTally;
+use crate::rpc::solving::Job;
+use crate::scheduling::lanes::{Lanes, Tenant};
+use crate::scheduling::tally::SolveTally;
 
 /// The largest grid side tried on the calling task before going to a solver thread.
 const INLINE_MAX_SIDE: usize = 9;

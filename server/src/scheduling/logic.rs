@@ -9,9 +9,9 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::oneshot;
 
-use crate::lanes::{Task, Tenant};
 use crate::metrics::Metrics;
-use crate::pool::{Pool, PoolError, panic_message};
+use crate::scheduling::lanes::{Task, Tenant};
+use crate::scheduling::pool::{Pool, PoolError, panic_message};
 
 /// How long logic work runs in the short lane before it starts again in the long lane: most
 /// such work on a 9×9 grid is done in a few milliseconds, and what outlasts this throws at
