@@ -342,7 +342,7 @@ fn self_contradiction(
     if current.is_none_or(|b| tenths < b) {
         found.say(|| {
             format!(
-                "{name}: {} so {}",
+                "{name}: {}, so {}",
                 deduction::path(&t.path(end)),
                 deduction::fact(c, d, !on)
             )
