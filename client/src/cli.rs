@@ -197,8 +197,13 @@ pub struct RateArgs {
 /// `sudoku hint` and `sudoku explain`.
 #[derive(Debug, Args)]
 pub struct HintArgs {
-    /// The grid, in any format `solve` reads; `-` reads stdin.
-    pub grid: String,
+    /// The grid of givens and entries, in any format `solve` reads; `-` or none reads stdin.
+    pub grid: Option<String>,
+    /// The player's pencil marks: the 729-character form of Sukaku Explainer and HoDoKu (each
+    /// cell's nine candidate positions, the digit or `.`; side³ characters on other grids),
+    /// or a pencil-mark grid (each cell's candidates as one word); `-` reads stdin.
+    #[arg(long)]
+    pub candidates: Option<String>,
     /// Box shape ROWSxCOLS where a side has several (e.g. 3x2 for 6x6 grids).
     #[arg(long = "box", value_parser = parse_shape)]
     pub shape: Option<solver_core::Shape>,

@@ -9,6 +9,7 @@ mod health;
 mod hint;
 mod input;
 mod output;
+mod pencil;
 mod rate;
 mod request;
 mod solve;

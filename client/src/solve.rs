@@ -12,7 +12,7 @@ use crate::cli::SolveArgs;
 use crate::conn::{Connection, Server, is_server_lost, status_error};
 use crate::input::solve_inputs;
 use crate::output::{Answer, Printer};
-use crate::request::{NoPuzzles, Tally, check, failed, parse};
+use crate::request::{NoPuzzles, Tally, check, failed, line_of, parse};
 
 /// Runs `sudoku solve`.
 pub async fn run(conn: &Connection, args: &SolveArgs, printer: &Printer) -> anyhow::Result<Tally> {
@@ -36,10 +36,12 @@ pub async fn run(conn: &Connection, args: &SolveArgs, printer: &Printer) -> anyh
             Ok(grid) => grid,
             Err(error) => {
                 failed(&mut tally, &origin, &error.message);
-                printer.answer(&mut out, &origin, Answer::invalid(&error.message))?;
+                let text = text.trim();
+                printer.answer(&mut out, &origin, Some(text), Answer::invalid(&error.message))?;
                 continue;
             }
         };
+        let line = line_of(&grid);
         let request = SolveRequest {
             id: origin.number.to_string(),
             puzzle: Some(grid.clone()),
@@ -49,7 +51,7 @@ pub async fn run(conn: &Connection, args: &SolveArgs, printer: &Printer) -> anyh
             Ok(response) => {
                 let response = response.into_inner();
                 check(&mut tally, &origin, &grid, &response);
-                printer.answer(&mut out, &origin, Answer::Response(&response))?;
+                printer.answer(&mut out, &origin, line.as_deref(), Answer::Response(&response))?;
             }
             Err(status) if per_puzzle(status.code()).is_some() => {
                 let outcome = per_puzzle(status.code()).unwrap_or(Outcome::Invalid);
@@ -58,7 +60,7 @@ pub async fn run(conn: &Connection, args: &SolveArgs, printer: &Printer) -> anyh
                     outcome,
                     reason: status.message(),
                 };
-                printer.answer(&mut out, &origin, answer)?;
+                printer.answer(&mut out, &origin, line.as_deref(), answer)?;
             }
             Err(status) => {
                 let server = spread.last_server(conn).to_owned();

@@ -422,7 +422,7 @@ fn type4(
     let elims = candidates_of(board, [c1, c2], gone);
     let text = || {
         format!(
-            "{} on {}: in {}, {} must go in {} or {}, so {} is removed from them",
+            "{} on {}: in {}, digit {} must go in {} or {}, so digit {} is removed from them",
             board.cell_names(pattern.cells.iter().copied()),
             digit_names(pattern.pair),
             board.house_name(house),
