@@ -130,8 +130,8 @@ async fn run(cli: Cli) -> anyhow::Result<bool> {
         Command::Explain(args) => hint::explain(&conn, args, format).await,
         Command::Validate(args) => validate::run(&conn, args, format).await,
         Command::Generate(args) => generate::run(&conn, args, format).await,
-        Command::Health => health::run(&conn).await,
-        Command::Bench(args) => bench::run(&conn, args).await,
+        Command::Health => health::run(&conn, format).await,
+        Command::Bench(args) => bench::run(&conn, args, format).await,
         Command::Completions { .. } => Ok(true),
     };
     // Every task that shared the connection has ended by now, but for the streams of a batch

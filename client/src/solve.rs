@@ -53,6 +53,14 @@ pub async fn run(conn: &Connection, args: &SolveArgs, printer: &Printer) -> anyh
                 check(&mut tally, &origin, &grid, &response);
                 printer.answer(&mut out, &origin, line.as_deref(), Answer::Response(&response))?;
             }
+            Err(status) if stopped_answer(&status).is_some() => {
+                let response = pb::SolveResponse {
+                    id: origin.number.to_string(),
+                    ..stopped_answer(&status).unwrap_or_default()
+                };
+                failed(&mut tally, &origin, status.message());
+                printer.answer(&mut out, &origin, line.as_deref(), Answer::Response(&response))?;
+            }
             Err(status) if per_puzzle(status.code()).is_some() => {
                 let outcome = per_puzzle(status.code()).unwrap_or(Outcome::Invalid);
                 failed(&mut tally, &origin, status.message());
@@ -167,6 +175,35 @@ impl Spread {
             }
         }
     }
+}
+
+/// A solve the caller's deadline stopped, as the answer it would have been: the server's
+/// status carries the work done (its `ErrorInfo`, reason `SOLVE_STOPPED`).
+fn stopped_answer(status: &tonic::Status) -> Option<pb::SolveResponse> {
+    use tonic_types::StatusExt;
+    let info = status.get_details_error_info()?;
+    if status.code() != Code::DeadlineExceeded || info.reason != sudoku_proto::SOLVE_STOPPED {
+        return None;
+    }
+    let number = |key: &str| info.metadata.get(key).and_then(|v| v.parse::<u64>().ok());
+    let algorithm = info
+        .metadata
+        .get("algorithm")
+        .and_then(|name| pb::Algorithm::from_str_name(name))
+        .unwrap_or(pb::Algorithm::Unspecified);
+    Some(pb::SolveResponse {
+        outcome: Outcome::DeadlineExceeded.into(),
+        stats: Some(pb::SolveStats {
+            guesses: number("guesses").unwrap_or(0),
+            solve_micros: number("solve_micros").unwrap_or(0),
+            algorithm: algorithm.into(),
+        }),
+        error: Some(pb::SolveError {
+            message: status.message().to_owned(),
+            ..pb::SolveError::default()
+        }),
+        ..pb::SolveResponse::default()
+    })
 }
 
 /// The outcome of a status that concerns one puzzle only; `None` ends the run.
