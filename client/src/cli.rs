@@ -32,8 +32,9 @@ the grid has no solution or several, the search stopped, or logic cannot finish 
 repeats a digit), usage or connection error.";
 
 /// Exit codes of `validate`.
-pub const VALIDATE_EXIT_CODES: &str = "Exit codes: 0 the grid breaks no rule (and, with --against, holds no \
-wrong entry); 1 it does; 2 usage or connection error.";
+pub const VALIDATE_EXIT_CODES: &str = "Exit codes: 0 the grid breaks no rule (and, with --against, keeps every \
+given and holds no wrong entry); 1 it does; 2 an --against puzzle with no solution or several, usage or connection \
+error.";
 
 /// Exit codes of `generate`.
 pub const GENERATE_EXIT_CODES: &str = "Exit codes: 0 every puzzle asked for came; 1 the server ended the stream \
@@ -217,7 +218,8 @@ pub struct HintArgs {
 pub struct ValidateArgs {
     /// The player's grid, in any format `solve` reads (repeated digits allowed); `-` reads stdin.
     pub grid: String,
-    /// The puzzle the grid grew from: entries that differ from its unique solution are wrong.
+    /// The puzzle the grid grew from: the grid must keep its givens, and entries that differ
+    /// from its unique solution are wrong; a puzzle with no solution or several is an error.
     #[arg(long)]
     pub against: Option<String>,
     /// Box shape ROWSxCOLS where a side has several (e.g. 3x2 for 6x6 grids).

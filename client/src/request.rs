@@ -60,11 +60,18 @@ pub fn parse(text: &str, shape: Option<solver_core::Shape>) -> Result<pb::Grid, 
         }
         (tag, flag) => tag.or(flag),
     };
-    let grid = solver_core::parse(cells, shape).map_err(|e| grid_error(&e))?;
+    let parsed = solver_core::parse(cells, shape);
     if shape.is_none() {
-        note_assumed_shape(grid.shape());
+        // Also when the grid is refused: a repeat in a box may come from the shape assumed.
+        let assumed = match &parsed {
+            Ok(grid) => Some(grid.shape()),
+            Err(_) => solver_core::parse_entries(cells, None).ok().map(|e| e.shape()),
+        };
+        if let Some(assumed) = assumed {
+            note_assumed_shape(assumed);
+        }
     }
-    Ok(grid_to_pb(&grid))
+    parsed.map(|grid| grid_to_pb(&grid)).map_err(|e| grid_error(&e))
 }
 
 /// A shape as `ROWSxCOLS`, the form `--box` and line tags take.

@@ -358,6 +358,151 @@ fn validate_names_conflicts_and_wrong_entries() {
     assert_eq!(ok(&["validate", CLASSIC]).trim(), "valid");
 }
 
+#[test]
+fn validate_keeps_the_givens_of_the_puzzle_it_is_checked_against() {
+    // CLASSIC with its given r1c1 (3) rubbed out, and with it changed: neither is valid.
+    let mut lost = CLASSIC.to_owned();
+    lost.replace_range(0..1, ".");
+    let (code, out, err) = run(&["validate", "--against", CLASSIC, &lost]);
+    assert_eq!((code, out.trim()), (1, "invalid"), "{err}");
+    assert!(err.contains("given lost: r1c1 is empty, the puzzle gives 3"), "{err}");
+    let (code, out, _) = run(&["validate", "--format", "json", "--against", CLASSIC, &lost]);
+    assert_eq!(code, 1);
+    let value = &json_lines(&out)[0];
+    assert_eq!(value["valid"], false);
+    assert_eq!(
+        value["lost_givens"],
+        serde_json::json!([{"row": 1, "col": 1, "digit": 3, "found": 0}])
+    );
+    // The grid alone breaks no rule: without --against it is valid.
+    assert_eq!(ok(&["validate", &lost]).trim(), "valid");
+}
+
+#[test]
+fn validate_refuses_an_against_puzzle_without_one_solution() {
+    let empty_row = format!("12345678.........9{}", ".".repeat(63));
+    for (against, says) in [
+        (TWO_SOLUTIONS, "the --against puzzle has more than one solution, so it cannot judge the grid"),
+        (empty_row.as_str(), "the --against puzzle has no solution, so it cannot judge the grid"),
+    ] {
+        for format in ["line", "json", "pretty"] {
+            let (code, out, err) = run(&["validate", "--format", format, "--against", against, against]);
+            assert_eq!(code, 2, "{format}: {out}{err}");
+            assert!(out.is_empty(), "{format}: nothing on stdout: {out}");
+            assert!(err.contains(says), "{format}: {err}");
+        }
+    }
+}
+
+#[test]
+fn hint_and_explain_read_the_grid_from_stdin() {
+    let run_stdin = |args: &[&str], input: &str| {
+        let output = Command::cargo_bin("sudoku")
+            .expect("the sudoku binary")
+            .env_remove("SUDOKU_SERVER")
+            .args(args)
+            .write_stdin(input)
+            .output()
+            .expect("runs");
+        let stdout = String::from_utf8(output.stdout).expect("utf-8");
+        (output.status.code().unwrap_or(-1), stdout)
+    };
+    let from_arg = ok(&["hint", CLASSIC]);
+    // A comment and a rating after the grid, as in a dataset file; `-` or no argument.
+    let input = format!("# a puzzle\n{CLASSIC} 4.5\n");
+    assert_eq!(run_stdin(&["hint"], &input), (0, from_arg.clone()));
+    assert_eq!(run_stdin(&["hint", "-"], &input), (0, from_arg));
+    let explained = ok(&["explain", CLASSIC]);
+    assert_eq!(run_stdin(&["explain"], &input), (0, explained));
+    // Two grids: hint takes one, and says so.
+    let output = Command::cargo_bin("sudoku")
+        .expect("the sudoku binary")
+        .args(["hint"])
+        .write_stdin(format!("{CLASSIC}\n{POINTING}\n"))
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(err.contains("stdin holds 2 grids; hint and explain take one"), "{err}");
+}
+
+#[test]
+fn hint_on_a_solved_grid_answers_in_every_format() {
+    let solved = unique_solution(&grid(CLASSIC)).to_line();
+    assert_eq!(ok(&["hint", "--format", "line", &solved]), "solved\n");
+    let value = &json_lines(&ok(&["hint", "--format", "json", &solved]))[0];
+    assert_eq!(value["solved"], true);
+    assert_eq!(value["step"], Value::Null);
+    let (code, pretty, err) = run(&["hint", "--format", "pretty", &solved]);
+    assert_eq!(code, 0);
+    assert!(err.contains("the grid is already solved"), "{err}");
+    // The pretty form is the grid, which reads back in.
+    assert_eq!(grid(&pretty).to_line(), solved);
+}
+
+#[test]
+fn candidates_come_in_the_compact_form_or_as_a_pencil_mark_grid() {
+    let puzzle = grid(CLASSIC);
+    let player = Player::new(&puzzle);
+    let compact = player.compact();
+    assert_eq!(compact.len(), 729);
+    let by_compact = ok(&["hint", "--format", "json", CLASSIC, "--candidates", &compact]);
+    // The same marks as a pencil-mark grid, one word a cell, with a frame.
+    let words: Vec<String> = compact
+        .as_bytes()
+        .chunks(9)
+        .map(|c| c.iter().filter(|&&b| b != b'.').map(|&b| char::from(b)).collect())
+        .collect();
+    let rows: Vec<String> = words
+        .chunks(9)
+        .map(|r| format!("| {} | {} | {} |", r[..3].join(" "), r[3..6].join(" "), r[6..].join(" ")))
+        .collect();
+    let grid_form = format!(".---.\n{}\n'---'", rows.join("\n"));
+    let by_grid = ok(&["hint", "--format", "json", CLASSIC, "--candidates", &grid_form]);
+    assert_eq!(by_compact, by_grid);
+    // A digit out of its place, and the wrong size, are errors that say where.
+    let mut bad = compact.clone();
+    bad.replace_range(0..1, "5");
+    let (code, _, err) = run(&["hint", CLASSIC, "--candidates", &bad]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--candidates: r1c1: position 1 of the cell's candidates holds '5'"), "{err}");
+    let (code, _, err) = run(&["hint", CLASSIC, "--candidates", "123"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("found 1 cells of candidates, expected 81"), "{err}");
+    // A mark that removes the solution's digit is reported, and the hint is still sound.
+    let solution = unique_solution(&puzzle);
+    let mut wrong = player;
+    let cell = CLASSIC.find('.').expect("an empty cell");
+    wrong.marks[cell] &= !(1 << (solution.cells()[cell] - 1));
+    let (code, out, err) = run(&["hint", "--format", "json", CLASSIC, "--candidates", &wrong.compact()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("wrong pencil mark: r1c2 lacks"), "{err}");
+    assert_sound(&json_lines(&out)[0]["step"], &solution);
+}
+
+#[test]
+fn box_shapes_travel_with_the_grid() {
+    // generate writes a 3x2 grid with its tag; solve reads it back in its own shape.
+    let line = ok(&["generate", "--box", "3x2", "--seed", "4"]);
+    let line = line.trim();
+    assert!(line.starts_with("3x2:"), "{line}");
+    let (code, solved, err) = run(&["solve", "--format", "line", line]);
+    assert_eq!(code, 0, "{err}");
+    assert!(solved.starts_with("3x2:"), "{solved}");
+    assert!(!err.contains("note"), "a tagged grid needs no note: {err}");
+    // The bare cells are read with 2x3 boxes, and the CLI says so.
+    let bare = &line[4..];
+    let (_, _, err) = run(&["solve", bare]);
+    assert!(err.contains("note: a 6x6 grid without its box shape was read with 2x3 boxes"), "{err}");
+    // A tag that disagrees with --box is an error that names both.
+    let (code, _, err) = run(&["solve", "--box", "2x3", line]);
+    assert_eq!(code, 1);
+    assert!(err.contains("the grid is tagged 3x2, but --box says 2x3"), "{err}");
+    let (code, _, err) = run(&["hint", "--box", "2x3", line]);
+    assert_eq!(code, 2);
+    assert!(err.contains("the grid is tagged 3x2, but --box says 2x3"), "{err}");
+}
+
 /// The puzzles printed by `generate ARGS` (line format).
 fn generated(args: &[&str]) -> Vec<Grid> {
     let mut all = vec!["generate"];
