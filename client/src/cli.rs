@@ -111,13 +111,15 @@ pub enum Command {
     /// Rate puzzles on the Sudoku Explainer scale: rating, level, hardest step, techniques.
     #[command(after_help = RATE_EXIT_CODES)]
     Rate(RateArgs),
-    /// The next logical step from a grid, with the cells it rests on.
+    /// The next logical step from a grid (and the player's pencil marks, --candidates), with
+    /// the cells it rests on.
     #[command(after_help = HINT_EXIT_CODES)]
     Hint(HintArgs),
     /// Every logical step from a grid to its solution.
     #[command(after_help = EXPLAIN_EXIT_CODES)]
     Explain(HintArgs),
-    /// Check a player's grid: repeated digits, and with --against, entries that are wrong.
+    /// Check a player's grid: repeated digits, and with --against, lost givens and entries
+    /// that are wrong.
     #[command(after_help = VALIDATE_EXIT_CODES)]
     Validate(ValidateArgs),
     /// Generate puzzles with one solution, at a level or rating, one per line.
