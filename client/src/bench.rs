@@ -72,7 +72,9 @@ impl Report<'_> {
 
     /// `key=value` pairs on one line, then a line per error code.
     fn text(&self) -> String {
-        let (ok, q) = (self.latencies.len(), |p: f64| self.latencies.value_at_quantile(p));
+        let (ok, q) = (self.latencies.len(), |p: f64| {
+            self.latencies.value_at_quantile(p)
+        });
         let mut report = format!(
             "bench mode={} concurrency={} seconds={:.1} requests={} rps={:.0} p50_us={} p90_us={} p99_us={} max_us={} errors={}",
             self.mode(),
@@ -95,7 +97,9 @@ impl Report<'_> {
 
     /// The same as one JSON object, the error counts by code.
     fn json(&self) -> serde_json::Value {
-        let (ok, q) = (self.latencies.len(), |p: f64| self.latencies.value_at_quantile(p));
+        let (ok, q) = (self.latencies.len(), |p: f64| {
+            self.latencies.value_at_quantile(p)
+        });
         serde_json::json!({
             "mode": self.mode(),
             "concurrency": self.concurrency,

@@ -25,7 +25,10 @@ pub async fn run(conn: &Connection, format: Format) -> anyhow::Result<bool> {
         .map_err(|s| conn.status_error(s))?;
     let status = answer.into_inner().status();
     let text = match format {
-        Format::Json => format!("{}\n", serde_json::json!({ "status": status.as_str_name() })),
+        Format::Json => format!(
+            "{}\n",
+            serde_json::json!({ "status": status.as_str_name() })
+        ),
         Format::Line | Format::Pretty => format!("{}\n", status.as_str_name()),
     };
     crate::write_stdout(text.as_bytes())?;

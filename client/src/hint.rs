@@ -80,7 +80,10 @@ pub async fn explain(conn: &Connection, args: &HintArgs, format: Format) -> anyh
             print_step(&mut out, format, &grid, step, Some(number))?;
             let side = (grid.box_rows * grid.box_cols) as usize;
             for p in &step.placements {
-                if let Some(cell) = grid.cells.get_mut((p.row as usize - 1) * side + p.col as usize - 1) {
+                if let Some(cell) = grid
+                    .cells
+                    .get_mut((p.row as usize - 1) * side + p.col as usize - 1)
+                {
                     *cell = p.digit;
                 }
             }
@@ -118,10 +121,14 @@ fn request(args: &HintArgs) -> anyhow::Result<pb::HintRequest> {
     let grid = parse(&text, args.shape).map_err(|e| anyhow::anyhow!("the grid: {}", e.message))?;
     let candidates = match args.candidates.as_deref() {
         Some(marks) => {
-            let marks = if marks == "-" { grid_text("-")? } else { marks.to_owned() };
+            let marks = if marks == "-" {
+                grid_text("-")?
+            } else {
+                marks.to_owned()
+            };
             let shape = solver_core::Shape::new(grid.box_rows as usize, grid.box_cols as usize)?;
-            let masks = pencil::parse(&marks, shape)
-                .map_err(|e| anyhow::anyhow!("--candidates: {e}"))?;
+            let masks =
+                pencil::parse(&marks, shape).map_err(|e| anyhow::anyhow!("--candidates: {e}"))?;
             Some(pb::Candidates { masks })
         }
         None => None,
@@ -274,9 +281,21 @@ fn write_marked(out: &mut impl Write, grid: &pb::Grid, step: &pb::Step) -> std::
     let (rows, cols) = (grid.box_rows as usize, grid.box_cols as usize);
     let side = rows * cols;
     let labels: Vec<(String, Tone)> = (0..side * side)
-        .map(|i| cell_label(grid, step, ((i / side + 1) as u32, (i % side + 1) as u32), side))
+        .map(|i| {
+            cell_label(
+                grid,
+                step,
+                ((i / side + 1) as u32, (i % side + 1) as u32),
+                side,
+            )
+        })
         .collect();
-    let width = labels.iter().map(|(l, _)| l.chars().count()).max().unwrap_or(1) + 1;
+    let width = labels
+        .iter()
+        .map(|(l, _)| l.chars().count())
+        .max()
+        .unwrap_or(1)
+        + 1;
     for r in 0..side {
         if r > 0 && r % rows == 0 {
             let bar = "-".repeat(cols * width + 1);

@@ -9,7 +9,9 @@ use solver_core::Shape;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MarksError {
     /// The compact form has a digit where another belongs.
-    #[error("r{row}c{col}: position {position} of the cell's candidates holds '{found}' (only '{expected}' or '.' belongs there)")]
+    #[error(
+        "r{row}c{col}: position {position} of the cell's candidates holds '{found}' (only '{expected}' or '.' belongs there)"
+    )]
     Position {
         /// 1-based row.
         row: usize,
@@ -160,10 +162,7 @@ mod tests {
         // Lines of 81 read the same; `0` is an empty position too.
         let lines: Vec<&str> = (0..9).map(|r| &text[r * 81..(r + 1) * 81]).collect();
         assert_eq!(parse(&lines.join("\n"), Shape::CLASSIC), Ok(masks.clone()));
-        assert_eq!(
-            parse(&text.replace('.', "0"), Shape::CLASSIC),
-            Ok(masks)
-        );
+        assert_eq!(parse(&text.replace('.', "0"), Shape::CLASSIC), Ok(masks));
     }
 
     #[test]
@@ -185,8 +184,21 @@ mod tests {
         assert_eq!(&masks[..4], &[0b1, 0b1010, 0b100, 0b1000]);
         assert_eq!(masks[4], 0b1100);
         let err = parse("1 2 3", shape).expect_err("three cells");
-        assert!(matches!(err, MarksError::Count { words: 3, cells: 16, chars: 64 }), "{err}");
+        assert!(
+            matches!(
+                err,
+                MarksError::Count {
+                    words: 3,
+                    cells: 16,
+                    chars: 64
+                }
+            ),
+            "{err}"
+        );
         let err = parse(&"15 ".repeat(16), shape).expect_err("5 on a 4x4 grid");
-        assert_eq!(err.to_string(), "r1c1: '15' is not a set of candidates from 1 to 4");
+        assert_eq!(
+            err.to_string(),
+            "r1c1: '15' is not a set of candidates from 1 to 4"
+        );
     }
 }

@@ -65,13 +65,17 @@ pub fn parse(text: &str, shape: Option<solver_core::Shape>) -> Result<pb::Grid, 
         // Also when the grid is refused: a repeat in a box may come from the shape assumed.
         let assumed = match &parsed {
             Ok(grid) => Some(grid.shape()),
-            Err(_) => solver_core::parse_entries(cells, None).ok().map(|e| e.shape()),
+            Err(_) => solver_core::parse_entries(cells, None)
+                .ok()
+                .map(|e| e.shape()),
         };
         if let Some(assumed) = assumed {
             note_assumed_shape(assumed);
         }
     }
-    parsed.map(|grid| grid_to_pb(&grid)).map_err(|e| grid_error(&e))
+    parsed
+        .map(|grid| grid_to_pb(&grid))
+        .map_err(|e| grid_error(&e))
 }
 
 /// A shape as `ROWSxCOLS`, the form `--box` and line tags take.
@@ -81,7 +85,9 @@ pub fn shape_name(shape: solver_core::Shape) -> String {
 
 /// A line's box-shape tag, `ROWSxCOLS:` before the cells, and the text after it; no tag, the
 /// whole text. A tag that names no shape is an error.
-fn split_shape_tag(text: &str) -> Result<(Option<solver_core::Shape>, &str), solver_core::GridError> {
+fn split_shape_tag(
+    text: &str,
+) -> Result<(Option<solver_core::Shape>, &str), solver_core::GridError> {
     let trimmed = text.trim_start();
     let Some((tag, rest)) = trimmed.split_once(':') else {
         return Ok((None, text));
@@ -89,7 +95,11 @@ fn split_shape_tag(text: &str) -> Result<(Option<solver_core::Shape>, &str), sol
     let Some((rows, cols)) = tag.split_once(['x', 'X']) else {
         return Ok((None, text));
     };
-    let number = |s: &str| (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())).then(|| s.parse::<usize>().ok()).flatten();
+    let number = |s: &str| {
+        (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| s.parse::<usize>().ok())
+            .flatten()
+    };
     match (number(rows), number(cols)) {
         (Some(rows), Some(cols)) => Ok((Some(solver_core::Shape::new(rows, cols)?), rest)),
         _ => Ok((None, text)),

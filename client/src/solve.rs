@@ -37,7 +37,12 @@ pub async fn run(conn: &Connection, args: &SolveArgs, printer: &Printer) -> anyh
             Err(error) => {
                 failed(&mut tally, &origin, &error.message);
                 let text = text.trim();
-                printer.answer(&mut out, &origin, Some(text), Answer::invalid(&error.message))?;
+                printer.answer(
+                    &mut out,
+                    &origin,
+                    Some(text),
+                    Answer::invalid(&error.message),
+                )?;
                 continue;
             }
         };
@@ -51,7 +56,12 @@ pub async fn run(conn: &Connection, args: &SolveArgs, printer: &Printer) -> anyh
             Ok(response) => {
                 let response = response.into_inner();
                 check(&mut tally, &origin, &grid, &response);
-                printer.answer(&mut out, &origin, line.as_deref(), Answer::Response(&response))?;
+                printer.answer(
+                    &mut out,
+                    &origin,
+                    line.as_deref(),
+                    Answer::Response(&response),
+                )?;
             }
             Err(status) if stopped_answer(&status).is_some() => {
                 let response = pb::SolveResponse {
@@ -59,7 +69,12 @@ pub async fn run(conn: &Connection, args: &SolveArgs, printer: &Printer) -> anyh
                     ..stopped_answer(&status).unwrap_or_default()
                 };
                 failed(&mut tally, &origin, status.message());
-                printer.answer(&mut out, &origin, line.as_deref(), Answer::Response(&response))?;
+                printer.answer(
+                    &mut out,
+                    &origin,
+                    line.as_deref(),
+                    Answer::Response(&response),
+                )?;
             }
             Err(status) if per_puzzle(status.code()).is_some() => {
                 let outcome = per_puzzle(status.code()).unwrap_or(Outcome::Invalid);

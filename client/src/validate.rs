@@ -47,8 +47,13 @@ pub async fn run(conn: &Connection, args: &ValidateArgs, format: Format) -> anyh
             _ => return Err(AgainstError::NoVerdict.into()),
         }
     }
-    let lost = puzzle.as_ref().map_or_else(Vec::new, |p| lost_givens(p, &grid_cells));
-    let verdict = Verdict { answer: &answer, lost: &lost };
+    let lost = puzzle
+        .as_ref()
+        .map_or_else(Vec::new, |p| lost_givens(p, &grid_cells));
+    let verdict = Verdict {
+        answer: &answer,
+        lost: &lost,
+    };
     let mut out = std::io::stdout().lock();
     print(&mut out, format, &verdict)?;
     out.flush()?;
@@ -140,7 +145,10 @@ fn faults(verdict: &Verdict) -> Vec<String> {
         .lost
         .iter()
         .map(|g| match g.found {
-            0 => format!("given lost: r{}c{} is empty, the puzzle gives {}", g.row, g.col, g.digit),
+            0 => format!(
+                "given lost: r{}c{} is empty, the puzzle gives {}",
+                g.row, g.col, g.digit
+            ),
             found => format!(
                 "given lost: r{}c{} holds {found}, the puzzle gives {}",
                 g.row, g.col, g.digit

@@ -147,7 +147,10 @@ fn json_output_has_every_field() {
     assert_eq!(values[0]["outcome"], "unique");
     // `puzzle` is the grid, `index` its 0-based place in the input, as in every command.
     assert_eq!(values[0]["puzzle"], CLASSIC);
-    assert_eq!((&values[0]["index"], &values[1]["index"]), (&0.into(), &1.into()));
+    assert_eq!(
+        (&values[0]["index"], &values[1]["index"]),
+        (&0.into(), &1.into())
+    );
     assert_eq!(values[0]["solutions_found"], 1);
     assert_eq!(values[0]["algorithm"], "fast");
     assert!(values[0]["guesses"].is_u64() && values[0]["solve_micros"].is_u64());
@@ -1189,7 +1192,10 @@ fn batch_json_prints_only_what_the_packed_answers_carry() {
     let answer = values[0].as_object().expect("an object");
     // What packed answers do not carry is null, never made up (and never left out).
     for unknown in ["id", "algorithm", "solve_micros"] {
-        assert!(answer.get(unknown).is_some_and(|v| v.is_null()), "{unknown}: {out}");
+        assert!(
+            answer.get(unknown).is_some_and(|v| v.is_null()),
+            "{unknown}: {out}"
+        );
     }
     assert_eq!(values[0]["puzzle"], CLASSIC);
     assert_eq!(values[0]["index"], 0);

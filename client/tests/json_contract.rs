@@ -52,9 +52,15 @@ fn checked(command: &str, args: &[&str], input: &str) -> (i32, Vec<Value>) {
         .lines()
         .map(|line| serde_json::from_str(line).expect("one JSON object per line"))
         .collect();
-    assert!(!values.is_empty(), "sudoku {args:?} printed no JSON: {stdout}");
+    assert!(
+        !values.is_empty(),
+        "sudoku {args:?} printed no JSON: {stdout}"
+    );
     for value in &values {
-        let errors: Vec<String> = validator.iter_errors(value).map(|e| e.to_string()).collect();
+        let errors: Vec<String> = validator
+            .iter_errors(value)
+            .map(|e| e.to_string())
+            .collect();
         assert!(errors.is_empty(), "sudoku {args:?}: {value}\n{errors:#?}");
     }
     (output.status.code().unwrap_or(-1), values)
@@ -68,7 +74,10 @@ fn every_key_is_defined_once_and_commands_only_refer_to_it() {
     let mut checked_keys = 0;
     let mut check = |object: &Value| {
         for (key, value) in object["properties"].as_object().into_iter().flatten() {
-            assert!(keys.contains_key(key), "{key} is not defined under $defs/keys");
+            assert!(
+                keys.contains_key(key),
+                "{key} is not defined under $defs/keys"
+            );
             assert_eq!(value["$ref"], format!("#/$defs/keys/{key}"), "{key}");
             checked_keys += 1;
         }
@@ -100,7 +109,11 @@ fn solve_and_batch_follow_the_contract() {
     let six = generated[0]["puzzle"].as_str().expect("a puzzle");
     let (_, values) = checked("solve", &["solve", six], "");
     assert_eq!(values[0]["box"], "3x2");
-    assert!(values[0]["solution"].as_str().is_some_and(|s| s.starts_with("3x2:")));
+    assert!(
+        values[0]["solution"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("3x2:"))
+    );
     let input = format!("{CLASSIC}\nnot a puzzle\n{TWO_SOLUTIONS}\n");
     let (_, values) = checked("batch", &["batch"], &input);
     assert_eq!(values.len(), 3);
@@ -112,10 +125,21 @@ fn solve_and_batch_follow_the_contract() {
 fn a_stopped_solve_keeps_guesses_and_algorithm() {
     // Counting the solutions of an empty grid, up to a number no deadline lets it reach.
     let empty = ".".repeat(81);
-    let args = ["solve", "--count", "4000000000", "--timeout", "200ms", &empty];
+    let args = [
+        "solve",
+        "--count",
+        "4000000000",
+        "--timeout",
+        "200ms",
+        &empty,
+    ];
     let (code, values) = checked("solve", &args, "");
     let value = &values[0];
-    assert_eq!((code, &value["outcome"]), (1, &Value::from("stopped")), "{value}");
+    assert_eq!(
+        (code, &value["outcome"]),
+        (1, &Value::from("stopped")),
+        "{value}"
+    );
     // The server's stop says how far it got, as an answer stopped by its own cap does.
     assert!(value["guesses"].as_u64().is_some_and(|g| g > 0), "{value}");
     assert!(value["algorithm"].is_string(), "{value}");
@@ -128,7 +152,10 @@ fn rate_has_no_undocumented_level_for_an_unrated_puzzle() {
     assert_eq!(values[0]["index"], 0);
     assert!(values[0]["level"].is_string() && values[0]["hardest"].is_string());
     assert_eq!(values[1]["verdict"], "multiple");
-    assert_eq!((&values[1]["level"], &values[1]["hardest"]), (&Value::Null, &Value::Null));
+    assert_eq!(
+        (&values[1]["level"], &values[1]["hardest"]),
+        (&Value::Null, &Value::Null)
+    );
     assert_eq!(values[1]["rating"], Value::Null);
     assert_eq!(values[2]["verdict"], "invalid");
 }
@@ -140,7 +167,10 @@ fn hint_and_explain_follow_the_contract_in_every_case() {
     // A solved grid answers in JSON too.
     let (code, values) = checked("hint", &["hint", SOLVED], "");
     assert_eq!(code, 0);
-    assert_eq!((&values[0]["solved"], &values[0]["step"]), (&Value::from(true), &Value::Null));
+    assert_eq!(
+        (&values[0]["solved"], &values[0]["step"]),
+        (&Value::from(true), &Value::Null)
+    );
     let (code, values) = checked("hint", &["hint", TWO_SOLUTIONS], "");
     assert_eq!((code, &values[0]["verdict"]), (1, &Value::from("multiple")));
     let (code, values) = checked("explain", &["explain", CLASSIC], "");
@@ -148,7 +178,10 @@ fn hint_and_explain_follow_the_contract_in_every_case() {
     let end = values.last().expect("the closing object");
     assert_eq!(end["steps"].as_u64(), Some(values.len() as u64 - 1));
     let (code, values) = checked("explain", &["explain", NO_SOLUTION], "");
-    assert_eq!((code, &values[0]["verdict"]), (1, &Value::from("no-solution")));
+    assert_eq!(
+        (code, &values[0]["verdict"]),
+        (1, &Value::from("no-solution"))
+    );
 }
 
 #[test]
@@ -156,11 +189,17 @@ fn validate_and_generate_follow_the_contract() {
     let (code, values) = checked("validate", &["validate", SOLVED, "--against", CLASSIC], "");
     assert_eq!((code, &values[0]["valid"]), (0, &Value::from(true)));
     let (_, values) = checked("generate", &["generate", "--count", "2", "--seed", "9"], "");
-    assert_eq!((&values[0]["index"], &values[1]["index"]), (&Value::from(0), &Value::from(1)));
+    assert_eq!(
+        (&values[0]["index"], &values[1]["index"]),
+        (&Value::from(0), &Value::from(1))
+    );
     assert_eq!(values[0]["box"], "3x3");
     // A shape the engine does not rate: no rating and no level, not 0 and "unrated".
     let (_, values) = checked("generate", &["generate", "--box", "4x4", "--seed", "2"], "");
-    assert_eq!((&values[0]["rating"], &values[0]["level"]), (&Value::Null, &Value::Null));
+    assert_eq!(
+        (&values[0]["rating"], &values[0]["level"]),
+        (&Value::Null, &Value::Null)
+    );
 }
 
 #[test]
@@ -177,10 +216,22 @@ fn health_and_bench_honour_the_json_format() {
     let file = dir.join("bench.txt");
     std::fs::write(&file, format!("{CLASSIC}\n")).expect("the bench file");
     let path = file.to_string_lossy().into_owned();
-    let args = ["bench", "--server", &url, "--file", &path, "--duration", "300ms"];
+    let args = [
+        "bench",
+        "--server",
+        &url,
+        "--file",
+        &path,
+        "--duration",
+        "300ms",
+    ];
     let (code, values) = checked("bench", &args, "");
     assert_eq!(code, 0);
-    assert!(values[0]["requests"].as_u64().is_some_and(|n| n > 0), "{}", values[0]);
+    assert!(
+        values[0]["requests"].as_u64().is_some_and(|n| n > 0),
+        "{}",
+        values[0]
+    );
     let _ = std::fs::remove_dir_all(&dir);
     runtime.block_on(server.shutdown()).expect("clean shutdown");
 }

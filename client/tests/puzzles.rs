@@ -201,7 +201,10 @@ fn rate_prints_a_multi_line_grid_on_one_line() {
 fn hint_gives_a_sound_step_in_every_format() {
     let solution = unique_solution(&grid(CLASSIC));
     let answer = &json_lines(&ok(&["hint", "--format", "json", CLASSIC]))[0];
-    assert_eq!((&answer["verdict"], &answer["solved"]), (&"unique".into(), &false.into()));
+    assert_eq!(
+        (&answer["verdict"], &answer["solved"]),
+        (&"unique".into(), &false.into())
+    );
     let value = &answer["step"];
     assert_sound(value, &solution);
     let placed = cells(&value["placements"], 9);
@@ -228,13 +231,18 @@ fn hint_gives_a_sound_step_in_every_format() {
         .nth(support / 9)
         .expect("the support's row");
     assert!(row.contains('('), "{pretty}");
-    assert!(pretty.contains("[d] placed") && pretty.contains("-d removed"), "{pretty}");
+    assert!(
+        pretty.contains("[d] placed") && pretty.contains("-d removed"),
+        "{pretty}"
+    );
 }
 
 #[test]
 fn the_pretty_hint_tells_support_placements_and_eliminations_apart() {
     // The first step of this puzzle that removes candidates only: pointing in box 8.
-    let Some(puzzle) = se_puzzle("4.5") else { return };
+    let Some(puzzle) = se_puzzle("4.5") else {
+        return;
+    };
     let steps = walk_by_hints(&puzzle, None);
     let removing = steps
         .iter()
@@ -260,7 +268,12 @@ fn the_pretty_hint_tells_support_placements_and_eliminations_apart() {
     let label = |cell: usize| labels[cell / 9][cell % 9];
     for (cell, digit) in cells(&step["eliminations"], 9) {
         let removed = label(cell).split('-').nth(1).unwrap_or_default();
-        assert!(removed.contains(&digit.to_string()), "r{}c{}: {pretty}", cell / 9 + 1, cell % 9 + 1);
+        assert!(
+            removed.contains(&digit.to_string()),
+            "r{}c{}: {pretty}",
+            cell / 9 + 1,
+            cell % 9 + 1
+        );
     }
     for (cell, digit) in cells(&step["support"], 9) {
         let rests = label(cell).split(')').next().unwrap_or_default();
@@ -278,7 +291,13 @@ fn the_pretty_hint_tells_support_placements_and_eliminations_apart() {
         .map(|(cell, _)| cell)
         .collect();
     for cell in (0..81).filter(|c| !touched.contains(c)) {
-        assert_eq!(label(cell).chars().count(), 1, "r{}c{}: {pretty}", cell / 9 + 1, cell % 9 + 1);
+        assert_eq!(
+            label(cell).chars().count(),
+            1,
+            "r{}c{}: {pretty}",
+            cell / 9 + 1,
+            cell % 9 + 1
+        );
     }
 }
 
@@ -365,7 +384,10 @@ fn validate_keeps_the_givens_of_the_puzzle_it_is_checked_against() {
     lost.replace_range(0..1, ".");
     let (code, out, err) = run(&["validate", "--against", CLASSIC, &lost]);
     assert_eq!((code, out.trim()), (1, "invalid"), "{err}");
-    assert!(err.contains("given lost: r1c1 is empty, the puzzle gives 3"), "{err}");
+    assert!(
+        err.contains("given lost: r1c1 is empty, the puzzle gives 3"),
+        "{err}"
+    );
     let (code, out, _) = run(&["validate", "--format", "json", "--against", CLASSIC, &lost]);
     assert_eq!(code, 1);
     let value = &json_lines(&out)[0];
@@ -382,11 +404,24 @@ fn validate_keeps_the_givens_of_the_puzzle_it_is_checked_against() {
 fn validate_refuses_an_against_puzzle_without_one_solution() {
     let empty_row = format!("12345678.........9{}", ".".repeat(63));
     for (against, says) in [
-        (TWO_SOLUTIONS, "the --against puzzle has more than one solution, so it cannot judge the grid"),
-        (empty_row.as_str(), "the --against puzzle has no solution, so it cannot judge the grid"),
+        (
+            TWO_SOLUTIONS,
+            "the --against puzzle has more than one solution, so it cannot judge the grid",
+        ),
+        (
+            empty_row.as_str(),
+            "the --against puzzle has no solution, so it cannot judge the grid",
+        ),
     ] {
         for format in ["line", "json", "pretty"] {
-            let (code, out, err) = run(&["validate", "--format", format, "--against", against, against]);
+            let (code, out, err) = run(&[
+                "validate",
+                "--format",
+                format,
+                "--against",
+                against,
+                against,
+            ]);
             assert_eq!(code, 2, "{format}: {out}{err}");
             assert!(out.is_empty(), "{format}: nothing on stdout: {out}");
             assert!(err.contains(says), "{format}: {err}");
@@ -423,7 +458,10 @@ fn hint_and_explain_read_the_grid_from_stdin() {
         .expect("runs");
     assert_eq!(output.status.code(), Some(2));
     let err = String::from_utf8_lossy(&output.stderr);
-    assert!(err.contains("stdin holds 2 grids; hint and explain take one"), "{err}");
+    assert!(
+        err.contains("stdin holds 2 grids; hint and explain take one"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -446,35 +484,74 @@ fn candidates_come_in_the_compact_form_or_as_a_pencil_mark_grid() {
     let player = Player::new(&puzzle);
     let compact = player.compact();
     assert_eq!(compact.len(), 729);
-    let by_compact = ok(&["hint", "--format", "json", CLASSIC, "--candidates", &compact]);
+    let by_compact = ok(&[
+        "hint",
+        "--format",
+        "json",
+        CLASSIC,
+        "--candidates",
+        &compact,
+    ]);
     // The same marks as a pencil-mark grid, one word a cell, with a frame.
     let words: Vec<String> = compact
         .as_bytes()
         .chunks(9)
-        .map(|c| c.iter().filter(|&&b| b != b'.').map(|&b| char::from(b)).collect())
+        .map(|c| {
+            c.iter()
+                .filter(|&&b| b != b'.')
+                .map(|&b| char::from(b))
+                .collect()
+        })
         .collect();
     let rows: Vec<String> = words
         .chunks(9)
-        .map(|r| format!("| {} | {} | {} |", r[..3].join(" "), r[3..6].join(" "), r[6..].join(" ")))
+        .map(|r| {
+            format!(
+                "| {} | {} | {} |",
+                r[..3].join(" "),
+                r[3..6].join(" "),
+                r[6..].join(" ")
+            )
+        })
         .collect();
     let grid_form = format!(".---.\n{}\n'---'", rows.join("\n"));
-    let by_grid = ok(&["hint", "--format", "json", CLASSIC, "--candidates", &grid_form]);
+    let by_grid = ok(&[
+        "hint",
+        "--format",
+        "json",
+        CLASSIC,
+        "--candidates",
+        &grid_form,
+    ]);
     assert_eq!(by_compact, by_grid);
     // A digit out of its place, and the wrong size, are errors that say where.
     let mut bad = compact.clone();
     bad.replace_range(0..1, "5");
     let (code, _, err) = run(&["hint", CLASSIC, "--candidates", &bad]);
     assert_eq!(code, 2);
-    assert!(err.contains("--candidates: r1c1: position 1 of the cell's candidates holds '5'"), "{err}");
+    assert!(
+        err.contains("--candidates: r1c1: position 1 of the cell's candidates holds '5'"),
+        "{err}"
+    );
     let (code, _, err) = run(&["hint", CLASSIC, "--candidates", "123"]);
     assert_eq!(code, 2);
-    assert!(err.contains("found 1 cells of candidates, expected 81"), "{err}");
+    assert!(
+        err.contains("found 1 cells of candidates, expected 81"),
+        "{err}"
+    );
     // A mark that removes the solution's digit is reported, and the hint is still sound.
     let solution = unique_solution(&puzzle);
     let mut wrong = player;
     let cell = CLASSIC.find('.').expect("an empty cell");
     wrong.marks[cell] &= !(1 << (solution.cells()[cell] - 1));
-    let (code, out, err) = run(&["hint", "--format", "json", CLASSIC, "--candidates", &wrong.compact()]);
+    let (code, out, err) = run(&[
+        "hint",
+        "--format",
+        "json",
+        CLASSIC,
+        "--candidates",
+        &wrong.compact(),
+    ]);
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("wrong pencil mark: r1c2 lacks"), "{err}");
     assert_sound(&json_lines(&out)[0]["step"], &solution);
@@ -493,14 +570,23 @@ fn box_shapes_travel_with_the_grid() {
     // The bare cells are read with 2x3 boxes, and the CLI says so.
     let bare = &line[4..];
     let (_, _, err) = run(&["solve", bare]);
-    assert!(err.contains("note: a 6x6 grid without its box shape was read with 2x3 boxes"), "{err}");
+    assert!(
+        err.contains("note: a 6x6 grid without its box shape was read with 2x3 boxes"),
+        "{err}"
+    );
     // A tag that disagrees with --box is an error that names both.
     let (code, _, err) = run(&["solve", "--box", "2x3", line]);
     assert_eq!(code, 1);
-    assert!(err.contains("the grid is tagged 3x2, but --box says 2x3"), "{err}");
+    assert!(
+        err.contains("the grid is tagged 3x2, but --box says 2x3"),
+        "{err}"
+    );
     let (code, _, err) = run(&["hint", "--box", "2x3", line]);
     assert_eq!(code, 2);
-    assert!(err.contains("the grid is tagged 3x2, but --box says 2x3"), "{err}");
+    assert!(
+        err.contains("the grid is tagged 3x2, but --box says 2x3"),
+        "{err}"
+    );
 }
 
 /// The puzzles printed by `generate ARGS` (line format).
@@ -724,7 +810,10 @@ impl Player {
             changed |= self.marks[cell] >> (digit - 1) & 1 == 1;
             self.marks[cell] &= !(1 << (digit - 1));
         }
-        assert!(changed, "a step that changes nothing on the player's board: {step}");
+        assert!(
+            changed,
+            "a step that changes nothing on the player's board: {step}"
+        );
     }
 }
 
@@ -740,34 +829,52 @@ fn sees(shape: solver_core::Shape, a: usize, b: usize) -> bool {
 fn walk_by_hints(puzzle: &str, shape: Option<&str>) -> Vec<Value> {
     let parsed = grid(puzzle);
     // A tagged line travels with its tag, which the CLI must read back.
-    let tag = split_tag(puzzle).0.map(|_| &puzzle[..=puzzle.find(':').unwrap_or(0)]);
+    let tag = split_tag(puzzle)
+        .0
+        .map(|_| &puzzle[..=puzzle.find(':').unwrap_or(0)]);
     let solution = unique_solution(&parsed);
     let mut player = Player::new(&parsed);
     let mut steps = Vec::new();
     for _ in 0..4 * player.values.len() {
-        let (line, marks) = (format!("{}{}", tag.unwrap_or_default(), player.line()), player.compact());
+        let (line, marks) = (
+            format!("{}{}", tag.unwrap_or_default(), player.line()),
+            player.compact(),
+        );
         let mut args = vec!["hint", "--format", "json", &line, "--candidates", &marks];
         if let Some(shape) = shape {
             args.extend(["--box", shape]);
         }
         let answer = &json_lines(&ok(&args))[0];
         assert_eq!(answer["verdict"], "unique", "{answer}");
-        assert_eq!(answer["wrong_candidates"], serde_json::json!([]), "{answer}");
+        assert_eq!(
+            answer["wrong_candidates"],
+            serde_json::json!([]),
+            "{answer}"
+        );
         if answer["step"].is_null() {
-            assert_eq!(answer["solved"], true, "no step on an unsolved grid: {answer}");
+            assert_eq!(
+                answer["solved"], true,
+                "no step on an unsolved grid: {answer}"
+            );
             break;
         }
         player.apply(&answer["step"], &solution);
         steps.push(answer["step"].clone());
     }
-    assert_eq!(player.values, solution.cells(), "the hints reach the solution");
+    assert_eq!(
+        player.values,
+        solution.cells(),
+        "the hints reach the solution"
+    );
     steps
 }
 
 #[test]
 fn hints_applied_with_pencil_marks_walk_se_puzzles_to_their_solution() {
     for rating in ["3.2", "4.2", "4.5", "7.0"] {
-        let Some(puzzle) = se_puzzle(rating) else { return };
+        let Some(puzzle) = se_puzzle(rating) else {
+            return;
+        };
         let steps = walk_by_hints(&puzzle, None);
         // The walk went past steps that only remove candidates, where it used to loop.
         let removing = steps
@@ -781,7 +888,9 @@ fn hints_applied_with_pencil_marks_walk_se_puzzles_to_their_solution() {
 #[test]
 fn hints_walk_other_shapes_to_their_solution() {
     // 3x2 boxes, not the 2x3 a bare 36-cell line is read with: the tag carries the shape.
-    let out = ok(&["generate", "--box", "3x2", "--seed", "5", "--format", "json"]);
+    let out = ok(&[
+        "generate", "--box", "3x2", "--seed", "5", "--format", "json",
+    ]);
     let generated = &json_lines(&out)[0];
     assert_eq!(generated["box"], "3x2", "{generated}");
     let puzzle = generated["puzzle"].as_str().expect("a puzzle").to_owned();
@@ -789,8 +898,17 @@ fn hints_walk_other_shapes_to_their_solution() {
     walk_by_hints(&puzzle, None);
     // A 16x16 grid the engine solves (seed 2 at these givens; chains are 9x9 only), with
     // steps that only remove candidates on the way.
-    let args = ["generate", "--box", "4x4", "--seed", "2", "--givens", "110..125", "--format", "json"];
-    let puzzle = json_lines(&ok(&args))[0]["puzzle"].as_str().expect("a puzzle").to_owned();
+    let args = [
+        "generate", "--box", "4x4", "--seed", "2", "--givens", "110..125", "--format", "json",
+    ];
+    let puzzle = json_lines(&ok(&args))[0]["puzzle"]
+        .as_str()
+        .expect("a puzzle")
+        .to_owned();
     let steps = walk_by_hints(&puzzle, Some("4x4"));
-    assert!(steps.iter().any(|s| s["placements"] == serde_json::json!([])));
+    assert!(
+        steps
+            .iter()
+            .any(|s| s["placements"] == serde_json::json!([]))
+    );
 }

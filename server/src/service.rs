@@ -88,7 +88,10 @@ fn stopped_status(stats: &solver_core::Stats) -> Status {
     );
     <Status as tonic_types::StatusExt>::with_error_details(
         tonic::Code::DeadlineExceeded,
-        format!("deadline exceeded after {} guesses in {micros} µs", stats.guesses),
+        format!(
+            "deadline exceeded after {} guesses in {micros} µs",
+            stats.guesses
+        ),
         details,
     )
 }

@@ -461,7 +461,10 @@ async fn walk_by_hints(client: &mut PuzzlesClient<Channel>, puzzle: &Grid) -> us
         assert_eq!(answer.verdict(), Verdict::Unique);
         assert!(answer.wrong_candidates.is_empty(), "{answer:?}");
         let Some(step) = answer.step else {
-            assert!(answer.solved, "no step on an unsolved grid after {taken} steps");
+            assert!(
+                answer.solved,
+                "no step on an unsolved grid after {taken} steps"
+            );
             return taken;
         };
         assert_sound(&step, &solution);

@@ -231,7 +231,8 @@ fn hidden_in(board: &Candidates, (k, direct): (usize, bool), skip: u128) -> Opti
                         .saying(text)
                 }
                 Ok(elims) => {
-                    let text = || format!("{}, so other digits are removed from those cells", text());
+                    let text =
+                        || format!("{}, so other digits are removed from those cells", text());
                     Found::removing(technique, tenths, elims)
                         .resting_on(support)
                         .saying(text)

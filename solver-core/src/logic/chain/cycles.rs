@@ -407,7 +407,8 @@ mod tests {
                         (&mut cycles, None),
                     );
                 }
-                let (Some(mine), Some(theirs)) = (cycles.deduction(&s), offered_in_turn(&s, &cycles))
+                let (Some(mine), Some(theirs)) =
+                    (cycles.deduction(&s), offered_in_turn(&s, &cycles))
                 else {
                     continue;
                 };
