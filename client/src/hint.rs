@@ -80,10 +80,11 @@ pub async fn explain(conn: &Connection, args: &HintArgs, format: Format) -> anyh
             print_step(&mut out, format, &grid, step, Some(number))?;
             let side = (grid.box_rows * grid.box_cols) as usize;
             for p in &step.placements {
-                if let Some(cell) = grid
-                    .cells
-                    .get_mut((p.row as usize - 1) * side + p.col as usize - 1)
-                {
+                // Cells from the server are 1-based; a 0 would be a bad answer, not a panic.
+                let at = (p.row as usize)
+                    .checked_sub(1)
+                    .zip((p.col as usize).checked_sub(1));
+                if let Some(cell) = at.and_then(|(r, c)| grid.cells.get_mut(r * side + c)) {
                     *cell = p.digit;
                 }
             }
