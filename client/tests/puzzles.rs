@@ -912,3 +912,28 @@ fn hints_walk_other_shapes_to_their_solution() {
             .any(|s| s["placements"] == serde_json::json!([]))
     );
 }
+
+#[test]
+fn the_pretty_hint_is_coloured_on_request_and_plain_otherwise() {
+    let pretty = |env: (&str, &str)| {
+        let output = Command::cargo_bin("sudoku")
+            .expect("the sudoku binary")
+            .env_remove("SUDOKU_SERVER")
+            .env_remove("NO_COLOR")
+            .env_remove("CLICOLOR_FORCE")
+            .env(env.0, env.1)
+            .args(["hint", "--format", "pretty", CLASSIC])
+            .output()
+            .expect("runs");
+        String::from_utf8(output.stdout).expect("utf-8")
+    };
+    let coloured = pretty(("CLICOLOR_FORCE", "1"));
+    // The placement in green, what it rests on in yellow; the symbols stay either way.
+    assert!(
+        coloured.contains("\u{1b}[32m") && coloured.contains("\u{1b}[33m"),
+        "{coloured:?}"
+    );
+    let plain = pretty(("NO_COLOR", "1"));
+    assert!(!plain.contains('\u{1b}'), "{plain:?}");
+    assert!(plain.contains('[') && plain.contains('('), "{plain}");
+}
