@@ -10,13 +10,13 @@ use hdrhistogram::Histogram;
 use sudoku_proto::pb::{self, SolveRequest};
 use tokio_stream::StreamExt;
 
-use crate::cli::BenchArgs;
+use crate::cli::{BenchArgs, Format};
 use crate::conn::Connection;
 use crate::input::puzzle_field;
 use crate::request::parse;
 
 /// Runs `sudoku bench`; every call stops by the deadline.
-pub async fn run(conn: &Connection, args: &BenchArgs) -> anyhow::Result<bool> {
+pub async fn run(conn: &Connection, args: &BenchArgs, format: Format) -> anyhow::Result<bool> {
     if conn.is_embedded() {
         // Said even without -v: numbers from a forgotten --server would pass for the server's.
         eprintln!("sudoku: benchmarking the embedded server in this process (no --server given)");
@@ -41,26 +41,79 @@ pub async fn run(conn: &Connection, args: &BenchArgs) -> anyhow::Result<bool> {
         unary(conn, &requests, deadline, args.concurrency).await?
     };
     let seconds = start.elapsed().as_secs_f64();
-    let ok = latencies.len();
-    let q = |p: f64| latencies.value_at_quantile(p);
-    let mut report = format!(
-        "bench mode={} concurrency={} seconds={seconds:.1} requests={} rps={:.0} p50_us={} p90_us={} p99_us={} max_us={} errors={}",
-        if args.batch { "batch" } else { "unary" },
-        if args.batch { 1 } else { args.concurrency },
-        ok,
-        ok as f64 / seconds,
-        q(0.5),
-        q(0.9),
-        q(0.99),
-        latencies.max(),
-        errors.values().sum::<u64>()
-    );
-    for (code, n) in &errors {
-        report.push_str(&format!("\nerrors code={code} count={n}"));
-    }
-    report.push('\n');
-    crate::write_stdout(report.as_bytes())?;
+    let report = Report {
+        batch: args.batch,
+        concurrency: if args.batch { 1 } else { args.concurrency },
+        seconds,
+        latencies: &latencies,
+        errors: &errors,
+    };
+    let text = match format {
+        Format::Json => format!("{}\n", report.json()),
+        Format::Line | Format::Pretty => report.text(),
+    };
+    crate::write_stdout(text.as_bytes())?;
     Ok(errors.is_empty())
+}
+
+/// What a bench measured.
+struct Report<'a> {
+    batch: bool,
+    concurrency: usize,
+    seconds: f64,
+    latencies: &'a Histogram<u64>,
+    errors: &'a BTreeMap<String, u64>,
+}
+
+impl Report<'_> {
+    fn mode(&self) -> &'static str {
+        if self.batch { "batch" } else { "unary" }
+    }
+
+    /// `key=value` pairs on one line, then a line per error code.
+    fn text(&self) -> String {
+        let (ok, q) = (self.latencies.len(), |p: f64| {
+            self.latencies.value_at_quantile(p)
+        });
+        let mut report = format!(
+            "bench mode={} concurrency={} seconds={:.1} requests={} rps={:.0} p50_us={} p90_us={} p99_us={} max_us={} errors={}",
+            self.mode(),
+            self.concurrency,
+            self.seconds,
+            ok,
+            ok as f64 / self.seconds,
+            q(0.5),
+            q(0.9),
+            q(0.99),
+            self.latencies.max(),
+            self.errors.values().sum::<u64>()
+        );
+        for (code, n) in self.errors {
+            report.push_str(&format!("\nerrors code={code} count={n}"));
+        }
+        report.push('\n');
+        report
+    }
+
+    /// The same as one JSON object, the error counts by code.
+    fn json(&self) -> serde_json::Value {
+        let (ok, q) = (self.latencies.len(), |p: f64| {
+            self.latencies.value_at_quantile(p)
+        });
+        serde_json::json!({
+            "mode": self.mode(),
+            "concurrency": self.concurrency,
+            "seconds": self.seconds,
+            "requests": ok,
+            "rps": ok as f64 / self.seconds,
+            "p50_us": q(0.5),
+            "p90_us": q(0.9),
+            "p99_us": q(0.99),
+            "max_us": self.latencies.max(),
+            "errors": self.errors.values().sum::<u64>(),
+            "error_codes": self.errors,
+        })
+    }
 }
 
 /// The puzzles of a bench file, one per line; a line that does not parse is reported with its

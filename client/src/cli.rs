@@ -32,8 +32,9 @@ the grid has no solution or several, the search stopped, or logic cannot finish 
 repeats a digit), usage or connection error.";
 
 /// Exit codes of `validate`.
-pub const VALIDATE_EXIT_CODES: &str = "Exit codes: 0 the grid breaks no rule (and, with --against, holds no \
-wrong entry); 1 it does; 2 usage or connection error.";
+pub const VALIDATE_EXIT_CODES: &str = "Exit codes: 0 the grid breaks no rule (and, with --against, keeps every \
+given and holds no wrong entry); 1 it does; 2 an --against puzzle with no solution or several, usage or connection \
+error.";
 
 /// Exit codes of `generate`.
 pub const GENERATE_EXIT_CODES: &str = "Exit codes: 0 every puzzle asked for came; 1 the server ended the stream \
@@ -110,13 +111,15 @@ pub enum Command {
     /// Rate puzzles on the Sudoku Explainer scale: rating, level, hardest step, techniques.
     #[command(after_help = RATE_EXIT_CODES)]
     Rate(RateArgs),
-    /// The next logical step from a grid, with the cells it rests on.
+    /// The next logical step from a grid (and the player's pencil marks, --candidates), with
+    /// the cells it rests on.
     #[command(after_help = HINT_EXIT_CODES)]
     Hint(HintArgs),
     /// Every logical step from a grid to its solution.
     #[command(after_help = EXPLAIN_EXIT_CODES)]
     Explain(HintArgs),
-    /// Check a player's grid: repeated digits, and with --against, entries that are wrong.
+    /// Check a player's grid: repeated digits, and with --against, lost givens and entries
+    /// that are wrong.
     #[command(after_help = VALIDATE_EXIT_CODES)]
     Validate(ValidateArgs),
     /// Generate puzzles with one solution, at a level or rating, one per line.
@@ -197,8 +200,13 @@ pub struct RateArgs {
 /// `sudoku hint` and `sudoku explain`.
 #[derive(Debug, Args)]
 pub struct HintArgs {
-    /// The grid, in any format `solve` reads; `-` reads stdin.
-    pub grid: String,
+    /// The grid of givens and entries, in any format `solve` reads; `-` or none reads stdin.
+    pub grid: Option<String>,
+    /// The player's pencil marks: the 729-character form of Sukaku Explainer and HoDoKu (each
+    /// cell's nine candidate positions, the digit or `.`; side³ characters on other grids),
+    /// or a pencil-mark grid (each cell's candidates as one word); `-` reads stdin.
+    #[arg(long)]
+    pub candidates: Option<String>,
     /// Box shape ROWSxCOLS where a side has several (e.g. 3x2 for 6x6 grids).
     #[arg(long = "box", value_parser = parse_shape)]
     pub shape: Option<solver_core::Shape>,
@@ -212,7 +220,8 @@ pub struct HintArgs {
 pub struct ValidateArgs {
     /// The player's grid, in any format `solve` reads (repeated digits allowed); `-` reads stdin.
     pub grid: String,
-    /// The puzzle the grid grew from: entries that differ from its unique solution are wrong.
+    /// The puzzle the grid grew from: the grid must keep its givens, and entries that differ
+    /// from its unique solution are wrong; a puzzle with no solution or several is an error.
     #[arg(long)]
     pub against: Option<String>,
     /// Box shape ROWSxCOLS where a side has several (e.g. 3x2 for 6x6 grids).

@@ -9,6 +9,7 @@ use sudoku_proto::pb;
 use crate::cli::{Format, GenerateArgs, LevelArg, SymmetryArg};
 use crate::conn::Connection;
 use crate::rate::level_name;
+use crate::request::{shape_name, shape_tag};
 
 impl From<LevelArg> for pb::Level {
     fn from(level: LevelArg) -> pb::Level {
@@ -93,14 +94,22 @@ fn print(out: &mut impl Write, format: Format, answer: &pb::GeneratedPuzzle) -> 
     };
     let puzzle = grid(answer.puzzle.as_ref())?;
     let level = level_name(answer.level());
+    // Lines of non-square boxes carry their shape (`3x2:...`), so that they read back in it.
+    let line = |g: &solver_core::Grid| {
+        let shape = g.shape();
+        let tag = shape_tag(shape.box_rows() as u32, shape.box_cols() as u32);
+        format!("{}{}", tag.unwrap_or_default(), g.to_line())
+    };
     match format {
-        Format::Line => writeln!(out, "{}", puzzle.to_line())?,
+        Format::Line => writeln!(out, "{}", line(&puzzle))?,
         Format::Json => {
             let solution = grid(answer.solution.as_ref())?;
             let value = serde_json::json!({
-                "puzzle": puzzle.to_line(),
-                "solution": solution.to_line(),
-                "rating": answer.rating,
+                "index": answer.index,
+                "puzzle": line(&puzzle),
+                "solution": line(&solution),
+                "box": shape_name(puzzle.shape()),
+                "rating": level.map(|_| answer.rating),
                 "level": level,
                 "givens": answer.givens,
                 "seed": answer.seed,
@@ -111,10 +120,13 @@ fn print(out: &mut impl Write, format: Format, answer: &pb::GeneratedPuzzle) -> 
             // The grid alone on stdout reads back in; what it is goes to stderr.
             writeln!(out, "{puzzle}")?;
             out.flush()?;
+            let rating = match level {
+                Some(level) => format!("rating {:.1} ({level})", answer.rating),
+                None => "not rated (the engine rates 9x9 grids)".to_owned(),
+            };
             eprintln!(
-                "puzzle {}: rating {:.1} ({level}), {} givens, seed {}",
+                "puzzle {}: {rating}, {} givens, seed {}",
                 answer.index + 1,
-                answer.rating,
                 answer.givens,
                 answer.seed
             );

@@ -7,6 +7,9 @@ use sudoku_proto::pb::{self, Verdict};
 
 use crate::cli::{Format, HintArgs};
 use crate::conn::Connection;
+use crate::input::solve_inputs;
+use crate::pencil;
+use crate::rate::verdict_word;
 use crate::request::{grid_text, parse};
 use crate::style::{Tone, out as out_style};
 
@@ -22,17 +25,38 @@ pub async fn hint(conn: &Connection, args: &HintArgs, format: Format) -> anyhow:
         .into_inner();
     report_wrong_marks(&answer.wrong_candidates);
     let mut out = std::io::stdout().lock();
-    if answer.verdict() != Verdict::Unique {
-        eprintln!("sudoku: {}", verdict_sentence(answer.verdict()));
-        return Ok(false);
-    }
-    match &answer.step {
-        Some(step) => print_step(&mut out, format, &grid, step, None)?,
-        None if answer.solved => eprintln!("sudoku: the grid is already solved"),
-        None => eprintln!("sudoku: no technique the engine knows applies to this grid"),
+    let unique = answer.verdict() == Verdict::Unique;
+    match format {
+        Format::Json => writeln!(out, "{}", hint_json(&answer))?,
+        Format::Line if !unique => writeln!(out, "{}", verdict_word(answer.verdict()))?,
+        Format::Line if answer.step.is_none() && answer.solved => writeln!(out, "solved")?,
+        Format::Pretty if answer.step.is_none() && answer.solved => write_grid(&mut out, &grid)?,
+        _ => {
+            if let Some(step) = &answer.step {
+                print_step(&mut out, format, &grid, step, None)?;
+            }
+        }
     }
     out.flush()?;
-    Ok(answer.step.is_some() || answer.solved)
+    if !unique {
+        eprintln!("sudoku: {}", verdict_sentence(answer.verdict()));
+    } else if answer.step.is_none() && answer.solved {
+        eprintln!("sudoku: the grid is already solved");
+    } else if answer.step.is_none() {
+        eprintln!("sudoku: no technique the engine knows applies to this grid");
+    }
+    Ok(unique && (answer.step.is_some() || answer.solved))
+}
+
+/// A Hint answer as one JSON object: the verdict, whether the grid is solved, the step (null
+/// when there is none) and the pencil marks that lacked the solution's digit.
+fn hint_json(answer: &pb::HintResponse) -> serde_json::Value {
+    serde_json::json!({
+        "verdict": verdict_word(answer.verdict()),
+        "solved": answer.solved,
+        "step": answer.step.as_ref().map(step_json),
+        "wrong_candidates": cells_json(&answer.wrong_candidates),
+    })
 }
 
 /// Prints every step; true when they reach the solution.
@@ -46,39 +70,91 @@ pub async fn explain(conn: &Connection, args: &HintArgs, format: Format) -> anyh
         .map_err(|s| conn.status_error(s))?
         .into_inner();
     let mut out = std::io::stdout().lock();
-    let (mut number, mut solved) = (0, false);
+    let (mut number, mut solved, mut wrong) = (0, false, Vec::new());
+    let mut verdict = Verdict::Unspecified;
     while let Some(message) = stream.message().await.map_err(|s| conn.status_error(s))? {
         report_wrong_marks(&message.wrong_candidates);
+        wrong.extend(message.wrong_candidates.iter().cloned());
         if let Some(step) = &message.step {
             number += 1;
             print_step(&mut out, format, &grid, step, Some(number))?;
+            let side = (grid.box_rows * grid.box_cols) as usize;
             for p in &step.placements {
-                let side = (grid.box_rows * grid.box_cols) as usize;
-                grid.cells[(p.row as usize - 1) * side + p.col as usize - 1] = p.digit;
+                // Cells from the server are 1-based; a 0 would be a bad answer, not a panic.
+                let at = (p.row as usize)
+                    .checked_sub(1)
+                    .zip((p.col as usize).checked_sub(1));
+                if let Some(cell) = at.and_then(|(r, c)| grid.cells.get_mut(r * side + c)) {
+                    *cell = p.digit;
+                }
             }
-        } else if message.verdict() != Verdict::Unique {
-            eprintln!("sudoku: {}", verdict_sentence(message.verdict()));
         } else {
+            verdict = message.verdict();
             solved = message.solved;
-            if !solved {
-                eprintln!("sudoku: no technique the engine knows applies after step {number}");
-            }
         }
     }
+    if format == Format::Json {
+        let end = serde_json::json!({
+            "verdict": verdict_word(verdict),
+            "solved": solved,
+            "steps": number,
+            "wrong_candidates": cells_json(&wrong),
+        });
+        writeln!(out, "{end}")?;
+    }
     out.flush()?;
+    if verdict != Verdict::Unique {
+        eprintln!("sudoku: {}", verdict_sentence(verdict));
+    } else if !solved {
+        eprintln!("sudoku: no technique the engine knows applies after step {number}");
+    }
     Ok(solved)
 }
 
+/// The request: the grid (an argument, or stdin), its box shape, and the player's pencil
+/// marks if given.
 fn request(args: &HintArgs) -> anyhow::Result<pb::HintRequest> {
-    let grid = parse(&grid_text(&args.grid)?, args.shape)
-        .map_err(|e| anyhow::anyhow!("the grid: {}", e.message))?;
+    let from_stdin = |arg: Option<&str>| arg.is_none_or(|a| a == "-");
+    if from_stdin(args.grid.as_deref()) && args.candidates.as_deref() == Some("-") {
+        anyhow::bail!("the grid and --candidates cannot both come from stdin");
+    }
+    let text = one_grid(args.grid.as_deref())?;
+    let grid = parse(&text, args.shape).map_err(|e| anyhow::anyhow!("the grid: {}", e.message))?;
+    let candidates = match args.candidates.as_deref() {
+        Some(marks) => {
+            let marks = if marks == "-" {
+                grid_text("-")?
+            } else {
+                marks.to_owned()
+            };
+            let shape = solver_core::Shape::new(grid.box_rows as usize, grid.box_cols as usize)?;
+            let masks =
+                pencil::parse(&marks, shape).map_err(|e| anyhow::anyhow!("--candidates: {e}"))?;
+            Some(pb::Candidates { masks })
+        }
+        None => None,
+    };
     Ok(pb::HintRequest {
         grid: Some(grid),
-        candidates: None,
+        candidates,
         options: Some(pb::LogicOptions {
             no_uniqueness_techniques: args.no_uniqueness,
         }),
     })
+}
+
+/// The one grid `hint` and `explain` work on: the argument, or stdin when there is none or it
+/// is `-`, read as `solve` reads it (`#` comments skipped, a line's first field the puzzle).
+fn one_grid(arg: Option<&str>) -> anyhow::Result<String> {
+    if let Some(text) = arg.filter(|a| *a != "-") {
+        return Ok(text.to_owned());
+    }
+    let mut grids = solve_inputs(&["-".to_owned()], None)?;
+    match grids.len() {
+        1 => Ok(grids.remove(0).1),
+        0 => anyhow::bail!("no grid on stdin"),
+        n => anyhow::bail!("stdin holds {n} grids; hint and explain take one"),
+    }
 }
 
 fn verdict_sentence(verdict: Verdict) -> &'static str {
@@ -99,6 +175,7 @@ fn report_wrong_marks(marks: &[pb::Cell]) {
     }
 }
 
+/// Cells as JSON objects `{"row","col","digit"}` (1-based).
 fn cells_json(cells: &[pb::Cell]) -> serde_json::Value {
     cells
         .iter()
@@ -106,7 +183,28 @@ fn cells_json(cells: &[pb::Cell]) -> serde_json::Value {
         .collect()
 }
 
-/// One step: its sentence (line), an object (json), or the grid with its cells marked.
+/// A step as JSON, the same object in `hint` and `explain`.
+fn step_json(step: &pb::Step) -> serde_json::Value {
+    serde_json::json!({
+        "technique": step.technique,
+        "rating": step.rating,
+        "text": step.text,
+        "support": cells_json(&step.support),
+        "placements": cells_json(&step.placements),
+        "eliminations": cells_json(&step.eliminations),
+    })
+}
+
+/// A solved grid in the boxed form that reads back in.
+fn write_grid(out: &mut impl Write, grid: &pb::Grid) -> anyhow::Result<()> {
+    let grid = sudoku_proto::grid_from_pb(grid)
+        .map_err(|e| anyhow::anyhow!("the grid cannot be shown: {e}"))?;
+    write!(out, "{grid}")?;
+    Ok(())
+}
+
+/// One step: its sentence (line), an object with its 0-based `index` (json, explain), or the
+/// sentence and (for a hint, `number` none) the grid with the step marked on it.
 fn print_step(
     out: &mut impl Write,
     format: Format,
@@ -117,17 +215,10 @@ fn print_step(
     match format {
         Format::Line => writeln!(out, "{}", step.text),
         Format::Json => {
-            let mut value = serde_json::json!({
-                "technique": step.technique,
-                "rating": step.rating,
-                "text": step.text,
-                "support": cells_json(&step.support),
-                "placements": cells_json(&step.placements),
-                "eliminations": cells_json(&step.eliminations),
+            let value = serde_json::json!({
+                "index": number.map_or(0, |n| n - 1),
+                "step": step_json(step),
             });
-            if let Some(n) = number {
-                value["step"] = n.into();
-            }
             writeln!(out, "{value}")
         }
         Format::Pretty => {
@@ -137,47 +228,93 @@ fn print_step(
             writeln!(out, "{} ({:.1})", step.text, step.rating)?;
             if number.is_none() {
                 write_marked(out, grid, step)?;
+                writeln!(out, "{LEGEND}")?;
             }
             Ok(())
         }
     }
 }
 
-/// The grid with the step's cells marked: `[d]` a placement, `(d)` a cell the step rests on,
-/// `-` an empty cell that loses candidates, `.` other empty cells.
+/// How the marked grid reads; the symbols tell the kinds apart without colour.
+const LEGEND: &str = "[d] placed   (d) a candidate or digit the step rests on   -d removed";
+
+/// What the marked grid shows in one cell: placed, rested on, removed, a given or entry, or
+/// an empty cell; a cell both rested on and losing candidates shows both, `(3)-5`.
+fn cell_label(grid: &pb::Grid, step: &pb::Step, cell: (u32, u32), side: usize) -> (String, Tone) {
+    let digits = |cells: &[pb::Cell]| -> String {
+        cells
+            .iter()
+            .filter(|x| (x.row, x.col) == cell)
+            .map(|x| symbol(x.digit))
+            .collect()
+    };
+    let (placed, rests, removed) = (
+        digits(&step.placements),
+        digits(&step.support),
+        digits(&step.eliminations),
+    );
+    let index = (cell.0 as usize - 1) * side + cell.1 as usize - 1;
+    let value = grid.cells.get(index).copied().unwrap_or(0);
+    if !placed.is_empty() {
+        return (format!("[{placed}]"), Tone::Good);
+    }
+    let rests = match (rests.is_empty(), value) {
+        (true, _) => String::new(),
+        (false, 0) => format!("({rests})"),
+        (false, v) => format!("({})", symbol(v)),
+    };
+    match (rests.is_empty(), removed.is_empty(), value) {
+        (_, false, _) => (format!("{rests}-{removed}"), Tone::Bad),
+        (false, true, _) => (rests, Tone::Doubtful),
+        (true, true, 0) => (".".to_owned(), Tone::Good),
+        (true, true, v) => (symbol(v).to_string(), Tone::Good),
+    }
+}
+
+/// A digit's symbol: `1`-`9`, then `A`-`Z`.
+fn symbol(digit: u32) -> char {
+    char::from_digit(digit, 36).map_or('?', |c| c.to_ascii_uppercase())
+}
+
+/// The grid with the step on it (see [`LEGEND`]), coloured on a terminal; every cell as wide
+/// as the widest label, so that the columns line up.
 fn write_marked(out: &mut impl Write, grid: &pb::Grid, step: &pb::Step) -> std::io::Result<()> {
     let (rows, cols) = (grid.box_rows as usize, grid.box_cols as usize);
     let side = rows * cols;
-    let at = |cells: &[pb::Cell], r: usize, c: usize| {
-        cells
-            .iter()
-            .find(|x| x.row as usize == r + 1 && x.col as usize == c + 1)
-            .map(|x| x.digit)
-    };
-    let symbol = |v: u32| char::from_digit(v, 36).map_or('?', |c| c.to_ascii_uppercase());
+    let labels: Vec<(String, Tone)> = (0..side * side)
+        .map(|i| {
+            cell_label(
+                grid,
+                step,
+                ((i / side + 1) as u32, (i % side + 1) as u32),
+                side,
+            )
+        })
+        .collect();
+    let width = labels
+        .iter()
+        .map(|(l, _)| l.chars().count())
+        .max()
+        .unwrap_or(1)
+        + 1;
     for r in 0..side {
         if r > 0 && r % rows == 0 {
-            let bar = "-".repeat(cols * 3);
+            let bar = "-".repeat(cols * width + 1);
             writeln!(out, "{}", vec![bar; side / cols].join("+"))?;
         }
         let mut line = String::new();
         for c in 0..side {
             if c > 0 && c % cols == 0 {
-                line.push('|');
+                line.push_str(" |");
             }
-            let value = grid.cells.get(r * side + c).copied().unwrap_or(0);
-            let cell = if let Some(d) = at(&step.placements, r, c) {
-                out_style(Tone::Good, format!("[{}]", symbol(d))).to_string()
-            } else if value != 0 && at(&step.support, r, c).is_some() {
-                out_style(Tone::Doubtful, format!("({})", symbol(value))).to_string()
-            } else if value != 0 {
-                format!(" {} ", symbol(value))
-            } else if at(&step.eliminations, r, c).is_some() {
-                out_style(Tone::Bad, " - ").to_string()
+            let (label, tone) = &labels[r * side + c];
+            let padded = format!("{label:>width$}");
+            let plain = matches!(label.as_str(), ".") || label.chars().count() == 1;
+            if plain {
+                line.push_str(&padded);
             } else {
-                " . ".to_owned()
-            };
-            line.push_str(&cell);
+                line.push_str(&out_style(*tone, padded).to_string());
+            }
         }
         writeln!(out, "{}", line.trim_end())?;
     }

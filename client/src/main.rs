@@ -9,6 +9,7 @@ mod health;
 mod hint;
 mod input;
 mod output;
+mod pencil;
 mod rate;
 mod request;
 mod solve;
@@ -129,8 +130,8 @@ async fn run(cli: Cli) -> anyhow::Result<bool> {
         Command::Explain(args) => hint::explain(&conn, args, format).await,
         Command::Validate(args) => validate::run(&conn, args, format).await,
         Command::Generate(args) => generate::run(&conn, args, format).await,
-        Command::Health => health::run(&conn).await,
-        Command::Bench(args) => bench::run(&conn, args).await,
+        Command::Health => health::run(&conn, format).await,
+        Command::Bench(args) => bench::run(&conn, args, format).await,
         Command::Completions { .. } => Ok(true),
     };
     // Every task that shared the connection has ended by now, but for the streams of a batch

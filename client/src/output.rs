@@ -43,7 +43,7 @@ pub enum Answer<'a> {
     /// The server answered.
     Response(&'a pb::SolveResponse),
     /// The server answered in a packed batch, whose answers carry no id, solve time or
-    /// algorithm: those are not printed (the response holds defaults there).
+    /// algorithm: those are null in JSON (the response holds defaults there).
     Packed(&'a pb::SolveResponse),
     /// No answer from a solver: the puzzle did not parse, or its call ended with a status.
     Failed {
@@ -64,7 +64,7 @@ impl<'a> Answer<'a> {
     }
 }
 
-/// JSON fields a packed batch answer does not carry.
+/// JSON fields a packed batch answer does not carry (null in its JSON).
 const UNKNOWN_WHEN_PACKED: [&str; 3] = ["id", "solve_micros", "algorithm"];
 
 /// Writes answers in one format.
@@ -83,17 +83,28 @@ impl Printer {
         self.format
     }
 
-    /// Writes one answer.
-    pub fn answer(&self, out: &mut impl Write, origin: &Origin, answer: Answer) -> io::Result<()> {
+    /// Writes one answer to `puzzle` (its one-line text, where known).
+    pub fn answer(
+        &self,
+        out: &mut impl Write,
+        origin: &Origin,
+        puzzle: Option<&str>,
+        answer: Answer,
+    ) -> io::Result<()> {
+        let asked = Asked { origin, puzzle };
         match answer {
-            Answer::Response(response) => self.response(out, origin, response, false),
-            Answer::Packed(response) => self.response(out, origin, response, true),
+            Answer::Response(response) => self.response(out, asked, response, false),
+            Answer::Packed(response) => self.response(out, asked, response, true),
             Answer::Failed { outcome, reason } => match self.format {
                 Format::Line => writeln!(out, "{}", outcome_word(outcome)),
                 Format::Json => {
                     let value = serde_json::json!({
-                        "puzzle": origin.number,
+                        "index": origin.number - 1,
+                        "puzzle": puzzle,
                         "outcome": outcome_word(outcome),
+                        "solution": null,
+                        "guesses": null,
+                        "algorithm": null,
                         "error": { "message": reason },
                     });
                     writeln!(out, "{value}")
@@ -107,10 +118,11 @@ impl Printer {
     fn response(
         &self,
         out: &mut impl Write,
-        origin: &Origin,
+        asked: Asked,
         response: &pb::SolveResponse,
         packed: bool,
     ) -> io::Result<()> {
+        let origin = asked.origin;
         let outcome = response.outcome();
         let solution = || {
             response
@@ -129,7 +141,7 @@ impl Printer {
                 );
                 out.write_all(&line)
             }
-            Format::Json => writeln!(out, "{}", response_json(origin, response, packed)),
+            Format::Json => writeln!(out, "{}", response_json(asked, response, packed)),
             Format::Pretty => {
                 let solution = solution();
                 if let Some(grid) = &solution {
@@ -178,15 +190,24 @@ impl Printer {
     }
 }
 
-/// One answer as a JSON object; a packed answer's fields it does not carry are left out.
-fn response_json(origin: &Origin, response: &pb::SolveResponse, packed: bool) -> serde_json::Value {
+/// Which puzzle an answer is for: where it came from and its one-line text, where known.
+#[derive(Clone, Copy)]
+struct Asked<'a> {
+    origin: &'a Origin,
+    puzzle: Option<&'a str>,
+}
+
+/// One answer as a JSON object; a packed answer's fields it does not carry are null.
+/// `index` is the puzzle's 0-based place in the input, `puzzle` its grid text.
+fn response_json(asked: Asked, response: &pb::SolveResponse, packed: bool) -> serde_json::Value {
     let stats = response.stats.unwrap_or_default();
     let mut value = serde_json::json!({
-        "puzzle": origin.number,
+        "index": asked.origin.number - 1,
+        "puzzle": asked.puzzle,
         "id": response.id,
-        "index": response.index,
         "outcome": outcome_word(response.outcome()),
         "solution": response.solution.as_ref().and_then(line_of),
+        "box": response.solution.as_ref().map(|g| format!("{}x{}", g.box_rows, g.box_cols)),
         "solutions_found": response.solutions_found,
         "guesses": stats.guesses,
         "solve_micros": stats.solve_micros,
@@ -195,10 +216,14 @@ fn response_json(origin: &Origin, response: &pb::SolveResponse, packed: bool) ->
             "message": e.message, "row": e.row, "col": e.col,
         })),
     });
+    // Every key is there in every answer: what an answer does not carry is null, never left
+    // out (the JSON contract, docs/cli-json.schema.json).
     if let (true, Some(fields)) = (packed, value.as_object_mut()) {
-        fields.retain(|k, _| !UNKNOWN_WHEN_PACKED.contains(&k.as_str()));
+        for key in UNKNOWN_WHEN_PACKED {
+            fields.insert(key.to_owned(), serde_json::Value::Null);
+        }
         if response.stats.is_none() {
-            fields.remove("guesses");
+            fields.insert("guesses".to_owned(), serde_json::Value::Null);
         }
     }
     value

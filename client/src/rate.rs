@@ -40,7 +40,7 @@ pub async fn run(conn: &Connection, args: &RateArgs, format: Format) -> anyhow::
     } in &asked
     {
         if let Some(reason) = invalid {
-            print_invalid(&mut out, format, text, reason)?;
+            print_invalid(&mut out, format, origin, text, reason)?;
             continue;
         }
         let Some(answer) = answers.remove(&index) else {
@@ -127,6 +127,7 @@ fn requests(inputs: Vec<(Origin, String)>, args: &RateArgs) -> (Vec<Asked>, Vec<
 fn print_invalid(
     out: &mut impl Write,
     format: Format,
+    origin: &Origin,
     puzzle: &str,
     reason: &str,
 ) -> std::io::Result<()> {
@@ -134,6 +135,7 @@ fn print_invalid(
         Format::Line => writeln!(out, "{puzzle} {}", verdict_word(Verdict::Invalid)),
         Format::Json => {
             let value = serde_json::json!({
+                "index": origin.number - 1,
                 "puzzle": puzzle,
                 "verdict": verdict_word(Verdict::Invalid),
                 "rating": serde_json::Value::Null,
@@ -165,16 +167,16 @@ fn rating_text(answer: &pb::RateResponse) -> String {
     format!("{:.1}{plus}", answer.rating)
 }
 
-/// The level's lowercase name.
-pub fn level_name(level: pb::Level) -> &'static str {
+/// The level's lowercase name; `None` for a puzzle with no rating (JSON `null`).
+pub fn level_name(level: pb::Level) -> Option<&'static str> {
     match level {
-        pb::Level::Unspecified => "unrated",
-        pb::Level::Easy => "easy",
-        pb::Level::Medium => "medium",
-        pb::Level::Hard => "hard",
-        pb::Level::Diabolical => "diabolical",
-        pb::Level::Extreme => "extreme",
-        pb::Level::Hardest => "hardest",
+        pb::Level::Unspecified => None,
+        pb::Level::Easy => Some("easy"),
+        pb::Level::Medium => Some("medium"),
+        pb::Level::Hard => Some("hard"),
+        pb::Level::Diabolical => Some("diabolical"),
+        pb::Level::Extreme => Some("extreme"),
+        pb::Level::Hardest => Some("hardest"),
     }
 }
 
@@ -186,7 +188,11 @@ fn print(
     answer: &pb::RateResponse,
 ) -> std::io::Result<()> {
     let rated = answer.verdict() == Verdict::Unique || answer.verdict() == Verdict::Stopped;
-    let hardest = answer.hardest.as_ref().map_or("", |s| s.technique.as_str());
+    let hardest = answer
+        .hardest
+        .as_ref()
+        .map(|s| s.technique.as_str())
+        .filter(|t| !t.is_empty());
     match format {
         Format::Line if rated => writeln!(out, "{puzzle} {}", rating_text(answer)),
         Format::Line => writeln!(out, "{puzzle} {}", verdict_word(answer.verdict())),
@@ -197,11 +203,12 @@ fn print(
                 .map(|t| (t.technique.clone(), t.count.into()))
                 .collect();
             let value = serde_json::json!({
+                "index": origin.number - 1,
                 "puzzle": puzzle,
                 "verdict": verdict_word(answer.verdict()),
                 "rating": if rated { serde_json::json!(answer.rating) } else { serde_json::Value::Null },
-                "level": level_name(answer.level()),
-                "hardest": hardest,
+                "level": if rated { level_name(answer.level()) } else { None },
+                "hardest": if rated { hardest } else { None },
                 "steps": answer.steps,
                 "techniques": techniques,
                 "lower_bound": answer.lower_bound,
@@ -219,9 +226,10 @@ fn print(
                 .collect();
             writeln!(
                 out,
-                "{origin}: {} ({}), hardest step {hardest}; {} steps: {}",
+                "{origin}: {} ({}), hardest step {}; {} steps: {}",
                 rating_text(answer),
-                level_name(answer.level()),
+                level_name(answer.level()).unwrap_or("no level"),
+                hardest.unwrap_or("none"),
                 answer.steps,
                 used.join(", ")
             )

@@ -42,11 +42,95 @@ impl From<&Flags> for pb::SolveOptions {
     }
 }
 
-/// Parses a puzzle as solver-core does, with the `--box` shape if given.
+/// Parses a puzzle as solver-core does, with its box shape from a leading tag (`3x2:...`, as
+/// lines of non-square boxes are written) or the `--box` shape; where neither gives it and
+/// the side has several shapes, says once on stderr which was assumed.
 pub fn parse(text: &str, shape: Option<solver_core::Shape>) -> Result<pb::Grid, pb::SolveError> {
-    solver_core::parse(text, shape)
-        .map(|g| grid_to_pb(&g))
+    let (tagged, cells) = split_shape_tag(text).map_err(|e| grid_error(&e))?;
+    let shape = match (tagged, shape) {
+        (Some(tag), Some(flag)) if tag != flag => {
+            return Err(pb::SolveError {
+                message: format!(
+                    "the grid is tagged {}, but --box says {}",
+                    shape_name(tag),
+                    shape_name(flag)
+                ),
+                ..pb::SolveError::default()
+            });
+        }
+        (tag, flag) => tag.or(flag),
+    };
+    let parsed = solver_core::parse(cells, shape);
+    if shape.is_none() {
+        // Also when the grid is refused: a repeat in a box may come from the shape assumed.
+        let assumed = match &parsed {
+            Ok(grid) => Some(grid.shape()),
+            Err(_) => solver_core::parse_entries(cells, None)
+                .ok()
+                .map(|e| e.shape()),
+        };
+        if let Some(assumed) = assumed {
+            note_assumed_shape(assumed);
+        }
+    }
+    parsed
+        .map(|grid| grid_to_pb(&grid))
         .map_err(|e| grid_error(&e))
+}
+
+/// A shape as `ROWSxCOLS`, the form `--box` and line tags take.
+pub fn shape_name(shape: solver_core::Shape) -> String {
+    format!("{}x{}", shape.box_rows(), shape.box_cols())
+}
+
+/// A line's box-shape tag, `ROWSxCOLS:` before the cells, and the text after it; no tag, the
+/// whole text. A tag that names no shape is an error.
+fn split_shape_tag(
+    text: &str,
+) -> Result<(Option<solver_core::Shape>, &str), solver_core::GridError> {
+    let trimmed = text.trim_start();
+    let Some((tag, rest)) = trimmed.split_once(':') else {
+        return Ok((None, text));
+    };
+    let Some((rows, cols)) = tag.split_once(['x', 'X']) else {
+        return Ok((None, text));
+    };
+    let number = |s: &str| {
+        (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| s.parse::<usize>().ok())
+            .flatten()
+    };
+    match (number(rows), number(cols)) {
+        (Some(rows), Some(cols)) => Ok((Some(solver_core::Shape::new(rows, cols)?), rest)),
+        _ => Ok((None, text)),
+    }
+}
+
+/// Whether a note on an assumed shape was already given (one per run, not one per puzzle).
+static SHAPE_NOTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Says on stderr, once, which box shape a grid of an ambiguous side was read with.
+fn note_assumed_shape(shape: solver_core::Shape) {
+    // Non-square boxes could be the other way round; a square is the only shape players use
+    // for its side (a 16x16 grid has 4x4 boxes, never 2x8).
+    let side = shape.side();
+    let ambiguous = shape.box_rows() != shape.box_cols();
+    if ambiguous && !SHAPE_NOTED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        eprintln!(
+            "sudoku: note: a {side}x{side} grid without its box shape was read with {} boxes \
+             ({} rows by {} columns); give --box, or write the grid as ROWSxCOLS:<cells>, for \
+             another shape",
+            shape_name(shape),
+            shape.box_rows(),
+            shape.box_cols()
+        );
+    }
+}
+
+/// The tag that starts the line form of a grid with non-square boxes (`3x2:`), so that it
+/// reads back in its own shape; square boxes need none.
+pub fn shape_tag(box_rows: u32, box_cols: u32) -> Option<String> {
+    (box_rows != box_cols).then(|| format!("{box_rows}x{box_cols}:"))
 }
 
 /// A grid error as the client reports it.
@@ -233,6 +317,9 @@ pub fn push_line<C: Copy + Into<u32>>(
         .fold(true, |ok, &v| ok & (v.into() as usize <= side));
     if !fits {
         return None;
+    }
+    if let Some(tag) = shape_tag(box_rows, box_cols) {
+        out.extend_from_slice(tag.as_bytes());
     }
     let start = out.len();
     out.resize(start + cells.len(), 0);

@@ -12,7 +12,7 @@ use crate::cli::SolveArgs;
 use crate::conn::{Connection, Server, is_server_lost, status_error};
 use crate::input::solve_inputs;
 use crate::output::{Answer, Printer};
-use crate::request::{NoPuzzles, Tally, check, failed, parse};
+use crate::request::{NoPuzzles, Tally, check, failed, line_of, parse};
 
 /// Runs `sudoku solve`.
 pub async fn run(conn: &Connection, args: &SolveArgs, printer: &Printer) -> anyhow::Result<Tally> {
@@ -36,10 +36,17 @@ pub async fn run(conn: &Connection, args: &SolveArgs, printer: &Printer) -> anyh
             Ok(grid) => grid,
             Err(error) => {
                 failed(&mut tally, &origin, &error.message);
-                printer.answer(&mut out, &origin, Answer::invalid(&error.message))?;
+                let text = text.trim();
+                printer.answer(
+                    &mut out,
+                    &origin,
+                    Some(text),
+                    Answer::invalid(&error.message),
+                )?;
                 continue;
             }
         };
+        let line = line_of(&grid);
         let request = SolveRequest {
             id: origin.number.to_string(),
             puzzle: Some(grid.clone()),
@@ -49,7 +56,25 @@ pub async fn run(conn: &Connection, args: &SolveArgs, printer: &Printer) -> anyh
             Ok(response) => {
                 let response = response.into_inner();
                 check(&mut tally, &origin, &grid, &response);
-                printer.answer(&mut out, &origin, Answer::Response(&response))?;
+                printer.answer(
+                    &mut out,
+                    &origin,
+                    line.as_deref(),
+                    Answer::Response(&response),
+                )?;
+            }
+            Err(status) if stopped_answer(&status).is_some() => {
+                let response = pb::SolveResponse {
+                    id: origin.number.to_string(),
+                    ..stopped_answer(&status).unwrap_or_default()
+                };
+                failed(&mut tally, &origin, status.message());
+                printer.answer(
+                    &mut out,
+                    &origin,
+                    line.as_deref(),
+                    Answer::Response(&response),
+                )?;
             }
             Err(status) if per_puzzle(status.code()).is_some() => {
                 let outcome = per_puzzle(status.code()).unwrap_or(Outcome::Invalid);
@@ -58,7 +83,7 @@ pub async fn run(conn: &Connection, args: &SolveArgs, printer: &Printer) -> anyh
                     outcome,
                     reason: status.message(),
                 };
-                printer.answer(&mut out, &origin, answer)?;
+                printer.answer(&mut out, &origin, line.as_deref(), answer)?;
             }
             Err(status) => {
                 let server = spread.last_server(conn).to_owned();
@@ -165,6 +190,35 @@ impl Spread {
             }
         }
     }
+}
+
+/// A solve the caller's deadline stopped, as the answer it would have been: the server's
+/// status carries the work done (its `ErrorInfo`, reason `SOLVE_STOPPED`).
+fn stopped_answer(status: &tonic::Status) -> Option<pb::SolveResponse> {
+    use tonic_types::StatusExt;
+    let info = status.get_details_error_info()?;
+    if status.code() != Code::DeadlineExceeded || info.reason != sudoku_proto::SOLVE_STOPPED {
+        return None;
+    }
+    let number = |key: &str| info.metadata.get(key).and_then(|v| v.parse::<u64>().ok());
+    let algorithm = info
+        .metadata
+        .get("algorithm")
+        .and_then(|name| pb::Algorithm::from_str_name(name))
+        .unwrap_or(pb::Algorithm::Unspecified);
+    Some(pb::SolveResponse {
+        outcome: Outcome::DeadlineExceeded.into(),
+        stats: Some(pb::SolveStats {
+            guesses: number("guesses").unwrap_or(0),
+            solve_micros: number("solve_micros").unwrap_or(0),
+            algorithm: algorithm.into(),
+        }),
+        error: Some(pb::SolveError {
+            message: status.message().to_owned(),
+            ..pb::SolveError::default()
+        }),
+        ..pb::SolveResponse::default()
+    })
 }
 
 /// The outcome of a status that concerns one puzzle only; `None` ends the run.

@@ -52,7 +52,10 @@ fn success(cmd: &mut Command) -> String {
 
 /// Panics unless `line` is a solution of `puzzle`.
 fn assert_solves(puzzle: &Grid, line: &str) {
-    let solution = solver_core::parse(line.trim(), Some(puzzle.shape())).expect("a grid");
+    // Lines of non-square boxes start with their shape (`3x2:`).
+    let line = line.trim();
+    let cells = line.split_once(':').map_or(line, |(_, cells)| cells);
+    let solution = solver_core::parse(cells, Some(puzzle.shape())).expect("a grid");
     assert!(
         solution.is_solution_of(puzzle),
         "{line} does not solve {puzzle:?}"
@@ -142,7 +145,12 @@ fn json_output_has_every_field() {
         .collect();
     assert_eq!(values.len(), 2);
     assert_eq!(values[0]["outcome"], "unique");
-    assert_eq!(values[0]["puzzle"], 1);
+    // `puzzle` is the grid, `index` its 0-based place in the input, as in every command.
+    assert_eq!(values[0]["puzzle"], CLASSIC);
+    assert_eq!(
+        (&values[0]["index"], &values[1]["index"]),
+        (&0.into(), &1.into())
+    );
     assert_eq!(values[0]["solutions_found"], 1);
     assert_eq!(values[0]["algorithm"], "fast");
     assert!(values[0]["guesses"].is_u64() && values[0]["solve_micros"].is_u64());
@@ -552,7 +560,7 @@ fn batch_of_ten_thousand_in_input_order() {
         .collect();
     assert_eq!(answers.len(), puzzles.len());
     for (i, (answer, puzzle)) in answers.iter().zip(&puzzles).enumerate() {
-        assert_eq!(answer["puzzle"], i + 1, "input order");
+        assert_eq!(answer["index"], i, "input order");
         assert_eq!(answer["outcome"], "unique");
         assert_solves(&grid(puzzle), answer["solution"].as_str().unwrap());
     }
@@ -1046,6 +1054,8 @@ fn help_matches_the_snapshot() {
         &[][..],
         &["solve"],
         &["batch"],
+        &["hint"],
+        &["validate"],
         &["health"],
         &["bench"],
         &["completions"],
@@ -1180,10 +1190,14 @@ fn batch_json_prints_only_what_the_packed_answers_carry() {
         .collect();
     assert_eq!(values.len(), 2, "{out}");
     let answer = values[0].as_object().expect("an object");
-    for made_up in ["id", "algorithm", "solve_micros"] {
-        assert!(!answer.contains_key(made_up), "{made_up}: {out}");
+    // What packed answers do not carry is null, never made up (and never left out).
+    for unknown in ["id", "algorithm", "solve_micros"] {
+        assert!(
+            answer.get(unknown).is_some_and(|v| v.is_null()),
+            "{unknown}: {out}"
+        );
     }
-    assert_eq!(values[0]["puzzle"], 1);
+    assert_eq!(values[0]["puzzle"], CLASSIC);
     assert_eq!(values[0]["index"], 0);
     assert_eq!(values[0]["outcome"], "unique");
     assert_eq!(values[0]["solutions_found"], 1);

@@ -26,5 +26,10 @@ pub const ERROR_DOMAIN: &str = "sudoku.v1";
 /// wrong with the server, and a new stream may be opened at once.
 pub const STREAM_CLOSED: &str = "STREAM_CLOSED";
 
+/// `ErrorInfo.reason` of a DEADLINE_EXCEEDED for a solve the caller's deadline stopped; its
+/// metadata carries the work done, as a stopped answer's stats would: `guesses`,
+/// `solve_micros` and `algorithm` (the `Algorithm` name, e.g. `ALGORITHM_FAST`).
+pub const SOLVE_STOPPED: &str = "SOLVE_STOPPED";
+
 pub use convert::{grid_from_pb, grid_to_pb};
 pub use puzzles::{entries_from_pb, rating_to_pb, verdict_of};

@@ -82,6 +82,7 @@ fn check_steps(grid: &Grid, steps: &[Step], end: End) {
             "{}",
             step.text
         );
+        assert_names_its_cells(step, side);
     }
     if end == End::Solved {
         assert_eq!(
@@ -90,6 +91,74 @@ fn check_steps(grid: &Grid, steps: &[Step], end: End) {
             "{grid:?}: the steps do not solve it"
         );
     }
+}
+
+/// The cells a sentence names, compact forms expanded: `r12c3` is r1c3 and r2c3 on grids of
+/// side 9 or less (one character a number), `r10c11` one cell on larger ones.
+fn named_cells(text: &str, side: usize) -> std::collections::HashSet<(usize, usize)> {
+    let mut out = std::collections::HashSet::new();
+    let bytes = text.as_bytes();
+    let digits = |from: usize| {
+        let end = (from..bytes.len())
+            .find(|&i| !bytes[i].is_ascii_digit())
+            .unwrap_or(bytes.len());
+        (&text[from..end], end)
+    };
+    for i in 0..bytes.len() {
+        let starts = bytes[i] == b'r' && (i == 0 || !bytes[i - 1].is_ascii_alphanumeric());
+        if !starts {
+            continue;
+        }
+        let (rows, end) = digits(i + 1);
+        if rows.is_empty() || bytes.get(end) != Some(&b'c') {
+            continue;
+        }
+        let (cols, _) = digits(end + 1);
+        let numbers = |s: &str| -> Vec<usize> {
+            if side <= 9 {
+                s.bytes().map(|b| usize::from(b - b'0')).collect()
+            } else {
+                s.parse().into_iter().collect()
+            }
+        };
+        for r in numbers(rows) {
+            for c in numbers(cols) {
+                out.insert((r, c));
+            }
+        }
+    }
+    out
+}
+
+/// A step's sentence names every cell it places in or removes a candidate from, and a
+/// wing's names its pivot and pincers (the cells it rests on).
+fn assert_names_its_cells(step: &Step, side: usize) {
+    let named = named_cells(&step.text, side);
+    for m in step.placements.iter().chain(&step.eliminations) {
+        assert!(
+            named.contains(&(m.row + 1, m.col + 1)),
+            "r{}c{} not named in: {}",
+            m.row + 1,
+            m.col + 1,
+            step.text
+        );
+    }
+    if matches!(step.technique, Technique::XyWing | Technique::XyzWing) {
+        for m in &step.support {
+            assert!(named.contains(&(m.row + 1, m.col + 1)), "{}", step.text);
+        }
+    }
+}
+
+#[test]
+fn sentences_name_cells_in_the_compact_notation() {
+    let named = named_cells("Pointing: digit 8 ... => r12c3,r4c56<>8", 9);
+    let expected = [(1, 3), (2, 3), (4, 5), (4, 6)];
+    assert_eq!(named.len(), 4, "{named:?}");
+    assert!(expected.iter().all(|rc| named.contains(rc)), "{named:?}");
+    assert!(named_cells("r10c11<>5", 16).contains(&(10, 11)));
+    // A word that only starts like a cell names none.
+    assert!(named_cells("rows 2, 8 or c4", 9).is_empty());
 }
 
 #[test]

@@ -10,7 +10,7 @@ use super::reorder::Ready;
 use crate::cli::Format;
 use crate::input::Origin;
 use crate::output::{Answer, Printer, outcome_word, push_line_answer};
-use crate::request::{Tally, count, failed, solves_cells};
+use crate::request::{Tally, count, failed, push_line, solves_cells};
 
 /// Counts outcomes, shows progress, and prints the closing line on stderr.
 pub struct Summary {
@@ -95,13 +95,17 @@ impl Summary {
                     push_line_answer(&mut self.line, outcome, solution);
                     out.write_all(&self.line)?;
                 } else {
-                    printer.answer(out, origin, Answer::Packed(&answer.response()))?;
+                    let cells = answer.puzzle(&mut self.puzzle);
+                    self.line.clear();
+                    let puzzle = push_line(&mut self.line, shape.0, shape.1, cells)
+                        .and_then(|()| std::str::from_utf8(&self.line).ok());
+                    printer.answer(out, origin, puzzle, Answer::Packed(&answer.response()))?;
                 }
                 if bad { "wrong" } else { outcome_word(outcome) }
             }
             Ready::Invalid(reason) => {
                 failed(&mut self.tally, origin, reason);
-                printer.answer(out, origin, Answer::invalid(reason))?;
+                printer.answer(out, origin, None, Answer::invalid(reason))?;
                 "invalid"
             }
         };

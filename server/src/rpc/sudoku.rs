@@ -59,14 +59,40 @@ impl SudokuService {
             }
         ) && deadline.is_some_and(|d| Instant::now() >= d);
         if stopped_by_caller {
-            return Err(Status::deadline_exceeded(format!(
-                "deadline exceeded after {} guesses in {} µs",
-                solution.stats.guesses,
-                solution.stats.elapsed.as_micros()
-            )));
+            return Err(stopped_status(&solution.stats));
         }
         Ok(response(request.id, 0, &solution))
     }
+}
+
+/// The DEADLINE_EXCEEDED of a solve the caller's deadline stopped, with the work done in its
+/// `ErrorInfo` (reason [`sudoku_proto::SOLVE_STOPPED`]), so that clients keep the stats a
+/// stopped answer has.
+fn stopped_status(stats: &solver_core::Stats) -> Status {
+    let micros = stats.elapsed.as_micros();
+    let algorithm = pb::Algorithm::from(stats.algorithm).as_str_name();
+    let metadata = [
+        ("guesses", stats.guesses.to_string()),
+        ("solve_micros", micros.to_string()),
+        ("algorithm", algorithm.to_owned()),
+    ];
+    let mut details = tonic_types::ErrorDetails::new();
+    details.set_error_info(
+        sudoku_proto::SOLVE_STOPPED,
+        sudoku_proto::ERROR_DOMAIN,
+        metadata
+            .map(|(k, v)| (k.to_owned(), v))
+            .into_iter()
+            .collect::<std::collections::HashMap<_, _>>(),
+    );
+    <Status as tonic_types::StatusExt>::with_error_details(
+        tonic::Code::DeadlineExceeded,
+        format!(
+            "deadline exceeded after {} guesses in {micros} µs",
+            stats.guesses
+        ),
+        details,
+    )
 }
 
 #[tonic::async_trait]

@@ -106,9 +106,9 @@ fn describe(
     };
     let text = || {
         format!(
-            "in {base_name} {}, {} lies only in {cover_name} {}, so it leaves the rest of those {cover_name}",
-            list(base),
+            "digit {}: in {base_name} {} it lies only in {cover_name} {}, so it is removed from the rest of those {cover_name}",
             digit_char(digit),
+            list(base),
             list(cover)
         )
     };

@@ -421,7 +421,7 @@ fn turbot_digit<const W: usize>(board: &Candidates, d: usize) -> Best {
         }
         let text = || {
             format!(
-                "{} is in {} or {} (strong links in {} and {}), so it leaves the cells that see both",
+                "digit {} is in {} or {} (strong links in {} and {}), so it is removed from the cells that see both",
                 digit_char(digit),
                 board.cell_names(l1.from.iter().copied()),
                 board.cell_names(l2.to.iter().copied()),
@@ -519,7 +519,7 @@ fn consider_three<const W: usize>(
     let text = || {
         let houses: Vec<String> = chain.iter().map(|l| board.house_name(l.house)).collect();
         format!(
-            "{} is in {} or {}: strong links in {}, so it leaves the cells that see both",
+            "digit {} is in {} or {}: strong links in {}, so it is removed from the cells that see both",
             digit_char(digit),
             board.cell_names(start.iter().copied()),
             board.cell_names(end.iter().copied()),

@@ -91,7 +91,7 @@ fn digit_locks(
 
 fn describe(board: &Candidates, lock: &Lock) -> String {
     format!(
-        "in {}, {} lies only in {}, so it goes from {}",
+        "in {}, digit {} lies only in {}, so it is removed from {}",
         board.house_name(lock.from),
         digit_char(lock.digit),
         board.house_name(lock.to),

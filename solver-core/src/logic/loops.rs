@@ -375,7 +375,7 @@ fn type2(
     }
     let text = || {
         format!(
-            "{} on {}: one of {} must be {}, so it leaves the cells that see them all",
+            "{} on {}: one of {} must be {}, so it is removed from the cells that see them all",
             board.cell_names(pattern.cells.iter().copied()),
             digit_names(pattern.pair),
             board.cell_names(extra_cells.iter().copied()),
@@ -422,7 +422,7 @@ fn type4(
     let elims = candidates_of(board, [c1, c2], gone);
     let text = || {
         format!(
-            "{} on {}: in {}, {} must go in {} or {}, so {} leaves them",
+            "{} on {}: in {}, digit {} must go in {} or {}, so digit {} is removed from them",
             board.cell_names(pattern.cells.iter().copied()),
             digit_names(pattern.pair),
             board.house_name(house),
@@ -483,7 +483,7 @@ fn type3(
                         if !elims.is_empty() {
                             let text = || {
                                 format!(
-                                    "{} on {}: {} or {} holds one of {}, which with {} forms a naked set in {}, so {} leaves its other cells",
+                                    "{} on {}: {} or {} holds one of {}, which with {} forms a naked set in {}, so {} is removed from its other cells",
                                     board.cell_names(pattern.cells.iter().copied()),
                                     digit_names(pattern.pair),
                                     board.cell_name(c1),
@@ -558,7 +558,7 @@ fn hidden_type3(
         if !elims.is_empty() {
             let text = || {
                 format!(
-                    "{} on {}: {} or {} holds one of {}, so in {} the digits {} fill {} with one of them, and other digits leave those cells",
+                    "{} on {}: {} or {} holds one of {}, so in {} the digits {} fill {} with one of them, and other digits are removed from those cells",
                     board.cell_names(pattern.cells.iter().copied()),
                     digit_names(pattern.pair),
                     board.cell_name(c1),

@@ -81,8 +81,8 @@ fn w_wing_step(
     let mut support = candidates_of(board, [a, b], u64::MAX);
     support.extend(candidates_of(board, [p, q], 1 << x));
     let text = format!(
-        "{} and {} hold only {xc}/{yc}, and {xc} in {} or {}: if {} is not {yc} it is {xc}, \
-         so {} is not, {} is, and {} is {yc}; either way {yc} leaves {}",
+        "{} and {} hold only {xc}/{yc}, and digit {xc} is in {} or {}: if {} is not {yc} it is {xc}, \
+         so {} is not, {} is, and {} is {yc}; either way {yc} is removed from {}",
         board.cell_name(a),
         board.cell_name(b),
         board.cell_name(p),
@@ -211,8 +211,8 @@ fn als_step(board: &Candidates, a: &Als, b: &Als, x: usize, elims: Vec<(u16, u8)
     let removed: u64 = elims.iter().fold(0, |m, &(_, d)| m | 1 << (d - 1));
     let text = format!(
         "{} ({}) and {} ({}) each hold one digit more than cells, and every {x} of one sees \
-         every {x} of the other: one set is locked without {x}, so {} is in one of them and \
-         leaves {}",
+         every {x} of the other: one set is locked without {x}, so {} is in one of them and is \
+         removed from {}",
         board.cell_names(a.cells.iter().copied()),
         digit_names(a.digits),
         board.cell_names(b.cells.iter().copied()),

@@ -62,11 +62,39 @@ pub(crate) fn hidden_single(board: &Candidates) -> Option<Found> {
                         digit_char(digit)
                     )
                 };
-                return Some(Found::placing(technique, tenths, cell, digit).saying(text));
+                return Some(
+                    Found::placing(technique, tenths, cell, digit)
+                        .resting_on(|| blockers(board, house, cell, digit))
+                        .saying(text),
+                );
             }
         }
     }
     None
+}
+
+/// What a hidden single rests on: for each other empty cell of the house, a placed `digit`
+/// that sees it (a cell that lost the digit to an earlier step has none).
+fn blockers(board: &Candidates, house: usize, cell: usize, digit: u8) -> Vec<(u16, u8)> {
+    let layout = &board.layout;
+    let mut out: Vec<(u16, u8)> = Vec::new();
+    for &other in &layout.houses[house] {
+        let other = usize::from(other);
+        if other == cell || board.values[other] != 0 {
+            continue;
+        }
+        let seen = layout.cell_houses[other].iter().find_map(|&h| {
+            layout.houses[usize::from(h)]
+                .iter()
+                .find(|&&y| board.values[usize::from(y)] == digit)
+        });
+        if let Some(&y) = seen {
+            out.push((y, digit));
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
 }
 
 /// A cell with one candidate left (SE 2.3).

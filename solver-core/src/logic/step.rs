@@ -253,6 +253,17 @@ impl Found {
         }
     }
 
+    /// The sentence with every change named after `=>` (`r2c6=3`, `r1c23<>7`), so that a
+    /// player can check each cell it places in or removes a candidate from; an unread step
+    /// stays without one.
+    fn sentence(&self, side: usize) -> String {
+        if self.text.is_empty() {
+            return String::new();
+        }
+        let changes = wording::changes(&self.placements, &self.eliminations, side);
+        format!("{} => {changes}", self.text)
+    }
+
     /// The public form of the step.
     pub(crate) fn to_step(&self, board: &Candidates) -> Step {
         let side = board.side();
@@ -271,7 +282,7 @@ impl Found {
             support: marks(&self.support),
             placements: marks(&self.placements),
             eliminations: marks(&self.eliminations),
-            text: self.text.clone(),
+            text: self.sentence(side),
         }
     }
 }

@@ -175,7 +175,7 @@ impl Search<'_> {
                 .map(|&i| board.house_name(self.links[i].house))
                 .collect();
             format!(
-                "{} is in {} or {}: strong links in {}, so it leaves the cells that see both",
+                "digit {} is in {} or {}: strong links in {}, so it is removed from the cells that see both",
                 digit_char(self.digit),
                 board.cell_name(start),
                 board.cell_name(end),

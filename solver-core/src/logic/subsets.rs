@@ -124,7 +124,7 @@ fn naked_in(board: &Candidates, k: usize, skip: u128) -> Option<Found> {
             }
             let text = || {
                 format!(
-                    "in {}, {} hold only {}, so those digits leave the other cells",
+                    "in {}, {} hold only {}, so those digits are removed from the other cells",
                     board.house_name(house),
                     board.cell_names(set.iter().copied()),
                     digit_names(union)
@@ -210,7 +210,7 @@ fn hidden_in(board: &Candidates, (k, direct): (usize, bool), skip: u128) -> Opti
             let support = || candidates_of(board, set.iter().copied(), digits);
             let text = || {
                 format!(
-                    "in {}, {} can only go in {}",
+                    "in {}, digits {} can only go in {}",
                     board.house_name(house),
                     digit_names(digits),
                     board.cell_names(set.iter().copied())
@@ -231,7 +231,8 @@ fn hidden_in(board: &Candidates, (k, direct): (usize, bool), skip: u128) -> Opti
                         .saying(text)
                 }
                 Ok(elims) => {
-                    let text = || format!("{}, so other digits leave those cells", text());
+                    let text =
+                        || format!("{}, so other digits are removed from those cells", text());
                     Found::removing(technique, tenths, elims)
                         .resting_on(support)
                         .saying(text)

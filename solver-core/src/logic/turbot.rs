@@ -230,7 +230,7 @@ impl Pattern {
                 };
                 let text = || {
                     format!(
-                        "{} is in {} or {} ({} and {}, linked through {}), so it leaves the cells that see both",
+                        "digit {} is in {} or {} ({} and {}, linked through {}), so it is removed from the cells that see both",
                         digit_char(self.digit),
                         board.cell_name(start),
                         board.cell_name(end),

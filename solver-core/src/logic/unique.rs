@@ -126,7 +126,7 @@ pub(crate) fn bug(board: &Candidates) -> Option<Found> {
             let text = || {
                 let (cells, extras) = (board.cell_names(bug.cells.iter().copied()), extras());
                 format!(
-                    "one of {cells} is {extras}, so {extras} leaves the cells that see them all"
+                    "one of {cells} is {extras}, so {extras} is removed from the cells that see them all"
                 )
             };
             return Some(Found::removing(Technique::Bug2, 57, elims).saying(text));
@@ -202,7 +202,7 @@ fn bug_type3(board: &Candidates, bug: &Bug) -> Option<Found> {
                 }
                 let text = || {
                     format!(
-                        "one of {} holds {}, which with {} forms a naked set in {}, so {} leaves its other cells",
+                        "one of {} holds {}, which with {} forms a naked set in {}, so {} is removed from its other cells",
                         board.cell_names(bug.cells.iter().copied()),
                         digit_names(bug.all_extra),
                         board.cell_names(set.iter().copied()),

@@ -76,7 +76,7 @@ fn first_wing(board: &Candidates, xyz: bool, changed: Option<&[u64; WORDS]>) -> 
                 let support = || super::step::candidates_of(board, [pivot, a, b], u64::MAX);
                 let text = || {
                     format!(
-                        "pivot {} with pincers {} and {}: whichever holds, {} is in a pincer{}, so it leaves the cells that see {}",
+                        "pivot {} with pincers {} and {}: whichever holds, digit {} is in a pincer{}, so it is removed from the cells that see {}",
                         board.cell_name(pivot),
                         board.cell_name(a),
                         board.cell_name(b),

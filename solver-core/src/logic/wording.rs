@@ -52,9 +52,83 @@ impl Drop for Unread {
     }
 }
 
+/// The changes a step makes, in the compact notation players exchange (HoDoKu's): placements
+/// as `r2c6=3`, eliminations grouped by digit as `r1c23,r4c5<>7`, so that a sentence names
+/// every cell it changes. Cells are 0-based indices on a grid of `side`.
+pub(crate) fn changes(placements: &[(u16, u8)], eliminations: &[(u16, u8)], side: usize) -> String {
+    let mut parts: Vec<String> = placements
+        .iter()
+        .map(|&(cell, digit)| {
+            let (r, c) = (usize::from(cell) / side + 1, usize::from(cell) % side + 1);
+            format!("r{r}c{c}={}", super::board::digit_char(digit))
+        })
+        .collect();
+    let mut digits: Vec<u8> = eliminations.iter().map(|&(_, d)| d).collect();
+    digits.sort_unstable();
+    digits.dedup();
+    for digit in digits {
+        let cells: Vec<usize> = eliminations
+            .iter()
+            .filter(|&&(_, d)| d == digit)
+            .map(|&(cell, _)| usize::from(cell))
+            .collect();
+        parts.push(format!(
+            "{}<>{}",
+            compact_cells(&cells, side),
+            super::board::digit_char(digit)
+        ));
+    }
+    parts.join(", ")
+}
+
+/// Cells as `r1c23,r45c6`: rows with the same columns merged. Numbers run together only on
+/// grids of side 9 or less, where each is one character; larger grids name each cell.
+pub(crate) fn compact_cells(cells: &[usize], side: usize) -> String {
+    let mut cells = cells.to_vec();
+    cells.sort_unstable();
+    cells.dedup();
+    if side > 9 {
+        let names: Vec<String> = cells
+            .iter()
+            .map(|&c| format!("r{}c{}", c / side + 1, c % side + 1))
+            .collect();
+        return names.join(",");
+    }
+    // Each row's columns, then rows with the same columns joined, in order of first row.
+    let mut rows: Vec<(String, String)> = Vec::new();
+    for row in 0..side {
+        let cols: String = cells
+            .iter()
+            .filter(|&&c| c / side == row)
+            .map(|&c| char::from(b'1' + (c % side) as u8))
+            .collect();
+        if cols.is_empty() {
+            continue;
+        }
+        let name = char::from(b'1' + row as u8);
+        match rows.iter_mut().find(|(_, c)| *c == cols) {
+            Some((rs, _)) => rs.push(name),
+            None => rows.push((name.to_string(), cols)),
+        }
+    }
+    let groups: Vec<String> = rows.iter().map(|(r, c)| format!("r{r}c{c}")).collect();
+    groups.join(",")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn changes_are_named_cell_by_cell_in_the_compact_notation() {
+        // r1c2, r1c3 and r4c5 lose 7; r9c9 loses 1; r2c6 gets 3.
+        let text = changes(&[(14, 3)], &[(1, 7), (2, 7), (31, 7), (80, 1)], 9);
+        assert_eq!(text, "r2c6=3, r9c9<>1, r1c23,r4c5<>7");
+        // Rows with the same columns merge: r1c1, r2c1, r1c4, r2c4.
+        assert_eq!(compact_cells(&[0, 9, 3, 12], 9), "r12c14");
+        // A 16x16 grid names every cell in full.
+        assert_eq!(compact_cells(&[0, 17], 16), "r1c1,r2c2");
+    }
 
     #[test]
     fn steps_above_the_bar_are_read_and_the_bar_goes_with_its_guard() {

@@ -147,7 +147,7 @@ fn wing(
     let my = board.masks[y];
     let text = || {
         format!(
-            "{} hold only {} and {} holds {}; one of their shared digits must be in the set, so the other is in it or in {}, and leaves the cells that see them",
+            "{} hold only {} and {} holds {}; one of their shared digits must be in the set, so the other is in it or in {}, and is removed from the cells that see them",
             board.cell_names(set),
             digit_names(digits),
             board.cell_name(y),

@@ -59,20 +59,13 @@ impl Cycles {
 
     /// The deduction of the removals kept, the one offering them in turn would have made:
     /// the first one's name and sentence, every change and support merged.
-    pub(crate) fn deduction(&self) -> Option<Deduction> {
+    pub(crate) fn deduction(&self, s: &Start) -> Option<Deduction> {
         let tenths = self.tenths?;
         let first = self.found.first()?;
         let (name, _) = kind(first.mode);
-        let ((c, d), (q, e)) = (first.start, first.removed);
+        let (q, e) = first.removed;
         let mut out = Deduction::setting(name, tenths, q, e, false);
-        out.say(|| {
-            format!(
-                "{name}: both {} and {} lead around a loop to {}",
-                fact(c, d, true),
-                fact(c, d, false),
-                fact(q, e, false)
-            )
-        });
+        out.say(|| sentence(s, first));
         out.eliminations = self
             .found
             .iter()
@@ -303,6 +296,28 @@ fn union(branches: [&Trace; 2], q: usize, e: usize) -> usize {
     seen.iter().map(|w| w.count_ones() as usize).sum()
 }
 
+/// A cycle's sentence: both ways from its start lead to the removal, each chain written
+/// link by link.
+fn sentence(s: &Start, r: &Removal) -> String {
+    let (name, _) = kind(r.mode);
+    let ((c, d), (q, e)) = (r.start, r.removed);
+    let chains: Vec<String> = [true, false]
+        .into_iter()
+        .filter_map(|on| {
+            let t = super::trace::trace_with(s, (c, d, on), r.mode, true);
+            t.find(q, e, false)
+                .map(|i| super::deduction::path(&t.path(i)))
+        })
+        .collect();
+    format!(
+        "{name}: both {} and {} lead around a loop to {}: {}",
+        fact(c, d, true),
+        fact(c, d, false),
+        fact(q, e, false),
+        chains.join("; ")
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::deduction;
@@ -328,12 +343,7 @@ mod tests {
             found.support.sort_unstable();
             found.support.dedup();
             if k == 0 {
-                found.text = format!(
-                    "{name}: both {} and {} lead around a loop to {}",
-                    fact(c, d, true),
-                    fact(c, d, false),
-                    fact(q, e, false)
-                );
+                found.text = sentence(s, r);
             }
             found.offer(&mut best);
         }
@@ -397,7 +407,8 @@ mod tests {
                         (&mut cycles, None),
                     );
                 }
-                let (Some(mine), Some(theirs)) = (cycles.deduction(), offered_in_turn(&s, &cycles))
+                let (Some(mine), Some(theirs)) =
+                    (cycles.deduction(&s), offered_in_turn(&s, &cycles))
                 else {
                     continue;
                 };

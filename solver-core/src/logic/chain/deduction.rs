@@ -76,13 +76,20 @@ impl Deduction {
         }
     }
 
-    /// The sentence, saying how many more changes of the same rating came with it.
+    /// The sentence; where chains of the same rating were merged in, it says that the other
+    /// changes listed after it come from such chains (the step's text names every change).
     pub(crate) fn sentence(&self) -> String {
         let total = self.placements.len() + self.eliminations.len();
         match total - self.own.unwrap_or(total).min(total) {
             0 => self.text.clone(),
-            1 => format!("{} (and 1 more change of the same rating)", self.text),
-            n => format!("{} (and {n} more changes of the same rating)", self.text),
+            1 => format!(
+                "{}; one more change comes from a chain of the same rating",
+                self.text
+            ),
+            n => format!(
+                "{}; {n} more changes come from chains of the same rating",
+                self.text
+            ),
         }
     }
 
@@ -121,14 +128,31 @@ pub(crate) fn node(n: &Node) -> String {
     fact(usize::from(n.cell), usize::from(n.digit), n.on)
 }
 
-/// A chain written out, "r1c1=3 → r1c5≠3 → r2c5=3", shortened in the middle when long.
+/// A chain written link by link in Eureka (AIC) notation, from the assumption to its end:
+/// `(4)r1c2=(4)r1c7-(4)r5c7`, `=` where a candidate's absence forces the next, `-` where its
+/// truth removes the next. A chain whose facts do not alternate so (dynamic chains, where a
+/// fact may follow from several) is written fact by fact, `r1c1=3 → r1c5≠3`.
 pub(crate) fn path(nodes: &[Node]) -> String {
-    let names: Vec<String> = nodes.iter().map(node).collect();
-    if names.len() <= 10 {
+    let alternates = nodes.windows(2).all(|w| w[0].on != w[1].on);
+    if !alternates {
+        let names: Vec<String> = nodes.iter().map(node).collect();
         return names.join(" → ");
     }
-    let (head, tail) = (&names[..4], &names[names.len() - 4..]);
-    format!("{} → … → {}", head.join(" → "), tail.join(" → "))
+    let mut out = String::new();
+    for (i, n) in nodes.iter().enumerate() {
+        if i > 0 {
+            // Off then on: a strong link; on then off: a weak one.
+            out.push(if n.on { '=' } else { '-' });
+        }
+        let c = usize::from(n.cell);
+        out.push_str(&format!("({}){}", n.digit + 1, cell(c)));
+    }
+    out
+}
+
+/// A 9x9 cell for people, `r4c5`.
+fn cell(c: usize) -> String {
+    format!("r{}c{}", c / 9 + 1, c % 9 + 1)
 }
 
 /// The candidates (cell, digit 1..=9) that the given trace nodes rest on.

@@ -29,6 +29,8 @@ pub(crate) trait Branch {
     fn count(&self, c: usize, d: usize, on: bool) -> Option<usize>;
     /// The candidates the fact rests on, if held.
     fn support(&self, s: &Start, c: usize, d: usize, on: bool) -> Option<Vec<(u16, u8)>>;
+    /// The chain from the branch's assumption to the fact, link by link, if held.
+    fn chain(&self, s: &Start, c: usize, d: usize, on: bool) -> Option<String>;
 }
 
 impl Branch for Trace {
@@ -47,6 +49,10 @@ impl Branch for Trace {
 
     fn support(&self, _: &Start, c: usize, d: usize, on: bool) -> Option<Vec<(u16, u8)>> {
         self.find(c, d, on).map(|i| deduction::support(self, &[i]))
+    }
+
+    fn chain(&self, _: &Start, c: usize, d: usize, on: bool) -> Option<String> {
+        self.find(c, d, on).map(|i| deduction::path(&self.path(i)))
     }
 }
 
@@ -70,6 +76,18 @@ impl Branch for Reach {
         let t = self.exact(s);
         t.find(c, d, on).map(|i| deduction::support(t, &[i]))
     }
+
+    fn chain(&self, s: &Start, c: usize, d: usize, on: bool) -> Option<String> {
+        let t = self.exact(s);
+        t.find(c, d, on).map(|i| deduction::path(&t.path(i)))
+    }
+}
+
+/// Each branch's chain to the fact, as `: chain; chain`, so that a player can follow every
+/// one link by link; empty if a branch cannot tell its chain.
+fn chains<B: Branch>(s: &Start, branches: &[&B], (q, e, on): (usize, usize, bool)) -> String {
+    let told: Option<Vec<String>> = branches.iter().map(|b| b.chain(s, q, e, on)).collect();
+    told.map_or(String::new(), |list| format!(": {}", list.join("; ")))
 }
 
 /// Branches from every candidate assumed true and false.
@@ -161,8 +179,13 @@ fn contradictions(b: &Branches<Trace>, name: &'static str, base: u16) -> Option<
             found.rest_on(|| deduction::support(t, clash));
             found.say_before(&best, || {
                 format!(
-                    "{name}: assuming {} leads to a contradiction, so {}",
+                    "{name}: assuming {} leads to a contradiction ({}), so {}",
                     fact(c, d, on),
+                    clash
+                        .iter()
+                        .map(|&i| deduction::path(&t.path(i)))
+                        .collect::<Vec<_>>()
+                        .join(" and "),
                     fact(c, d, !on)
                 )
             });
@@ -187,10 +210,11 @@ fn double<B: Branch>(
             let mut found = found.0;
             found.say_before(&best, || {
                 format!(
-                    "{name}: both {} and {} lead to {}",
+                    "{name}: both {} and {} lead to {}{}",
                     fact(c, d, true),
                     fact(c, d, false),
-                    fact(q, e, on)
+                    fact(q, e, on),
+                    chains(s, &branches, (q, e, on))
                 )
             });
             found.offer(&mut best);
@@ -226,10 +250,11 @@ fn forcing<B: Branch>(
         if let Some((mut found, (q, e, on))) = common(s, &branches, name, base, best.as_ref()) {
             found.say_before(&best, || {
                 format!(
-                    "{name}: every candidate of r{}c{} leads to {}",
+                    "{name}: every candidate of r{}c{} leads to {}{}",
                     c / 9 + 1,
                     c % 9 + 1,
-                    fact(q, e, on)
+                    fact(q, e, on),
+                    chains(s, &branches, (q, e, on))
                 )
             });
             found.offer(&mut best);
@@ -246,10 +271,11 @@ fn forcing<B: Branch>(
             if let Some((mut found, (q, e, on))) = common(s, &branches, name, base, best.as_ref()) {
                 found.say_before(&best, || {
                     format!(
-                        "{name}: every place for {} in {} leads to {}",
+                        "{name}: every place for digit {} in {} leads to {}{}",
                         d + 1,
                         house_name(h),
-                        fact(q, e, on)
+                        fact(q, e, on),
+                        chains(s, &branches, (q, e, on))
                     )
                 });
                 found.offer(&mut best);

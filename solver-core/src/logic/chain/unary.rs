@@ -81,7 +81,7 @@ pub(crate) fn static_chains(s: &Start, xy: &mut Option<Traced>) -> Option<Deduct
         .tenths
         .is_some_and(|t| chain_tenths.is_none_or(|c| t <= c))
     {
-        best = cycle.deduction();
+        best = cycle.deduction(s);
     }
     if let Some(found) = chain {
         found.offer(&mut best);
@@ -342,7 +342,7 @@ fn self_contradiction(
     if current.is_none_or(|b| tenths < b) {
         found.say(|| {
             format!(
-                "{name}: {} so {}",
+                "{name}: {}, so {}",
                 deduction::path(&t.path(end)),
                 deduction::fact(c, d, !on)
             )

@@ -39,7 +39,7 @@ pub(crate) fn wing(s: &Start, size: usize) -> Option<Deduction> {
                 let mut found = Deduction::setting(name, tenths, 0, 0, false);
                 found.say(|| {
                     format!(
-                        "{name}: {} hold only {} digits between them and r{}c{} holds two of them, so a shared digit leaves the cells that see every cell holding it: {}",
+                        "{name}: {} hold only {} digits between them and r{}c{} holds two of them, so a shared digit is removed from the cells that see every cell holding it: {}",
                         set.iter()
                             .map(|&c| format!("r{}c{}", c / 9 + 1, c % 9 + 1))
                             .collect::<Vec<_>>()
