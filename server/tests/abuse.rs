@@ -1405,3 +1405,38 @@ async fn streams_that_never_read_do_not_hold_up_other_calls() {
     }
     server.shutdown().await.unwrap();
 }
+
+// Each method takes messages of its own size: a Solve request needs a grid's worth, so one of
+// 100 KB is refused OUT_OF_RANGE by its header, naming the method and its limit, while a
+// BatchSolvePacked message of that size is taken.
+#[tokio::test]
+async fn a_message_larger_than_its_method_takes_is_refused_at_the_door() {
+    let (server, mut client) = server(Config::embedded()).await;
+    let puzzle = grid(CLASSIC);
+    let big = SolveRequest {
+        id: "x".repeat(100_000),
+        ..request("", &puzzle, Algorithm::Unspecified, 2)
+    };
+    let status = client.solve(big).await.expect_err("refused");
+    assert_eq!(status.code(), Code::OutOfRange, "{status:?}");
+    assert!(
+        status
+            .message()
+            .contains("is more than the 65536 bytes Solve takes"),
+        "{status:?}"
+    );
+    let texts: Vec<String> = (0..1200)
+        .map(|i| support::packed::relabel(CLASSIC, (i % 9) as u8))
+        .collect();
+    let message = support::packed::packed("big", &texts);
+    assert!(prost::Message::encoded_len(&message) > 65536);
+    let answer = support::packed::answer_of(&mut client, message).await;
+    support::packed::assert_answers(&answer, &texts);
+    let answer = client
+        .solve(request("after", &puzzle, Algorithm::Unspecified, 2))
+        .await
+        .expect("served after")
+        .into_inner();
+    assert_solved(&puzzle, &answer);
+    server.shutdown().await.unwrap();
+}

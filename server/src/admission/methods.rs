@@ -32,9 +32,8 @@ pub(crate) fn streams_answers(path: &str) -> bool {
     ANSWER_STREAMS.contains(&path)
 }
 
-/// The services whose calls take a slot (health and reflection do not: they are cheap, and a
-/// busy server must still answer its probes).
-pub(crate) const SLOTTED: &str = "/sudoku.v1.";
+/// The API's services (health and reflection are the control services).
+pub(crate) const API: &str = "/sudoku.v1.";
 
 /// The largest message health and reflection take: their requests name a service, a file or
 /// a symbol. Taking `--max-message-bytes` as the API does, a 4 KB gzip message expanding to
@@ -100,14 +99,28 @@ pub(crate) fn is_one_message(path: &str) -> bool {
     !STREAMING.contains(&path)
 }
 
-/// The largest request message a call to `path` takes, expanded: `max_message` for the API,
-/// less for health and reflection.
+/// The largest request message of the unary API calls and of BatchSolve and BatchRate: one
+/// grid of at most 35×35 cells with its pencil marks, options and id takes a few KiB.
+pub(crate) const GRID_MESSAGE_BYTES: usize = 64 << 10;
+/// The largest Generate request: a handful of numbers.
+pub(crate) const GENERATE_MESSAGE_BYTES: usize = 4 << 10;
+
+/// The largest request message a call to `path` takes, expanded: `max_message` for
+/// BatchSolvePacked (many puzzles a message), a grid's worth for the other API calls, less
+/// for Generate, health and reflection. A larger message is refused at the door by its header.
 pub(crate) fn message_limit(path: &str, max_message: usize) -> usize {
-    if path.starts_with(SLOTTED) {
-        max_message
-    } else {
-        max_message.min(CONTROL_MESSAGE_BYTES)
-    }
+    let limit = match path {
+        "/sudoku.v1.Sudoku/BatchSolvePacked" => max_message,
+        "/sudoku.v1.Puzzles/Generate" => GENERATE_MESSAGE_BYTES,
+        api if api.starts_with(API) => GRID_MESSAGE_BYTES,
+        _ => CONTROL_MESSAGE_BYTES,
+    };
+    limit.min(max_message)
+}
+
+/// The method a path names, for messages (`Solve` for `/sudoku.v1.Sudoku/Solve`).
+pub(crate) fn method_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
 }
 
 #[cfg(test)]
@@ -116,7 +129,17 @@ mod tests {
 
     #[test]
     fn control_calls_take_small_messages() {
-        assert_eq!(message_limit("/sudoku.v1.Sudoku/Solve", 4 << 20), 4 << 20);
+        assert_eq!(message_limit("/sudoku.v1.Sudoku/Solve", 4 << 20), 64 << 10);
+        assert_eq!(
+            message_limit("/sudoku.v1.Sudoku/BatchSolvePacked", 4 << 20),
+            4 << 20
+        );
+        assert_eq!(
+            message_limit("/sudoku.v1.Puzzles/Generate", 4 << 20),
+            4 << 10
+        );
+        assert_eq!(message_limit("/sudoku.v1.Puzzles/Hint", 1000), 1000);
+        assert_eq!(method_name("/sudoku.v1.Puzzles/Hint"), "Hint");
         assert_eq!(
             message_limit("/grpc.health.v1.Health/Check", 4 << 20),
             64 << 10

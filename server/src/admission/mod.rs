@@ -191,6 +191,7 @@ where
             body.waiting = waiting;
             body.largest = largest;
             body.limit = limit;
+            body.method = crate::admission::methods::method_name(&path).to_owned();
             body._stream_slot = stream_slot;
             tonic::body::Body::new(body)
         });
@@ -263,6 +264,10 @@ pub(crate) struct Receiving<B> {
     largest: LargestMessage,
     /// The size of the message being received.
     arriving: usize,
+    /// The method, named in refusals.
+    method: String,
+    /// A refusal to end the body with, once what came before it has passed.
+    refused: Option<Status>,
 }
 
 impl<B> Receiving<B> {
@@ -285,6 +290,8 @@ impl<B> Receiving<B> {
             waiting: WaitingForRoom::default(),
             largest: LargestMessage::default(),
             arriving: 0,
+            method: String::new(),
+            refused: None,
         }
     }
 
@@ -314,6 +321,12 @@ impl<B> Receiving<B> {
                 self.header[3],
                 self.header[4],
             ]) as usize;
+            if let Some(status) = self.oversized(len) {
+                // The header's last byte is held back: tonic never sees the message begin.
+                self.refused = Some(status);
+                data.truncate(at);
+                return data;
+            }
             self.remaining = len.saturating_add(1);
             self.arriving = len;
             self.largest.arriving(len);
@@ -335,6 +348,23 @@ impl<B> Receiving<B> {
             }
         }
         data
+    }
+
+    /// OUT_OF_RANGE for a message larger than its method takes (a compressed one may be up
+    /// to twice that and a little more on the wire, and is held to the limit as it expands).
+    fn oversized(&self, len: usize) -> Option<Status> {
+        let compressed = self.header[0] != 0;
+        let over = if compressed {
+            len > self.limit.saturating_mul(2).saturating_add(1024)
+        } else {
+            len > self.limit
+        };
+        over.then(|| {
+            Status::out_of_range(format!(
+                "a request message of {len} bytes is more than the {} bytes {} takes",
+                self.limit, self.method
+            ))
+        })
     }
 
     /// Holds `permit` for the message whose header came last; a one-message call's body keeps
@@ -431,6 +461,12 @@ where
     ) -> Poll<Option<Result<Frame<Bytes>, Status>>> {
         let this = &mut *self;
         loop {
+            if this.held.is_none()
+                && let Some(status) = this.refused.take()
+            {
+                this.current = None;
+                return Poll::Ready(Some(Err(status)));
+            }
             ready!(this.poll_room(cx))?;
             if let Some(data) = this.held.take() {
                 let pass = this.scan(data);
