@@ -44,7 +44,7 @@ const PEAK_RSS_TARGET_MIB: u64 = 512;
 
 /// Sequential cheap calls the honest client makes.
 const HONEST_CALLS: usize = 50;
-/// The most time the honest client spends on them; calls not made by then count as failed.
+/// The most time the honest client spends on them; calls not made by then miss the target.
 const HONEST_BUDGET: Duration = Duration::from_secs(25);
 /// The most one honest call may take before it counts as unanswered: past the server's 10 s
 /// cap, so that a call held to the cap shows as slow rather than lost.
@@ -241,7 +241,8 @@ impl Unread {
                 let want = per_connection.min(streams - c * per_connection);
                 let (counts, drivers, message) = (counts.clone(), drivers.clone(), message.clone());
                 tokio::spawn(async move {
-                    let held = hold_streams(addr, path, message, want, until, &counts, &drivers).await;
+                    let held =
+                        hold_streams(addr, path, message, want, until, &counts, &drivers).await;
                     counts.settled.fetch_add(1, Ordering::Relaxed);
                     std::future::pending::<()>().await;
                     drop(held);
@@ -283,7 +284,12 @@ impl Unread {
         for holder in self.holders {
             holder.abort();
         }
-        for driver in self.drivers.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+        for driver in self
+            .drivers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+        {
             driver.abort();
         }
     }
@@ -399,11 +405,9 @@ impl Easy {
                 (puzzle, solution)
             })
             .collect();
-        let rating = solver_core::logic::rate(
-            &grid(CLASSIC),
-            &solver_core::logic::RateOptions::default(),
-        )
-        .expect("the easy puzzle rates");
+        let rating =
+            solver_core::logic::rate(&grid(CLASSIC), &solver_core::logic::RateOptions::default())
+                .expect("the easy puzzle rates");
         assert!(!rating.lower_bound, "the easy puzzle rates in full");
         Easy {
             puzzles,
@@ -461,7 +465,12 @@ async fn cheap_call(
     match kind {
         Cheap::Solve => {
             let answer = sudoku
-                .solve(request(&format!("honest-{i}"), puzzle, Algorithm::Unspecified, 2))
+                .solve(request(
+                    &format!("honest-{i}"),
+                    puzzle,
+                    Algorithm::Unspecified,
+                    2,
+                ))
                 .await
                 .map_err(|s| status_text(&s))?
                 .into_inner();
@@ -514,7 +523,10 @@ async fn cheap_call(
                 ));
             }
             if answer.rating != easy.rating {
-                return Err(format!("rating {}, expected {}", answer.rating, easy.rating));
+                return Err(format!(
+                    "rating {}, expected {}",
+                    answer.rating, easy.rating
+                ));
             }
         }
     }
@@ -527,10 +539,13 @@ struct Cheaps {
     /// Each call's time, answered or not (an unanswered one counts as [`CALL_LIMIT`]).
     latencies: Vec<Duration>,
     failures: Vec<String>,
+    /// Calls not made within [`HONEST_BUDGET`].
+    unmade: usize,
 }
 
 impl Cheaps {
-    /// The nearest-rank percentile `p` (0..=100) of the calls' times.
+    /// The nearest-rank percentile `p` (0..=100) of the calls' times (of 50, p99 is the
+    /// slowest).
     fn percentile(&self, p: usize) -> Duration {
         let mut sorted = self.latencies.clone();
         sorted.sort();
@@ -545,11 +560,13 @@ async fn cheap_calls(addr: SocketAddr, kinds: &[Cheap], easy: &Easy) -> Cheaps {
         kinds: kinds.to_vec(),
         latencies: Vec::new(),
         failures: Vec::new(),
+        unmade: 0,
     };
     let channel = match honest_channel(addr).await {
         Ok(channel) => channel,
         Err(why) => {
             seen.failures.push(why);
+            seen.unmade = HONEST_CALLS;
             return seen;
         }
     };
@@ -558,9 +575,7 @@ async fn cheap_calls(addr: SocketAddr, kinds: &[Cheap], easy: &Easy) -> Cheaps {
     let start = Instant::now();
     for i in 0..HONEST_CALLS {
         if start.elapsed() > HONEST_BUDGET {
-            seen.failures.push(format!(
-                "only {i} of {HONEST_CALLS} calls made in {HONEST_BUDGET:?}"
-            ));
+            seen.unmade = HONEST_CALLS - i;
             break;
         }
         let kind = kinds[i % kinds.len()];
@@ -713,7 +728,8 @@ async fn honest(addr: SocketAddr, kinds: &[Cheap], easy: &Easy) -> Honest {
 }
 
 /// Prints the figures of `test` and fails it, with every target missed, where any was.
-fn assert_targets(test: &str, server: &mut Spawned, honest: &Honest, mut missed: Vec<String>) {
+fn assert_targets(test: &str, server: &mut Spawned, honest: &Honest) {
+    let mut missed = Vec::new();
     let peak = server.peak_rss_mib();
     let running = server.running();
     let cheap = &honest.cheap;
@@ -742,9 +758,16 @@ fn assert_targets(test: &str, server: &mut Spawned, honest: &Honest, mut missed:
     if !cheap.failures.is_empty() {
         let shown: Vec<&String> = cheap.failures.iter().take(3).collect();
         missed.push(format!(
-            "{} of the honest client's {HONEST_CALLS} cheap calls failed (all must be OK), \
-             e.g. {shown:?}",
-            cheap.failures.len()
+            "{} of the honest client's {} cheap calls failed (all must be OK), e.g. {shown:?}",
+            cheap.failures.len(),
+            cheap.latencies.len()
+        ));
+    }
+    if cheap.unmade > 0 {
+        missed.push(format!(
+            "the honest client made only {} of its {HONEST_CALLS} sequential cheap calls in \
+             {HONEST_BUDGET:?}",
+            HONEST_CALLS - cheap.unmade
         ));
     }
     if p99 >= P99_TARGET {
@@ -831,8 +854,13 @@ async fn an_honest_client_alone_meets_the_targets() {
     const TEST: &str = "no_attack";
     let easy = Easy::new();
     let mut server = Spawned::start();
-    let seen = honest(server.addr(), &[Cheap::Solve, Cheap::Hint, Cheap::Rate], &easy).await;
-    assert_targets(TEST, &mut server, &seen, Vec::new());
+    let seen = honest(
+        server.addr(),
+        &[Cheap::Solve, Cheap::Hint, Cheap::Rate],
+        &easy,
+    )
+    .await;
+    assert_targets(TEST, &mut server, &seen);
 }
 
 /// Attack 1: 16 connections × 64 Generate streams of easy 9×9 puzzles (1,000 each) whose
@@ -870,7 +898,7 @@ async fn generate_streams_never_read_do_not_lock_out_other_clients() {
         start.elapsed()
     );
     let seen = honest(addr, &[Cheap::Solve, Cheap::Hint], &easy).await;
-    assert_targets(TEST, &mut server, &seen, Vec::new());
+    assert_targets(TEST, &mut server, &seen);
     attack.stop();
 }
 
@@ -930,7 +958,7 @@ async fn explain_streams_never_read_keep_memory_bounded() {
         attack.describe(),
     );
     let seen = honest(addr, &[Cheap::Solve, Cheap::Hint], &easy).await;
-    assert_targets(TEST, &mut server, &seen, Vec::new());
+    assert_targets(TEST, &mut server, &seen);
     attack.stop();
 }
 
@@ -999,13 +1027,14 @@ async fn rate_loops_on_a_slow_grid_do_not_starve_other_logic_calls() {
             finished.iter().map(|(what, _)| what).collect::<Vec<_>>()
         );
     }
-    assert_targets(TEST, &mut server, &seen, Vec::new());
+    assert_targets(TEST, &mut server, &seen);
 }
 
 /// Attack 4: 64 BatchSolvePacked streams each holding one slow message (an empty 9×9 grid
 /// asked for every solution, plus 1,699 easy puzzles: about 1 MiB charged by today's rules),
-/// and 64 more sending the same message again on every answer they get. The issue saw an
-/// honest 256-puzzle chunk wait 145 s, never answered. It must be answered within 30 s.
+/// and 64 more sending the same message again on every answer they get; a stream that ends
+/// in error is opened again after 200 ms. The issue saw an honest 256-puzzle chunk wait
+/// 145 s, never answered. It must be answered within 30 s.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn packed_streams_holding_slow_messages_do_not_lock_out_an_honest_chunk() {
     const TEST: &str = "packed_streams_holding_slow_messages";
@@ -1016,6 +1045,7 @@ async fn packed_streams_holding_slow_messages_do_not_lock_out_an_honest_chunk() 
     let mut server = Spawned::start();
     let addr = server.addr();
     let answered = Arc::new(AtomicUsize::new(0));
+    let ended = Arc::new(Mutex::new(Vec::new()));
     let mut streams = Vec::new();
     let mut channel = None;
     for stream in 0..HOLDERS + RESENDERS {
@@ -1030,27 +1060,39 @@ async fn packed_streams_holding_slow_messages_do_not_lock_out_an_honest_chunk() 
         let mut client =
             SudokuClient::new(channel.clone().expect("a connection for every 32 streams"));
         let slow = slow.clone();
-        let answered = answered.clone();
+        let (answered, ended) = (answered.clone(), ended.clone());
         let resend = stream >= HOLDERS;
         streams.push(tokio::spawn(async move {
-            let (tx, rx) = tokio::sync::mpsc::channel(4);
-            let _ = tx.send(slow.clone()).await;
-            let Ok(response) = client
-                .batch_solve_packed(tokio_stream::wrappers::ReceiverStream::new(rx))
-                .await
-            else {
-                return;
-            };
-            let mut answers = response.into_inner();
-            while let Ok(Some(_)) = answers.message().await {
-                answered.fetch_add(1, Ordering::Relaxed);
-                if resend && tx.send(slow.clone()).await.is_err() {
-                    break;
+            loop {
+                // The sending half stays open: a holder's stream stays open once answered.
+                let (tx, rx) = tokio::sync::mpsc::channel(4);
+                let _ = tx.send(slow.clone()).await;
+                let outcome = match client
+                    .batch_solve_packed(tokio_stream::wrappers::ReceiverStream::new(rx))
+                    .await
+                {
+                    Ok(response) => {
+                        let mut answers = response.into_inner();
+                        loop {
+                            match answers.message().await {
+                                Ok(Some(_)) => {
+                                    answered.fetch_add(1, Ordering::Relaxed);
+                                    if resend && tx.send(slow.clone()).await.is_err() {
+                                        break None;
+                                    }
+                                }
+                                Ok(None) => break None,
+                                Err(status) => break Some(status.code()),
+                            }
+                        }
+                    }
+                    Err(status) => Some(status.code()),
+                };
+                if let Some(code) = outcome {
+                    ended.lock().unwrap_or_else(|e| e.into_inner()).push(code);
                 }
+                sleep(Duration::from_millis(200)).await;
             }
-            // The stream stays open (its sending half too) until the test ends.
-            std::future::pending::<()>().await;
-            drop(tx);
         }));
     }
     // The slow messages are in, and the re-senders queued behind them.
@@ -1059,18 +1101,25 @@ async fn packed_streams_holding_slow_messages_do_not_lock_out_an_honest_chunk() 
     for stream in &streams {
         stream.abort();
     }
+    let ended = ended.lock().unwrap_or_else(|e| e.into_inner()).clone();
     eprintln!(
         "[{TEST}] attack: {HOLDERS} streams holding a slow message of {} bytes, {RESENDERS} \
-         re-sending it on every answer; {} answers reached them",
+         re-sending it on every answer; {} answers reached them, {} streams ended in error \
+         ({:?}...)",
         prost::Message::encoded_len(&slow),
-        answered.load(Ordering::Relaxed)
+        answered.load(Ordering::Relaxed),
+        ended.len(),
+        ended.iter().take(4).collect::<Vec<_>>()
     );
-    assert_targets(TEST, &mut server, &seen, Vec::new());
+    assert_targets(TEST, &mut server, &seen);
 }
 
 /// The most an up-front refusal may take, on a loaded 2-core machine (about 100 ms asked;
 /// the issue measured 1.2 to 4.4 s of CPU burnt on each band before a refusal).
 const REFUSAL_LIMIT: Duration = Duration::from_millis(200);
+/// How long a band's Generate is waited for before it counts as not refused (today's server
+/// spends 1.5 to 5.7 s on each before it gives up).
+const BAND_LIMIT: Duration = Duration::from_secs(3);
 /// The most a Generate of 100,000 puzzles may run before it ends, refused or capped.
 const HUGE_GENERATE_LIMIT: Duration = Duration::from_secs(30);
 
@@ -1099,7 +1148,7 @@ async fn generate_refuses_unreachable_bands_and_caps_each_call() {
     ];
     for (band, min_rating, max_rating) in bands {
         let start = Instant::now();
-        let outcome = timeout(Duration::from_secs(10), async {
+        let outcome = timeout(BAND_LIMIT, async {
             let mut stream = client
                 .generate(pb::GenerateRequest {
                     min_rating,
@@ -1119,10 +1168,14 @@ async fn generate_refuses_unreachable_bands_and_caps_each_call() {
         let took = start.elapsed();
         let status = match outcome {
             Err(_) => {
-                missed.push(format!("{band}: no answer in 10 s"));
+                eprintln!("[{TEST}] {band}: no answer in {BAND_LIMIT:?}");
+                missed.push(format!(
+                    "{band}: no answer in {BAND_LIMIT:?} (INVALID_ARGUMENT at once expected)"
+                ));
                 continue;
             }
             Ok(Ok(made)) => {
+                eprintln!("[{TEST}] {band}: OK with {made} puzzle(s) in {took:.3?}");
                 missed.push(format!(
                     "{band}: status OK with {made} puzzle(s) after {took:.2?} (INVALID_ARGUMENT \
                      expected)"
@@ -1166,7 +1219,10 @@ async fn generate_refuses_unreachable_bands_and_caps_each_call() {
             .into_inner();
         while let Some(generated) = stream.message().await? {
             let puzzle = generated.puzzle.as_ref().and_then(|g| grid_from_pb(g).ok());
-            let solution = generated.solution.as_ref().and_then(|g| grid_from_pb(g).ok());
+            let solution = generated
+                .solution
+                .as_ref()
+                .and_then(|g| grid_from_pb(g).ok());
             let sound = match (&puzzle, &solution) {
                 // Uniqueness, which costs a solve, for the first few.
                 (Some(p), Some(s)) if made < 5 => unique_solution(p) == *s,
@@ -1211,9 +1267,7 @@ async fn generate_refuses_unreachable_bands_and_caps_each_call() {
             let refused_by_count = made > 0
                 || status.code() != Code::InvalidArgument
                 || support::bad_field(&status).as_deref() == Some("count");
-            if !capped
-                || !refused_by_count
-                || !status.message().bytes().any(|b| b.is_ascii_digit())
+            if !capped || !refused_by_count || !status.message().bytes().any(|b| b.is_ascii_digit())
             {
                 missed.push(format!(
                     "a Generate of 100,000 puzzles ended {} after {made} made: a refusal of \
