@@ -51,8 +51,13 @@ const HONEST_BUDGET: Duration = Duration::from_secs(25);
 const CALL_LIMIT: Duration = Duration::from_secs(12);
 
 /// The address the honest client connects from: a peer of its own, whether the server tells
-/// callers apart by connection or by address (the attackers come from 127.0.0.1).
-const HONEST_IP: IpAddr = IpAddr::V4(Ipv4Addr::new(127, 0, 0, 2));
+/// callers apart by connection or by address (the attackers come from 127.0.0.1). Linux
+/// routes all of 127.0.0.0/8 to loopback; elsewhere the honest client shares 127.0.0.1.
+const HONEST_IP: Option<IpAddr> = if cfg!(target_os = "linux") {
+    Some(IpAddr::V4(Ipv4Addr::new(127, 0, 0, 2)))
+} else {
+    None
+};
 
 // ---------------------------------------------------------------------------------------
 // The server binary.
@@ -372,7 +377,7 @@ async fn hold_streams(
 async fn honest_channel(addr: SocketAddr) -> Result<Channel, String> {
     let endpoint = Endpoint::from_shared(format!("http://{addr}"))
         .expect("a valid url")
-        .local_address(Some(HONEST_IP))
+        .local_address(HONEST_IP)
         .connect_timeout(Duration::from_secs(5));
     match timeout(Duration::from_secs(10), endpoint.connect()).await {
         Ok(Ok(channel)) => Ok(channel),
