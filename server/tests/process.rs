@@ -726,7 +726,17 @@ async fn padded_messages_attack(streams: usize) -> (u64, u64, usize) {
             Ok(Some(answer)) => assert_eq!(answer.outcome, Outcome::Unique as i32),
             Ok(None) => panic!("the stream ended without an answer"),
             Err(status) => {
-                assert_refused_for_kept_room(&status);
+                // A 4 MB BatchSolve message is more than the method takes: refused as it
+                // expands, before the kept budget is asked.
+                if status.code() == tonic::Code::OutOfRange {
+                    assert!(
+                        status.message().contains("bytes BatchSolve takes")
+                            || status.message().contains("could not be read"),
+                        "{status:?}"
+                    );
+                } else {
+                    assert_refused_for_kept_room(&status);
+                }
                 refused += 1;
             }
         }

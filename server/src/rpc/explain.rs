@@ -18,8 +18,8 @@ use crate::scheduling::logic::Until;
 use crate::scheduling::pool::{CancelOnDrop, PoolError};
 
 /// Steps made per piece of work: enough that a piece's cost dwarfs its hand-over, few enough
-/// that an unread stream holds little.
-const RUN: u64 = 32;
+/// that an unread stream holds little (a 25×25 step's message is up to a few KiB).
+const RUN: u64 = 8;
 
 /// What an explanation's next piece of work is allowed.
 #[derive(Clone, Copy)]

@@ -192,7 +192,7 @@ pub(crate) fn stream(
     tenant: Tenant,
     deadline: Option<Instant>,
 ) -> mpsc::Receiver<Result<pb::GeneratedPuzzle, Status>> {
-    let (tx, rx) = mpsc::channel(4);
+    let (tx, rx) = mpsc::channel(2);
     tokio::spawn(async move {
         let cancel = CancelOnDrop::new();
         let cap = shared.limits.max_solve_time;

@@ -335,7 +335,7 @@ impl pb::puzzles_server::Puzzles for PuzzlesService {
             _cancel,
         )
         .await?;
-        let (tx, rx) = mpsc::channel(4);
+        let (tx, rx) = mpsc::channel(2);
         match started {
             Started::Explaining(explaining) => {
                 tokio::spawn(explaining.stream(tx));

@@ -14,9 +14,10 @@ use crate::scheduling::lanes::{Task, Tenant};
 use crate::scheduling::pool::{Pool, PoolError, panic_message};
 
 /// How long logic work runs in the short lane before it starts again in the long lane: most
-/// such work on a 9×9 grid is done in a few milliseconds, and what outlasts this throws at
-/// most this much away.
-pub(crate) const LOGIC_SLICE: Duration = Duration::from_millis(20);
+/// such work on a 9×9 grid takes a few milliseconds of CPU, and this leaves room for it to
+/// finish on a loaded machine (the slice is wall time); what outlasts it throws at most this
+/// much away, and delays other clients' quick work by at most this much a turn.
+pub(crate) const LOGIC_SLICE: Duration = Duration::from_millis(100);
 
 /// When logic work must stop.
 #[derive(Debug, Clone, Copy)]
