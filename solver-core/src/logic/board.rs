@@ -1,7 +1,7 @@
 //! The candidate grid the logic engine reasons on: values, candidate masks and house tables.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use crate::grid::{Grid, Shape};
 
@@ -86,16 +86,25 @@ impl Layout {
         }
     }
 
-    /// The shared layout of a shape; the classic one is built once per process.
+    /// The shared layout of a shape, built once per process: a 25×25 layout is over 100 KB,
+    /// and every board of the shape (one per rating, hint or explanation under way) shares it.
     pub(crate) fn of(shape: Shape) -> Arc<Layout> {
         static CLASSIC: OnceLock<Arc<Layout>> = OnceLock::new();
+        static OTHERS: Mutex<Vec<Arc<Layout>>> = Mutex::new(Vec::new());
         if shape == Shape::CLASSIC {
-            CLASSIC
+            return CLASSIC
                 .get_or_init(|| Arc::new(Layout::build(shape)))
-                .clone()
-        } else {
-            Arc::new(Layout::build(shape))
+                .clone();
         }
+        // Few shapes exist (boxes of 2 to 35 cells), so a list is enough; a poisoned lock
+        // still holds whole layouts.
+        let mut others = OTHERS.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(layout) = others.iter().find(|l| l.shape == shape) {
+            return layout.clone();
+        }
+        let layout = Arc::new(Layout::build(shape));
+        others.push(layout.clone());
+        layout
     }
 
     /// The 0-based row of a cell.
