@@ -561,3 +561,70 @@ async fn a_large_answer_comes_in_pieces_that_answer_every_puzzle_once() {
     assert_eq!(next, 1000, "every puzzle answered once");
     server.shutdown().await.expect("clean shutdown");
 }
+
+// A puzzle that outlasts its time slice is answered apart from its message: the rest of the
+// message is answered (and gives its room back) at once, in runs around it, and the slow
+// puzzle comes last, alone, under its own index.
+#[tokio::test]
+async fn a_slow_puzzle_is_answered_apart_and_the_rest_of_its_message_does_not_wait() {
+    let (server, mut client) = server(Config {
+        max_solve_ms: 1500,
+        ..Config::embedded()
+    })
+    .await;
+    let mut texts: Vec<String> = (0..40).map(|i| relabel(CLASSIC, (i % 9) as u8)).collect();
+    // An empty grid, every solution asked for: it runs to the server's cap.
+    texts.insert(10, ".".repeat(81));
+    let message = PackedPuzzles {
+        options: Some(SolveOptions {
+            max_solutions: u32::MAX,
+            algorithm: Algorithm::Unspecified.into(),
+            max_guesses: 0,
+        }),
+        ..packed("slow", &texts)
+    };
+    let start = std::time::Instant::now();
+    let mut stream = client
+        .batch_solve_packed(tokio_stream::iter([message]))
+        .await
+        .expect("the stream opens")
+        .into_inner();
+    let mut answered = vec![false; texts.len()];
+    let mut quick_done_at = None;
+    while let Some(answer) = stream.message().await.expect("no error") {
+        let first = answer.first as usize;
+        for at in 0..answer.outcomes.len() {
+            assert!(
+                !answered[first + at],
+                "puzzle {} answered twice",
+                first + at
+            );
+            answered[first + at] = true;
+        }
+        if first == 10 {
+            assert_eq!(answer.outcomes.len(), 1, "the slow puzzle comes alone");
+            assert_eq!(answer.outcomes[0], Outcome::DeadlineExceeded as u8);
+            assert!(
+                quick_done_at.is_some(),
+                "the slow puzzle came before the rest"
+            );
+        } else {
+            let piece_texts = &texts[first..first + answer.outcomes.len()];
+            let piece = PackedAnswers {
+                first: 0,
+                ..answer.clone()
+            };
+            assert_answers(&piece, piece_texts);
+            if answered.iter().enumerate().all(|(i, &a)| a || i == 10) {
+                quick_done_at = Some(start.elapsed());
+            }
+        }
+    }
+    assert!(answered.iter().all(|&a| a), "every puzzle answered");
+    let quick = quick_done_at.expect("the quick puzzles answered");
+    assert!(
+        quick < std::time::Duration::from_millis(1000),
+        "the quick puzzles waited {quick:?} for the slow one"
+    );
+    server.shutdown().await.unwrap();
+}

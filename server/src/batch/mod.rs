@@ -178,8 +178,8 @@ impl<J, D: Deliver<J>> Deliver<J> for Tracked<D> {
         self.inner.flush();
     }
 
-    fn went_long(&mut self) {
-        self.inner.went_long();
+    fn went_long(&mut self, job: &mut J) {
+        self.inner.went_long(job);
     }
 }
 
@@ -204,6 +204,22 @@ impl Hold {
             _slot: none(),
             _stream_bytes: none(),
             _server_bytes: none(),
+        }
+    }
+
+    /// The share of `part` of its `of` puzzles, slots and bytes alike, taken from this hold:
+    /// what puzzles answered apart from their message keep while the rest goes.
+    fn split_share(&mut self, part: usize, of: usize) -> Hold {
+        let share = |permit: &mut OwnedSemaphorePermit| {
+            let all = permit.num_permits();
+            let n = all as u128 * part as u128 / of.max(1) as u128;
+            let n = usize::try_from(n).unwrap_or(0).min(all);
+            permit.split(n).expect("at most what it holds")
+        };
+        Hold {
+            _slot: share(&mut self._slot),
+            _stream_bytes: share(&mut self._stream_bytes),
+            _server_bytes: share(&mut self._server_bytes),
         }
     }
 

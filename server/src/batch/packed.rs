@@ -165,6 +165,7 @@ impl Batched for pb::PackedPuzzles {
                     part: part.clone(),
                     offset,
                     step: Step::Packed,
+                    detached: false,
                 }));
                 start = end;
                 if job.len() == per_thread {
@@ -330,6 +331,9 @@ fn unpack(shape: Shape, bytes: &[u8]) -> Result<Grid, GridError> {
 struct Pack {
     state: Mutex<PackState>,
     source: Source,
+    /// The message's id and first puzzle's index, for answers sent apart from the rest.
+    id: String,
+    first: u64,
 }
 
 /// What a message's puzzles are made from on the solver threads.
@@ -358,6 +362,12 @@ struct PackState {
     remaining: usize,
     /// What the message holds, freed when tonic takes the answer.
     hold: Option<Hold>,
+    /// Puzzles (offsets) that went to the long lane: they are answered apart, each as it
+    /// comes, so the rest of the message goes (and gives its room back) without them.
+    detached: Vec<usize>,
+    /// What the detached puzzles hold until their answers go, and how many are still due.
+    detached_hold: Option<Hold>,
+    detached_due: usize,
 }
 
 impl Pack {
@@ -370,14 +380,20 @@ impl Pack {
             solutions_found: vec![0; count],
             ..pb::PackedAnswers::default()
         };
+        let answer_id = answer.id.clone();
         Pack {
             state: Mutex::new(PackState {
                 answer,
                 solutions: vec![0; count * source.bytes_each()],
                 remaining: count,
                 hold: Some(hold),
+                detached: Vec::new(),
+                detached_hold: None,
+                detached_due: 0,
             }),
             source,
+            id: answer_id,
+            first,
         }
     }
 
@@ -395,6 +411,7 @@ impl Pack {
         }
         answer.errors.extend(part.errors);
         state.solutions[range.start * size..range.end * size].copy_from_slice(&part.solutions);
+        state.detached.extend(part.detached);
         state.remaining = state.remaining.saturating_sub(range.len());
         if state.remaining == 0 {
             state.take(&self.source)
@@ -409,10 +426,72 @@ impl Pack {
     }
 }
 
+impl Pack {
+    /// The answer of a detached puzzle, alone, with its share of what the message held;
+    /// `None` where its client has left.
+    fn answer_apart(
+        &self,
+        offset: usize,
+        result: Result<Report, PoolError>,
+    ) -> Option<(pb::PackedAnswers, Hold)> {
+        let source = &self.source;
+        let mut answer = pb::PackedAnswers {
+            id: self.id.clone(),
+            first: self.first + offset as u64,
+            outcomes: vec![pb::Outcome::Invalid as u8],
+            guesses: vec![0],
+            solutions_found: vec![0],
+            ..pb::PackedAnswers::default()
+        };
+        let mut solution = vec![0; source.bytes_each()];
+        let error = match result {
+            Ok(report) => {
+                answer.outcomes[0] = wire_outcome(&report.outcome) as u8;
+                answer.guesses[0] = report.stats.guesses;
+                answer.solutions_found[0] = report.outcome.found() as u64;
+                if let Some(grid) = report.outcome.grid() {
+                    source.layout.pack(grid.cells(), &mut solution);
+                }
+                None
+            }
+            Err(PoolError::Solve(err)) => Some(RequestError::from(err).to_pb()),
+            Err(PoolError::Panicked(panic)) => Some(RequestError::Internal(panic).to_pb()),
+            Err(PoolError::Abandoned) => return None,
+        };
+        if let Some(error) = error {
+            answer.errors.push(pb::PackedError {
+                offset: 0,
+                error: Some(bounded(error)),
+            });
+        }
+        match source.layout {
+            Layout::Bytes => answer.solutions = solution.into(),
+            Layout::Nibbles => answer.solution_nibbles = solution.into(),
+        }
+        let mut state = self.state.lock().ok()?;
+        let due = state.detached_due;
+        state.detached_due = due.saturating_sub(1);
+        let kept = state.detached_hold.as_mut()?;
+        let hold = if due <= 1 {
+            state.detached_hold.take()?
+        } else {
+            kept.split_share(1, due)
+        };
+        Some((answer, hold))
+    }
+}
+
 impl PackState {
     /// The answer, in pieces, each with its puzzles' window slots; the last holds the bytes.
+    /// Detached puzzles are left out, their share of the hold kept for their own answers.
     fn take(&mut self, source: &Source) -> Option<Vec<(pb::PackedAnswers, Hold)>> {
         let mut hold = self.hold.take()?;
+        let count = self.answer.outcomes.len();
+        if !self.detached.is_empty() {
+            self.detached.sort_unstable();
+            self.detached_due = self.detached.len();
+            self.detached_hold = Some(hold.split_share(self.detached.len(), count));
+        }
         // Refused puzzles are found by the solver threads in no set order.
         self.answer.errors.sort_unstable_by_key(|e| e.offset);
         let solutions = std::mem::take(&mut self.solutions).into();
@@ -421,8 +500,13 @@ impl PackState {
             Layout::Nibbles => self.answer.solution_nibbles = solutions,
         }
         let answer = std::mem::take(&mut self.answer);
-        let mut left = answer.outcomes.len();
-        let mut pieces = pieces::cut(answer, source.bytes_each(), source.answer_cap);
+        let mut left = count - self.detached.len();
+        let mut pieces = pieces::cut_around(
+            answer,
+            source.bytes_each(),
+            source.answer_cap,
+            &self.detached,
+        );
         let last = pieces.pop()?;
         let mut answers = Vec::with_capacity(pieces.len() + 1);
         for piece in pieces {
@@ -464,6 +548,8 @@ struct Gathered {
     solutions: Vec<u8>,
     /// Refused puzzles, by their offset in the message.
     errors: Vec<pb::PackedError>,
+    /// Puzzles (offsets in the message) gone to the long lane, to be answered apart.
+    detached: Vec<usize>,
     remaining: usize,
 }
 
@@ -547,6 +633,14 @@ impl Part {
         self.done_one(answers)
     }
 
+    /// Takes the puzzle at `offset` out of its message's answer: it went to the long lane,
+    /// and is answered apart when done; the message's answer, once every other puzzle has one.
+    fn detach(&self, offset: usize) -> Option<Vec<(pb::PackedAnswers, Hold)>> {
+        let mut answers = self.answers()?;
+        answers.detached.push(offset);
+        self.done_one(answers)
+    }
+
     fn done_one(
         &self,
         mut answers: MutexGuard<'_, Gathered>,
@@ -570,6 +664,7 @@ impl Gathered {
             found: Vec::new(),
             solutions: Vec::new(),
             errors: Vec::new(),
+            detached: Vec::new(),
             remaining: 0,
         }
     }
@@ -594,6 +689,8 @@ struct Item {
     part: Arc<Part>,
     offset: usize,
     step: Step,
+    /// Gone to the long lane and out of its message's answer: answered on its own.
+    detached: bool,
 }
 
 /// How far an [`Item`] is: its grid is built and checked on the solver thread, which spares
@@ -651,8 +748,21 @@ impl Deliver<Item> for Packer {
         }
     }
 
+    fn went_long(&mut self, item: &mut Item) {
+        item.detached = true;
+        if let Some(answer) = item.part.detach(item.offset) {
+            self.out.send(answer);
+        }
+    }
+
     fn deliver(&mut self, item: Item, result: Result<Report, PoolError>) {
         self.delivered += 1;
+        if item.detached {
+            if let Some(answer) = item.part.pack.answer_apart(item.offset, result) {
+                self.out.send(vec![answer]);
+            }
+            return;
+        }
         let done = match result {
             Ok(solution) => item.part.solved(item.offset, &solution),
             Err(PoolError::Solve(err)) => item

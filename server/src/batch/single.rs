@@ -158,7 +158,7 @@ impl Deliver<Item> for Gathered {
         }
     }
 
-    fn went_long(&mut self) {
+    fn went_long(&mut self, _item: &mut Item) {
         self.leave();
     }
 }
@@ -293,7 +293,7 @@ mod tests {
         // go at once.
         first.started();
         second.started();
-        second.went_long();
+        Gathered::leave(&mut second);
         first.push(answer(3), Duration::ZERO);
         first.flush();
         assert_eq!(sent(&mut rx), [vec![3]]);

@@ -68,9 +68,9 @@ pub trait Deliver<J>: Send + 'static {
     fn started(&mut self) {}
     /// Sends on whatever was held back to go out together.
     fn flush(&mut self) {}
-    /// A puzzle outlasted its slice and went to the long lane: its answer may come long
-    /// after the rest, so nothing should wait for it.
-    fn went_long(&mut self) {}
+    /// A puzzle (`job`) outlasted its slice and is going to the long lane: its answer may
+    /// come long after the rest, so nothing should wait for it.
+    fn went_long(&mut self, _job: &mut J) {}
 }
 
 impl<J, F> Deliver<J> for F
@@ -320,8 +320,8 @@ where
         self.each.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn to_long_lane(&self, job: J) {
-        self.lock().went_long();
+    fn to_long_lane(&self, mut job: J) {
+        self.lock().went_long(&mut job);
         let (each, metrics) = (self.each.clone(), self.metrics.clone());
         self.lanes.long(
             self.tenant,
