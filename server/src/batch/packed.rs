@@ -980,6 +980,7 @@ mod tests {
                 part: Arc::new(Part::new(pack, 0..1)),
                 offset: 0,
                 step: Step::Packed,
+                detached: false,
             };
             assert!(!item.abandoned());
             cancel.store(true, Ordering::Relaxed);
@@ -1076,5 +1077,52 @@ mod tests {
             unpack(Shape::CLASSIC, &cells),
             Err(GridError::Duplicate { digit: 5, .. })
         ));
+    }
+
+    #[test]
+    fn a_detached_puzzle_is_answered_alone_with_its_share_of_the_hold() {
+        let budgets: Vec<Arc<tokio::sync::Semaphore>> = (0..3)
+            .map(|_| Arc::new(tokio::sync::Semaphore::new(300)))
+            .collect();
+        let take = |i: usize| budgets[i].clone().try_acquire_many_owned(300).expect("all");
+        let hold = Hold {
+            _slot: take(0),
+            _stream_bytes: take(1),
+            _server_bytes: take(2),
+        };
+        let source = Source {
+            shape: Shape::CLASSIC,
+            layout: Layout::Bytes,
+            cells: PUZZLE.repeat(3).into_bytes().into(),
+            options: Ok(solver_core::Options::default()),
+            cancel: Arc::default(),
+            cap: std::time::Duration::from_secs(10),
+            answer_cap: pieces::MOST_ANSWER_BYTES,
+        };
+        let pack = Arc::new(Pack::new("m".to_owned(), 7, hold, 3, source));
+        let part = Part::new(pack.clone(), 0..3);
+        assert!(part.detach(1).is_none());
+        assert!(answer(&part, 0).is_none());
+        let pieces = answer(&part, 2).expect("the rest of the message");
+        let firsts: Vec<u64> = pieces.iter().map(|(p, _)| p.first).collect();
+        assert_eq!(firsts, [7, 9]);
+        for (piece, _) in &pieces {
+            assert_eq!(piece.outcomes, [pb::Outcome::Unique as u8]);
+        }
+        drop(pieces);
+        // The detached puzzle's third of everything is still held.
+        for budget in &budgets {
+            assert_eq!(budget.available_permits(), 200);
+        }
+        let job = part.job(1).expect("a puzzle");
+        let report = solver_core::solve(&job.grid, &job.options).expect("solved");
+        let (alone, held) = pack.answer_apart(1, Ok(report)).expect("answered");
+        assert_eq!((alone.first, alone.outcomes.len()), (8, 1));
+        assert_eq!(alone.outcomes[0], pb::Outcome::Unique as u8);
+        assert_eq!(alone.solutions.len(), 81);
+        drop(held);
+        for budget in &budgets {
+            assert_eq!(budget.available_permits(), 300);
+        }
     }
 }
