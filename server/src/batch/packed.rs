@@ -360,14 +360,16 @@ struct PackState {
     solutions: Vec<u8>,
     /// Puzzles whose part has not come in yet.
     remaining: usize,
-    /// What the message holds, freed when tonic takes the answer.
+    /// What the message holds, freed when tonic takes the answer, and how many puzzles it
+    /// holds for (fewer than the message's where detached ones were answered first).
     hold: Option<Hold>,
+    covered: usize,
     /// Puzzles (offsets) that went to the long lane: they are answered apart, each as it
     /// comes, so the rest of the message goes (and gives its room back) without them.
     detached: Vec<usize>,
-    /// What the detached puzzles hold until their answers go, and how many are still due.
-    detached_hold: Option<Hold>,
+    /// Detached puzzles not yet answered, and what they hold once the rest has gone.
     detached_due: usize,
+    detached_hold: Option<Hold>,
 }
 
 impl Pack {
@@ -387,9 +389,10 @@ impl Pack {
                 solutions: vec![0; count * source.bytes_each()],
                 remaining: count,
                 hold: Some(hold),
+                covered: count,
                 detached: Vec::new(),
-                detached_hold: None,
                 detached_due: 0,
+                detached_hold: None,
             }),
             source,
             id: answer_id,
@@ -469,13 +472,19 @@ impl Pack {
             Layout::Nibbles => answer.solution_nibbles = solution.into(),
         }
         let mut state = self.state.lock().ok()?;
+        let state = &mut *state;
         let due = state.detached_due;
         state.detached_due = due.saturating_sub(1);
-        let kept = state.detached_hold.as_mut()?;
+        // Answered before the rest of its message: its share comes from the message's hold.
+        if let Some(hold) = state.hold.as_mut() {
+            let share = hold.split_share(1, state.covered);
+            state.covered = state.covered.saturating_sub(1);
+            return Some((answer, share));
+        }
         let hold = if due <= 1 {
             state.detached_hold.take()?
         } else {
-            kept.split_share(1, due)
+            state.detached_hold.as_mut()?.split_share(1, due)
         };
         Some((answer, hold))
     }
@@ -487,10 +496,9 @@ impl PackState {
     fn take(&mut self, source: &Source) -> Option<Vec<(pb::PackedAnswers, Hold)>> {
         let mut hold = self.hold.take()?;
         let count = self.answer.outcomes.len();
-        if !self.detached.is_empty() {
-            self.detached.sort_unstable();
-            self.detached_due = self.detached.len();
-            self.detached_hold = Some(hold.split_share(self.detached.len(), count));
+        self.detached.sort_unstable();
+        if self.detached_due > 0 {
+            self.detached_hold = Some(hold.split_share(self.detached_due, self.covered));
         }
         // Refused puzzles are found by the solver threads in no set order.
         self.answer.errors.sort_unstable_by_key(|e| e.offset);
@@ -636,6 +644,8 @@ impl Part {
     /// Takes the puzzle at `offset` out of its message's answer: it went to the long lane,
     /// and is answered apart when done; the message's answer, once every other puzzle has one.
     fn detach(&self, offset: usize) -> Option<Vec<(pb::PackedAnswers, Hold)>> {
+        // Counted at once: its answer may come before its part's others.
+        self.pack.state.lock().ok()?.detached_due += 1;
         let mut answers = self.answers()?;
         answers.detached.push(offset);
         self.done_one(answers)
@@ -1124,5 +1134,43 @@ mod tests {
         for budget in &budgets {
             assert_eq!(budget.available_permits(), 300);
         }
+    }
+
+    #[test]
+    fn a_detached_puzzle_answered_before_the_rest_takes_its_share_from_the_message() {
+        let budget = Arc::new(tokio::sync::Semaphore::new(300));
+        let take = || budget.clone().try_acquire_many_owned(100).expect("room");
+        let hold = Hold {
+            _slot: take(),
+            _stream_bytes: take(),
+            _server_bytes: take(),
+        };
+        let source = Source {
+            shape: Shape::CLASSIC,
+            layout: Layout::Bytes,
+            cells: PUZZLE.repeat(4).into_bytes().into(),
+            options: Ok(solver_core::Options::default()),
+            cancel: Arc::default(),
+            cap: std::time::Duration::from_secs(10),
+            answer_cap: pieces::MOST_ANSWER_BYTES,
+        };
+        let pack = Arc::new(Pack::new("m".to_owned(), 0, hold, 4, source));
+        let part = Part::new(pack.clone(), 0..4);
+        assert!(part.detach(3).is_none());
+        let job = part.job(3).expect("a puzzle");
+        let report = solver_core::solve(&job.grid, &job.options).expect("solved");
+        let (alone, held) = pack.answer_apart(3, Ok(report)).expect("answered");
+        assert_eq!(alone.first, 3);
+        drop(held);
+        // A quarter of each of the three 100-permit holds is back.
+        assert_eq!(budget.available_permits(), 75);
+        for offset in 0..2 {
+            assert!(answer(&part, offset).is_none());
+        }
+        let rest = answer(&part, 2).expect("the rest");
+        assert_eq!(rest.len(), 1);
+        assert_eq!((rest[0].0.first, rest[0].0.outcomes.len()), (0, 3));
+        drop(rest);
+        assert_eq!(budget.available_permits(), 300);
     }
 }
