@@ -456,7 +456,7 @@ async fn a_puzzle_larger_than_every_byte_budget_still_goes_alone() {
     let texts = mixed(4);
     let answers = tokio::time::timeout(
         Duration::from_secs(30),
-        answers_by_first(&mut client, vec![packed("two", &texts)]),
+        runs_by_first(&mut client, vec![packed("two", &texts)]),
     )
     .await
     .expect("answered, not stuck on its budget");

@@ -88,8 +88,18 @@ pub fn assert_answers(answer: &PackedAnswers, puzzles: &[String]) {
     }
 }
 
-/// Every answer of a stream of `messages`, in stream order, the stream ending cleanly.
+/// Every answer of a stream of `messages`, by `first`, the stream ending cleanly; the runs
+/// one message's answer came in (a puzzle that outlasts its time slice is answered apart)
+/// joined back into one answer.
 pub async fn answers_by_first(
+    client: &mut SudokuClient<Channel>,
+    messages: Vec<PackedPuzzles>,
+) -> Vec<PackedAnswers> {
+    joined(runs_by_first(client, messages).await)
+}
+
+/// Every answer message of a stream of `messages`, as sent, by `first`.
+pub async fn runs_by_first(
     client: &mut SudokuClient<Channel>,
     messages: Vec<PackedPuzzles>,
 ) -> Vec<PackedAnswers> {
@@ -106,18 +116,41 @@ pub async fn answers_by_first(
     answers
 }
 
-/// The answer of a one-message stream.
+/// `runs` sorted by `first`, each run that continues the one before it with the same id
+/// appended to it.
+pub fn joined(mut runs: Vec<PackedAnswers>) -> Vec<PackedAnswers> {
+    runs.sort_by_key(|a| a.first);
+    let mut whole: Vec<PackedAnswers> = Vec::new();
+    for run in runs {
+        match whole.last_mut() {
+            Some(last)
+                if last.id == run.id && last.first + last.outcomes.len() as u64 == run.first =>
+            {
+                let shift = last.outcomes.len() as u32;
+                last.outcomes.extend(&run.outcomes);
+                last.guesses.extend(&run.guesses);
+                last.solutions_found.extend(&run.solutions_found);
+                last.solutions = [&last.solutions[..], &run.solutions[..]].concat().into();
+                last.solution_nibbles = [&last.solution_nibbles[..], &run.solution_nibbles[..]]
+                    .concat()
+                    .into();
+                last.errors.extend(run.errors.into_iter().map(|mut e| {
+                    e.offset += shift;
+                    e
+                }));
+            }
+            _ => whole.push(run),
+        }
+    }
+    whole
+}
+
+/// The answer of a one-message stream, its runs joined.
 pub async fn answer_of(
     client: &mut SudokuClient<Channel>,
     message: PackedPuzzles,
 ) -> PackedAnswers {
-    client
-        .batch_solve_packed(tokio_stream::iter([message]))
-        .await
-        .expect("the stream opens")
-        .into_inner()
-        .message()
-        .await
-        .expect("no error")
-        .expect("one answer")
+    let mut whole = answers_by_first(client, vec![message]).await;
+    assert_eq!(whole.len(), 1, "one message, one answer: {whole:?}");
+    whole.remove(0)
 }
