@@ -142,6 +142,7 @@ impl Batched for pb::PackedPuzzles {
                 cancel: to.cancel.clone(),
                 cap: to.shared.limits.max_solve_time,
                 answer_cap,
+                apart: to.apart.clone(),
             };
             let pack = Arc::new(Pack::new(message.id, first, hold, count, source));
             if count == 0
@@ -165,7 +166,7 @@ impl Batched for pb::PackedPuzzles {
                     part: part.clone(),
                     offset,
                     step: Step::Packed,
-                    detached: false,
+                    detached: None,
                 }));
                 start = end;
                 if job.len() == per_thread {
@@ -351,6 +352,8 @@ struct Source {
     cap: std::time::Duration,
     /// The largest answer message (see `pieces`).
     answer_cap: usize,
+    /// The stream's puzzles answered apart.
+    apart: Arc<super::Apart>,
 }
 
 struct PackState {
@@ -699,8 +702,9 @@ struct Item {
     part: Arc<Part>,
     offset: usize,
     step: Step,
-    /// Gone to the long lane and out of its message's answer: answered on its own.
-    detached: bool,
+    /// Gone to the long lane and out of its message's answer: answered on its own, counted
+    /// in its stream's puzzles apart until then.
+    detached: Option<super::ApartGuard>,
 }
 
 /// How far an [`Item`] is: its grid is built and checked on the solver thread, which spares
@@ -759,7 +763,7 @@ impl Deliver<Item> for Packer {
     }
 
     fn went_long(&mut self, item: &mut Item) {
-        item.detached = true;
+        item.detached = Some(item.part.pack.source.apart.count());
         if let Some(answer) = item.part.detach(item.offset) {
             self.out.send(answer);
         }
@@ -767,7 +771,7 @@ impl Deliver<Item> for Packer {
 
     fn deliver(&mut self, item: Item, result: Result<Report, PoolError>) {
         self.delivered += 1;
-        if item.detached {
+        if item.detached.is_some() {
             if let Some(answer) = item.part.pack.answer_apart(item.offset, result) {
                 self.out.send(vec![answer]);
             }
@@ -879,6 +883,7 @@ mod tests {
             cancel: Arc::default(),
             cap: std::time::Duration::from_secs(10),
             answer_cap: pieces::MOST_ANSWER_BYTES,
+            apart: Arc::default(),
         };
         let pack = Arc::new(Pack::new("m".to_owned(), 7, hold(), 5, source));
         let parts: Vec<Part> = [0..2, 2..3, 3..5]
@@ -984,13 +989,14 @@ mod tests {
                 cancel: cancel.clone(),
                 cap: std::time::Duration::from_secs(10),
                 answer_cap: pieces::MOST_ANSWER_BYTES,
+                apart: Arc::default(),
             };
             let pack = Arc::new(Pack::new("m".to_owned(), 0, hold(), 1, source));
             let item = Item {
                 part: Arc::new(Part::new(pack, 0..1)),
                 offset: 0,
                 step: Step::Packed,
-                detached: false,
+                detached: None,
             };
             assert!(!item.abandoned());
             cancel.store(true, Ordering::Relaxed);
@@ -1108,6 +1114,7 @@ mod tests {
             cancel: Arc::default(),
             cap: std::time::Duration::from_secs(10),
             answer_cap: pieces::MOST_ANSWER_BYTES,
+            apart: Arc::default(),
         };
         let pack = Arc::new(Pack::new("m".to_owned(), 7, hold, 3, source));
         let part = Part::new(pack.clone(), 0..3);
@@ -1153,6 +1160,7 @@ mod tests {
             cancel: Arc::default(),
             cap: std::time::Duration::from_secs(10),
             answer_cap: pieces::MOST_ANSWER_BYTES,
+            apart: Arc::default(),
         };
         let pack = Arc::new(Pack::new("m".to_owned(), 0, hold, 4, source));
         let part = Part::new(pack.clone(), 0..4);
