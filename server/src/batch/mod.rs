@@ -105,49 +105,6 @@ pub(crate) struct Submit<'a, A> {
     pub(crate) carry: &'a Arc<carry::Carry<A>>,
     /// The stream's tasks on the solver threads (see [`InPool`]).
     in_pool: &'a Arc<AtomicUsize>,
-    /// The stream's puzzles answered apart from their messages (see [`Apart`]).
-    pub(crate) apart: &'a Arc<Apart>,
-}
-
-/// A stream's puzzles in the long lane answered apart from their messages: each holds only
-/// its own share of its message's room, so the stream reads no further message while it has
-/// as many as the long lane has threads, or its client could queue slow puzzles without end.
-#[derive(Default)]
-pub(crate) struct Apart {
-    count: AtomicUsize,
-    changed: tokio::sync::Notify,
-}
-
-/// One puzzle counted in its stream's [`Apart`] until dropped.
-pub(crate) struct ApartGuard(Arc<Apart>);
-
-impl Apart {
-    /// Counts one more puzzle answered apart, until the guard is dropped.
-    pub(crate) fn count(self: &Arc<Self>) -> ApartGuard {
-        self.count.fetch_add(1, Ordering::AcqRel);
-        ApartGuard(self.clone())
-    }
-
-    /// Waits until fewer than `limit` puzzles are apart.
-    async fn below(&self, limit: usize) {
-        loop {
-            // Registered before the count is read, so a drop in between is not missed.
-            let changed = self.changed.notified();
-            tokio::pin!(changed);
-            changed.as_mut().enable();
-            if self.count.load(Ordering::Acquire) < limit {
-                return;
-            }
-            changed.await;
-        }
-    }
-}
-
-impl Drop for ApartGuard {
-    fn drop(&mut self) {
-        self.0.count.fetch_sub(1, Ordering::AcqRel);
-        self.0.changed.notify_waiters();
-    }
 }
 
 impl<A> Submit<'_, A> {
@@ -320,7 +277,6 @@ pub(crate) fn spawn<M: Batched>(
         progress: progress.clone(),
         holder: holder.clone(),
         in_pool,
-        apart: Arc::default(),
         out: out_tx,
         carry: Arc::default(),
         answers: Arc::downgrade(&inbox),
@@ -381,8 +337,6 @@ struct Reader<M: Batched> {
     progress: Arc<AtomicU64>,
     /// The stream's tasks on the solver threads: while there are any, it is not idle.
     in_pool: Arc<AtomicUsize>,
-    /// Its puzzles answered apart from their messages.
-    apart: Arc<Apart>,
     /// The stream as the kept budget sees it, with what its message buffers keep (see
     /// [`Batched::kept_bytes`]), charged to `--memory-budget` until the stream ends: 64 open
     /// streams that had each taken one 4 MB message of refused puzzles kept 1 GiB.
@@ -458,7 +412,7 @@ impl<M: Batched> Reader<M> {
                     Ok(read)
                 }
                 (None, Some(rest)) => Ok(self.next_slice(rest)),
-                (None, None) => match self.next_message_after_apart(inbound).await {
+                (None, None) => match self.next_message(inbound).await {
                     Ok(Ok(Some(message))) => self.count(message),
                     Ok(Ok(None)) => return End::Done,
                     Ok(Err(status)) => return self.broken(status),
@@ -523,7 +477,6 @@ impl<M: Batched> Reader<M> {
                     progress: &self.progress,
                     carry: &self.carry,
                     in_pool: &self.in_pool,
-                    apart: &self.apart,
                 },
             );
             if let Some(end) = end {
@@ -747,20 +700,6 @@ impl<M: Batched> Reader<M> {
         })
     }
 
-    /// The client's next message, once the stream has fewer puzzles answered apart than the
-    /// long lane has threads (the wait is the server's, never idle), or the client leaves.
-    async fn next_message_after_apart(
-        &self,
-        inbound: &mut Streaming<M>,
-    ) -> Result<Result<Option<M>, Status>, End> {
-        let limit = self.shared.pool.workers().max(1);
-        tokio::select! {
-            () = self.out.closed() => return Err(End::ClientLeft),
-            () = self.apart.below(limit) => {}
-        }
-        self.next_message(inbound).await
-    }
-
     /// The client's next message, as [`Reader::watch_unless`] waits; meanwhile the stream counts as
     /// idle, to be closed if a budget needs what it holds (see [`holders`]).
     async fn next_message(
@@ -858,25 +797,5 @@ impl<M: Batched> Reader<M> {
         if let Ok(mut inbox) = answers.lock() {
             inbox.discard();
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[tokio::test]
-    async fn a_stream_reads_on_once_its_puzzles_apart_are_below_the_limit() {
-        let apart = Arc::new(Apart::default());
-        let first = apart.count();
-        let _second = apart.count();
-        let below = apart.below(2);
-        tokio::pin!(below);
-        let waited = tokio::time::timeout(Duration::from_millis(50), &mut below).await;
-        assert!(waited.is_err(), "two apart, limit two: it waits");
-        drop(first);
-        tokio::time::timeout(Duration::from_secs(5), below)
-            .await
-            .expect("one answered: it reads on");
     }
 }

@@ -137,12 +137,11 @@ impl Batched for pb::PackedPuzzles {
             let source = Source {
                 shape,
                 layout,
-                cells,
+                cells: Mutex::new(cells),
                 options,
                 cancel: to.cancel.clone(),
                 cap: to.shared.limits.max_solve_time,
                 answer_cap,
-                apart: to.apart.clone(),
             };
             let pack = Arc::new(Pack::new(message.id, first, hold, count, source));
             if count == 0
@@ -158,6 +157,7 @@ impl Batched for pb::PackedPuzzles {
         let mut job = Vec::with_capacity(per_thread.min(total));
         for (pack, count) in packs {
             let mut start = 0;
+            let _release = ReleaseCells(&pack);
             while start < count {
                 let end = count.min(start + per_thread - job.len());
                 let part = Arc::new(Part::new(pack.clone(), start..end));
@@ -166,7 +166,7 @@ impl Batched for pb::PackedPuzzles {
                     part: part.clone(),
                     offset,
                     step: Step::Packed,
-                    detached: None,
+                    detached: false,
                 }));
                 start = end;
                 if job.len() == per_thread {
@@ -342,8 +342,9 @@ struct Source {
     shape: Shape,
     layout: Layout,
     /// The message's puzzles, one after another, laid out as `layout` says (the message's
-    /// own copy, shared).
-    cells: Bytes,
+    /// own copy, shared): each part takes its own handle on them, and this one is let go once
+    /// the parts are made.
+    cells: Mutex<Bytes>,
     /// The message's solver options, or why they are refused (every puzzle then is).
     options: Result<solver_core::Options, pb::SolveError>,
     /// Raised when the client leaves, refused options or not: queued puzzles are skipped.
@@ -352,8 +353,6 @@ struct Source {
     cap: std::time::Duration,
     /// The largest answer message (see `pieces`).
     answer_cap: usize,
-    /// The stream's puzzles answered apart.
-    apart: Arc<super::Apart>,
 }
 
 struct PackState {
@@ -547,6 +546,8 @@ struct Part {
     pack: Arc<Pack>,
     /// The message's offsets of the part's puzzles.
     range: Range<usize>,
+    /// The message's cells, until every puzzle of the part is built.
+    cells: Mutex<Bytes>,
     options: Result<Arc<solver_core::Options>, pb::SolveError>,
     answers: Mutex<Gathered>,
 }
@@ -571,11 +572,18 @@ impl Part {
             remaining: range.len(),
             ..Gathered::none()
         };
+        let cells = pack
+            .source
+            .cells
+            .lock()
+            .map(|cells| cells.clone())
+            .unwrap_or_default();
         Part {
             pack,
             range,
             options,
             answers: Mutex::new(answers),
+            cells: Mutex::new(cells),
         }
     }
 
@@ -584,13 +592,17 @@ impl Part {
         let source = &self.pack.source;
         let options = self.options.clone()?;
         let size = source.bytes_each();
-        let cells = source
-            .cells
+        // Locked by this part's solver thread alone, but for its last puzzle's hand-off.
+        let all = self.cells.lock().map_err(|_| {
+            RequestError::Internal("a packed message's cells were lost".to_owned()).to_pb()
+        })?;
+        let cells = all
             .get(offset * size..(offset + 1) * size)
             .unwrap_or_default();
         let grid = (source.layout)
             .unpack(source.shape, cells)
             .map_err(|e| pb::SolveError::from(&e))?;
+        drop(all);
         Ok(Job::shared(grid, options, source.cap))
     }
 
@@ -662,6 +674,11 @@ impl Part {
         if answers.remaining > 0 {
             return None;
         }
+        // Every puzzle of the part is built: its cells go, though a puzzle answered apart
+        // keeps the part until its answer.
+        if let Ok(mut cells) = self.cells.lock() {
+            *cells = Bytes::new();
+        }
         let done = std::mem::replace(&mut *answers, Gathered::none());
         drop(answers);
         self.pack.merge(self.range.clone(), done)
@@ -697,14 +714,24 @@ fn bounded(mut error: pb::SolveError) -> pb::SolveError {
     error
 }
 
+/// Lets a message's own handle on its cells go once its parts are made (each has its own).
+struct ReleaseCells<'a>(&'a Pack);
+
+impl Drop for ReleaseCells<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut cells) = self.0.source.cells.lock() {
+            *cells = Bytes::new();
+        }
+    }
+}
+
 /// A puzzle of a packed message on its way through a solver thread.
 struct Item {
     part: Arc<Part>,
     offset: usize,
     step: Step,
-    /// Gone to the long lane and out of its message's answer: answered on its own, counted
-    /// in its stream's puzzles apart until then.
-    detached: Option<super::ApartGuard>,
+    /// Gone to the long lane and out of its message's answer: answered on its own.
+    detached: bool,
 }
 
 /// How far an [`Item`] is: its grid is built and checked on the solver thread, which spares
@@ -763,7 +790,7 @@ impl Deliver<Item> for Packer {
     }
 
     fn went_long(&mut self, item: &mut Item) {
-        item.detached = Some(item.part.pack.source.apart.count());
+        item.detached = true;
         if let Some(answer) = item.part.detach(item.offset) {
             self.out.send(answer);
         }
@@ -771,7 +798,7 @@ impl Deliver<Item> for Packer {
 
     fn deliver(&mut self, item: Item, result: Result<Report, PoolError>) {
         self.delivered += 1;
-        if item.detached.is_some() {
+        if item.detached {
             if let Some(answer) = item.part.pack.answer_apart(item.offset, result) {
                 self.out.send(vec![answer]);
             }
@@ -878,12 +905,11 @@ mod tests {
         let source = Source {
             shape: Shape::CLASSIC,
             layout,
-            cells: cells.into(),
+            cells: Mutex::new(cells.into()),
             options: Ok(solver_core::Options::default()),
             cancel: Arc::default(),
             cap: std::time::Duration::from_secs(10),
             answer_cap: pieces::MOST_ANSWER_BYTES,
-            apart: Arc::default(),
         };
         let pack = Arc::new(Pack::new("m".to_owned(), 7, hold(), 5, source));
         let parts: Vec<Part> = [0..2, 2..3, 3..5]
@@ -984,19 +1010,18 @@ mod tests {
             let source = Source {
                 shape: Shape::CLASSIC,
                 layout: Layout::Bytes,
-                cells: values(PUZZLE).into(),
+                cells: Mutex::new(values(PUZZLE).into()),
                 options,
                 cancel: cancel.clone(),
                 cap: std::time::Duration::from_secs(10),
                 answer_cap: pieces::MOST_ANSWER_BYTES,
-                apart: Arc::default(),
             };
             let pack = Arc::new(Pack::new("m".to_owned(), 0, hold(), 1, source));
             let item = Item {
                 part: Arc::new(Part::new(pack, 0..1)),
                 offset: 0,
                 step: Step::Packed,
-                detached: None,
+                detached: false,
             };
             assert!(!item.abandoned());
             cancel.store(true, Ordering::Relaxed);
@@ -1109,15 +1134,16 @@ mod tests {
         let source = Source {
             shape: Shape::CLASSIC,
             layout: Layout::Bytes,
-            cells: PUZZLE.repeat(3).into_bytes().into(),
+            cells: Mutex::new(PUZZLE.repeat(3).into_bytes().into()),
             options: Ok(solver_core::Options::default()),
             cancel: Arc::default(),
             cap: std::time::Duration::from_secs(10),
             answer_cap: pieces::MOST_ANSWER_BYTES,
-            apart: Arc::default(),
         };
         let pack = Arc::new(Pack::new("m".to_owned(), 7, hold, 3, source));
         let part = Part::new(pack.clone(), 0..3);
+        // Built before it goes long, as on a solver thread.
+        let job = part.job(1).expect("a puzzle");
         assert!(part.detach(1).is_none());
         assert!(answer(&part, 0).is_none());
         let pieces = answer(&part, 2).expect("the rest of the message");
@@ -1131,7 +1157,6 @@ mod tests {
         for budget in &budgets {
             assert_eq!(budget.available_permits(), 200);
         }
-        let job = part.job(1).expect("a puzzle");
         let report = solver_core::solve(&job.grid, &job.options).expect("solved");
         let (alone, held) = pack.answer_apart(1, Ok(report)).expect("answered");
         assert_eq!((alone.first, alone.outcomes.len()), (8, 1));
@@ -1155,12 +1180,11 @@ mod tests {
         let source = Source {
             shape: Shape::CLASSIC,
             layout: Layout::Bytes,
-            cells: PUZZLE.repeat(4).into_bytes().into(),
+            cells: Mutex::new(PUZZLE.repeat(4).into_bytes().into()),
             options: Ok(solver_core::Options::default()),
             cancel: Arc::default(),
             cap: std::time::Duration::from_secs(10),
             answer_cap: pieces::MOST_ANSWER_BYTES,
-            apart: Arc::default(),
         };
         let pack = Arc::new(Pack::new("m".to_owned(), 0, hold, 4, source));
         let part = Part::new(pack.clone(), 0..4);
