@@ -200,6 +200,9 @@ impl Connection {
             // that many messages of the largest grids (4 of 1,024 35x35 puzzles, held as
             // about 3.9 MB each), not the 1 MiB a server shared with other clients allows.
             config.batch_window = crate::batch::Pace::EMBEDDED.window();
+            // Its one client is this process, whose output may wait on a reader (a pager):
+            // nothing to close for waiting.
+            config.idle_timeout_ms = 0;
             config.max_stream_bytes = config.max_buffered_bytes.min(16 << 20);
             let server = sudoku_server::start_in_memory(config)
                 .await

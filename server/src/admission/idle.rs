@@ -86,9 +86,9 @@ where
 
     /// The status a closed call ends with, where its client ever reads it.
     fn closed(&self) -> Status {
-        Status::unavailable(format!(
-            "stream closed: its client took no answer for {} ms; read answers as they come, \
-             or open a new call",
+        crate::rpc::status::stream_closed(format!(
+            "stream closed: its client took no answer for {} ms (--idle-timeout-ms); read \
+             answers as they come, or open a new call",
             self.idle.as_millis()
         ))
     }
@@ -196,6 +196,12 @@ mod tests {
         assert!(
             status.message().contains("took no answer for 100 ms"),
             "{status:?}"
+        );
+        let info = tonic_types::StatusExt::get_details_error_info(&status).expect("ErrorInfo");
+        assert_eq!(
+            info.reason,
+            sudoku_proto::STREAM_CLOSED,
+            "clients may open anew"
         );
         assert!(body.frame().await.is_none());
     }

@@ -295,23 +295,6 @@ pub(crate) fn spawn<M: Batched>(
     Answers::new(inbox, end_rx, progress)
 }
 
-/// An UNAVAILABLE that closes a stream, marked so that clients can tell it from a lost server
-/// (a `google.rpc.ErrorInfo`, reason [`sudoku_proto::STREAM_CLOSED`]): a new stream may be
-/// opened at once.
-fn stream_closed(message: String) -> Status {
-    let mut details = tonic_types::ErrorDetails::new();
-    details.set_error_info(
-        sudoku_proto::STREAM_CLOSED,
-        sudoku_proto::ERROR_DOMAIN,
-        std::collections::HashMap::new(),
-    );
-    <Status as tonic_types::StatusExt>::with_error_details(
-        tonic::Code::Unavailable,
-        message,
-        details,
-    )
-}
-
 /// Why a stream stopped reading.
 enum End {
     /// The client half-closed: every request is in.
@@ -738,7 +721,7 @@ impl<M: Batched> Reader<M> {
                 () = self.holder.closed(), if closable => {
                     let idle = self.shared.holders.unused_before_closed();
                     if let Some(budget) = self.holder.close_for(idle) {
-                        return Err(End::Stalled(stream_closed(self.closed_for_room(budget))));
+                        return Err(End::Stalled(crate::rpc::status::stream_closed(self.closed_for_room(budget))));
                     }
                 }
                 () = tokio::time::sleep(idle), if idle != Duration::MAX => {
@@ -747,7 +730,7 @@ impl<M: Batched> Reader<M> {
                     let in_pool = self.in_pool.load(Ordering::Acquire) > 0;
                     let now = self.progress.load(Ordering::Relaxed);
                     if now == seen && !in_pool && !waiting_on_others() {
-                        return Err(End::Stalled(stream_closed(format!(
+                        return Err(End::Stalled(crate::rpc::status::stream_closed(format!(
                             "stream closed: nothing read, solved or taken for {} ms \
                              (--idle-timeout-ms); open a new stream",
                             idle.as_millis()

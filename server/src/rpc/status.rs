@@ -151,3 +151,20 @@ impl RequestError {
         error
     }
 }
+
+/// An UNAVAILABLE that closes a stream, marked so that clients can tell it from a lost server
+/// (a `google.rpc.ErrorInfo`, reason [`sudoku_proto::STREAM_CLOSED`]): a new stream may be
+/// opened at once.
+pub(crate) fn stream_closed(message: String) -> Status {
+    let mut details = tonic_types::ErrorDetails::new();
+    details.set_error_info(
+        sudoku_proto::STREAM_CLOSED,
+        sudoku_proto::ERROR_DOMAIN,
+        std::collections::HashMap::new(),
+    );
+    <Status as tonic_types::StatusExt>::with_error_details(
+        tonic::Code::Unavailable,
+        message,
+        details,
+    )
+}
