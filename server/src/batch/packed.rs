@@ -995,7 +995,11 @@ mod tests {
             ..pb::PackedPuzzles::default()
         };
         #[cfg(target_pointer_width = "64")]
-        assert_eq!(PUZZLE_HELD + ERROR_HELD, 336, "as docs/operations.md says");
+        assert_eq!(
+            PUZZLE_HELD + ERROR_HELD,
+            336,
+            "a packed puzzle is charged 336 bytes"
+        );
         // The cells three times over (message, answer, part) and the per-puzzle rest.
         assert!(message.held_bytes(1000) >= 3 * 41 * 1000 + 1000 * (PUZZLE_HELD + ERROR_HELD));
     }
