@@ -5,11 +5,11 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use hyper_util::rt::TokioIo;
+use sudoku_compress::Codec;
+use sudoku_compress::client::{CompressLayer, Compressed};
 use sudoku_proto::pb::puzzles_client::PuzzlesClient;
 use sudoku_proto::pb::sudoku_client::SudokuClient;
 use sudoku_server::Dialer;
-use sudoku_server::compress::Codec;
-use sudoku_server::compress::client::{CompressLayer, Compressed};
 use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
 use tonic_health::pb::health_client::HealthClient;
 

@@ -21,12 +21,12 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 use solver_core::{Grid, Options, solve};
+use sudoku_compress::Codec;
+use sudoku_compress::client::CompressLayer;
 use sudoku_proto::grid_to_pb;
 use sudoku_proto::pb::sudoku_client::SudokuClient;
 use sudoku_proto::pb::{PackedPuzzles, SolveOptions, SolveRequest};
 use sudoku_server::Config;
-use sudoku_server::compress::Codec;
-use sudoku_server::compress::client::CompressLayer;
 use tokio_stream::StreamExt;
 use tonic::codec::CompressionEncoding;
 use tonic::transport::Channel;

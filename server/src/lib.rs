@@ -7,7 +7,6 @@
 
 mod admission;
 mod batch;
-pub mod compress;
 mod config;
 mod metrics;
 mod rpc;
@@ -34,7 +33,7 @@ pub use transport::in_process::Dialer;
 pub use transport::shutdown::{Signal, signal};
 
 use crate::admission::AdmitCalls;
-use crate::compress::server::ServeCompressed;
+use crate::admission::compression::ServeCompressed;
 use crate::metrics::layer::CountCalls;
 use crate::rpc::health::Health;
 use crate::rpc::puzzles::PuzzlesService;

@@ -644,8 +644,8 @@ async fn answers_come_compressed_as_the_requests_came() {
 
 #[tokio::test]
 async fn the_client_layer_compresses_both_ways_and_expansion_is_bounded() {
+    use sudoku_compress::{Codec, client::CompressLayer};
     use sudoku_proto::pb::sudoku_client::SudokuClient;
-    use sudoku_server::compress::{Codec, client::CompressLayer};
     use tower::Layer;
 
     let config = Config {

@@ -14,19 +14,70 @@ use tonic::codegen::StdError;
 use tonic::codegen::http::{self, HeaderValue};
 use tower::{Layer, Service};
 
-use super::frames::{Charge, Reframe};
-use super::{Budget, Codec, Op};
-use crate::admission::methods::{LargestMessage, is_one_message, message_limit};
+use sudoku_compress::{ACCEPT, Codec, ENCODING, Op, Reframe};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tonic::Status;
 
-pub(super) const ENCODING: &str = "grpc-encoding";
-pub(super) const ACCEPT: &str = "grpc-accept-encoding";
+use super::methods::{LargestMessage, is_one_message, message_limit};
 /// Set in the headers only when the answer is trailers-only.
 const STATUS: &str = "grpc-status";
+
+/// Room in the server's receive budget (`--memory-budget`), which expanded requests of
+/// one-message calls are charged to.
+#[derive(Clone)]
+pub(crate) struct Budget {
+    /// The budget.
+    pub(crate) room: std::sync::Arc<Semaphore>,
+    /// Its size: a message that would take more takes all of it.
+    pub(crate) size: usize,
+}
+
+/// Room in the receive budget that a one-message call's expanded message holds until its
+/// body is dropped: tonic holds the message until the body ends, and what it expanded to
+/// (up to a thousand times its bytes, for gzip) is not what the door charged.
+pub(crate) struct Charge {
+    budget: Budget,
+    held: Option<OwnedSemaphorePermit>,
+}
+
+impl Charge {
+    /// Charges to `budget`.
+    pub(crate) fn to(budget: Budget) -> Charge {
+        Charge { budget, held: None }
+    }
+
+    /// Takes room for a message expanded to `len` bytes and its decoded form, or refuses it
+    /// as busy: the message is already in memory, so it must not wait. Never more than the
+    /// budget less what its `compressed` bytes hold (twice as many, counted as it arrived),
+    /// so a message larger than the whole budget still goes, alone.
+    fn take(&mut self, len: usize, compressed: usize) -> Result<(), Status> {
+        let arrived = compressed.saturating_mul(2).min(self.budget.size);
+        let cost = len.saturating_mul(2).min(self.budget.size - arrived);
+        let cost = u32::try_from(cost).unwrap_or(u32::MAX);
+        let permit = self
+            .budget
+            .room
+            .clone()
+            .try_acquire_many_owned(cost)
+            .map_err(|_| {
+                Status::resource_exhausted(format!(
+                    "server busy: request messages being received fill its {} bytes \
+                     (--memory-budget); retry with backoff",
+                    self.budget.size
+                ))
+            })?;
+        match &mut self.held {
+            Some(held) => held.merge(permit),
+            none => *none = Some(permit),
+        }
+        Ok(())
+    }
+}
 
 /// Serves gzip and zstd at level 1 for every service behind it.
 #[derive(Clone)]
 pub(crate) struct ServeCompressed {
-    /// The largest message a request to the API may expand to (see `calls::message_limit`).
+    /// The largest message a request to the API may expand to (see [`message_limit`]).
     limit: usize,
     /// Where one-message calls' expanded requests are charged.
     budget: Budget,
@@ -94,15 +145,19 @@ where
             let limit = message_limit(path, self.limit);
             let charge = is_one_message(path).then(|| Charge::to(self.budget.clone()));
             let largest = request.extensions().get::<LargestMessage>().cloned();
+            let mut charge = charge;
+            let observe = move |compressed: bool, size: usize, expanded: usize| {
+                if let Some(largest) = &largest {
+                    largest.saw(expanded);
+                }
+                match (&mut charge, compressed) {
+                    (Some(charge), true) => charge.take(expanded, size),
+                    _ => Ok(()),
+                }
+            };
             request = request.map(|body| {
-                let mut body = Reframe::new(body, Op::Expand { codec, limit });
-                if let Some(largest) = largest {
-                    body = body.recording(largest);
-                }
-                match charge {
-                    Some(charge) => tonic::body::Body::new(body.charging(charge)),
-                    None => tonic::body::Body::new(body),
-                }
+                let body = Reframe::new(body, Op::Expand { codec, limit });
+                tonic::body::Body::new(body.observed(Box::new(observe)))
             });
         }
         let call = self.inner.call(request);
@@ -129,6 +184,35 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_expansion_is_charged_what_the_budget_has_beside_its_arrival() {
+        let room = std::sync::Arc::new(Semaphore::new(1000));
+        let budget = Budget {
+            room: room.clone(),
+            size: 1000,
+        };
+        // 200 compressed bytes held 400 as they arrived; their 600 expanded would cost 1,200,
+        // more than the budget has beside them: the rest of it, so the message goes alone.
+        let arrived = room.clone().try_acquire_many_owned(400).unwrap();
+        let mut charge = Charge::to(budget.clone());
+        charge.take(600, 200).unwrap();
+        assert_eq!(room.available_permits(), 0);
+        drop((charge, arrived));
+        assert_eq!(room.available_permits(), 1000);
+        // With other calls holding room, one that does not fit is refused, not kept waiting.
+        let other = room.clone().try_acquire_many_owned(500).unwrap();
+        let mut charge = Charge::to(budget);
+        charge.take(200, 10).unwrap();
+        let err = charge.take(200, 10).unwrap_err();
+        assert_eq!(err.code(), tonic::Code::ResourceExhausted);
+        assert!(
+            err.message().contains("--memory-budget"),
+            "{}",
+            err.message()
+        );
+        drop(other);
+    }
 
     /// A service answering every call with a trailers-only INVALID_ARGUMENT, as tonic does.
     fn refusing() -> impl Service<

@@ -4,14 +4,17 @@
 //! level-6 deflate runs at about 30 MB/s on puzzle bytes: on easy puzzles it cost more than
 //! the solving. Its zstd (level 3, a fresh context per message) cost the server more than
 //! gzip at level 1. These layers do both themselves at level 1 and hand tonic plain messages,
-//! so on the wire it is still standard gRPC compression. [`server`] serves it; [`client`] is
-//! the same for a tonic client.
+//! so on the wire it is still standard gRPC compression. [`Reframe`] rewrites a body's
+//! messages; [`client`] is the layer for a tonic client, and the server has its own.
 
 pub mod client;
 mod contexts;
-mod frames;
+pub mod frames;
 mod inflate;
-pub(crate) mod server;
+mod reframe;
+
+pub use frames::PREFIX;
+pub use reframe::{Observer, Reframe};
 
 use bytes::{BufMut, Bytes, BytesMut};
 use tonic::Status;
@@ -26,18 +29,10 @@ const ZSTD_LEVEL: i32 = 1;
 /// halved the rate of per-message streams such as BatchSolve from grpcio, which accepts gzip
 /// by default.
 const MIN_COMPRESSED: usize = 512;
-/// A gRPC message's prefix: the compressed flag and the length.
-pub(crate) const PREFIX: usize = 5;
-
-/// Room in the server's receive budget (`--memory-budget`), which expanded requests of
-/// one-message calls are charged to.
-#[derive(Clone)]
-pub(crate) struct Budget {
-    /// The budget.
-    pub(crate) room: std::sync::Arc<tokio::sync::Semaphore>,
-    /// Its size: a message that would take more takes all of it.
-    pub(crate) size: usize,
-}
+/// The header a sender names its messages' encoding in.
+pub const ENCODING: &str = "grpc-encoding";
+/// The header a sender lists the encodings it takes in.
+pub const ACCEPT: &str = "grpc-accept-encoding";
 
 /// A `grpc-encoding` these layers handle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,14 +53,14 @@ impl Codec {
     }
 
     /// The codec named `name`, if handled here.
-    fn named(name: &str) -> Option<Codec> {
+    pub fn named(name: &str) -> Option<Codec> {
         [Codec::Gzip, Codec::Zstd]
             .into_iter()
             .find(|c| c.name() == name)
     }
 
     /// Whether a `grpc-accept-encoding` value lists this codec.
-    fn accepted_in(self, accept: &str) -> bool {
+    pub fn accepted_in(self, accept: &str) -> bool {
         accept
             .split(',')
             .map(str::trim)
@@ -128,13 +123,18 @@ impl Codec {
     }
 }
 
-/// What a [`frames::Reframe`] does to each message.
+/// What a [`Reframe`] does to each message.
 #[derive(Debug, Clone, Copy)]
-pub(crate) enum Op {
+pub enum Op {
     /// Compresses plain messages; compressed ones pass as they are.
     Compress(Codec),
     /// Expands compressed messages, refusing any larger than the limit; plain ones pass.
-    Expand { codec: Codec, limit: usize },
+    Expand {
+        /// The encoding messages come in.
+        codec: Codec,
+        /// The largest message accepted, expanded.
+        limit: usize,
+    },
 }
 
 /// Bytes a message may be compressed from or expanded to on an async thread, some 300 µs of
@@ -143,7 +143,7 @@ pub(crate) enum Op {
 const INLINE_BYTES: usize = 64 << 10;
 
 /// A message rewritten where it is read, or to be rewritten off the async threads.
-pub(crate) enum Rewrite {
+pub enum Rewrite {
     /// Done: the message as the op leaves it, or why it is refused.
     Done(Result<Bytes, Status>),
     /// Too much work for an async thread: [`Op::apply`] it on the blocking pool.
@@ -154,7 +154,7 @@ impl Op {
     /// The message `payload` (flag `compressed`) as this op leaves it, where that is little
     /// work (see [`INLINE_BYTES`]). An expansion whose size is not known is tried up to that
     /// many bytes: the size a message states is the sender's word.
-    pub(crate) fn apply_inline(self, compressed: bool, payload: &[u8]) -> Rewrite {
+    pub fn apply_inline(self, compressed: bool, payload: &[u8]) -> Rewrite {
         match (self, compressed) {
             (Op::Compress(_), false) if payload.len() > INLINE_BYTES => Rewrite::Blocking,
             (Op::Expand { .. }, true) if payload.len() > INLINE_BYTES => Rewrite::Blocking,
@@ -178,7 +178,7 @@ impl Op {
     }
 
     /// The message `payload` (flag `compressed`) as this op leaves it, with its prefix.
-    pub(crate) fn apply(self, compressed: bool, payload: &[u8]) -> Result<Bytes, Status> {
+    pub fn apply(self, compressed: bool, payload: &[u8]) -> Result<Bytes, Status> {
         self.apply_into(compressed, payload, Vec::with_capacity(PREFIX))
     }
 
@@ -187,7 +187,7 @@ impl Op {
     /// allocates (glibc reallocates in the arena a block came from), not in a blocking
     /// thread's arena, where freed 4 MB messages stayed cached (64 Solve calls, each a
     /// message expanded to 4 MB: peak 101 MiB, 92-94 so).
-    pub(crate) fn apply_into(
+    pub fn apply_into(
         self,
         compressed: bool,
         payload: &[u8],

@@ -10,9 +10,7 @@ use tonic::codegen::StdError;
 use tonic::codegen::http::{self, HeaderValue};
 use tower::{Layer, Service};
 
-use super::frames::Reframe;
-use super::server::{ACCEPT, ENCODING};
-use super::{Codec, Op};
+use crate::{ACCEPT, Codec, ENCODING, Op, Reframe};
 
 /// Compresses a client's requests and expands its answers; use it instead of the client's
 /// `send_compressed`/`accept_compressed`.

@@ -13,22 +13,28 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinHandle;
 use tonic::Status;
 
-use super::{Budget, Op, PREFIX, Rewrite};
-use crate::admission::methods::LargestMessage;
+use crate::frames::{Bound, Bounds, Header};
+use crate::{Op, Rewrite};
+
+/// Told of each message rewritten: whether it came compressed, its size as it came and as
+/// rewritten; an error ends the body with it (a server's charge for what it expanded to).
+pub type Observer = Box<dyn FnMut(bool, usize, usize) -> Result<(), Status> + Send>;
 
 /// `inner` with every message rewritten by `op`.
-pub(crate) struct Reframe<B> {
+pub struct Reframe<B> {
     inner: B,
     op: Op,
+    /// Where the stream stands between messages.
+    bounds: Bounds,
+    /// The prefix of the message being read.
+    header: Option<Header>,
     /// The frame being read, while whole messages are taken from it as they are.
     pending: Bytes,
-    /// Bytes of a message not yet whole, gathered from the frames it came in.
+    /// Bytes of a message's body not yet whole, gathered from the frames it came in.
     partial: BytesMut,
     done: bool,
-    /// Where expanded messages are charged, until the body is dropped.
-    charge: Option<Charge>,
-    /// Raised by each message rewritten (see [`LargestMessage`]).
-    largest: Option<LargestMessage>,
+    /// Told of each message rewritten.
+    observer: Option<Observer>,
     /// A message being rewritten off the async threads.
     working: Option<Working>,
 }
@@ -49,11 +55,11 @@ type Turned = Option<OwnedSemaphorePermit>;
 
 /// Where a message rewritten off the async threads is.
 enum Step {
-    /// Waiting for a turn (see [`TURNS`]), with the message.
+    /// Waiting for a turn (see [`TURNS`]), with the message's body.
     Waiting(Turn, Bytes),
     /// Being rewritten; the turn comes back with the message, to be held until the message
-    /// has been charged (or refused), so that no more expanded messages are alive uncharged
-    /// than there are turns.
+    /// has been observed (charged, or refused), so that no more expanded messages are alive
+    /// uncharged than there are turns.
     Running(JoinHandle<(Result<Bytes, Status>, Turned)>),
 }
 
@@ -71,13 +77,13 @@ impl Working {
     fn poll(&mut self, op: Op, cx: &mut Context<'_>) -> Poll<(Result<Bytes, Status>, Turned)> {
         loop {
             match &mut self.step {
-                Step::Waiting(turn, message) => {
+                Step::Waiting(turn, body) => {
                     let turn = ready!(turn.as_mut().poll(cx));
-                    let (message, compressed) = (message.clone(), self.compressed);
+                    let (body, compressed) = (body.clone(), self.compressed);
                     // Made here: see `Op::apply_into`.
-                    let out = Vec::with_capacity(PREFIX);
+                    let out = Vec::with_capacity(crate::PREFIX);
                     self.step = Step::Running(tokio::task::spawn_blocking(move || {
-                        (op.apply_into(compressed, &message[PREFIX..], out), turn)
+                        (op.apply_into(compressed, &body, out), turn)
                     }));
                 }
                 Step::Running(task) => {
@@ -97,124 +103,81 @@ impl Working {
 /// out the rest of every frame after each small message cost more than the message.
 const KEPT_PARTIAL: usize = 64 << 10;
 
-/// Room in the receive budget that a one-message call's expanded message holds until its
-/// body is dropped: tonic holds the message until the body ends, and what it expanded to
-/// (up to a thousand times its bytes, for gzip) is not what the admission layer charged.
-pub(crate) struct Charge {
-    budget: Budget,
-    held: Option<OwnedSemaphorePermit>,
-}
-
-impl Charge {
-    /// Charges to `budget`.
-    pub(crate) fn to(budget: Budget) -> Charge {
-        Charge { budget, held: None }
-    }
-
-    /// Takes room for a message expanded to `len` bytes and its decoded form, or refuses it
-    /// as busy: the message is already in memory, so it must not wait. Never more than the
-    /// budget less what its `compressed` bytes hold (twice as many, counted as it arrived),
-    /// so a message larger than the whole budget still goes, alone.
-    fn take(&mut self, len: usize, compressed: usize) -> Result<(), Status> {
-        let arrived = compressed.saturating_mul(2).min(self.budget.size);
-        let cost = len.saturating_mul(2).min(self.budget.size - arrived);
-        let cost = u32::try_from(cost).unwrap_or(u32::MAX);
-        let permit = self
-            .budget
-            .room
-            .clone()
-            .try_acquire_many_owned(cost)
-            .map_err(|_| {
-                Status::resource_exhausted(format!(
-                    "server busy: request messages being received fill its {} bytes \
-                     (--memory-budget); retry with backoff",
-                    self.budget.size
-                ))
-            })?;
-        match &mut self.held {
-            Some(held) => held.merge(permit),
-            none => *none = Some(permit),
-        }
-        Ok(())
-    }
-}
-
 impl<B> Reframe<B> {
-    pub(crate) fn new(inner: B, op: Op) -> Reframe<B> {
+    /// `inner`, each message rewritten by `op`.
+    pub fn new(inner: B, op: Op) -> Reframe<B> {
         Reframe {
             inner,
             op,
+            bounds: Bounds::default(),
+            header: None,
             pending: Bytes::new(),
             partial: BytesMut::new(),
             done: false,
-            charge: None,
-            largest: None,
+            observer: None,
             working: None,
         }
     }
 
-    /// The same, recording each rewritten message's size in `largest`.
-    pub(crate) fn recording(mut self, largest: LargestMessage) -> Reframe<B> {
-        self.largest = Some(largest);
-        self
-    }
-
-    /// The same, charging what messages expand to (see [`Charge`]).
-    pub(crate) fn charging(mut self, charge: Charge) -> Reframe<B> {
-        self.charge = Some(charge);
+    /// The same, telling `observer` of each message rewritten.
+    pub fn observed(mut self, observer: Observer) -> Reframe<B> {
+        self.observer = Some(observer);
         self
     }
 
     /// The next whole message, rewritten, if one has arrived; `None` too where its rewriting
     /// went to the blocking pool (see [`Reframe::working`]).
     fn next_message(&mut self) -> Option<Result<Bytes, Status>> {
-        // A message whole in its frame (as every message is before compression: a client or
-        // service encodes each into one frame) is read where it is; gathering it first cost
-        // a copy of every byte compressed.
-        if self.partial.is_empty() && !self.pending.is_empty() {
-            match self.header(&self.pending) {
-                Some(Ok((compressed, len))) if self.pending.len() >= PREFIX + len => {
-                    let message = self.pending.split_to(PREFIX + len);
-                    return self.rewrite(compressed, message);
+        loop {
+            let (n, bound) = self.bounds.next(&self.pending);
+            let read = self.pending.split_to(n);
+            match bound {
+                None => {
+                    if self.bounds.in_body() {
+                        self.partial.extend_from_slice(&read);
+                    }
+                    return None;
                 }
-                Some(Err(status)) => return Some(Err(status)),
-                _ => {}
+                Some(Bound::Start(header)) => {
+                    if let Err(status) = self.admit(header) {
+                        return Some(Err(status));
+                    }
+                    if self.pending.len() < header.len {
+                        self.partial.reserve(header.len);
+                    }
+                    self.header = Some(header);
+                }
+                Some(Bound::End) => {
+                    let compressed = self.header.take().is_some_and(|h| h.compressed);
+                    // A message whole in its frame (as every message is before compression:
+                    // a client or service encodes each into one frame) is read where it is;
+                    // gathering it first cost a copy of every byte compressed.
+                    if self.partial.is_empty() {
+                        return self.rewrite(compressed, read);
+                    }
+                    self.partial.extend_from_slice(&read);
+                    // Told before the split: an empty view of no capacity still keeps the
+                    // whole buffer.
+                    let large = self.partial.capacity() > KEPT_PARTIAL;
+                    let body = self.partial.split().freeze();
+                    if large {
+                        self.partial = BytesMut::new();
+                    }
+                    return self.rewrite(compressed, body);
+                }
             }
         }
-        if !self.pending.is_empty() {
-            self.partial.extend_from_slice(&self.pending);
-            self.pending.clear();
-        }
-        let (compressed, len) = match self.header(&self.partial)? {
-            Ok(header) => header,
-            Err(status) => return Some(Err(status)),
-        };
-        if self.partial.len() < PREFIX + len {
-            self.partial.reserve(PREFIX + len - self.partial.len());
-            return None;
-        }
-        // Told before the split: a message that ends where its last chunk did leaves an
-        // empty view, of no capacity, that still keeps the whole buffer.
-        let large = self.partial.capacity() > KEPT_PARTIAL;
-        let message = self.partial.split_to(PREFIX + len);
-        if large {
-            // What is left (the start of the next message, if any) moves to a buffer of its
-            // own (see `KEPT_PARTIAL`).
-            self.partial = BytesMut::from(&self.partial[..]);
-        }
-        self.rewrite(compressed, message.freeze())
     }
 
-    /// The message (with its prefix) rewritten by the op, or `None` where that went to the
-    /// blocking pool.
-    fn rewrite(&mut self, compressed: bool, message: Bytes) -> Option<Result<Bytes, Status>> {
-        let size = message.len() - PREFIX;
-        match self.op.apply_inline(compressed, &message[PREFIX..]) {
+    /// The message `body` rewritten by the op, or `None` where that went to the blocking pool.
+    fn rewrite(&mut self, compressed: bool, body: Bytes) -> Option<Result<Bytes, Status>> {
+        let size = body.len();
+        match self.op.apply_inline(compressed, &body) {
             Rewrite::Done(rewritten) => Some(self.finish(compressed, size, rewritten)),
             Rewrite::Blocking => {
                 let turn: Turn = Box::pin(async { TURNS.clone().acquire_owned().await.ok() });
                 self.working = Some(Working {
-                    step: Step::Waiting(turn, message),
+                    step: Step::Waiting(turn, body),
                     compressed,
                     size,
                 });
@@ -223,7 +186,7 @@ impl<B> Reframe<B> {
         }
     }
 
-    /// A rewritten message, recorded; an expanded one charged to the budget, if any.
+    /// A rewritten message, observed.
     fn finish(
         &mut self,
         compressed: bool,
@@ -231,39 +194,34 @@ impl<B> Reframe<B> {
         rewritten: Result<Bytes, Status>,
     ) -> Result<Bytes, Status> {
         let rewritten = rewritten?;
-        if let Some(largest) = &self.largest {
-            largest.saw(rewritten.len() - PREFIX);
-        }
-        if let (Some(charge), true, Op::Expand { .. }) = (&mut self.charge, compressed, self.op) {
-            charge.take(rewritten.len() - PREFIX, size)?;
+        if let Some(observer) = &mut self.observer {
+            observer(compressed, size, rewritten.len() - crate::PREFIX)?;
         }
         Ok(rewritten)
     }
 
-    /// The compressed flag and length of the message starting `bytes`, once its prefix is in;
-    /// refused when no message that long can be accepted.
-    fn header(&self, bytes: &[u8]) -> Option<Result<(bool, usize), Status>> {
-        let header = bytes.get(..PREFIX)?;
-        let compressed = header[0] == 1;
-        let len = u32::from_be_bytes([header[1], header[2], header[3], header[4]]) as usize;
-        if let Op::Expand { limit, .. } = self.op {
-            // A compressed message is rarely larger than what it expands to; refuse before
-            // buffering one that could only be refused later (a plain one past the limit
-            // too: the length is the client's word, and the buffer is reserved from it).
-            let most = if compressed {
-                limit.saturating_mul(2).saturating_add(1024)
-            } else {
-                limit
-            };
-            if len > most {
-                // OUT_OF_RANGE, as tonic answers a plain message past the limit: sending it
-                // again cannot help.
-                return Some(Err(Status::out_of_range(format!(
-                    "a message of {len} bytes; at most {limit} accepted"
-                ))));
-            }
+    /// Refuses a message no message that long can be accepted, before it is buffered.
+    fn admit(&self, header: Header) -> Result<(), Status> {
+        let Op::Expand { limit, .. } = self.op else {
+            return Ok(());
+        };
+        // A compressed message is rarely larger than what it expands to; refuse before
+        // buffering one that could only be refused later (a plain one past the limit too:
+        // the length is the client's word, and the buffer is reserved from it).
+        let most = if header.compressed {
+            limit.saturating_mul(2).saturating_add(1024)
+        } else {
+            limit
+        };
+        if header.len > most {
+            // OUT_OF_RANGE, as tonic answers a plain message past the limit: sending it
+            // again cannot help.
+            return Err(Status::out_of_range(format!(
+                "a message of {} bytes; at most {limit} accepted",
+                header.len
+            )));
         }
-        Some(Ok((compressed, len)))
+        Ok(())
     }
 }
 
@@ -317,7 +275,7 @@ where
     }
 
     fn is_end_stream(&self) -> bool {
-        self.done && self.partial.is_empty() && self.pending.is_empty() && self.working.is_none()
+        self.done && !self.bounds.inside() && self.pending.is_empty() && self.working.is_none()
     }
 }
 
@@ -325,7 +283,7 @@ impl<B> Reframe<B> {
     /// At the end of the data: a message cut short is an error.
     fn end(&mut self) -> Result<(), Status> {
         self.done = true;
-        if self.partial.is_empty() && self.pending.is_empty() {
+        if !self.bounds.inside() && self.pending.is_empty() {
             Ok(())
         } else {
             Err(Status::internal("the stream ended inside a message"))
@@ -336,37 +294,8 @@ impl<B> Reframe<B> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compress::Codec;
+    use crate::{Codec, PREFIX};
     use http_body_util::BodyExt;
-
-    #[test]
-    fn an_expansion_is_charged_what_the_budget_has_beside_its_arrival() {
-        let room = std::sync::Arc::new(tokio::sync::Semaphore::new(1000));
-        let budget = Budget {
-            room: room.clone(),
-            size: 1000,
-        };
-        // 200 compressed bytes held 400 as they arrived; their 600 expanded would cost 1,200,
-        // more than the budget has beside them: the rest of it, so the message goes alone.
-        let arrived = room.clone().try_acquire_many_owned(400).unwrap();
-        let mut charge = Charge::to(budget.clone());
-        charge.take(600, 200).unwrap();
-        assert_eq!(room.available_permits(), 0);
-        drop((charge, arrived));
-        assert_eq!(room.available_permits(), 1000);
-        // With other calls holding room, one that does not fit is refused, not kept waiting.
-        let other = room.clone().try_acquire_many_owned(500).unwrap();
-        let mut charge = Charge::to(budget);
-        charge.take(200, 10).unwrap();
-        let err = charge.take(200, 10).unwrap_err();
-        assert_eq!(err.code(), tonic::Code::ResourceExhausted);
-        assert!(
-            err.message().contains("--memory-budget"),
-            "{}",
-            err.message()
-        );
-        drop(other);
-    }
 
     /// `source`, every message rewritten by `op`, as one buffer.
     async fn rewritten<B>(source: B, op: Op) -> Bytes
@@ -420,7 +349,7 @@ mod tests {
     async fn a_large_message_leaves_no_large_buffer_behind() {
         // The second message's first bytes come with the first's end.
         let reframe = after_a_large_message(PREFIX + 200_000 + 5).await;
-        assert_eq!(reframe.partial.len(), 5, "the next message's start is kept");
+        assert_eq!(reframe.pending.len(), 5, "the next message's start is kept");
         assert!(
             reframe.partial.capacity() < 1024,
             "a buffer of {} bytes kept",
