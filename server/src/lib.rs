@@ -11,6 +11,8 @@ mod config;
 mod metrics;
 mod rpc;
 mod scheduling;
+mod solving;
+mod status;
 mod transport;
 
 use std::net::SocketAddr;
@@ -21,7 +23,7 @@ use anyhow::Context;
 use sudoku_proto::pb::puzzles_server::PuzzlesServer;
 use sudoku_proto::pb::sudoku_server::SudokuServer;
 use tokio::net::TcpListener;
-use tokio::sync::{Notify, oneshot};
+use tokio::sync::{Notify, Semaphore, oneshot};
 use tokio::task::JoinHandle;
 use tonic::codec::CompressionEncoding;
 use tonic::transport::server::Router;
@@ -32,13 +34,14 @@ pub use metrics::Metrics;
 pub use transport::in_process::Dialer;
 pub use transport::shutdown::{Signal, signal};
 
-use crate::admission::AdmitCalls;
 use crate::admission::compression::ServeCompressed;
+use crate::admission::{Admission, AdmitCalls};
 use crate::metrics::layer::CountCalls;
 use crate::rpc::health::Health;
 use crate::rpc::puzzles::PuzzlesService;
-use crate::rpc::state::Shared;
 use crate::rpc::sudoku::SudokuService;
+use crate::scheduling::pool::Pool;
+use crate::solving::Limits;
 use crate::transport::incoming::Incoming;
 
 /// HTTP/2 flow-control window per stream: what a client may send beyond what the server has
@@ -379,4 +382,55 @@ where
         },
     };
     result.context("gRPC server failed")
+}
+
+/// State shared by every call.
+pub(crate) struct Shared {
+    pub(crate) pool: Pool,
+    pub(crate) limits: Limits,
+    /// The receive budget and the idle timeout.
+    pub(crate) admission: Arc<Admission>,
+    pub(crate) batch_window: usize,
+    /// Bytes every batch stream together may hold in requests read and answers unsent.
+    pub(crate) bytes: Arc<Semaphore>,
+    /// The size of `bytes`: a message that would hold more takes all of it.
+    pub(crate) buffered_bytes: usize,
+    /// Bytes of batch messages read but waiting for room in `bytes` or their stream's budget
+    /// (as large as `bytes`): a message that finds none ends its stream, so what waits is
+    /// bounded however many streams wait.
+    pub(crate) waiting: Arc<Semaphore>,
+    /// Bytes the message buffers of open batch streams keep.
+    pub(crate) kept: batch::Kept,
+    /// Every open batch stream, as the budgets above see it.
+    pub(crate) holders: Arc<batch::Holders>,
+    /// Bytes one batch stream may hold.
+    pub(crate) stream_bytes: usize,
+    /// How long a batch stream may go without reading, solving or sending.
+    pub(crate) stream_idle: Option<Duration>,
+}
+
+impl Shared {
+    /// Starts the solver threads and sets the limits from `config`.
+    pub(crate) fn new(config: &Config, metrics: Arc<Metrics>) -> anyhow::Result<Shared> {
+        let bytes = Arc::new(Semaphore::new(config.max_buffered_bytes));
+        let waiting = Arc::new(Semaphore::new(config.max_buffered_bytes));
+        let kept = batch::Kept::new(config.max_kept_bytes);
+        let holders = batch::Holders::new(
+            Duration::from_millis(config.kept_idle_ms),
+            [kept.room(), bytes.clone(), waiting.clone()],
+        );
+        Ok(Shared {
+            pool: Pool::new(config.worker_count(), config.solvers_yield, metrics)?,
+            limits: Limits::from(config),
+            admission: Arc::new(Admission::new(config)),
+            batch_window: config.batch_window.clamp(1, config::MAX_BATCH_WINDOW),
+            bytes,
+            buffered_bytes: config.max_buffered_bytes,
+            waiting,
+            kept,
+            holders: Arc::new(holders),
+            stream_bytes: config.max_stream_bytes,
+            stream_idle: config.stream_idle(),
+        })
+    }
 }

@@ -86,7 +86,7 @@ where
 
     /// The status a closed call ends with, where its client ever reads it.
     fn closed(&self) -> Status {
-        crate::rpc::status::stream_closed(format!(
+        crate::status::stream_closed(format!(
             "stream closed: its client took no answer for {} ms (--idle-timeout-ms); read \
              answers as they come, or open a new call",
             self.idle.as_millis()

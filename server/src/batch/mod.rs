@@ -26,12 +26,12 @@ use prost::Message;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
 use tonic::{Status, Streaming};
 
+use crate::Shared;
 use crate::admission::WaitingForRoom;
 use crate::admission::methods::LargestMessage;
-use crate::rpc::solving::Limits;
-use crate::rpc::state::Shared;
 use crate::scheduling::lanes::Tenant;
 use crate::scheduling::pool::{Deliver, PoolError, Work};
+use crate::solving::Limits;
 
 pub(crate) use answers::Answers;
 pub(crate) use holders::Holders;
@@ -721,7 +721,7 @@ impl<M: Batched> Reader<M> {
                 () = self.holder.closed(), if closable => {
                     let idle = self.shared.holders.unused_before_closed();
                     if let Some(budget) = self.holder.close_for(idle) {
-                        return Err(End::Stalled(crate::rpc::status::stream_closed(self.closed_for_room(budget))));
+                        return Err(End::Stalled(crate::status::stream_closed(self.closed_for_room(budget))));
                     }
                 }
                 () = tokio::time::sleep(idle), if idle != Duration::MAX => {
@@ -730,7 +730,7 @@ impl<M: Batched> Reader<M> {
                     let in_pool = self.in_pool.load(Ordering::Acquire) > 0;
                     let now = self.progress.load(Ordering::Relaxed);
                     if now == seen && !in_pool && !waiting_on_others() {
-                        return Err(End::Stalled(crate::rpc::status::stream_closed(format!(
+                        return Err(End::Stalled(crate::status::stream_closed(format!(
                             "stream closed: nothing read, solved or taken for {} ms \
                              (--idle-timeout-ms); open a new stream",
                             idle.as_millis()

@@ -15,9 +15,9 @@ use tonic::Status;
 
 use super::answers::Outbox;
 use super::{Batched, Hold, Read, Submit, pieces};
-use crate::rpc::solving::{Job, Limits, wire_outcome};
-use crate::rpc::status::RequestError;
 use crate::scheduling::pool::{Deliver, PoolError, Work};
+use crate::solving::{Job, Limits, wire_outcome};
+use crate::status::RequestError;
 
 impl Batched for pb::PackedPuzzles {
     type Answer = pb::PackedAnswers;

@@ -8,9 +8,9 @@ use sudoku_proto::{grid_from_pb, pb, rating_to_pb, verdict_of};
 use tonic::Status;
 
 use super::{Batched, Read, Submit};
-use crate::rpc::solving::Limits;
-use crate::rpc::status::RequestError;
 use crate::scheduling::pool::PoolError;
+use crate::solving::Limits;
+use crate::status::RequestError;
 
 impl Batched for pb::RateRequest {
     type Answer = pb::RateResponse;

@@ -11,9 +11,9 @@ use tonic::Status;
 use super::answers::Outbox;
 use super::carry::{Carry, GATHER, GATHER_WAIT, Out};
 use super::{Batched, Hold, Read, Submit};
-use crate::rpc::solving::{Job, Limits, invalid, prepare, response};
-use crate::rpc::status::RequestError;
 use crate::scheduling::pool::{Deliver, PoolError, Work};
+use crate::solving::{Job, Limits, invalid, prepare, response};
+use crate::status::RequestError;
 
 /// An answer and what its puzzle holds.
 type Answer = (pb::SolveResponse, Hold);
@@ -261,7 +261,7 @@ mod tests {
         ];
         let room = super::super::HOLD_OVERHEAD;
         for reason in reasons {
-            let answer = crate::rpc::solving::invalid(String::new(), u64::MAX, &reason);
+            let answer = crate::solving::invalid(String::new(), u64::MAX, &reason);
             let error = answer.error.as_ref().expect("the reason");
             let takes = std::mem::size_of::<pb::SolveResponse>() + error.message.capacity();
             // The rest of the room: the allocator's rounding and the answer's channel slot.

@@ -7,7 +7,7 @@
 
 use super::Batched;
 use super::holders::WaitingRoom;
-use crate::rpc::state::Shared;
+use crate::Shared;
 
 /// The puzzles of each slice of a message of `puzzles` puzzles, or `None` where the stream
 /// can take it whole. A slice takes at most half the window and about half the stream's

@@ -3,6 +3,7 @@
 //! connections open and closed by the server.
 
 pub(crate) mod layer;
+pub(crate) mod solves;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -19,7 +20,7 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Registry;
 use tokio::net::TcpListener;
 
-use crate::scheduling::tally::{OUTCOMES, SolveSeconds, SolveTally};
+use crate::metrics::solves::{OUTCOMES, SolveSeconds, SolveTally};
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RequestLabels {

@@ -11,11 +11,11 @@ use sudoku_proto::{pb, verdict_of};
 use tokio::sync::mpsc;
 use tonic::Status;
 
-use crate::rpc::state::Shared;
-use crate::rpc::status::RequestError;
+use crate::Shared;
 use crate::scheduling::lanes::Tenant;
 use crate::scheduling::logic::Until;
 use crate::scheduling::pool::{CancelOnDrop, PoolError};
+use crate::status::RequestError;
 
 /// Steps made per piece of work: enough that a piece's cost dwarfs its hand-over, few enough
 /// that an unread stream holds little (a 25×25 step's message is up to a few KiB).

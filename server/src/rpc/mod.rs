@@ -4,7 +4,4 @@ pub(crate) mod explain;
 pub(crate) mod generate;
 pub(crate) mod health;
 pub(crate) mod puzzles;
-pub(crate) mod solving;
-pub(crate) mod state;
-pub(crate) mod status;
 pub(crate) mod sudoku;

@@ -10,14 +10,14 @@ use sudoku_proto::{entries_from_pb, grid_from_pb, pb, rating_to_pb, verdict_of};
 use tokio::sync::mpsc;
 use tonic::{Request, Response, Status, Streaming};
 
+use crate::Shared;
 use crate::rpc::explain::{Explaining, Started};
-use crate::rpc::solving::Job;
-use crate::rpc::state::Shared;
-use crate::rpc::status::RequestError;
 use crate::rpc::sudoku::client_deadline;
 use crate::scheduling::lanes::Tenant;
 use crate::scheduling::logic::Until;
 use crate::scheduling::pool::{CancelOnDrop, PoolError};
+use crate::solving::Job;
+use crate::status::RequestError;
 
 /// The Puzzles service; cheap to clone.
 #[derive(Clone)]

@@ -8,13 +8,13 @@ use sudoku_proto::pb;
 use tonic::metadata::MetadataMap;
 use tonic::{Request, Response, Status, Streaming};
 
+use crate::Shared;
 use crate::admission::WaitingForRoom;
 use crate::batch::Caller;
-use crate::rpc::solving::{prepare, response};
-use crate::rpc::state::Shared;
-use crate::rpc::status::RequestError;
 use crate::scheduling::lanes::Tenant;
 use crate::scheduling::pool::{CancelOnDrop, PoolError};
+use crate::solving::{prepare, response};
+use crate::status::RequestError;
 
 /// The Sudoku service; cheap to clone.
 #[derive(Clone)]

@@ -4,4 +4,3 @@
 pub(crate) mod lanes;
 pub(crate) mod logic;
 pub(crate) mod pool;
-pub(crate) mod tally;

@@ -11,9 +11,9 @@ use solver_core::{Grid, Options, Outcome, Report, SolveError, StopReason};
 use tokio::sync::oneshot;
 
 use crate::metrics::Metrics;
-use crate::rpc::solving::Job;
+use crate::metrics::solves::SolveTally;
 use crate::scheduling::lanes::{Lanes, Tenant};
-use crate::scheduling::tally::SolveTally;
+use crate::solving::Job;
 
 /// The largest grid side tried on the calling task before going to a solver thread.
 const INLINE_MAX_SIDE: usize = 9;

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use solver_core::{Grid, Options, Outcome, Report, StopReason};
 use sudoku_proto::{grid_from_pb, grid_to_pb, pb};
 
-use crate::rpc::status::RequestError;
+use crate::status::RequestError;
 
 /// Server-side limits applied to every puzzle.
 #[derive(Debug, Clone)]

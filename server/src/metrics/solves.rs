@@ -8,7 +8,7 @@ use prometheus_client::encoding::{EncodeMetric, MetricEncoder, NoLabelSet};
 use prometheus_client::metrics::{MetricType, TypedMetric};
 use solver_core::Report;
 
-use crate::rpc::solving::wire_outcome;
+use crate::solving::wire_outcome;
 
 /// Wire outcomes a solve is counted under, by number (`sudoku.v1.Outcome`).
 pub const OUTCOMES: usize = sudoku_proto::pb::Outcome::Solved as usize + 1;
