@@ -220,6 +220,10 @@ pub struct Config {
     /// Time (ms) calls on an aged connection get to finish before it is closed; not a flag.
     #[arg(skip = DEFAULT_MAX_CONNECTION_AGE_GRACE_MS)]
     pub max_connection_age_grace_ms: u64,
+    /// Web origins (`https://example.com`, comma-separated) whose pages may call the API over
+    /// gRPC-Web from a browser (CORS); none by default, so only pages served by this server may.
+    #[arg(long, env = "SUDOKU_CORS_ORIGINS", value_delimiter = ',', value_parser = parse_origin)]
+    pub cors_origins: Vec<http::HeaderValue>,
     /// Log format; the level comes from RUST_LOG (default info).
     #[arg(long, env = "SUDOKU_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
@@ -229,6 +233,19 @@ pub struct Config {
     /// PEM private key for --tls-cert.
     #[arg(long, env = "SUDOKU_TLS_KEY", requires = "tls_cert")]
     pub tls_key: Option<PathBuf>,
+}
+
+/// An origin for `--cors-origins`: a scheme and a host, with a port if any, and nothing else.
+fn parse_origin(origin: &str) -> Result<http::HeaderValue, String> {
+    let scheme_ok = origin.starts_with("http://") || origin.starts_with("https://");
+    let host = origin.split_once("://").map_or("", |(_, rest)| rest);
+    if !scheme_ok || host.is_empty() || host.contains('/') {
+        return Err(format!(
+            "{origin:?} is not an origin: write it as a browser sends it, such as \
+             https://example.com or http://localhost:8080 (no path)"
+        ));
+    }
+    http::HeaderValue::from_str(origin).map_err(|_| format!("{origin:?} is not an origin"))
 }
 
 /// The default memory budget: 5/8 of the cgroup's memory limit where one is set (v2's
@@ -409,6 +426,7 @@ impl Default for Config {
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             memory_budget: None,
             max_streams_per_connection: DEFAULT_MAX_STREAMS_PER_CONNECTION,
+            cors_origins: Vec::new(),
             batch_window: DEFAULT_BATCH_WINDOW,
             max_guesses: DEFAULT_MAX_GUESSES,
             max_solve_ms: DEFAULT_MAX_SOLVE_MS,

@@ -28,6 +28,9 @@ use tokio::task::JoinHandle;
 use tonic::codec::CompressionEncoding;
 use tonic::transport::server::Router;
 use tonic::transport::{Identity, ServerTlsConfig};
+use tonic_web::GrpcWebLayer;
+use tower::layer::util::{Identity as NoLayer, Stack};
+use tower_http::cors::{AllowOrigin, CorsLayer};
 
 pub use config::{Config, ConfigError, LogFormat, OptionalAddr, cores};
 pub use metrics::Metrics;
@@ -246,14 +249,12 @@ fn transport(config: &Config) -> anyhow::Result<tonic::transport::Server> {
     Ok(builder)
 }
 
-/// The layers around every service: the metrics layer, then admission (before any body is
-/// read), then compression.
-type Layers = tower::layer::util::Stack<
+/// The layers around every service: CORS (for browsers on other origins), gRPC-Web turned
+/// into gRPC, the metrics layer, admission (before any body is read), then compression. A
+/// gRPC-Web call is a gRPC call to every layer after the second.
+type Layers = Stack<
     ServeCompressed,
-    tower::layer::util::Stack<
-        AdmitCalls,
-        tower::layer::util::Stack<CountCalls, tower::layer::util::Identity>,
-    >,
+    Stack<AdmitCalls, Stack<CountCalls, Stack<GrpcWebLayer, Stack<CorsLayer, NoLayer>>>>,
 >;
 
 /// Every service the server answers, each accepting and answering gzip and zstd (by
@@ -289,6 +290,9 @@ fn services(
     let sudoku = compressed!(SudokuServer::new(SudokuService::new(shared.clone())));
     let puzzles = compressed!(PuzzlesServer::new(PuzzlesService::new(shared.clone())));
     let mut transport = transport
+        .accept_http1(true)
+        .layer(cors(&config.cors_origins))
+        .layer(GrpcWebLayer::new())
         .layer(CountCalls::new(metrics.clone()))
         .layer(AdmitCalls::new(shared.admission.clone()))
         .layer(ServeCompressed::new(
@@ -310,6 +314,23 @@ fn services(
     Ok(router
         .add_service(compressed!(builder().build_v1()?, control))
         .add_service(compressed!(builder().build_v1alpha()?, control)))
+}
+
+/// CORS for gRPC-Web from `origins`: none answers no preflight, so browsers keep other
+/// origins' pages out.
+fn cors(origins: &[http::HeaderValue]) -> CorsLayer {
+    if origins.is_empty() {
+        return CorsLayer::new();
+    }
+    // What grpc-web clients send and must read (the status travels in the body's trailers,
+    // but some clients read these headers of a trailers-only answer).
+    let exposed = ["grpc-status", "grpc-message", "grpc-status-details-bin"];
+    CorsLayer::new()
+        .allow_origin(AllowOrigin::list(origins.iter().cloned()))
+        .allow_methods([http::Method::POST, http::Method::OPTIONS])
+        .allow_headers(tower_http::cors::Any)
+        .expose_headers(exposed.map(http::HeaderName::from_static))
+        .max_age(Duration::from_secs(24 * 60 * 60))
 }
 
 /// Serves `/metrics` when configured; `stop` ends it.
