@@ -13,6 +13,7 @@ mod rpc;
 mod scheduling;
 mod solving;
 mod status;
+pub mod telemetry;
 mod transport;
 
 use std::net::SocketAddr;

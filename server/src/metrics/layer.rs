@@ -1,6 +1,7 @@
-//! A tower layer that counts every call once, under the code it really ended with: the
-//! `grpc-status` of its trailers (or trailers-only headers), or CANCELLED when the client
-//! left first and the call was dropped unfinished.
+//! A tower layer that observes every call once: counted under the code it really ended with
+//! (the `grpc-status` of its trailers or trailers-only headers, or CANCELLED when the client
+//! left first and the call was dropped unfinished), in a span of the caller's trace that
+//! lasts until its answer is sent and records that code.
 
 use std::pin::Pin;
 use std::sync::Arc;
@@ -10,8 +11,10 @@ use http_body::{Body, Frame, SizeHint};
 use tonic::Code;
 use tonic::codegen::http::{self, HeaderMap};
 use tower::{Layer, Service};
+use tracing::Instrument;
 
 use crate::metrics::Metrics;
+use crate::telemetry;
 
 /// Wraps services so each call is counted in `sudoku_requests_total`.
 #[derive(Clone)]
@@ -63,11 +66,13 @@ where
 
     fn call(&mut self, request: http::Request<B>) -> Self::Future {
         // Made before the call starts: if the future is dropped unfinished, it counts CANCELLED.
+        let span = telemetry::call_span(request.uri().path(), request.headers());
         let mut tally = Tally {
             metrics: Some(self.metrics.clone()),
             method: method_name(request.uri().path()),
+            span: span.clone(),
         };
-        let call = self.inner.call(request);
+        let call = span.in_scope(|| self.inner.call(request)).instrument(span);
         Box::pin(async move {
             let response = match call.await {
                 Ok(response) => response,
@@ -123,16 +128,19 @@ impl<B: Body + Unpin> Body for CountedBody<B> {
     }
 }
 
-/// One call's count, taken exactly once.
+/// One call's count, taken exactly once, and its span, which ends when this is dropped.
 struct Tally {
     metrics: Option<Arc<Metrics>>,
     method: &'static str,
+    span: tracing::Span,
 }
 
 impl Tally {
     fn finish(&mut self, code: Code) {
         if let Some(metrics) = self.metrics.take() {
             metrics.request(self.method, code);
+            telemetry::record_status(&self.span, code);
+            tracing::debug!(parent: &self.span, code = ?code, "call ended");
         }
     }
 }
@@ -188,10 +196,12 @@ mod tests {
         let mut tally = Tally {
             metrics: Some(metrics.clone()),
             method: "Solve",
+            span: tracing::Span::none(),
         };
         drop(Tally {
             metrics: Some(metrics.clone()),
             method: "Solve",
+            span: tracing::Span::none(),
         });
         tally.finish(Code::Ok);
         tally.finish(Code::Internal);

@@ -9,6 +9,7 @@ use solver_core::{Entries, Grid, Outcome, Shape, StopReason};
 use sudoku_proto::{entries_from_pb, grid_from_pb, pb, rating_to_pb, verdict_of};
 use tokio::sync::mpsc;
 use tonic::{Request, Response, Status, Streaming};
+use tracing::Instrument;
 
 use crate::Shared;
 use crate::rpc::explain::{Explaining, Started};
@@ -18,6 +19,7 @@ use crate::scheduling::logic::Until;
 use crate::scheduling::pool::{CancelOnDrop, PoolError};
 use crate::solving::Job;
 use crate::status::RequestError;
+use crate::telemetry;
 
 /// The Puzzles service; cheap to clone.
 #[derive(Clone)]
@@ -94,12 +96,12 @@ impl PuzzlesService {
             };
             work(&options)
         };
-        match self
+        let work = tracing::info_span!("logic").or_current();
+        let ran = self
             .shared
             .pool
-            .run_sliced(tenant, caller, cap, run, stopped)
-            .await
-        {
+            .run_sliced(tenant, caller, cap, run, stopped);
+        match ran.instrument(work).await {
             Ok(value) => Ok(value),
             Err(PoolError::Panicked(panic)) => Err(RequestError::Internal(panic).to_status(None)),
             Err(PoolError::Solve(err)) => Err(RequestError::from(err).to_status(None)),
@@ -230,6 +232,7 @@ impl pb::puzzles_server::Puzzles for PuzzlesService {
         let grid = self.read_grid(request.puzzle.as_ref(), "puzzle")?;
         let cancel = CancelOnDrop::new();
         let options = self.logic_options(request.options, &cancel);
+        let side = grid.side();
         let rating = self
             .run(
                 tenant,
@@ -242,6 +245,8 @@ impl pb::puzzles_server::Puzzles for PuzzlesService {
                 },
             )
             .await?;
+        let rated = rating.as_ref().ok().map(logic::Rating::rating);
+        telemetry::record_logic(side, rated);
         let mut answer = match rating {
             Ok(rating) => rating_to_pb(&rating),
             Err(err) => match verdict_of(&err) {
@@ -284,6 +289,7 @@ impl pb::puzzles_server::Puzzles for PuzzlesService {
             marks,
             _cancel,
         } = self.logic_call(request)?;
+        telemetry::record_logic(grid.side(), None);
         let hint = self
             .run(
                 tenant,

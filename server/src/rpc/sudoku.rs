@@ -7,6 +7,7 @@ use solver_core::{Outcome, Shape, StopReason};
 use sudoku_proto::pb;
 use tonic::metadata::MetadataMap;
 use tonic::{Request, Response, Status, Streaming};
+use tracing::Instrument;
 
 use crate::Shared;
 use crate::admission::WaitingForRoom;
@@ -15,6 +16,7 @@ use crate::scheduling::lanes::Tenant;
 use crate::scheduling::pool::{CancelOnDrop, PoolError};
 use crate::solving::{prepare, response};
 use crate::status::RequestError;
+use crate::telemetry;
 
 /// The Sudoku service; cheap to clone.
 #[derive(Clone)]
@@ -43,7 +45,10 @@ impl SudokuService {
         // Dropping this future (client cancel, disconnect) raises the flag and frees the core.
         let cancel = CancelOnDrop::new();
         job.cancel_with(cancel.0.clone());
-        let solution = match self.shared.pool.solve(tenant, job).await {
+        let side = shape.map_or(0, |s| s.side());
+        let work = tracing::info_span!("solve").or_current();
+        let solved = self.shared.pool.solve(tenant, job).instrument(work).await;
+        let solution = match solved {
             Ok(solution) => solution,
             Err(PoolError::Solve(err)) => return Err(RequestError::from(err).to_status(shape)),
             Err(PoolError::Panicked(panic)) => {
@@ -58,6 +63,7 @@ impl SudokuService {
                 ..
             }
         ) && deadline.is_some_and(|d| Instant::now() >= d);
+        telemetry::record_solve(side, &solution);
         if stopped_by_caller {
             return Err(stopped_status(&solution.stats));
         }
