@@ -287,11 +287,13 @@ pub(crate) fn spawn<M: Batched>(
         caller,
         shared,
     };
-    tokio::spawn(async move {
+    // In the call's span: the stream's logs carry its trace.
+    let task = async move {
         if let Some(status) = reader.run(inbound).await {
             let _ = end_tx.send(status);
         }
-    });
+    };
+    tokio::spawn(tracing::Instrument::in_current_span(task));
     Answers::new(inbox, end_rx, progress)
 }
 

@@ -193,7 +193,7 @@ pub(crate) fn stream(
     deadline: Option<Instant>,
 ) -> mpsc::Receiver<Result<pb::GeneratedPuzzle, Status>> {
     let (tx, rx) = mpsc::channel(2);
-    tokio::spawn(async move {
+    let making = async move {
         let cancel = CancelOnDrop::new();
         let cap = shared.limits.max_solve_time;
         let mut spent = Duration::ZERO;
@@ -241,7 +241,9 @@ pub(crate) fn stream(
             }
             seed = next_seed(seed);
         }
-    });
+    };
+    // In the call's span: the puzzles' logs carry its trace.
+    tokio::spawn(tracing::Instrument::in_current_span(making));
     rx
 }
 

@@ -344,7 +344,7 @@ impl pb::puzzles_server::Puzzles for PuzzlesService {
         let (tx, rx) = mpsc::channel(2);
         match started {
             Started::Explaining(explaining) => {
-                tokio::spawn(explaining.stream(tx));
+                tokio::spawn(explaining.stream(tx).in_current_span());
             }
             Started::Verdict(verdict) => {
                 // Room for one: the channel is new.
