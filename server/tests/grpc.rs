@@ -526,7 +526,8 @@ async fn health_and_reflection_answer() {
         .await
         .unwrap();
     let mut health = HealthClient::new(channel.clone()).send_compressed(CompressionEncoding::Gzip);
-    for service in ["", "sudoku.v1.Sudoku"] {
+    // The whole server, and each service on its own, as mesh probes ask.
+    for service in ["", "sudoku.v1.Sudoku", "sudoku.v1.Puzzles"] {
         let answer = health
             .check(HealthCheckRequest {
                 service: service.into(),
@@ -536,6 +537,13 @@ async fn health_and_reflection_answer() {
             .into_inner();
         assert_eq!(answer.status(), ServingStatus::Serving, "{service:?}");
     }
+    let unknown = health
+        .check(HealthCheckRequest {
+            service: "sudoku.v1.Nothing".into(),
+        })
+        .await
+        .expect_err("no such service");
+    assert_eq!(unknown.code(), tonic::Code::NotFound);
     let mut reflection =
         ServerReflectionClient::new(channel).send_compressed(CompressionEncoding::Zstd);
     let ask = ServerReflectionRequest {
