@@ -1,6 +1,6 @@
 //! A batch stream's answers on their way from the solver threads to tonic, in groups stamped
 //! with when they were made: how long the oldest untaken one has waited tells a client that
-//! cannot keep up (see [`super::holders`]).
+//! cannot keep up (see [`super::reclaim`]).
 
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -13,7 +13,7 @@ use tokio_stream::Stream;
 use tonic::Status;
 
 use super::Hold;
-use super::holders::Backlog;
+use super::reclaim::Backlog;
 
 /// Answers made together, each with what its puzzle holds.
 pub(crate) struct Group<A> {

@@ -5,15 +5,15 @@
 //! its error, but only after every puzzle read before it has been answered. What differs
 //! between the two RPCs (how a message becomes puzzles, how answers are made) is [`Batched`].
 
+mod answer_pieces;
 mod answers;
-mod carry;
-mod holders;
-mod kept;
+mod coalesce;
+mod kept_buffers;
+mod message_slices;
 mod packed;
-mod pieces;
 mod rate;
+mod reclaim;
 mod single;
-mod slices;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
@@ -21,8 +21,8 @@ use std::time::{Duration, Instant};
 
 use answers::{Inbox, Outbox};
 use futures::FutureExt;
-use holders::{Budget, WaitingRoom};
 use prost::Message;
+use reclaim::{Budget, WaitingRoom};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
 use tonic::{Status, Streaming};
 
@@ -34,8 +34,8 @@ use crate::scheduling::pool::{Deliver, PoolError, Work};
 use crate::solving::Limits;
 
 pub(crate) use answers::Answers;
-pub(crate) use holders::Holders;
-pub(crate) use kept::Kept;
+pub(crate) use kept_buffers::Kept;
+pub(crate) use reclaim::Holders;
 
 /// Bytes counted for a one-puzzle message beyond twice its encoded size: the job, or the
 /// error an invalid one is answered with (up to about 300 bytes, for a wrong number of
@@ -101,8 +101,8 @@ pub(crate) struct Submit<'a, A> {
     pub(crate) cancel: &'a Arc<AtomicBool>,
     pub(crate) out: &'a Outbox<A>,
     pub(crate) progress: &'a Arc<AtomicU64>,
-    /// Answers the stream's tasks leave at their end, sent on together (see [`carry`]).
-    pub(crate) carry: &'a Arc<carry::Carry<A>>,
+    /// Answers the stream's tasks leave at their end, sent on together (see [`coalesce`]).
+    pub(crate) carry: &'a Arc<coalesce::Carry<A>>,
     /// The stream's tasks on the solver threads (see [`InPool`]).
     in_pool: &'a Arc<AtomicUsize>,
 }
@@ -129,7 +129,7 @@ impl<A> Submit<'_, A> {
 
     /// Sends answers that need no solving (invalid items) straight out.
     pub(crate) fn send_now(&self, answers: Vec<(A, Hold)>) {
-        let out = carry::Out {
+        let out = coalesce::Out {
             out: self.out,
             progress: self.progress,
         };
@@ -261,8 +261,8 @@ pub(crate) fn spawn<M: Batched>(
     let progress = Arc::new(AtomicU64::new(0));
     let in_pool = Arc::new(AtomicUsize::new(0));
     let stream_bytes = Arc::new(Semaphore::new(shared.stream_bytes));
-    let backlog: Weak<dyn holders::Backlog> = Arc::downgrade(&inbox) as _;
-    let holder = shared.holders.holder(holders::Work {
+    let backlog: Weak<dyn reclaim::Backlog> = Arc::downgrade(&inbox) as _;
+    let holder = shared.holders.holder(reclaim::Work {
         in_pool: in_pool.clone(),
         stream_bytes: stream_bytes.clone(),
         stream_budget: shared.stream_bytes,
@@ -325,17 +325,17 @@ struct Reader<M: Batched> {
     /// The stream as the kept budget sees it, with what its message buffers keep (see
     /// [`Batched::kept_bytes`]), charged to `--memory-budget` until the stream ends: 64 open
     /// streams that had each taken one 4 MB message of refused puzzles kept 1 GiB.
-    holder: Arc<holders::Holder>,
+    holder: Arc<reclaim::Holder>,
     out: Outbox<M::Answer>,
-    carry: Arc<carry::Carry<M::Answer>>,
+    carry: Arc<coalesce::Carry<M::Answer>>,
     /// Weak, so that the client dropping its side still closes the channel.
     answers: Weak<Mutex<Inbox<M::Answer>>>,
     /// Stream index of the next puzzle.
     index: u64,
     /// Messages read.
     messages: u64,
-    /// The rest of a message being admitted a slice at a time (see [`slices`]).
-    rest: Option<slices::Rest<M>>,
+    /// The rest of a message being admitted a slice at a time (see [`message_slices`]).
+    rest: Option<message_slices::Rest<M>>,
     /// That message's room among the messages waiting for room, until its last slice has
     /// its hold: its slices need none of their own.
     sliced: Option<WaitingRoom>,
@@ -471,25 +471,25 @@ impl<M: Batched> Reader<M> {
     }
 
     /// A message with its puzzle count, or its first slice where it is too large for the
-    /// stream to take at once (see [`slices`]), or the end of a stream it breaks.
+    /// stream to take at once (see [`message_slices`]), or the end of a stream it breaks.
     fn count(&mut self, mut message: M) -> Result<(M, usize), End> {
         message.own_bytes();
         let puzzles = match message.puzzles(&self.shared.limits) {
             Ok(puzzles) => puzzles,
             Err(status) => return Err(self.broken(status)),
         };
-        let Some(slice) = slices::size(&message, puzzles, &self.shared) else {
+        let Some(slice) = message_slices::size(&message, puzzles, &self.shared) else {
             return Ok((message, puzzles));
         };
         // Its slices are smaller than the message: the message is the use (see `note_use`).
         self.note_use(&message, self.holder.kept());
         // The rest waits in memory until its last slice is taken.
-        self.sliced = Some(self.waiting_room(slices::rest_cost(message.encoded_len()))?);
-        Ok(self.next_slice(slices::Rest::new(message, puzzles, slice)))
+        self.sliced = Some(self.waiting_room(message_slices::rest_cost(message.encoded_len()))?);
+        Ok(self.next_slice(message_slices::Rest::new(message, puzzles, slice)))
     }
 
     /// The next slice of a message admitted a slice at a time, keeping the rest if any.
-    fn next_slice(&mut self, rest: slices::Rest<M>) -> (M, usize) {
+    fn next_slice(&mut self, rest: message_slices::Rest<M>) -> (M, usize) {
         let (slice, rest) = rest.next(&mut self.sliced);
         self.rest = rest;
         slice
@@ -505,7 +505,7 @@ impl<M: Batched> Reader<M> {
     }
 
     /// Charges what the stream's buffers keep once `message` has gone through them, making
-    /// room by closing idle streams where there is none (see [`kept`]); or ends the stream
+    /// room by closing idle streams where there is none (see [`kept_buffers`]); or ends the stream
     /// RESOURCE_EXHAUSTED. A message that would keep more than the whole budget takes all of
     /// it, so it still goes, alone.
     async fn keep(&mut self, message: &M) -> Result<(), End> {
@@ -686,7 +686,7 @@ impl<M: Batched> Reader<M> {
     }
 
     /// The client's next message, as [`Reader::watch_unless`] waits; meanwhile the stream counts as
-    /// idle, to be closed if a budget needs what it holds (see [`holders`]).
+    /// idle, to be closed if a budget needs what it holds (see [`reclaim`]).
     async fn next_message(
         &self,
         inbound: &mut Streaming<M>,
@@ -702,7 +702,7 @@ impl<M: Batched> Reader<M> {
 
     /// Runs `work` until it ends, the client leaves, or the stream stalls: it is not stalled
     /// while `waiting_on_others` says so, nor while it has work on the solver threads. Where
-    /// `closable`, it also ends when a budget closes it (see [`holders`]).
+    /// `closable`, it also ends when a budget closes it (see [`reclaim`]).
     async fn watch_unless<T>(
         &self,
         work: impl Future<Output = T>,

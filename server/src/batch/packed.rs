@@ -14,7 +14,7 @@ use sudoku_proto::{nibbles, pb};
 use tonic::Status;
 
 use super::answers::Outbox;
-use super::{Batched, Hold, Read, Submit, pieces};
+use super::{Batched, Hold, Read, Submit, answer_pieces};
 use crate::scheduling::pool::{Deliver, PoolError, Work};
 use crate::solving::{Job, Limits, wire_outcome};
 use crate::status::RequestError;
@@ -56,7 +56,7 @@ impl Batched for pb::PackedPuzzles {
 
     /// The request, and its answer's pieces, as large as twice it at most (see `pieces`).
     fn kept_bytes(request: usize) -> usize {
-        request.saturating_add(pieces::cap(request))
+        request.saturating_add(answer_pieces::cap(request))
     }
 
     fn held_bytes(&self, puzzles: usize) -> usize {
@@ -125,7 +125,7 @@ impl Batched for pb::PackedPuzzles {
                     options
                 })
                 .map_err(|e| e.to_pb());
-            let answer_cap = pieces::cap(read.message.encoded_len());
+            let answer_cap = answer_pieces::cap(read.message.encoded_len());
             let Read {
                 message,
                 first,
@@ -511,7 +511,7 @@ impl PackState {
         }
         let answer = std::mem::take(&mut self.answer);
         let mut left = count - self.detached.len();
-        let mut pieces = pieces::cut_around(
+        let mut pieces = answer_pieces::cut_around(
             answer,
             source.bytes_each(),
             source.answer_cap,
@@ -909,7 +909,7 @@ mod tests {
             options: Ok(solver_core::Options::default()),
             cancel: Arc::default(),
             cap: std::time::Duration::from_secs(10),
-            answer_cap: pieces::MOST_ANSWER_BYTES,
+            answer_cap: answer_pieces::MOST_ANSWER_BYTES,
         };
         let pack = Arc::new(Pack::new("m".to_owned(), 7, hold(), 5, source));
         let parts: Vec<Part> = [0..2, 2..3, 3..5]
@@ -1018,7 +1018,7 @@ mod tests {
                 options,
                 cancel: cancel.clone(),
                 cap: std::time::Duration::from_secs(10),
-                answer_cap: pieces::MOST_ANSWER_BYTES,
+                answer_cap: answer_pieces::MOST_ANSWER_BYTES,
             };
             let pack = Arc::new(Pack::new("m".to_owned(), 0, hold(), 1, source));
             let item = Item {
@@ -1142,7 +1142,7 @@ mod tests {
             options: Ok(solver_core::Options::default()),
             cancel: Arc::default(),
             cap: std::time::Duration::from_secs(10),
-            answer_cap: pieces::MOST_ANSWER_BYTES,
+            answer_cap: answer_pieces::MOST_ANSWER_BYTES,
         };
         let pack = Arc::new(Pack::new("m".to_owned(), 7, hold, 3, source));
         let part = Part::new(pack.clone(), 0..3);
@@ -1188,7 +1188,7 @@ mod tests {
             options: Ok(solver_core::Options::default()),
             cancel: Arc::default(),
             cap: std::time::Duration::from_secs(10),
-            answer_cap: pieces::MOST_ANSWER_BYTES,
+            answer_cap: answer_pieces::MOST_ANSWER_BYTES,
         };
         let pack = Arc::new(Pack::new("m".to_owned(), 0, hold, 4, source));
         let part = Part::new(pack.clone(), 0..4);

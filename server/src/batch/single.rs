@@ -9,7 +9,7 @@ use sudoku_proto::pb;
 use tonic::Status;
 
 use super::answers::Outbox;
-use super::carry::{Carry, GATHER, GATHER_WAIT, Out};
+use super::coalesce::{Carry, GATHER, GATHER_WAIT, Out};
 use super::{Batched, Hold, Read, Submit};
 use crate::scheduling::pool::{Deliver, PoolError, Work};
 use crate::solving::{Job, Limits, invalid, prepare, response};

@@ -1,5 +1,5 @@
 //! What the message buffers of open batch streams keep (`--memory-budget`); room is made in
-//! it by closing streams that no longer use what they keep (see [`super::holders`]).
+//! it by closing streams that no longer use what they keep (see [`super::reclaim`]).
 //!
 //! tonic keeps a stream's request buffer as large as its largest request, and its answer
 //! buffer as large as its largest answer message, until the stream ends; so kept bytes come
@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use super::holders::{Budget, Holder, Holders};
+use super::reclaim::{Budget, Holder, Holders};
 
 /// How long a stream that found no room waits for streams to close for it and let go.
 const ROOM_WAIT: Duration = Duration::from_secs(1);

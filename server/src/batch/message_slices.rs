@@ -6,7 +6,7 @@
 //! counted among the messages waiting for room), and the server's budget goes round.
 
 use super::Batched;
-use super::holders::WaitingRoom;
+use super::reclaim::WaitingRoom;
 use crate::Shared;
 
 /// The puzzles of each slice of a message of `puzzles` puzzles, or `None` where the stream

@@ -2,7 +2,7 @@
 //! streams that hold some of it without using it.
 //!
 //! A stream may be closed for another's room, by budget:
-//! - for what its buffers keep (`--memory-budget`, see [`super::kept`]): while it waits
+//! - for what its buffers keep (`--memory-budget`, see [`super::kept_buffers`]): while it waits
 //!   for its client (for its next message, or to take answers), with no puzzle of its being
 //!   solved and no message arriving that would need half of what it keeps, and it has read
 //!   no message needing half of it, nor left an answer untaken, for a while (a second by
