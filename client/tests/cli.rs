@@ -1452,22 +1452,25 @@ fn shell(dir: &std::path::Path, script: &str) -> bool {
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 #[test]
-fn tls_with_the_readme_recipe() {
+fn tls_with_the_operations_recipe() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"))
-        .expect("README.md");
-    let section = readme
+    let guide = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../docs/operations.md"
+    ))
+    .expect("docs/operations.md");
+    let section = guide
         .split("### TLS for testing")
         .nth(1)
         .and_then(|s| s.split("```sh\n").nth(1))
         .and_then(|s| s.split("\n\nsudoku-server").next())
-        .expect("the README's TLS recipe");
+        .expect("the operations guide's TLS recipe");
     let dir = temp_dir("tls");
     if !shell(&dir, "openssl version") {
         if std::env::var_os("CI").is_some() {
             panic!("openssl is needed for this test in CI");
         }
-        eprintln!("SKIP: openssl not found; the README's TLS recipe is untested");
+        eprintln!("SKIP: openssl not found; the TLS recipe is untested");
         return;
     }
     assert!(shell(&dir, section), "the recipe runs:\n{section}");
