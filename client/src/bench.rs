@@ -128,7 +128,11 @@ fn read_puzzles(path: &Path) -> anyhow::Result<Vec<pb::Grid>> {
         }
         match parse(puzzle_field(line), None) {
             Ok(grid) => grids.push(grid),
-            Err(err) => eprintln!("sudoku: left out {name} line {}: {}", i + 1, err.message),
+            Err(err) => crate::shown::error_line(format_args!(
+                "sudoku: left out {name} line {}: {}",
+                i + 1,
+                err.message
+            )),
         }
     }
     if grids.is_empty() {
@@ -171,7 +175,9 @@ async fn unary(
                             let _ = latencies.record(begin.elapsed().as_micros().max(1) as u64);
                         }
                         Err(status) => {
-                            *errors.entry(format!("{:?}", status.code())).or_insert(0) += 1
+                            *errors
+                                .entry(crate::conn::code_name(status.code()).to_owned())
+                                .or_insert(0) += 1
                         }
                     }
                     i += concurrency;
@@ -228,7 +234,11 @@ async fn batch(
                 let now = origin.elapsed().as_micros();
                 let _ = latencies.record(now.saturating_sub(sent).max(1) as u64);
             }
-            Err(status) => *errors.entry(format!("{:?}", status.code())).or_insert(0) += 1,
+            Err(status) => {
+                *errors
+                    .entry(crate::conn::code_name(status.code()).to_owned())
+                    .or_insert(0) += 1
+            }
         }
     }
     drop(answers);

@@ -3,7 +3,6 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::builder::TypedValueParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Exit codes in general, shown in `sudoku --help`; each subcommand's own below.
@@ -74,6 +73,7 @@ pub struct Global {
         long = "server",
         env = "SUDOKU_SERVER",
         value_delimiter = ',',
+        value_parser = crate::server_url::parse_flag,
         global = true
     )]
     pub servers: Vec<String>,
@@ -148,7 +148,7 @@ pub struct SolveOptions {
     #[arg(long, value_enum, default_value_t = AlgorithmArg::Auto)]
     pub algorithm: AlgorithmArg,
     /// Solutions to look for: 1 any, 2 prove uniqueness, N count up to N.
-    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = 2, value_parser = parse_solution_count)]
     pub count: u32,
     /// Box shape ROWSxCOLS where a side has several (e.g. 3x2 for 6x6 grids).
     #[arg(long = "box", value_parser = parse_shape)]
@@ -246,10 +246,10 @@ pub struct GenerateArgs {
     #[arg(long = "box", value_parser = parse_shape)]
     pub shape: Option<solver_core::Shape>,
     /// How many puzzles.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    #[arg(long, default_value_t = 1, value_parser = parse_puzzle_count)]
     pub count: u32,
     /// Seed that reproduces the same puzzles (default: random, printed with --format json).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_parser = parse_seed)]
     pub seed: Option<u64>,
     /// No given can be removed without losing the unique solution.
     #[arg(long)]
@@ -286,10 +286,11 @@ pub enum SymmetryArg {
     Rotational,
     /// Unchanged by a quarter turn (90°).
     Rotate90,
-    /// Mirror across the vertical axis (left-right).
-    Mirror,
-    /// Mirror across the horizontal axis (top-bottom).
-    MirrorVertical,
+    /// Unchanged by a left-right mirror (in the vertical axis).
+    #[value(alias = "mirror")]
+    MirrorLeftRight,
+    /// Unchanged by a top-bottom mirror (in the horizontal axis).
+    MirrorTopBottom,
     /// Mirror across the main diagonal.
     Diagonal,
     /// Mirror across the anti-diagonal.
@@ -303,7 +304,7 @@ pub struct BenchArgs {
     #[arg(long)]
     pub file: PathBuf,
     /// Calls in flight at once.
-    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..).map(|n| n as usize))]
+    #[arg(long, default_value_t = 16, value_parser = parse_concurrency)]
     pub concurrency: usize,
     /// How long to run (e.g. 10s).
     #[arg(long, value_parser = parse_duration, default_value = "10s")]
@@ -385,6 +386,46 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     }
 }
 
+/// A whole number from `min` to `max`; otherwise `rule`, which says what is allowed in words
+/// (a number beyond what the type holds is "too large", not a limit in digits).
+fn whole_number(text: &str, min: u64, max: u64, rule: &str) -> Result<u64, String> {
+    let digits = text.trim();
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!("'{text}' is not a whole number; {rule}"));
+    }
+    match digits.parse::<u64>() {
+        Ok(n) if (min..=max).contains(&n) => Ok(n),
+        Ok(n) if n < min => Err(rule.to_owned()),
+        _ if max < u64::from(u32::MAX) => Err(rule.to_owned()),
+        _ => Err(format!("'{text}' is too large")),
+    }
+}
+
+/// `solve --count`.
+pub fn parse_solution_count(text: &str) -> Result<u32, String> {
+    let rule =
+        "the count is 1 or more (1 finds any solution, 2 proves uniqueness, N counts up to N)";
+    whole_number(text, 1, u32::MAX.into(), rule).map(|n| n as u32)
+}
+
+/// `generate --count`.
+pub fn parse_puzzle_count(text: &str) -> Result<u32, String> {
+    let rule = "generate makes 1 to 100,000 puzzles a call";
+    whole_number(text, 1, 100_000, rule).map(|n| n as u32)
+}
+
+/// `generate --seed`.
+pub fn parse_seed(text: &str) -> Result<u64, String> {
+    let rule = "seeds are 1 or more (leave --seed out for a random one)";
+    whole_number(text, 1, u64::MAX, rule)
+}
+
+/// `bench --concurrency`.
+pub fn parse_concurrency(text: &str) -> Result<usize, String> {
+    let rule = "the concurrency is 1 or more calls in flight";
+    whole_number(text, 1, u32::MAX.into(), rule).map(|n| n as usize)
+}
+
 /// Parses a grid side the solver supports (4 to `Shape::MAX_SIDE`).
 pub fn parse_grid_side(text: &str) -> Result<usize, String> {
     let max = solver_core::Shape::MAX_SIDE;
@@ -422,7 +463,9 @@ fn parse_range<T: PartialOrd + Copy>(
         }
     };
     if low > high {
-        return Err(format!("'{text}': the range is empty (MIN is above MAX)"));
+        return Err(format!(
+            "'{text}' is an empty range: its lowest value is above its highest"
+        ));
     }
     Ok((low, high))
 }
@@ -465,6 +508,41 @@ mod tests {
                 err.contains("above the maximum of 99999999s"),
                 "{huge}: {err}"
             );
+        }
+    }
+
+    #[test]
+    fn numbers_in_words() {
+        assert_eq!(parse_seed("7"), Ok(7));
+        assert_eq!(
+            parse_seed("0"),
+            Err("seeds are 1 or more (leave --seed out for a random one)".into())
+        );
+        assert_eq!(
+            parse_seed("99999999999999999999"),
+            Err("'99999999999999999999' is too large".into())
+        );
+        assert_eq!(parse_puzzle_count("100000"), Ok(100_000));
+        assert_eq!(
+            parse_puzzle_count("100001"),
+            Err("generate makes 1 to 100,000 puzzles a call".into())
+        );
+        assert_eq!(
+            parse_solution_count("5000000000"),
+            Err("'5000000000' is too large".into())
+        );
+        assert!(
+            parse_concurrency("-1")
+                .unwrap_err()
+                .starts_with("'-1' is not a whole number")
+        );
+        for err in [
+            parse_seed("0"),
+            parse_solution_count("0").map(u64::from),
+            parse_concurrency("x").map(|n| n as u64),
+        ] {
+            let err = err.unwrap_err();
+            assert!(!err.contains("..") && !err.contains("4294967295"), "{err}");
         }
     }
 

@@ -189,7 +189,7 @@ impl Connection {
             .iter()
             .map(|s| s.trim())
             .filter(|s| !s.is_empty())
-            .map(server_url)
+            .map(str::to_owned)
             .collect();
         let (channel, servers, embedded, target) = if servers.is_empty() {
             let mut config = sudoku_server::Config::embedded();
@@ -318,6 +318,12 @@ impl Connection {
 /// A failed call to `target` as a one-line error in plain words.
 pub fn status_error(target: &str, status: tonic::Status) -> anyhow::Error {
     let message = status.message();
+    if let Some(http) = http_status(message) {
+        return anyhow::anyhow!(
+            "{target} answered HTTP {http}, not gRPC: is that the server's gRPC port (50051 \
+             unless its --listen says otherwise) and not another one, such as its metrics port?"
+        );
+    }
     match status.code() {
         tonic::Code::Unavailable => anyhow::anyhow!("{target} is unavailable: {message}"),
         // hyper's words for a peer that went away mid-call.
@@ -340,7 +346,69 @@ pub fn status_error(target: &str, status: tonic::Status) -> anyhow::Error {
                 "{target} did not answer in plain HTTP/2; if it speaks TLS, use https:// ({message})"
             )
         }
-        code => anyhow::anyhow!("{message} ({code:?})"),
+        // The server's own messages say what was wrong and what to do.
+        tonic::Code::InvalidArgument | tonic::Code::ResourceExhausted | tonic::Code::OutOfRange => {
+            anyhow::anyhow!("{message}")
+        }
+        tonic::Code::Unimplemented => {
+            anyhow::anyhow!("{target} does not offer this call ({message}): is it a sudoku-server?")
+        }
+        code => anyhow::anyhow!("{}: {message}", code_words(code)),
+    }
+}
+
+/// The HTTP status of an answer that was not gRPC at all, from tonic's words for it.
+fn http_status(message: &str) -> Option<&str> {
+    let (_, code) = message.split_once("mapped from HTTP status code ")?;
+    Some(code.split_whitespace().next().unwrap_or(code))
+}
+
+/// A gRPC status code in words, for messages.
+pub fn code_words(code: tonic::Code) -> &'static str {
+    use tonic::Code;
+    match code {
+        Code::Ok => "no error",
+        Code::Cancelled => "cancelled",
+        Code::Unknown => "unknown error",
+        Code::InvalidArgument => "invalid request",
+        Code::DeadlineExceeded => "deadline exceeded",
+        Code::NotFound => "not found",
+        Code::AlreadyExists => "already exists",
+        Code::PermissionDenied => "permission denied",
+        Code::ResourceExhausted => "server busy",
+        Code::FailedPrecondition => "failed precondition",
+        Code::Aborted => "aborted",
+        Code::OutOfRange => "too large",
+        Code::Unimplemented => "not offered by this server",
+        Code::Internal => "internal server error",
+        Code::Unavailable => "unavailable",
+        Code::DataLoss => "data lost",
+        Code::Unauthenticated => "not authenticated",
+    }
+}
+
+/// A gRPC status code as the gRPC specification names it (`RESOURCE_EXHAUSTED`), for
+/// reports that count by code.
+pub fn code_name(code: tonic::Code) -> &'static str {
+    use tonic::Code;
+    match code {
+        Code::Ok => "OK",
+        Code::Cancelled => "CANCELLED",
+        Code::Unknown => "UNKNOWN",
+        Code::InvalidArgument => "INVALID_ARGUMENT",
+        Code::DeadlineExceeded => "DEADLINE_EXCEEDED",
+        Code::NotFound => "NOT_FOUND",
+        Code::AlreadyExists => "ALREADY_EXISTS",
+        Code::PermissionDenied => "PERMISSION_DENIED",
+        Code::ResourceExhausted => "RESOURCE_EXHAUSTED",
+        Code::FailedPrecondition => "FAILED_PRECONDITION",
+        Code::Aborted => "ABORTED",
+        Code::OutOfRange => "OUT_OF_RANGE",
+        Code::Unimplemented => "UNIMPLEMENTED",
+        Code::Internal => "INTERNAL",
+        Code::Unavailable => "UNAVAILABLE",
+        Code::DataLoss => "DATA_LOSS",
+        Code::Unauthenticated => "UNAUTHENTICATED",
     }
 }
 
@@ -374,21 +442,6 @@ pub fn is_server_lost(status: &tonic::Status) -> bool {
     }
 }
 
-/// A server URL from what the user typed: `host:port` and `localhost` mean plain http, as in
-/// grpcurl.
-fn server_url(text: &str) -> String {
-    if text.contains("://") {
-        text.to_owned()
-    } else if text.contains(':') {
-        format!("http://{text}")
-    } else {
-        format!("http://{text}:{}", DEFAULT_PORT)
-    }
-}
-
-/// The port a server listens on unless told otherwise.
-const DEFAULT_PORT: u16 = 50051;
-
 /// An endpoint for `url`, with TLS settings where the URL is https.
 fn endpoint_with(url: &str, tls: Option<ClientTlsConfig>) -> anyhow::Result<Endpoint> {
     let endpoint = Endpoint::from_shared(url.to_owned())
@@ -419,13 +472,22 @@ fn tls_config(global: &Global) -> anyhow::Result<ClientTlsConfig> {
     Ok(ClientTlsConfig::new().ca_certificate(Certificate::from_pem(pem)))
 }
 
-/// What to do about a TLS error, to add to its message: the system's roots, used without
-/// `--ca-cert`, know no private CA, such as one made for testing.
-pub fn tls_advice(message: &str) -> Option<&'static str> {
-    ["UnknownIssuer", "no native certs found"]
+/// What to do about a connection error, to add to its message: the system's roots, used
+/// without `--ca-cert`, know no private CA (such as one made for testing); and a TLS
+/// handshake answered in plain text means a plaintext server.
+pub fn advice(message: &str) -> Option<&'static str> {
+    if ["UnknownIssuer", "no native certs found"]
         .iter()
         .any(|m| message.contains(m))
-        .then_some("(pass --ca-cert with the CA that signed the server's certificate)")
+    {
+        return Some("(pass --ca-cert with the CA that signed the server's certificate)");
+    }
+    ["InvalidContentType", "corrupt message"]
+        .iter()
+        .any(|m| message.contains(m))
+        .then_some(
+            "(the server did not answer in TLS: for a plaintext server use http://, not https://)",
+        )
 }
 
 /// An error and its sources on one line, a source that repeats the one before dropped.
@@ -440,17 +502,4 @@ pub fn error_chain(err: &dyn std::error::Error) -> String {
         source = cause.source();
     }
     parts.join(": ")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn server_urls_as_grpcurl_takes_them() {
-        assert_eq!(server_url("127.0.0.1:7"), "http://127.0.0.1:7");
-        assert_eq!(server_url("localhost"), "http://localhost:50051");
-        assert_eq!(server_url("https://a.example:443"), "https://a.example:443");
-        assert_eq!(server_url("[::1]:9"), "http://[::1]:9");
-    }
 }

@@ -30,8 +30,8 @@ impl From<SymmetryArg> for pb::Symmetry {
             SymmetryArg::None => pb::Symmetry::None,
             SymmetryArg::Rotational => pb::Symmetry::Rotate180,
             SymmetryArg::Rotate90 => pb::Symmetry::Rotate90,
-            SymmetryArg::Mirror => pb::Symmetry::Mirror,
-            SymmetryArg::MirrorVertical => pb::Symmetry::MirrorVertical,
+            SymmetryArg::MirrorLeftRight => pb::Symmetry::Mirror,
+            SymmetryArg::MirrorTopBottom => pb::Symmetry::MirrorVertical,
             SymmetryArg::Diagonal => pb::Symmetry::Diagonal,
             SymmetryArg::AntiDiagonal => pb::Symmetry::AntiDiagonal,
         }
@@ -80,7 +80,10 @@ pub async fn run(conn: &Connection, args: &GenerateArgs, format: Format) -> anyh
         made += 1;
     }
     if made < args.count {
-        eprintln!("sudoku: {made} of {} puzzles generated", args.count);
+        eprintln!(
+            "sudoku: {made} of {} generated",
+            crate::shown::plural(args.count.into(), "puzzle")
+        );
     }
     Ok(made == args.count)
 }

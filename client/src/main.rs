@@ -12,6 +12,8 @@ mod output;
 mod pencil;
 mod rate;
 mod request;
+mod server_url;
+mod shown;
 mod solve;
 mod style;
 mod validate;
@@ -46,6 +48,9 @@ fn main() {
         }
     };
     let code = exit_code(runtime.block_on(run(cli)));
+    if let Some(summary) = shown::summary() {
+        eprintln!("{summary}");
+    }
     // The runtime is not dropped: its threads, and an embedded server's, end with the
     // process, with nothing to wait for (stdout is flushed by `exit`).
     std::process::exit(code)
@@ -83,7 +88,7 @@ fn exit_code(result: anyhow::Result<bool>) -> i32 {
         }
         Err(err) => {
             let line = one_line(&err);
-            match conn::tls_advice(&line) {
+            match conn::advice(&line) {
                 Some(advice) => eprintln!("{} {line} {advice}", error_word()),
                 None => eprintln!("{} {line}", error_word()),
             }

@@ -226,11 +226,11 @@ fn print(
                 .collect();
             writeln!(
                 out,
-                "{origin}: {} ({}), hardest step {}; {} steps: {}",
+                "{origin}: {} ({}), hardest step {}; {}: {}",
                 rating_text(answer),
                 level_name(answer.level()).unwrap_or("no level"),
                 hardest.unwrap_or("none"),
-                answer.steps,
+                crate::shown::plural(answer.steps.into(), "step"),
                 used.join(", ")
             )
         }

@@ -358,7 +358,7 @@ pub fn push_classic_line<C: Copy + Into<u32>>(out: &mut Vec<u8>, cells: &[C; 81]
 
 /// Reports a per-puzzle problem on stderr without stopping.
 pub fn report(origin: &Origin, message: &str) {
-    eprintln!("{} {origin}: {message}", crate::error_word());
+    crate::shown::error_line(format_args!("{} {origin}: {message}", crate::error_word()));
 }
 
 /// Counts and reports a puzzle that got no solver answer.
@@ -428,27 +428,34 @@ mod tests {
     }
 
     #[test]
-    fn a_wrong_cell_count_lists_every_size_that_parses() {
-        let err = parse(&".".repeat(80), None).expect_err("80 cells");
-        assert!(
-            err.message
-                .starts_with("wrong number of cells: found 80, expected"),
-            "{}",
-            err.message
-        );
-        let listed: Vec<usize> = err
-            .message
-            .rsplit(": ")
-            .next()
-            .unwrap_or_default()
-            .split(", ")
-            .map(|n| n.parse().expect("a size"))
-            .collect();
-        // Exactly the sizes the parser takes, from 4x4 to 35x35.
+    fn a_wrong_cell_count_names_the_nearest_sizes_that_parse() {
         let parses = |n: usize| parse(&".".repeat(n), None).is_ok();
-        let all: Vec<usize> = (1..=40).map(|s| s * s).filter(|&n| parses(n)).collect();
-        assert_eq!(listed, all);
-        assert!(listed.contains(&100) && listed.contains(&1225) && !listed.contains(&49));
+        for found in [1, 15, 17, 49, 80, 82, 1000, 1224, 1226, 2000] {
+            let err = parse(&".".repeat(found), None).expect_err("not a grid size");
+            let (head, sizes) = err.message.split_once("; ").expect("two parts");
+            assert_eq!(head, format!("wrong number of cells: found {found}"));
+            // Each size named with its side, `81 (9x9)`: the sizes themselves parse.
+            let named: Vec<usize> = sizes
+                .split(' ')
+                .filter_map(|word| word.parse().ok())
+                .collect();
+            assert!(!named.is_empty() && named.len() <= 2, "{}", err.message);
+            assert!(named.iter().all(|&n| parses(n)), "{}", err.message);
+            // And nothing between them (or beyond the only one) does.
+            let low = named
+                .iter()
+                .copied()
+                .filter(|&n| n < found)
+                .max()
+                .unwrap_or(0);
+            let high = named
+                .iter()
+                .copied()
+                .filter(|&n| n > found)
+                .min()
+                .unwrap_or(1300);
+            assert!((low + 1..high).all(|n| !parses(n)), "{}", err.message);
+        }
     }
 
     #[test]

@@ -148,8 +148,9 @@ impl Spread {
                     busy += 1;
                     let wait = Duration::from_millis(50 << busy);
                     eprintln!(
-                        "sudoku: the server is busy ({}); trying again in {wait:?}",
-                        status.message()
+                        "sudoku: the server is busy ({}); trying again in {} ms",
+                        status.message(),
+                        wait.as_millis()
                     );
                     tokio::time::sleep(wait).await;
                 }

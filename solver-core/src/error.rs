@@ -76,11 +76,7 @@ pub enum GridError {
         box_cols: usize,
     },
     /// The number of cells is not the square of a supported side.
-    #[error(
-        "wrong number of cells: found {found}, expected the square of a side from 4 to 35 that \
-         is not prime (a side with a box shape): 16, 36, 64, 81, 100, 144, 196, 225, 256, 324, \
-         400, 441, 484, 576, 625, 676, 729, 784, 900, 1024, 1089, 1156, 1225"
-    )]
+    #[error("wrong number of cells: found {found}; {}", nearest_sizes(*found))]
     CellCount {
         /// Cells found.
         found: usize,
@@ -150,4 +146,54 @@ pub enum SolveError {
         /// The grid's box shape.
         shape: Shape,
     },
+}
+
+/// The grid sizes nearest `found` cells, in words: the one below and the one above it.
+fn nearest_sizes(found: usize) -> String {
+    let sides: Vec<usize> = (4..=Shape::MAX_SIDE)
+        .filter(|&side| Shape::for_side(side).is_some())
+        .collect();
+    let size = |side: usize| format!("{} ({side}x{side})", side * side);
+    let below = sides.iter().rev().find(|&&s| s * s < found).copied();
+    let above = sides.iter().find(|&&s| s * s > found).copied();
+    match (below, above) {
+        (Some(below), Some(above)) => {
+            format!(
+                "the nearest grid sizes are {} and {}",
+                size(below),
+                size(above)
+            )
+        }
+        (None, Some(above)) => format!("the smallest grid has {} cells", size(above)),
+        (Some(below), None) => format!("the largest grid has {} cells", size(below)),
+        (None, None) => "no grid size is near it".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_wrong_cell_count_names_the_nearest_sizes() {
+        let says = |found| GridError::CellCount { found }.to_string();
+        assert_eq!(
+            says(80),
+            "wrong number of cells: found 80; the nearest grid sizes are 64 (8x8) and 81 (9x9)"
+        );
+        assert_eq!(
+            says(5),
+            "wrong number of cells: found 5; the smallest grid has 16 (4x4) cells"
+        );
+        assert_eq!(
+            says(2000),
+            "wrong number of cells: found 2000; the largest grid has 1225 (35x35) cells"
+        );
+        // 49 cells would be 7x7, a prime side with no box shape: its neighbours are named.
+        assert!(
+            says(49).ends_with("are 36 (6x6) and 64 (8x8)"),
+            "{}",
+            says(49)
+        );
+    }
 }

@@ -253,7 +253,7 @@ fn limits_end_generation_with_a_clear_error() {
         ),
         "{err}"
     );
-    assert!(err.to_string().contains("rating 10.0..=11.0"), "{err}");
+    assert!(err.to_string().contains("rating 10.0 to 11.0"), "{err}");
     assert!(err.to_string().ends_with("deadline passed"), "{err}");
 
     let cancel = Arc::new(AtomicBool::new(true));

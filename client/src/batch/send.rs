@@ -214,6 +214,7 @@ pub async fn worker(
         } else if !alone {
             let resend = match puzzles {
                 0 => "it had nothing unanswered".to_owned(),
+                1 => "re-sending its 1 unanswered puzzle to the others".to_owned(),
                 n => format!("re-sending its {n} unanswered puzzles to the others"),
             };
             eprintln!("sudoku: lost {} ({reason}); {resend}", server.url);

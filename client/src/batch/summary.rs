@@ -136,8 +136,8 @@ impl Summary {
         counts.sort_unstable();
         let by_outcome: Vec<String> = counts.iter().map(|(w, n)| format!("{n} {w}")).collect();
         let line = format!(
-            "{} puzzles: {} in {:.2} s ({:.0} puzzles/s)\n",
-            self.tally.total,
+            "{}: {} in {:.2} s ({:.0} puzzles/s)\n",
+            crate::shown::plural(self.tally.total as u64, "puzzle"),
             if by_outcome.is_empty() {
                 "none".to_owned()
             } else {

@@ -11,7 +11,14 @@ use crate::solve::StopReason;
 #[non_exhaustive]
 pub enum GenerateError {
     /// The givens range is empty or outside the grid.
-    #[error("givens: range {min}..={max} is empty or exceeds the {cells} cells of a {shape} grid")]
+    #[error(
+        "givens: {}",
+        if min > max {
+            format!("the lowest ({min}) is above the highest ({max})")
+        } else {
+            format!("{} asked for, but a {shape} grid has {cells} cells", counts(*min, *max))
+        }
+    )]
     GivensRange {
         /// Lowest number of givens asked for.
         min: usize,
@@ -37,7 +44,8 @@ pub enum GenerateError {
     },
     /// The symmetry's orbits cannot add up to any count in the range.
     #[error(
-        "givens: no count in {min}..={max} is possible with {symmetry} symmetry on a {shape} grid"
+        "givens: {} possible with {symmetry} symmetry on a {shape} grid",
+        if min == max { format!("{min} is not") } else { format!("no count from {min} to {max} is") }
     )]
     GivensForSymmetry {
         /// Lowest number of givens asked for.
@@ -53,7 +61,11 @@ pub enum GenerateError {
     #[error("rating: a rating range was asked for but no rater is available")]
     NoRater,
     /// The rating range is empty.
-    #[error("rating: range {min}..={max} (tenths of SE) is empty")]
+    #[error(
+        "rating: the lowest ({:.1}) is above the highest ({:.1})",
+        f64::from(*min) / 10.0,
+        f64::from(*max) / 10.0
+    )]
     RatingRange {
         /// Lowest rating asked for, in tenths.
         min: u16,
@@ -77,4 +89,13 @@ pub enum GenerateError {
         /// What was asked, in words (e.g. "minimal, givens 30..=35").
         why: String,
     },
+}
+
+/// A count of givens, or a range of them, in words: `24` or `24 to 30`.
+pub(crate) fn counts(min: usize, max: usize) -> String {
+    if min == max {
+        min.to_string()
+    } else {
+        format!("{min} to {max}")
+    }
 }

@@ -330,14 +330,15 @@ fn describe(options: &GenerateOptions) -> String {
         parts.push("minimal".into());
     }
     if let Some(r) = &options.givens {
-        parts.push(format!("givens {}..={}", r.start(), r.end()));
+        parts.push(format!("givens {}", error::counts(*r.start(), *r.end())));
     }
     if let Some(r) = &options.rating {
-        parts.push(format!(
-            "rating {:.1}..={:.1}",
-            f64::from(*r.start()) / 10.0,
-            f64::from(*r.end()) / 10.0
-        ));
+        let (low, high) = (f64::from(*r.start()) / 10.0, f64::from(*r.end()) / 10.0);
+        parts.push(match *r.end() {
+            u16::MAX => format!("rating {low:.1} or more"),
+            _ if r.start() == r.end() => format!("rating {low:.1}"),
+            _ => format!("rating {low:.1} to {high:.1}"),
+        });
     }
     parts.join(", ")
 }
@@ -433,6 +434,19 @@ mod tests {
             err(with(90..=100, Symmetry::None)),
             GenerateError::GivensRange { .. }
         ));
+        // In words, without Rust's range syntax.
+        assert_eq!(
+            err(with(100..=100, Symmetry::None)).to_string(),
+            "givens: 100 asked for, but a 3x3 grid has 81 cells"
+        );
+        assert_eq!(
+            err(with(RangeInclusive::new(30, 20), Symmetry::None)).to_string(),
+            "givens: the lowest (30) is above the highest (20)"
+        );
+        assert_eq!(
+            err(with(26..=27, Symmetry::Rotate90)).to_string(),
+            "givens: no count from 26 to 27 is possible with rotate90 symmetry on a 3x3 grid"
+        );
         let too_few = err(with(10..=16, Symmetry::None));
         assert_eq!(
             too_few.to_string(),
@@ -445,6 +459,24 @@ mod tests {
             GenerateError::GivensForSymmetry { .. }
         ));
         assert!(Generator::new(with(26..=28, Symmetry::Rotate90), None).is_ok());
+    }
+
+    #[test]
+    fn requests_in_words() {
+        let options = GenerateOptions {
+            givens: Some(24..=30),
+            rating: Some(90..=u16::MAX),
+            ..GenerateOptions::default()
+        };
+        assert_eq!(
+            describe(&options),
+            "3x3 boxes, givens 24 to 30, rating 9.0 or more"
+        );
+        let options = GenerateOptions {
+            rating: Some(30..=45),
+            ..GenerateOptions::default()
+        };
+        assert_eq!(describe(&options), "3x3 boxes, rating 3.0 to 4.5");
     }
 
     #[test]
@@ -463,10 +495,15 @@ mod tests {
             rating: Some(RangeInclusive::new(40, 30)),
             ..GenerateOptions::default()
         };
+        let err = Generator::new(empty, Some(&rater)).err();
         assert!(matches!(
-            Generator::new(empty, Some(&rater)).err(),
+            err,
             Some(GenerateError::RatingRange { min: 40, max: 30 })
         ));
+        assert_eq!(
+            err.map(|e| e.to_string()).as_deref(),
+            Some("rating: the lowest (4.0) is above the highest (3.0)")
+        );
     }
 
     #[test]
@@ -485,7 +522,7 @@ mod tests {
             .unwrap_err();
         assert_eq!(
             err.to_string(),
-            "no puzzle met the request after 3 attempts (3x3 boxes, minimal, givens 60..=60): \
+            "no puzzle met the request after 3 attempts (3x3 boxes, minimal, givens 60): \
              attempt budget spent"
         );
     }

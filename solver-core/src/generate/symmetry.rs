@@ -14,9 +14,9 @@ pub enum Symmetry {
     Rotate180,
     /// Unchanged by a quarter turn (so also by a half turn).
     Rotate90,
-    /// Unchanged by a left-right reflection.
+    /// Unchanged by a left-right reflection (in the vertical axis): `mirror-left-right`.
     Mirror,
-    /// Unchanged by a top-bottom reflection.
+    /// Unchanged by a top-bottom reflection (in the horizontal axis): `mirror-top-bottom`.
     MirrorVertical,
     /// Unchanged by reflection in the main diagonal (top left to bottom right).
     Diagonal,
@@ -42,8 +42,8 @@ impl Symmetry {
             Symmetry::None => "none",
             Symmetry::Rotate180 => "rotate180",
             Symmetry::Rotate90 => "rotate90",
-            Symmetry::Mirror => "mirror",
-            Symmetry::MirrorVertical => "mirror-vertical",
+            Symmetry::Mirror => "mirror-left-right",
+            Symmetry::MirrorVertical => "mirror-top-bottom",
             Symmetry::Diagonal => "diagonal",
             Symmetry::AntiDiagonal => "anti-diagonal",
         }
@@ -116,8 +116,8 @@ impl fmt::Display for Symmetry {
 /// A symmetry name that is not one of [`Symmetry::ALL`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown symmetry '{0}': expected none, rotate180, rotate90, mirror, mirror-vertical, \
-     diagonal or anti-diagonal"
+    "unknown symmetry '{0}': expected none, rotate180, rotate90, mirror-left-right, \
+     mirror-top-bottom, diagonal or anti-diagonal"
 )]
 pub struct UnknownSymmetry(pub String);
 
@@ -129,8 +129,7 @@ impl FromStr for Symmetry {
         let found = match lower.as_str() {
             "rotational" | "rotate" | "180" => Some(Symmetry::Rotate180),
             "90" => Some(Symmetry::Rotate90),
-            "horizontal" => Some(Symmetry::Mirror),
-            "vertical" => Some(Symmetry::MirrorVertical),
+            "mirror" => Some(Symmetry::Mirror),
             "antidiagonal" => Some(Symmetry::AntiDiagonal),
             other => Symmetry::ALL.into_iter().find(|sym| sym.name() == other),
         };
@@ -170,6 +169,21 @@ mod tests {
         assert_eq!("Rotational".parse(), Ok(Symmetry::Rotate180));
         let err = "spiral".parse::<Symmetry>().unwrap_err();
         assert!(err.to_string().contains("'spiral'"), "{err}");
+    }
+
+    #[test]
+    fn mirrors_are_named_for_what_they_swap() {
+        // Left-right: a cell and the one across the vertical axis, in the same row.
+        assert_eq!(Symmetry::Mirror.images(9, 2, 1), vec![(2, 1), (2, 7)]);
+        assert_eq!(Symmetry::Mirror.name(), "mirror-left-right");
+        // Top-bottom: a cell and the one across the horizontal axis, in the same column.
+        assert_eq!(
+            Symmetry::MirrorVertical.images(9, 2, 1),
+            vec![(2, 1), (6, 1)]
+        );
+        assert_eq!(Symmetry::MirrorVertical.name(), "mirror-top-bottom");
+        assert_eq!("mirror".parse(), Ok(Symmetry::Mirror));
+        assert!("mirror-vertical".parse::<Symmetry>().is_err());
     }
 
     #[test]
