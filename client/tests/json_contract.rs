@@ -130,7 +130,7 @@ fn a_stopped_solve_keeps_guesses_and_algorithm() {
         "--count",
         "4000000000",
         "--timeout",
-        "200ms",
+        "1s",
         &empty,
     ];
     let (code, values) = checked("solve", &args, "");
