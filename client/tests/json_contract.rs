@@ -125,14 +125,7 @@ fn solve_and_batch_follow_the_contract() {
 fn a_stopped_solve_keeps_guesses_and_algorithm() {
     // Counting the solutions of an empty grid, up to a number no deadline lets it reach.
     let empty = ".".repeat(81);
-    let args = [
-        "solve",
-        "--count",
-        "4000000000",
-        "--timeout",
-        "1s",
-        &empty,
-    ];
+    let args = ["solve", "--count", "4000000000", "--timeout", "1s", &empty];
     let (code, values) = checked("solve", &args, "");
     let value = &values[0];
     assert_eq!(
