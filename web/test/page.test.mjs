@@ -188,6 +188,7 @@ async function main() {
       headless: true,
       args: CHROMIUM_FLAGS,
       viewport: { width: 1100, height: 820 },
+      timeout: 60_000,
     });
     const page = context.pages()[0] ?? (await context.newPage());
     const problems = [];
