@@ -1,7 +1,8 @@
 //! The Sudoku gRPC server as a library, so the binary, the CLI and tests start the same thing.
 //!
 //! [`start`] binds, serves `sudoku.v1.Sudoku`, `sudoku.v1.Puzzles`, `grpc.health.v1.Health` and server reflection
-//! (v1 and v1alpha), and optionally Prometheus metrics; [`Server::shutdown`] drains it.
+//! (v1 and v1alpha), the page at `/` (unless `--no-page`), and optionally Prometheus metrics;
+//! [`Server::shutdown`] drains it.
 //! [`start_in_memory`] serves the same (but reflection) to this process alone, through memory.
 #![deny(missing_docs)]
 

@@ -34,6 +34,7 @@ export class Board {
       root.append(row);
     }
     root.addEventListener("keydown", (event) => this.key(event));
+    this.cells[this.selected].tabIndex = 0;
     this.renderAll();
   }
 
