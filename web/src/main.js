@@ -2,7 +2,7 @@
 // Puzzles service over gRPC-Web. One call at a time: a new action cancels the last.
 import { ConnectError } from "@connectrpc/connect";
 import { grid, puzzles } from "./api.js";
-import { Board } from "./board.js";
+import { Board, indexOf } from "./board.js";
 import { Verdict } from "../gen/sudoku/v1/puzzles_pb.js";
 
 const $ = (id) => document.getElementById(id);
@@ -59,6 +59,7 @@ async function generate() {
   await run(`Making a ${LEVELS[level].toLowerCase()} puzzle…`, async (signal) => {
     const stream = puzzles.generate({ level, count: 1 }, { signal, timeoutMs: 60 * SECONDS });
     for await (const made of stream) {
+      if (signal.aborted) return;
       board.load(made.puzzle.cells);
       clearSteps();
       edited();
@@ -127,7 +128,7 @@ async function validate() {
     const request = { grid: grid(board.grid()), puzzle: grid(board.givens) };
     const answer = await puzzles.validate(request, { signal, timeoutMs: 20 * SECONDS });
     const bad = [...answer.conflicts.flatMap((c) => [c.first, c.second]), ...answer.wrong];
-    board.showErrors(bad.filter((cell) => !board.givens[(cell.row - 1) * 9 + cell.col - 1]));
+    board.showErrors(bad.filter((cell) => !board.givens[indexOf(cell)]));
     const mistakes = board.errors.size;
     if (answer.valid && answer.complete) return say("Solved! Every digit is right.", "solved");
     if (mistakes) return say(`${mistakes} ${mistakes === 1 ? "entry is" : "entries are"} wrong (marked red).`, "error");
