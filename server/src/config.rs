@@ -224,6 +224,9 @@ pub struct Config {
     /// gRPC-Web from a browser (CORS); none by default, so only pages served by this server may.
     #[arg(long, env = "SUDOKU_CORS_ORIGINS", value_delimiter = ',', value_parser = parse_origin)]
     pub cors_origins: Vec<http::HeaderValue>,
+    /// Serve no page at `/` (the page plays Sudoku in a browser through this API).
+    #[arg(long, env = "SUDOKU_NO_PAGE", value_parser = clap::builder::BoolishValueParser::new())]
+    pub no_page: bool,
     /// Log format; the level comes from RUST_LOG (default info).
     #[arg(long, env = "SUDOKU_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
@@ -427,6 +430,7 @@ impl Default for Config {
             memory_budget: None,
             max_streams_per_connection: DEFAULT_MAX_STREAMS_PER_CONNECTION,
             cors_origins: Vec::new(),
+            no_page: false,
             batch_window: DEFAULT_BATCH_WINDOW,
             max_guesses: DEFAULT_MAX_GUESSES,
             max_solve_ms: DEFAULT_MAX_SOLVE_MS,
@@ -464,6 +468,7 @@ mod tests {
         assert_eq!(parsed.metrics_listen, default.metrics_listen);
         assert_eq!(parsed.max_grid_side, default.max_grid_side);
         assert_eq!(parsed.grace_ms, default.grace_ms);
+        assert!(!parsed.no_page && !default.no_page, "the page is served");
         assert!(
             !parsed.solvers_yield && !default.solvers_yield,
             "a server of its own keeps its cores"

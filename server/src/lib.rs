@@ -1,7 +1,8 @@
 //! The Sudoku gRPC server as a library, so the binary, the CLI and tests start the same thing.
 //!
 //! [`start`] binds, serves `sudoku.v1.Sudoku`, `sudoku.v1.Puzzles`, `grpc.health.v1.Health` and server reflection
-//! (v1 and v1alpha), and optionally Prometheus metrics; [`Server::shutdown`] drains it.
+//! (v1 and v1alpha), the page at `/` (unless `--no-page`), and optionally Prometheus metrics;
+//! [`Server::shutdown`] drains it.
 //! [`start_in_memory`] serves the same (but reflection) to this process alone, through memory.
 #![deny(missing_docs)]
 
@@ -9,6 +10,7 @@ mod admission;
 mod batch;
 mod config;
 mod metrics;
+mod page;
 mod rpc;
 mod scheduling;
 mod solving;
@@ -41,6 +43,7 @@ pub use transport::shutdown::{Signal, signal};
 use crate::admission::compression::ServeCompressed;
 use crate::admission::{Admission, AdmitCalls};
 use crate::metrics::layer::CountCalls;
+use crate::page::ServePage;
 use crate::rpc::health::Health;
 use crate::rpc::puzzles::PuzzlesService;
 use crate::rpc::sudoku::SudokuService;
@@ -250,12 +253,15 @@ fn transport(config: &Config) -> anyhow::Result<tonic::transport::Server> {
     Ok(builder)
 }
 
-/// The layers around every service: CORS (for browsers on other origins), gRPC-Web turned
-/// into gRPC, the metrics layer, admission (before any body is read), then compression. A
-/// gRPC-Web call is a gRPC call to every layer after the second.
+/// The layers around every service: the page (GETs of its own paths), CORS (for browsers on
+/// other origins), gRPC-Web turned into gRPC, the metrics layer, admission (before any body
+/// is read), then compression. A gRPC-Web call is a gRPC call to every layer after the third.
 type Layers = Stack<
     ServeCompressed,
-    Stack<AdmitCalls, Stack<CountCalls, Stack<GrpcWebLayer, Stack<CorsLayer, NoLayer>>>>,
+    Stack<
+        AdmitCalls,
+        Stack<CountCalls, Stack<GrpcWebLayer, Stack<CorsLayer, Stack<ServePage, NoLayer>>>>,
+    >,
 >;
 
 /// Every service the server answers, each accepting and answering gzip and zstd (by
@@ -292,6 +298,7 @@ fn services(
     let puzzles = compressed!(PuzzlesServer::new(PuzzlesService::new(shared.clone())));
     let mut transport = transport
         .accept_http1(true)
+        .layer(ServePage::new(!config.no_page))
         .layer(cors(&config.cors_origins))
         .layer(GrpcWebLayer::new())
         .layer(CountCalls::new(metrics.clone()))
