@@ -52,15 +52,67 @@ const fn triads() -> [u8; 512] {
     table
 }
 
+/// The six ways a digit can take one triad per row and per box of a band: the box of row 0,
+/// 1 and 2.
+const ORDERS: [[usize; 3]; 6] = [
+    [0, 1, 2],
+    [0, 2, 1],
+    [1, 0, 2],
+    [1, 2, 0],
+    [2, 0, 1],
+    [2, 1, 0],
+];
+
+/// For the 9-bit triad occupancy of a band, which of the six `ORDERS` fit (bit p).
+static CONFIGS: [u8; 512] = configs();
+/// The cells of each of the six `ORDERS`' triads.
+static CONFIG_CELLS: [u32; 6] = config_cells();
+
+const fn configs() -> [u8; 512] {
+    let mut table = [0u8; 512];
+    let mut occupied = 0;
+    while occupied < 512 {
+        let mut p = 0;
+        while p < 6 {
+            let mut triads = 0;
+            let mut r = 0;
+            while r < 3 {
+                triads |= 1 << (3 * r + ORDERS[p][r]);
+                r += 1;
+            }
+            if occupied & triads == triads {
+                table[occupied] |= 1 << p;
+            }
+            p += 1;
+        }
+        occupied += 1;
+    }
+    table
+}
+
+const fn config_cells() -> [u32; 6] {
+    let mut table = [0u32; 6];
+    let mut p = 0;
+    while p < 6 {
+        let mut r = 0;
+        while r < 3 {
+            table[p] |= 7 << (9 * r + 3 * ORDERS[p][r]);
+            r += 1;
+        }
+        p += 1;
+    }
+    table
+}
+
+/// Which triads of a band a digit's cells touch, as 9 bits (bit 3·row + box).
+#[inline(always)]
+fn occupancy(m: u32) -> usize {
+    usize::from(TRIADS[(m & 0x1FF) as usize])
+        | usize::from(TRIADS[((m >> 9) & 0x1FF) as usize]) << 3
+        | usize::from(TRIADS[(m >> 18) as usize]) << 6
+}
+
 const fn perm_triads() -> [u16; 512] {
-    const ORDERS: [[usize; 3]; 6] = [
-        [0, 1, 2],
-        [0, 2, 1],
-        [1, 0, 2],
-        [1, 2, 0],
-        [2, 0, 1],
-        [2, 1, 0],
-    ];
     let mut table = [0u16; 512];
     let mut occupied = 0;
     while occupied < 512 {
@@ -233,10 +285,7 @@ impl State {
     #[inline]
     fn update_band(&mut self, idx: usize) -> bool {
         let mut m = self.cand[idx];
-        let occupied = usize::from(TRIADS[(m & 0x1FF) as usize])
-            | usize::from(TRIADS[((m >> 9) & 0x1FF) as usize]) << 3
-            | usize::from(TRIADS[(m >> 18) as usize]) << 6;
-        m &= PERM[occupied];
+        m &= PERM[occupancy(m)];
         if m == 0 {
             return false;
         }
@@ -431,6 +480,39 @@ impl State {
         }
         // Only called on unsolved states, so some band has an unsolved cell.
         fallback.unwrap_or((0, 1))
+    }
+
+    /// The digit-band to branch on, and its configurations (bit p of `ORDERS`): in the band
+    /// with the fewest configurations over its digits, the digit with the fewest, if two or
+    /// more. `None` when every digit's triads are settled.
+    fn pick_configs(&self) -> Option<(usize, u8)> {
+        let mut best: Option<(u32, usize)> = None;
+        let mut counts = [[0u8; 9]; 3];
+        let mut sets = [[0u8; 9]; 3];
+        for band in 0..3 {
+            let mut total = 0;
+            let mut open = false;
+            for d in 0..9 {
+                let set = CONFIGS[occupancy(self.cand[9 * band + d])];
+                let n = set.count_ones() as u8;
+                sets[band][d] = set;
+                counts[band][d] = n;
+                total += u32::from(n);
+                open |= n > 1;
+            }
+            if open && best.is_none_or(|(t, _)| total < t) {
+                best = Some((total, band));
+            }
+        }
+        let (_, band) = best?;
+        let mut pick = (u8::MAX, 0);
+        for d in 0..9 {
+            let n = counts[band][d];
+            if n > 1 && n < pick.0 {
+                pick = (n, d);
+            }
+        }
+        Some((9 * band + pick.1, sets[band][pick.1]))
     }
 
     fn cells(&self) -> [u8; 81] {
@@ -629,6 +711,23 @@ fn recurse(state: &mut State, control: &mut Control, root: bool) -> Result<bool,
     }
     if state.is_solved() {
         return Ok(control.solution(&state.cells()));
+    }
+    if let Some((idx, mut configs)) = state.pick_configs() {
+        while configs != 0 {
+            let p = configs.trailing_zeros() as usize;
+            configs &= configs - 1;
+            control.guess()?;
+            if configs == 0 {
+                state.keep(idx, CONFIG_CELLS[p]);
+                return recurse(state, control, false);
+            }
+            let mut child = *state;
+            child.keep(idx, CONFIG_CELLS[p]);
+            if recurse(&mut child, control, false)? {
+                return Ok(true);
+            }
+        }
+        return Ok(false);
     }
     let (band, cell) = state.pick();
     let mut digits: u32 = (0..9)
