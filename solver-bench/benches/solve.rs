@@ -65,10 +65,12 @@ fn ours(puzzles: &[Grid], mode: Mode, algorithm: Algorithm) -> Done {
         algorithm,
         ..Options::default()
     };
-    puzzles.iter().fold((0, 0), |(n, g), p| match solve(black_box(p), &options) {
-        Ok(r) => (n + usize::from(r.outcome.found() == 1), g + r.stats.guesses),
-        Err(_) => (n, g),
-    })
+    puzzles
+        .iter()
+        .fold((0, 0), |(n, g), p| match solve(black_box(p), &options) {
+            Ok(r) => (n + usize::from(r.outcome.found() == 1), g + r.stats.guesses),
+            Err(_) => (n, g),
+        })
 }
 
 fn crate_solver(puzzles: &[Sudoku], mode: Mode) -> Done {
@@ -143,7 +145,9 @@ fn dataset(name: &str, puzzles: &[Grid]) {
             Side::new("sudoku_crate", |i| crate_solver(chunk(&crates, i), mode)),
         ];
         if with_tdoku {
-            sides.push(Side::new("tdoku", |i| tdoku_solver(chunk(&tdokus, i), mode)));
+            sides.push(Side::new("tdoku", |i| {
+                tdoku_solver(chunk(&tdokus, i), mode)
+            }));
         }
         race(&mut sides, puzzles.len(), &format!("{name}: solve"));
         let n = puzzles.len() as f64;
