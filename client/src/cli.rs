@@ -254,6 +254,9 @@ pub struct GenerateArgs {
     /// No given can be removed without losing the unique solution.
     #[arg(long)]
     pub minimal: bool,
+    /// Rate each puzzle (SE) without --level or --rating too; rating costs more than making.
+    #[arg(long)]
+    pub rate: bool,
     /// Number of givens MIN..MAX (e.g. 24..30), or one number.
     #[arg(long, value_parser = parse_count_range)]
     pub givens: Option<(u32, u32)>,

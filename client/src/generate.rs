@@ -61,6 +61,7 @@ fn request(args: &GenerateArgs) -> pb::GenerateRequest {
         seed: args.seed.unwrap_or(0),
         count: args.count,
         options: None,
+        unrated: !args.rate,
     }
 }
 
@@ -125,6 +126,7 @@ fn print(out: &mut impl Write, format: Format, answer: &pb::GeneratedPuzzle) -> 
             out.flush()?;
             let rating = match level {
                 Some(level) => format!("rating {:.1} ({level})", answer.rating),
+                None if puzzle.side() == 9 => "not rated (--rate rates it)".to_owned(),
                 None => "not rated (the engine rates 9x9 grids)".to_owned(),
             };
             eprintln!(

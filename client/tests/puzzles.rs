@@ -659,6 +659,25 @@ fn generate_levels_ratings_and_json() {
 }
 
 #[test]
+fn generate_rates_only_when_asked() {
+    let args = ["generate", "--format", "json", "--minimal", "--count", "2"];
+    let plain = json_lines(&ok(&[&args[..], &["--seed", "4"]].concat()));
+    let rated = json_lines(&ok(&[&args[..], &["--seed", "4", "--rate"]].concat()));
+    assert_eq!(plain.len(), 2);
+    for (p, r) in plain.iter().zip(&rated) {
+        assert_eq!(p["puzzle"], r["puzzle"], "--rate makes the same puzzles");
+        assert!(p["rating"].is_null() && p["level"].is_null(), "{p}");
+        let puzzle = grid(p["puzzle"].as_str().expect("puzzle"));
+        unique_solution(&puzzle);
+        let tenths = rate(&puzzle, &RateOptions::default())
+            .expect("rated")
+            .tenths;
+        assert_eq!(r["rating"].as_f64(), Some(f64::from(tenths) / 10.0));
+        assert!(r["level"].is_string(), "{r}");
+    }
+}
+
+#[test]
 fn generate_other_shapes_and_minimal() {
     for p in generated(&["--box", "2x3", "--minimal", "--count", "2", "--seed", "3"]) {
         assert_eq!(p.side(), 6);

@@ -6,8 +6,8 @@ use std::time::{Duration, Instant};
 
 use solver_core::logic::{Level, RateOptions};
 use solver_core::{
-    GenerateError, GenerateOptions, Generated, Generator, SeRater, Shape, StopReason, Symmetry,
-    next_seed,
+    GenerateError, GenerateOptions, Generated, Generator, Rater, SeRater, Shape, StopReason,
+    Symmetry, next_seed,
 };
 use sudoku_proto::{grid_to_pb, pb};
 use tokio::sync::mpsc;
@@ -32,6 +32,8 @@ fn invalid(field: &str, message: String) -> Status {
 pub(crate) struct Order {
     options: GenerateOptions,
     count: u32,
+    /// Whether each puzzle is rated: always for a band, else unless `unrated` was asked.
+    rate: bool,
 }
 
 /// Checks a request against the wire rules and the server's limits.
@@ -85,13 +87,15 @@ pub(crate) fn order(request: &pb::GenerateRequest, shared: &Shared) -> Result<Or
         (min, 0) => Some(min as usize..=shape.cells()),
         (min, max) => Some(min as usize..=max as usize),
     };
+    let rating = band(request)?;
     Ok(Order {
+        rate: rating.is_some() || !request.unrated,
         options: GenerateOptions {
             shape,
             symmetry,
             minimal: request.minimal,
             givens,
-            rating: band(request)?,
+            rating,
             seed: match request.seed {
                 0 => rand_seed(),
                 seed => seed,
@@ -198,6 +202,7 @@ pub(crate) fn stream(
         let cap = shared.limits.max_solve_time;
         let mut spent = Duration::ZERO;
         let mut seed = order.options.seed;
+        let rate = order.rate;
         for index in 0..u64::from(order.count) {
             let Some(left) = cap.checked_sub(spent).filter(|left| !left.is_zero()) else {
                 let _ = tx.send(Err(over_cap(index, order.count, cap, seed))).await;
@@ -210,10 +215,13 @@ pub(crate) fn stream(
             };
             let begun = Instant::now();
             let work = move |until: Until| {
-                make(GenerateOptions {
-                    deadline: Some(until.deadline),
-                    ..options.clone()
-                })
+                make(
+                    GenerateOptions {
+                        deadline: Some(until.deadline),
+                        ..options.clone()
+                    },
+                    rate,
+                )
             };
             let made = tokio::select! {
                 made = shared.pool.run_sliced(tenant, deadline, left, work, stopped_at_deadline) => made,
@@ -267,8 +275,8 @@ fn over_cap(index: u64, count: u32, cap: Duration, seed: u64) -> Status {
     ))
 }
 
-/// Makes the puzzle seeded `options.seed`, rated by the logic engine.
-fn make(options: GenerateOptions) -> Result<Generated, GenerateError> {
+/// Makes the puzzle seeded `options.seed`, rated by the logic engine when `rate` is set.
+fn make(options: GenerateOptions, rate: bool) -> Result<Generated, GenerateError> {
     // The engine's own rater: an unfinished rating meets no band, and it tells the generator
     // which puzzles are too easy to be worth rating for a high band.
     let rater = SeRater {
@@ -279,7 +287,7 @@ fn make(options: GenerateOptions) -> Result<Generated, GenerateError> {
         },
     };
     let seed = options.seed;
-    Generator::new(options, Some(&rater))?.puzzle(seed)
+    Generator::new(options, rate.then_some(&rater as &dyn Rater))?.puzzle(seed)
 }
 
 /// The wire form of a made puzzle.

@@ -5,10 +5,11 @@
 //! range's low end, or [`LARGE_GRID_FLOOR`] above 16×16). `minimal` is strict: no single given
 //! can go. With a symmetry that holds for few carved puzzles (about 1 in 40 with a half turn,
 //! far fewer with a quarter turn), so such requests spend many attempts or end with
-//! [`GenerateError::Stopped`]. Rates on one core (`cargo bench -p solver-core --bench
-//! generate`): about 21,000 minimal 9×9 puzzles/s (2.2× the `sudoku` crate); by level easy
-//! 230/s, medium 300/s, hard 170/s, diabolical 80/s, extreme 75/s, hardest 0.8/s (about
-//! 1,200 grids each; the rater's [`Rater::guesses`] spares most of the ratings).
+//! [`GenerateError::Stopped`]. Rates on one core of a shared 2-core VM (`SUDOKU_BENCH_SECONDS=3
+//! cargo bench -p solver-core --bench generate`; absolute rates drift with the load, the ratio
+//! holds): about 7,900 minimal 9×9 puzzles/s unrated (2.1× the `sudoku` crate); by level easy
+//! 170/s, medium 880/s, hard 520/s, diabolical 210/s, extreme 230/s, hardest 2/s (about 1,500
+//! grids each; the rater's [`Rater::guesses`] spares most of the ratings).
 //!
 //! ```
 //! use solver_core::{GenerateOptions, Generator, Outcome, Options, solve};

@@ -14,8 +14,13 @@
 //! One table lookup (`PERM`) keeps only triads that fit some permutation: box/line claims and
 //! pointing pairs inside the band at once. A row left with one cell places the digit there;
 //! naked singles and hidden singles in columns feed the same loop. Before the first guess the
-//! same rule also runs sideways, on stacks. Search branches on a cell with two candidates when
-//! there is one.
+//! same rule also runs sideways, on stacks.
+//!
+//! Search branches on where one digit goes in a band or stack: each of its configurations
+//! (which triad it takes in each row, or column, there) in turn, for the digit with the fewest
+//! in the band or stack whose digits have the fewest in all. A triad filled that way settles
+//! three cells' worth of choices at once, so hard puzzles need fewer guesses than with
+//! branches on cells. Once every digit's triads are settled, search branches on a cell.
 
 use super::StopReason;
 use super::control::{Control, SearchResult};
@@ -52,15 +57,69 @@ const fn triads() -> [u8; 512] {
     table
 }
 
+/// The six ways a digit can take one triad per row and per box of a band: the box of row 0,
+/// 1 and 2.
+const ORDERS: [[usize; 3]; 6] = [
+    [0, 1, 2],
+    [0, 2, 1],
+    [1, 0, 2],
+    [1, 2, 0],
+    [2, 0, 1],
+    [2, 1, 0],
+];
+
+/// For the 9-bit triad occupancy of a band, which of the six `ORDERS` fit (bit p).
+static CONFIGS: [u8; 512] = configs();
+/// Configurations over a band's digits above which only a digit with two is branched on.
+const OPEN_BAND: u32 = 27;
+/// The cells of each of the six `ORDERS`' triads.
+static CONFIG_CELLS: [u32; 6] = config_cells();
+
+const fn configs() -> [u8; 512] {
+    let mut table = [0u8; 512];
+    let mut occupied = 0;
+    while occupied < 512 {
+        let mut p = 0;
+        while p < 6 {
+            let mut triads = 0;
+            let mut r = 0;
+            while r < 3 {
+                triads |= 1 << (3 * r + ORDERS[p][r]);
+                r += 1;
+            }
+            if occupied & triads == triads {
+                table[occupied] |= 1 << p;
+            }
+            p += 1;
+        }
+        occupied += 1;
+    }
+    table
+}
+
+const fn config_cells() -> [u32; 6] {
+    let mut table = [0u32; 6];
+    let mut p = 0;
+    while p < 6 {
+        let mut r = 0;
+        while r < 3 {
+            table[p] |= 7 << (9 * r + 3 * ORDERS[p][r]);
+            r += 1;
+        }
+        p += 1;
+    }
+    table
+}
+
+/// Which triads of a band a digit's cells touch, as 9 bits (bit 3·row + box).
+#[inline(always)]
+fn occupancy(m: u32) -> usize {
+    usize::from(TRIADS[(m & 0x1FF) as usize])
+        | usize::from(TRIADS[((m >> 9) & 0x1FF) as usize]) << 3
+        | usize::from(TRIADS[(m >> 18) as usize]) << 6
+}
+
 const fn perm_triads() -> [u16; 512] {
-    const ORDERS: [[usize; 3]; 6] = [
-        [0, 1, 2],
-        [0, 2, 1],
-        [1, 0, 2],
-        [1, 2, 0],
-        [2, 0, 1],
-        [2, 1, 0],
-    ];
     let mut table = [0u16; 512];
     let mut occupied = 0;
     while occupied < 512 {
@@ -233,10 +292,7 @@ impl State {
     #[inline]
     fn update_band(&mut self, idx: usize) -> bool {
         let mut m = self.cand[idx];
-        let occupied = usize::from(TRIADS[(m & 0x1FF) as usize])
-            | usize::from(TRIADS[((m >> 9) & 0x1FF) as usize]) << 3
-            | usize::from(TRIADS[(m >> 18) as usize]) << 6;
-        m &= PERM[occupied];
+        m &= PERM[occupancy(m)];
         if m == 0 {
             return false;
         }
@@ -433,6 +489,71 @@ impl State {
         fallback.unwrap_or((0, 1))
     }
 
+    /// The digit and band or stack to branch on, with the digit's configurations there
+    /// (bit p of `ORDERS`): in the band or stack whose digits have the fewest configurations
+    /// in all, the digit with the fewest, two or more. `None` when every digit's triads are
+    /// settled in every band and stack.
+    fn pick_configs(&self) -> Option<Split> {
+        let mut sets = [[0u8; 9]; 6];
+        let mut totals = [0u32; 6];
+        for d in 0..9 {
+            let occ = |m: u32| (m | m >> 9 | m >> 18) & 0x1FF;
+            let cols = [
+                occ(self.cand[d]),
+                occ(self.cand[9 + d]),
+                occ(self.cand[18 + d]),
+            ];
+            for b in 0..3 {
+                let set = CONFIGS[occupancy(self.cand[9 * b + d])];
+                sets[b][d] = set;
+                totals[b] += set.count_ones();
+                let shift = 3 * b;
+                let triads = ((cols[0] >> shift) & 7)
+                    | ((cols[1] >> shift) & 7) << 3
+                    | ((cols[2] >> shift) & 7) << 6;
+                let set = CONFIGS[triads as usize];
+                sets[3 + b][d] = set;
+                totals[3 + b] += set.count_ones();
+            }
+        }
+        // Nine settled digits make 9; the least open band or stack settles soonest.
+        let (total, line) = totals
+            .iter()
+            .enumerate()
+            .filter(|&(_, &t)| t > 9)
+            .map(|(b, &t)| (t, b))
+            .min()?;
+        let (n, digit) = (0..9)
+            .map(|d| (sets[line][d].count_ones(), d))
+            .filter(|&(n, _)| n > 1)
+            .min()?;
+        // In an open band a digit of three or more is left to cell branches: committing many
+        // digits' triads early can overfill a triad, which propagation sees only once its
+        // cells run out (on an empty grid, never).
+        if n > 2 && total > OPEN_BAND {
+            return None;
+        }
+        Some(Split {
+            line,
+            digit,
+            configs: sets[line][digit],
+        })
+    }
+
+    /// Keeps configuration `p` of `split`'s digit in its band or stack.
+    fn keep_config(&mut self, split: &Split, p: usize) {
+        let (line, d) = (split.line, split.digit);
+        if line < 3 {
+            self.keep(9 * line + d, CONFIG_CELLS[p]);
+        } else {
+            let stack = line - 3;
+            let cols = (COLS * 7) << (3 * stack);
+            for (band, &col) in ORDERS[p].iter().enumerate() {
+                self.keep(9 * band + d, !cols | COLS << (3 * stack + col));
+            }
+        }
+    }
+
     fn cells(&self) -> [u8; 81] {
         let mut out = [0u8; 81];
         for (idx, &mask) in self.cand.iter().enumerate() {
@@ -622,6 +743,14 @@ pub(crate) fn search_givens(
     recurse(&mut state, control, false).map(|_| ())
 }
 
+/// A branch on where one digit goes in a band (lines 0-2) or a stack (3-5).
+struct Split {
+    line: usize,
+    digit: usize,
+    /// The digit's configurations there, bit p for `ORDERS[p]`; two or more.
+    configs: u8,
+}
+
 /// `Ok(true)` once the solution limit is reached; `root` is true before the first guess.
 fn recurse(state: &mut State, control: &mut Control, root: bool) -> Result<bool, StopReason> {
     if !state.propagate(root) {
@@ -630,20 +759,38 @@ fn recurse(state: &mut State, control: &mut Control, root: bool) -> Result<bool,
     if state.is_solved() {
         return Ok(control.solution(&state.cells()));
     }
+    if let Some(split) = state.pick_configs() {
+        return branch(state, control, split.configs.into(), |s, p| {
+            s.keep_config(&split, p)
+        });
+    }
+    // Every digit's triads are settled: branch on a cell.
     let (band, cell) = state.pick();
-    let mut digits: u32 = (0..9)
+    let digits: u32 = (0..9)
         .filter(|d| state.cand[9 * band + d] & cell != 0)
         .fold(0, |acc, d| acc | 1 << d);
-    while digits != 0 {
-        let d = digits.trailing_zeros() as usize;
-        digits &= digits - 1;
+    branch(state, control, digits, |s, d| s.place(d, band, cell))
+}
+
+/// Searches each alternative (bit i of `alternatives`, applied by `apply`) in turn, the last
+/// in `state` itself.
+#[inline(always)]
+fn branch(
+    state: &mut State,
+    control: &mut Control,
+    mut alternatives: u32,
+    apply: impl Fn(&mut State, usize),
+) -> Result<bool, StopReason> {
+    while alternatives != 0 {
+        let i = alternatives.trailing_zeros() as usize;
+        alternatives &= alternatives - 1;
         control.guess()?;
-        if digits == 0 {
-            state.place(d, band, cell);
+        if alternatives == 0 {
+            apply(state, i);
             return recurse(state, control, false);
         }
         let mut child = *state;
-        child.place(d, band, cell);
+        apply(&mut child, i);
         if recurse(&mut child, control, false)? {
             return Ok(true);
         }

@@ -1,0 +1,21 @@
+//! Builds the vendored tdoku (C++) when a C++ compiler is at hand; without one the crate still
+//! builds, `tdoku::available()` is false and the benchmark says loudly that tdoku is skipped.
+
+fn main() {
+    println!("cargo::rustc-check-cfg=cfg(tdoku)");
+    println!("cargo::rerun-if-changed=tdoku");
+    let mut build = cc::Build::new();
+    build
+        .cpp(true)
+        .std("c++14")
+        .opt_level(3)
+        .warnings(false)
+        .file("tdoku/solver_dpll_triad_simd.cc")
+        .file("tdoku/util.cc");
+    // tdoku's own build: -O3 for the host CPU (its SIMD paths go up to AVX-512).
+    build.flag_if_supported("-march=native");
+    match build.try_compile("tdoku") {
+        Ok(()) => println!("cargo::rustc-cfg=tdoku"),
+        Err(e) => println!("cargo::warning=tdoku not built, the benchmark will skip it: {e}"),
+    }
+}
