@@ -3,18 +3,18 @@
 //! forcing chains, dynamic forcing chains (+), then nested forcing chains of growing depth.
 //! Each level reports its lowest-rated deduction (nested levels their first).
 
-mod cycles;
 mod deduction;
 mod exclusion;
 mod multiple;
 mod nested;
+mod nishio;
 mod propagate;
 mod rating;
 mod reach;
+mod single;
 mod spare;
 mod state;
 mod trace;
-mod unary;
 mod wing;
 
 use super::board::Candidates;
@@ -37,13 +37,14 @@ pub(crate) fn finder(board: &Candidates) -> Option<Found> {
 
 /// The first level that finds a deduction.
 fn find(s: &Start) -> Option<Deduction> {
-    // The static chains' XY traces, reused by the static forcing chains.
-    let mut xy = None;
     lowest(wing::wing(s, 4), exclusion::aligned_pair(s))
-        .or_else(|| unary::static_chains(s, &mut xy))
+        .or_else(|| single::static_chains(s))
         .or_else(|| exclusion::aligned_triple(s))
-        .or_else(|| unary::nishio(s))
-        .or_else(|| multiple::multiple(s, Mode::Xy, "Forcing chain", rating::MULTIPLE, xy.take()))
+        .or_else(|| nishio::nishio(s))
+        .or_else(|| {
+            let xy = multiple::whole_xy(s, &s.candidates());
+            multiple::multiple(s, Mode::Xy, "Forcing chain", rating::MULTIPLE, Some(xy))
+        })
         .or_else(|| {
             let name = "Dynamic forcing chain";
             multiple::multiple(s, Mode::Dynamic, name, rating::DYNAMIC, None)

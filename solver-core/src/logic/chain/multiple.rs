@@ -395,3 +395,44 @@ fn common<B: Branch>(
     }
     Some((found, (q, d, on)))
 }
+
+/// The whole XY reaches of every candidate of `list` assumed true and false.
+///
+/// A false assumption's reach is merged from those of the facts it sets (the cell's other
+/// digit, the digit's other place in a house), already made true, rather than spread: they
+/// hold all its facts.
+pub(crate) fn whole_xy(s: &Start, list: &[(usize, usize)]) -> Traced {
+    let mut kept = Traced {
+        on: Vec::with_capacity(list.len()),
+        off: Vec::with_capacity(list.len()),
+    };
+    let mut index = [0u16; 81 * 9];
+    // Made where they are kept: a reach is large, and moving it there afterwards copied it
+    // twice.
+    for (k, &(c, d)) in list.iter().enumerate() {
+        index[c * 9 + d] = k as u16;
+        kept.on.push(Reach::new());
+        if let Some(r) = kept.on.last_mut() {
+            r.run(s, (c, d, true), Mode::Xy, u16::MAX);
+        }
+    }
+    for &(c, d) in list {
+        let mut parts = [&kept.on[0]; 4];
+        let mut n = 0;
+        let digits = s.digits(c);
+        if digits.count_ones() == 2 {
+            let e = (digits & !(1 << d)).trailing_zeros() as usize;
+            parts[n] = &kept.on[usize::from(index[c * 9 + e])];
+            n += 1;
+        }
+        for p in cells(s.partners(c, d)) {
+            parts[n] = &kept.on[usize::from(index[p * 9 + d])];
+            n += 1;
+        }
+        kept.off.push(Reach::new());
+        if let Some(r) = kept.off.last_mut() {
+            r.merge((c, d, false), Mode::Xy, &parts[..n]);
+        }
+    }
+    kept
+}

@@ -7,7 +7,6 @@
 //! and contradiction tests need only that; the exact [`Trace`] (parents, for sentences and
 //! support) is made only for the few facts that get reported.
 
-use std::borrow::Cow;
 use std::cell::{OnceCell, RefCell};
 
 use super::spare;
@@ -201,14 +200,6 @@ impl Reach {
         }
     }
 
-    /// Makes a reach cut at a depth limit whole, going on where it stopped.
-    pub(crate) fn finish(&mut self, s: &Start) {
-        if self.cut {
-            self.cut = false;
-            self.spread(s, u16::MAX);
-        }
-    }
-
     /// Adds the next depths until none is new or the last one is at `limit`.
     fn spread(&mut self, s: &Start, limit: u16) {
         // One copy of the loop per mode, its mode a constant: the tests of the mode that
@@ -290,11 +281,6 @@ impl Reach {
         after
     }
 
-    /// The assumption: cell, digit index, true or false.
-    pub(crate) fn root(&self) -> (usize, usize, bool) {
-        self.root
-    }
-
     /// The cells where digit index `d` is shown true (`on`) or false.
     #[inline]
     pub(crate) fn facts(&self, d: usize, on: bool) -> Set {
@@ -329,29 +315,6 @@ impl Reach {
             .iter()
             .position(|&e| (e >> SLOT_AT) as usize == k && e >> c & 1 != 0)?;
         Some(self.bounds.partition_point(|&b| b as usize <= i))
-    }
-
-    /// The facts reached at depth `depth` or less: borrowed when that is all of them (most
-    /// cycle tests ask for the whole reach, and a copy of it cost more than the test).
-    pub(crate) fn within(&self, depth: usize) -> Cow<'_, Facts> {
-        if depth >= self.deepest() {
-            return Cow::Borrowed(&self.all);
-        }
-        let mut out = [0; 18];
-        for &e in &self.entries[..self.bounds[depth] as usize] {
-            out[(e >> SLOT_AT) as usize] |= e & FULL;
-        }
-        Cow::Owned(out)
-    }
-
-    /// The shallowest depth holding a false fact of digit index `d` in `cells[d]`, for any
-    /// digit, if any.
-    pub(crate) fn first_false(&self, cells: &[Set; 9]) -> Option<usize> {
-        let level = self.entries.iter().position(|&e| {
-            let k = (e >> SLOT_AT) as usize;
-            k & 1 == 0 && e & cells[k / 2] != 0
-        })?;
-        Some(self.bounds.partition_point(|&b| b as usize <= level))
     }
 
     /// The deepest depth reached.
@@ -445,7 +408,7 @@ fn expand(s: &Start, mode: Mode, entry: Set, next: &mut Facts) -> u32 {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::super::state::State;
-    use super::super::trace::{Trace, trace_static_within};
+    use super::super::trace::{Trace, trace_into};
     use super::*;
     use crate::Grid;
     use crate::logic::board::Candidates;
@@ -508,16 +471,11 @@ pub(crate) mod tests {
             for (c, d) in s.candidates() {
                 for mode in [Mode::X, Mode::Y, Mode::Xy] {
                     for on in [true, false] {
-                        for limit in [3, 6, u16::MAX] {
-                            let what = format!("r{}c{} {d} {on} {mode:?} {limit}", c / 9, c % 9);
-                            r.run(&s, (c, d, on), mode, limit);
-                            trace_static_within(&mut t, &s, (c, d, on), mode, limit);
-                            agree(&r, &t, &what);
-                            r.finish(&s);
-                            trace_static_within(&mut t, &s, (c, d, on), mode, u16::MAX);
-                            agree(&r, &t, &what);
-                            deepest = deepest.max(r.deepest());
-                        }
+                        let what = format!("r{}c{} {d} {on} {mode:?}", c / 9, c % 9);
+                        r.run(&s, (c, d, on), mode, u16::MAX);
+                        trace_into(&mut t, &s, (c, d, on), mode, true);
+                        agree(&r, &t, &what);
+                        deepest = deepest.max(r.deepest());
                     }
                 }
             }

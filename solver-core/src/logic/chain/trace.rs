@@ -363,14 +363,6 @@ impl Trace {
         count
     }
 
-    /// Marks in `facts` (bit [`key`]) every fact the node `i` rests on, itself included.
-    pub(crate) fn mark_facts(&self, i: u16, facts: &mut Facts) {
-        self.sweep(&[i], |n| {
-            let k = key(usize::from(n.cell), usize::from(n.digit), n.on);
-            facts[k / 64] |= 1 << (k % 64);
-        });
-    }
-
     /// Calls `visit` once on each node the targets rest on, themselves included, last first.
     pub(crate) fn sweep(&self, targets: &[u16], mut visit: impl FnMut(&Node)) {
         // Parents come before their children, so one sweep down from the last target marks
@@ -477,21 +469,6 @@ pub(crate) fn trace_into(
     go_on: bool,
 ) {
     run(t, start, fact, mode, go_on, u16::MAX);
-}
-
-/// [`trace_into`] for a static mode (X, Y, XY), going on past contradictions, that follows
-/// no fact of depth `limit` or more: the trace is then the full one's facts of depth at
-/// most `limit` (a static trace adds facts by growing depth), and [`Trace::cut`] says
-/// whether any were left out.
-pub(crate) fn trace_static_within(
-    t: &mut Trace,
-    start: &Start,
-    fact: (usize, usize, bool),
-    mode: Mode,
-    limit: u16,
-) {
-    debug_assert!(matches!(mode, Mode::X | Mode::Y | Mode::Xy));
-    run(t, start, fact, mode, true, limit);
 }
 
 /// The propagation of [`trace_into`], following only facts of depth below `limit`.
