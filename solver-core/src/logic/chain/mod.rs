@@ -5,12 +5,13 @@
 
 mod deduction;
 mod exclusion;
+mod forcing;
+mod implications;
 mod multiple;
 mod nested;
 mod nishio;
 mod propagate;
 mod rating;
-mod reach;
 mod single;
 mod spare;
 mod state;
@@ -41,17 +42,11 @@ fn find(s: &Start) -> Option<Deduction> {
         .or_else(|| single::static_chains(s))
         .or_else(|| exclusion::aligned_triple(s))
         .or_else(|| nishio::nishio(s))
-        .or_else(|| {
-            let xy = multiple::whole_xy(s, &s.candidates());
-            multiple::multiple(s, Mode::Xy, "Forcing chain", rating::MULTIPLE, Some(xy))
-        })
-        .or_else(|| {
-            let name = "Dynamic forcing chain";
-            multiple::multiple(s, Mode::Dynamic, name, rating::DYNAMIC, None)
-        })
+        .or_else(|| forcing::forcing(s, false))
+        .or_else(|| forcing::forcing(s, true))
         .or_else(|| {
             let name = "Dynamic forcing chain (+)";
-            multiple::multiple(s, Mode::Plus, name, rating::PLUS, None)
+            multiple::multiple(s, Mode::Plus, name, rating::PLUS)
         })
         .or_else(|| (2..=DEEPEST).find_map(|level| nested::nested(s, level)))
 }

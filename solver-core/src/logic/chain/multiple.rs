@@ -4,9 +4,17 @@
 
 use super::deduction::{self, Deduction, fact};
 use super::rating;
-use super::reach::{Facts, Reach, slot};
 use super::state::{Set, Start, cells, tables};
 use super::trace::{Mode, Trace, trace_into};
+
+/// The slot of digit index `d`'s true (`on`) or false facts in a [`Facts`] list.
+#[inline]
+fn slot(d: usize, on: bool) -> usize {
+    d * 2 + usize::from(on)
+}
+
+/// Cell sets of facts, one per digit and kind, at [`slot`].
+type Facts = [Set; 18];
 
 /// What a branch tells of a fact: whether it holds it, at what depth, on how many facts it
 /// rests, and which candidates those are.
@@ -56,33 +64,6 @@ impl Branch for Trace {
     }
 }
 
-impl Branch for Reach {
-    const COUNT_IS_DEPTH: bool = true;
-
-    fn facts(&self, d: usize, on: bool) -> Set {
-        Reach::facts(self, d, on)
-    }
-
-    fn depth(&self, c: usize, d: usize, on: bool) -> Option<usize> {
-        Reach::depth(self, c, d, on)
-    }
-
-    fn count(&self, c: usize, d: usize, on: bool) -> Option<usize> {
-        // A static fact has one parent: it rests on its path, as long as its depth.
-        Reach::depth(self, c, d, on)
-    }
-
-    fn support(&self, s: &Start, c: usize, d: usize, on: bool) -> Option<Vec<(u16, u8)>> {
-        let t = self.exact(s);
-        t.find(c, d, on).map(|i| deduction::support(t, &[i]))
-    }
-
-    fn chain(&self, s: &Start, c: usize, d: usize, on: bool) -> Option<String> {
-        let t = self.exact(s);
-        t.find(c, d, on).map(|i| deduction::path(&t.path(i)))
-    }
-}
-
 /// Each branch's chain to the fact, as `: chain; chain`, so that a player can follow every
 /// one link by link; empty if a branch cannot tell its chain.
 fn chains<B: Branch>(s: &Start, branches: &[&B], (q, e, on): (usize, usize, bool)) -> String {
@@ -97,34 +78,9 @@ struct Branches<B> {
     off: Vec<B>,
 }
 
-/// The static reaches of every candidate (of [`State::candidates`]) assumed true and false.
-pub(crate) struct Traced {
-    pub(crate) on: Vec<Reach>,
-    pub(crate) off: Vec<Reach>,
-}
-
 /// The lowest-rated multiple-branch forcing chain at `mode`.
-///
-/// `known` are the reaches of every candidate assumed true and false at `mode`, when a
-/// search before has made them (the static chains, in XY mode).
-pub(crate) fn multiple(
-    s: &Start,
-    mode: Mode,
-    name: &'static str,
-    base: u16,
-    known: Option<Traced>,
-) -> Option<Deduction> {
+pub(crate) fn multiple(s: &Start, mode: Mode, name: &'static str, base: u16) -> Option<Deduction> {
     let list = s.candidates();
-    // Whole reaches without a contradiction: as the static links are their own
-    // contrapositives, a reach with one reaches its assumption's opposite, a forcing chain
-    // the static chains would have found before (else the traces tell the contradictions).
-    if let Some(Traced { on, off }) = known
-        && on.iter().chain(&off).all(|r| !r.clash() && !r.cut)
-        && on.len() == list.len()
-    {
-        let b = Branches { list, on, off };
-        return implications(s, &b, name, base, None);
-    }
     // Each trace made where it stays (one returned by value is moved, some 700 bytes).
     let traced = |on: bool| {
         let mut out: Vec<Trace> = Vec::with_capacity(list.len());
@@ -394,45 +350,4 @@ fn common<B: Branch>(
         list.dedup();
     }
     Some((found, (q, d, on)))
-}
-
-/// The whole XY reaches of every candidate of `list` assumed true and false.
-///
-/// A false assumption's reach is merged from those of the facts it sets (the cell's other
-/// digit, the digit's other place in a house), already made true, rather than spread: they
-/// hold all its facts.
-pub(crate) fn whole_xy(s: &Start, list: &[(usize, usize)]) -> Traced {
-    let mut kept = Traced {
-        on: Vec::with_capacity(list.len()),
-        off: Vec::with_capacity(list.len()),
-    };
-    let mut index = [0u16; 81 * 9];
-    // Made where they are kept: a reach is large, and moving it there afterwards copied it
-    // twice.
-    for (k, &(c, d)) in list.iter().enumerate() {
-        index[c * 9 + d] = k as u16;
-        kept.on.push(Reach::new());
-        if let Some(r) = kept.on.last_mut() {
-            r.run(s, (c, d, true), Mode::Xy, u16::MAX);
-        }
-    }
-    for &(c, d) in list {
-        let mut parts = [&kept.on[0]; 4];
-        let mut n = 0;
-        let digits = s.digits(c);
-        if digits.count_ones() == 2 {
-            let e = (digits & !(1 << d)).trailing_zeros() as usize;
-            parts[n] = &kept.on[usize::from(index[c * 9 + e])];
-            n += 1;
-        }
-        for p in cells(s.partners(c, d)) {
-            parts[n] = &kept.on[usize::from(index[p * 9 + d])];
-            n += 1;
-        }
-        kept.off.push(Reach::new());
-        if let Some(r) = kept.off.last_mut() {
-            r.merge((c, d, false), Mode::Xy, &parts[..n]);
-        }
-    }
-    kept
 }

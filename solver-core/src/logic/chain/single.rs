@@ -8,6 +8,8 @@
 //! chain leads from an assumption to its opposite. Among everything found, SE takes the
 //! lowest rating, then the fewest facts, then X before Y before XY, then the first found.
 
+use std::cell::Cell;
+
 use super::deduction::{Deduction, fact};
 use super::rating;
 use super::state::{Set, Start, cells};
@@ -26,6 +28,9 @@ fn parts(f: Fact) -> (usize, usize, bool) {
 
 /// No parent: the assumption a search starts from.
 const ROOT: u32 = u32::MAX;
+
+/// Marks a queued node that copies a false fact already queued (see [`cycles`]).
+const COPY: u32 = 1 << 31;
 
 /// Which links a search follows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,16 +65,25 @@ impl Links {
 struct Tree {
     facts: Vec<Fact>,
     parents: Vec<u32>,
+    /// Facts on the path from the assumption, the node's own included.
+    depth: Vec<u16>,
 }
 
 impl Tree {
     fn clear(&mut self) {
         self.facts.clear();
         self.parents.clear();
+        self.depth.clear();
     }
     fn push(&mut self, f: Fact, parent: u32) -> u32 {
         self.facts.push(f);
         self.parents.push(parent);
+        let depth = if parent == ROOT {
+            1
+        } else {
+            self.depth[parent as usize] + 1
+        };
+        self.depth.push(depth);
         (self.facts.len() - 1) as u32
     }
     /// The facts from node `i` back to the assumption, `i` first.
@@ -156,16 +170,6 @@ fn strong(s: &Start, f: Fact, links: Links, out: &mut Vec<Fact>) {
     }
 }
 
-/// SE's rating of a chain of `facts` facts on `base` (tenths), as SE adds it up in floating
-/// point: the sum decides between kinds whose ratings print alike.
-fn difficulty(base: u16, facts: usize) -> f64 {
-    let mut added = 0.0;
-    for _ in 0..rating::length_bonus(facts.saturating_sub(2)) {
-        added += 0.1;
-    }
-    f64::from(base) / 10.0 + added
-}
-
 /// One chain or cycle found, with what SE sorts by.
 struct Found {
     difficulty: f64,
@@ -189,6 +193,11 @@ struct Search {
     links: Vec<Fact>,
 }
 
+thread_local! {
+    /// Each digit's places when its X search last found nothing, and which digits did.
+    static X_NOTHING: Cell<([Set; 9], u16)> = const { Cell::new(([0; 9], 0)) };
+}
+
 /// The step SE's unary chaining takes on this board, if any.
 pub(crate) fn static_chains(s: &Start) -> Option<Deduction> {
     let mut search = Search {
@@ -199,6 +208,7 @@ pub(crate) fn static_chains(s: &Start) -> Option<Deduction> {
     };
     let mut best: Option<Found> = None;
     let list = s.candidates();
+    let (then, mut nothing) = X_NOTHING.try_with(Cell::get).unwrap_or(([0; 9], 0));
     for links in [Links::X, Links::Y, Links::Xy] {
         // Every XY step rates 7.0 or more; one found lower cannot be displaced.
         if links == Links::Xy && best.as_ref().is_some_and(|b| b.difficulty < 7.0) {
@@ -211,15 +221,54 @@ pub(crate) fn static_chains(s: &Start) -> Option<Deduction> {
             if links == Links::Y && s.digits(c).count_ones() > 2 {
                 continue;
             }
-            cycles(s, &mut search, (c, d), links, &mut best);
+            if links == Links::X && nothing >> d & 1 != 0 && then[d] == s.cand[d] {
+                continue;
+            }
+            let cycle_base = if links == Links::Xy {
+                rating::FORCING_XY
+            } else {
+                rating::CYCLE
+            };
+            let most = cap(&best, cycle_base);
+            cycles(s, &mut search, (c, d), links, most, &mut best);
             if links != Links::Y {
+                let base = if links == Links::Xy {
+                    rating::FORCING_XY
+                } else {
+                    rating::FORCING_X
+                };
                 for on in [true, false] {
-                    chains(s, &mut search, (c, d, on), links, &mut best);
+                    let most = cap(&best, base);
+                    chains(s, &mut search, (c, d, on), links, most, &mut best);
                 }
             }
         }
+        if links == Links::X {
+            // Each digit's X search follows that digit alone: one that found nothing
+            // unbounded (nothing found before it) finds nothing while its places stay.
+            nothing = 0;
+            if best.is_none() {
+                nothing = 0x1ff;
+            }
+            let _ = X_NOTHING.try_with(|m| m.set((s.cand, nothing)));
+        }
     }
     best.map(|b| b.deduction)
+}
+
+/// The most facts a chain on `base` may hold and still come before `best`.
+fn cap(best: &Option<Found>, base: u16) -> usize {
+    let Some(b) = best else {
+        return usize::MAX;
+    };
+    let mut n = 1;
+    loop {
+        let d = rating::difficulty(base, n + 1);
+        if d > b.difficulty || (d == b.difficulty && n + 1 > b.facts) {
+            return n;
+        }
+        n += 1;
+    }
 }
 
 fn offer(best: &mut Option<Found>, found: Found) {
@@ -228,15 +277,27 @@ fn offer(best: &mut Option<Found>, found: Found) {
     }
 }
 
-/// The cycles through candidate (`c`, `d`) assumed true.
+/// The cycles through candidate (`c`, `d`) assumed true, of at most `cap` facts.
+///
+/// SE follows every false fact again each time a true one makes it (unless it lies behind
+/// that true one), but a false fact followed a second time adds no true fact not already
+/// reached: only the copies of facts that lead straight back to the start matter, as the
+/// ends of cycles, so only they are kept.
 fn cycles(
     s: &Start,
     search: &mut Search,
     (c, d): (usize, usize),
     links: Links,
+    cap: usize,
     best: &mut Option<Found>,
 ) {
     let source = fact_of(c, d, true);
+    // The false facts whose strong links lead to the start.
+    let mut back = Seen::new();
+    strong(s, source ^ 1, links, &mut search.links);
+    for &f in &search.links {
+        back.add(f ^ 1);
+    }
     let Search {
         tree,
         on,
@@ -246,32 +307,44 @@ fn cycles(
     tree.clear();
     on.clear();
     off.clear();
-    let mut reached = Seen::new();
+    let (mut reached, mut seen_off) = (Seen::new(), Seen::new());
     reached.add(source);
     on.push(tree.push(source, ROOT));
     let mut length = 0;
     let mut ends = Vec::new();
     while !on.is_empty() || !off.is_empty() {
+        // A cycle closed at the next length would hold more facts than the cap.
+        if length + 2 > cap {
+            break;
+        }
         length += 1;
         for &i in on.iter() {
             weak(s, tree.facts[i as usize], links, out);
             for &f in out.iter() {
-                if !tree.above(i, f) {
+                if !seen_off.has(f) {
+                    seen_off.add(f);
                     off.push(tree.push(f, i));
+                } else if back.has(f) && !tree.above(i, f) {
+                    off.push(tree.push(f, i) | COPY);
                 }
             }
         }
         on.clear();
         length += 1;
-        for &i in off.iter() {
-            strong(s, tree.facts[i as usize], links, out);
-            for &f in out.iter() {
-                if length >= 4 && f == source {
-                    ends.push(tree.push(f, i));
-                }
-                if !reached.has(f) {
-                    reached.add(f);
-                    on.push(tree.push(f, i));
+        for &k in off.iter() {
+            let i = k & !COPY;
+            let f = tree.facts[i as usize];
+            if length >= 4 && back.has(f) {
+                ends.push(tree.push(source, i));
+            }
+            if k & COPY != 0 {
+                continue;
+            }
+            strong(s, f, links, out);
+            for &g in out.iter() {
+                if !reached.has(g) {
+                    reached.add(g);
+                    on.push(tree.push(g, i));
                 }
             }
         }
@@ -316,8 +389,8 @@ fn cycle(s: &Start, tree: &Tree, end: u32, links: Links) -> Option<Found> {
         Links::Xy => ("Bidirectional cycle", rating::FORCING_XY),
     };
     let facts = distinct(lp);
-    let difficulty = difficulty(base, facts);
-    let tenths = (difficulty * 10.0).round() as u16;
+    let difficulty = rating::difficulty(base, facts);
+    let tenths = rating::tenths(difficulty);
     let (c, d, _) = parts(path[path.len() - 1]);
     let mut deduction = Deduction::setting(name, tenths, c, d, false);
     deduction.eliminations = removed;
@@ -340,12 +413,13 @@ fn cycle(s: &Start, tree: &Tree, end: u32, links: Links) -> Option<Found> {
     })
 }
 
-/// The chains from candidate (`c`, `d`) assumed `on` to its opposite.
+/// The chain from candidate (`c`, `d`) assumed `on` to its opposite, of at most `cap` facts.
 fn chains(
     s: &Start,
     search: &mut Search,
     (c, d, is_on): (usize, usize, bool),
     links: Links,
+    cap: usize,
     best: &mut Option<Found>,
 ) {
     let source = fact_of(c, d, is_on);
@@ -369,7 +443,17 @@ fn chains(
         off.push(root);
     }
     let mut end = None;
+    // A pass makes nodes one deeper than those it follows, in order of depth: past the cap,
+    // no chain can come before the best.
+    let too_deep = |tree: &Tree, queue: &[u32]| {
+        queue
+            .first()
+            .is_some_and(|&i| usize::from(tree.depth[i as usize]) + 1 > cap)
+    };
     while !on.is_empty() || !off.is_empty() {
+        if too_deep(tree, on) {
+            return;
+        }
         for &i in on.iter() {
             weak(s, tree.facts[i as usize], links, out);
             for &f in out.iter() {
@@ -383,6 +467,9 @@ fn chains(
             }
         }
         on.clear();
+        if end.is_none() && too_deep(tree, off) {
+            return;
+        }
         for &i in off.iter() {
             strong(s, tree.facts[i as usize], links, out);
             for &f in out.iter() {
@@ -407,8 +494,8 @@ fn chains(
         _ => ("Forcing X-chain", rating::FORCING_X),
     };
     let facts = distinct(&path);
-    let difficulty = difficulty(base, facts);
-    let tenths = (difficulty * 10.0).round() as u16;
+    let difficulty = rating::difficulty(base, facts);
+    let tenths = rating::tenths(difficulty);
     let mut deduction = Deduction::setting(name, tenths, c, d, !is_on);
     if !is_on {
         // The digit is placed: SE removes the cell's other digits.
