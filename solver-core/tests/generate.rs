@@ -325,3 +325,36 @@ fn extreme_and_hardest_come_within_the_default_attempts() {
         assert_eq!(rating.level, level, "{:?}", made.puzzle);
     }
 }
+
+#[test]
+fn sixteen_by_sixteen_levels_are_met_by_handing_givens_back() {
+    use solver_core::logic::{Level, RateOptions, rate};
+    use solver_core::{SeRater, level_band};
+
+    // Carved as far as uniqueness allows, a 16x16 puzzle is mostly one the engine cannot
+    // finish (its chains are 9x9 only): givens come back until it rates in the band.
+    let rater = SeRater::default();
+    for (level, symmetry) in [
+        (Level::Hard, Symmetry::None),
+        (Level::Medium, Symmetry::Rotate180),
+    ] {
+        let band = level_band(level);
+        let options = GenerateOptions {
+            shape: shape(4, 4),
+            symmetry,
+            rating: Some(band.clone()),
+            attempts: Some(20),
+            seed: 8,
+            ..GenerateOptions::default()
+        };
+        let made = Generator::new(options, Some(&rater))
+            .expect("valid")
+            .puzzle(8)
+            .expect("a 16x16 puzzle in the band within 20 grids");
+        assert_sound(&made, symmetry);
+        let rating = rate(&made.puzzle, &RateOptions::default()).expect("unique");
+        assert!(!rating.lower_bound, "{:?}", made.puzzle);
+        assert_eq!(made.rating, Some(rating.tenths));
+        assert_eq!(rating.level, level, "{:?}", made.puzzle);
+    }
+}

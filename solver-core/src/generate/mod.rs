@@ -27,6 +27,7 @@ mod classic;
 mod error;
 mod fill;
 mod rate;
+mod refill;
 mod rng;
 mod symmetry;
 mod unavoidable;
@@ -203,12 +204,22 @@ impl<'r> Generator<'r> {
             if self.out_of_band(guesses) {
                 continue;
             }
-            let puzzle = Grid::from_values(options.shape, carved.cells.into())
+            let puzzle = Grid::from_values(options.shape, carved.cells.clone().into())
                 .expect("a subset of a solution has no repeats");
             let rating = self.rater.and_then(|r| r.rate(&puzzle));
             if let Some(band) = &options.rating
                 && !rating.is_some_and(|t| band.contains(&t))
             {
+                if let Some(made) = self.refilled(&carved.cells, &solution, &mut rng, band) {
+                    return Ok(Generated {
+                        givens: made.0.cells().iter().filter(|&&v| v != 0).count(),
+                        puzzle: made.0,
+                        solution,
+                        seed,
+                        rating: Some(made.1),
+                        attempts,
+                    });
+                }
                 continue;
             }
             return Ok(Generated {
@@ -220,6 +231,30 @@ impl<'r> Generator<'r> {
                 attempts,
             });
         }
+    }
+
+    /// A puzzle above 9×9 that missed `band`, given back givens until it lands inside
+    /// (see [`refill`]); not when minimality or a number of givens was asked for.
+    fn refilled(
+        &self,
+        cells: &[u8],
+        solution: &Grid,
+        rng: &mut Random,
+        band: &RangeInclusive<u16>,
+    ) -> Option<(Grid, u16)> {
+        let options = &self.options;
+        let rater = self.rater?;
+        if options.shape.side() <= 9 || options.minimal || options.givens.is_some() {
+            return None;
+        }
+        let orbits = (&self.orbits[..], rng);
+        refill::refill(
+            options.shape,
+            (cells, solution),
+            orbits.0,
+            orbits.1,
+            (rater, band),
+        )
     }
 
     /// Whether a puzzle proven unique in `guesses` is outside the request's rating band by the

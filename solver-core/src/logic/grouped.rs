@@ -406,10 +406,10 @@ fn turbot_digit<const W: usize>(board: &Candidates, d: usize) -> Best {
         let kinds = (board.kind(l1.house), board.kind(l2.house));
         let (name, tenths) = match kinds {
             (HouseKind::Row, HouseKind::Row) | (HouseKind::Col, HouseKind::Col) => {
-                ("Grouped Skyscraper", 41)
+                ("Grouped Skyscraper", 43)
             }
             (HouseKind::Row, HouseKind::Col) | (HouseKind::Col, HouseKind::Row) => {
-                ("Grouped 2-String Kite", 42)
+                ("Grouped 2-String Kite", 43)
             }
             _ => ("Grouped Turbot Fish", 43),
         };
@@ -506,9 +506,9 @@ fn consider_three<const W: usize>(
     let same_line = kinds.iter().all(|&k| k == kinds[0]) && kinds[0] != HouseKind::Box;
     let kite = kinds.contains(&HouseKind::Row) && kinds.contains(&HouseKind::Col);
     let (name, tenths) = match (same_line, kite) {
-        (true, _) => ("Grouped Skyscraper (3 strong links)", 55),
+        (true, _) => ("Grouped Skyscraper (3 strong links)", 57),
         (_, true) => ("Grouped Three-String Kite", 57),
-        _ => ("Grouped Turbot Fish (3 strong links)", 56),
+        _ => ("Grouped Turbot Fish (3 strong links)", 57),
     };
     let removed = elims.len();
     if best.as_ref().is_some_and(|(t, r, _)| {

@@ -13,11 +13,11 @@
 //! | pointing, claiming | 2.6, 2.8 |
 //! | naked pair, X-Wing, hidden pair, naked triple, Swordfish, hidden triple | 3.0 - 4.0 |
 //! | Skyscraper, 2-String Kite, Turbot Fish, Empty Rectangle | 4.0, 4.1, 4.2, 4.3 |
-//! | the same with a grouped link (line over two boxes, box on a row and a column) | + 0.1 |
+//! | any of them with a grouped link (line over two boxes, box on a row and a column) | 4.3 |
 //! | XY-Wing, XYZ-Wing | 4.2, 4.4 |
 //! | unique rectangles and loops, types 1-4 (uniqueness) | 4.5 + loop length + set size |
 //! | naked quad, Jellyfish, hidden quad | 5.0, 5.2, 5.4 |
-//! | three strong links (Skyscraper, Turbot, Kite), grouped + 0.1 | 5.4, 5.5, 5.6 |
+//! | three strong links (Skyscraper, Turbot, Kite); any with a grouped link | 5.4, 5.5, 5.6; 5.7 |
 //! | WXYZ-Wing | 5.5, 5.6 |
 //! | BUG types 1, 2, 4, 3 (uniqueness) | 5.6, 5.7, 5.7, 5.8+ |
 //! | VWXYZ-Wing, aligned pair exclusion (9x9, as all below) | 6.2 - 6.4, 6.2 |

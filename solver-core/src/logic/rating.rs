@@ -19,6 +19,12 @@ use crate::Grid;
 /// | diabolical | 5.0 to below 7.0 (quads, Jellyfish, BUG, short chains) |
 /// | extreme | 7.0 to below 9.0 (forcing chains) |
 /// | hardest | 9.0 and above (dynamic and nested forcing chains) |
+///
+/// On other box shapes (4×4, 6×6, 16×16, 25×25, ...) the same table holds, but the engine knows
+/// only the techniques that work on every shape (singles through fish, wings, unique
+/// rectangles and BUG; chains are 9×9 only), so ratings there stop at about 6.0: easy to
+/// diabolical mean what they mean at 9×9, extreme and hardest are never reached, and a puzzle
+/// that needs more is rated as a lower bound (no known technique applies).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
 pub enum Level {

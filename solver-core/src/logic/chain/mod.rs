@@ -3,18 +3,19 @@
 //! forcing chains, dynamic forcing chains (+), then nested forcing chains of growing depth.
 //! Each level reports its lowest-rated deduction (nested levels their first).
 
-mod cycles;
 mod deduction;
 mod exclusion;
+mod forcing;
+mod implications;
 mod multiple;
 mod nested;
+mod nishio;
 mod propagate;
 mod rating;
-mod reach;
+mod single;
 mod spare;
 mod state;
 mod trace;
-mod unary;
 mod wing;
 
 use super::board::Candidates;
@@ -37,20 +38,15 @@ pub(crate) fn finder(board: &Candidates) -> Option<Found> {
 
 /// The first level that finds a deduction.
 fn find(s: &Start) -> Option<Deduction> {
-    // The static chains' XY traces, reused by the static forcing chains.
-    let mut xy = None;
     lowest(wing::wing(s, 4), exclusion::aligned_pair(s))
-        .or_else(|| unary::static_chains(s, &mut xy))
+        .or_else(|| single::static_chains(s))
         .or_else(|| exclusion::aligned_triple(s))
-        .or_else(|| unary::nishio(s))
-        .or_else(|| multiple::multiple(s, Mode::Xy, "Forcing chain", rating::MULTIPLE, xy.take()))
-        .or_else(|| {
-            let name = "Dynamic forcing chain";
-            multiple::multiple(s, Mode::Dynamic, name, rating::DYNAMIC, None)
-        })
+        .or_else(|| nishio::nishio(s))
+        .or_else(|| forcing::forcing(s, false))
+        .or_else(|| forcing::forcing(s, true))
         .or_else(|| {
             let name = "Dynamic forcing chain (+)";
-            multiple::multiple(s, Mode::Plus, name, rating::PLUS, None)
+            multiple::multiple(s, Mode::Plus, name, rating::PLUS)
         })
         .or_else(|| (2..=DEEPEST).find_map(|level| nested::nested(s, level)))
 }

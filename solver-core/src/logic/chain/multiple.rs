@@ -4,9 +4,17 @@
 
 use super::deduction::{self, Deduction, fact};
 use super::rating;
-use super::reach::{Facts, Reach, slot};
 use super::state::{Set, Start, cells, tables};
 use super::trace::{Mode, Trace, trace_into};
+
+/// The slot of digit index `d`'s true (`on`) or false facts in a [`Facts`] list.
+#[inline]
+fn slot(d: usize, on: bool) -> usize {
+    d * 2 + usize::from(on)
+}
+
+/// Cell sets of facts, one per digit and kind, at [`slot`].
+type Facts = [Set; 18];
 
 /// What a branch tells of a fact: whether it holds it, at what depth, on how many facts it
 /// rests, and which candidates those are.
@@ -56,33 +64,6 @@ impl Branch for Trace {
     }
 }
 
-impl Branch for Reach {
-    const COUNT_IS_DEPTH: bool = true;
-
-    fn facts(&self, d: usize, on: bool) -> Set {
-        Reach::facts(self, d, on)
-    }
-
-    fn depth(&self, c: usize, d: usize, on: bool) -> Option<usize> {
-        Reach::depth(self, c, d, on)
-    }
-
-    fn count(&self, c: usize, d: usize, on: bool) -> Option<usize> {
-        // A static fact has one parent: it rests on its path, as long as its depth.
-        Reach::depth(self, c, d, on)
-    }
-
-    fn support(&self, s: &Start, c: usize, d: usize, on: bool) -> Option<Vec<(u16, u8)>> {
-        let t = self.exact(s);
-        t.find(c, d, on).map(|i| deduction::support(t, &[i]))
-    }
-
-    fn chain(&self, s: &Start, c: usize, d: usize, on: bool) -> Option<String> {
-        let t = self.exact(s);
-        t.find(c, d, on).map(|i| deduction::path(&t.path(i)))
-    }
-}
-
 /// Each branch's chain to the fact, as `: chain; chain`, so that a player can follow every
 /// one link by link; empty if a branch cannot tell its chain.
 fn chains<B: Branch>(s: &Start, branches: &[&B], (q, e, on): (usize, usize, bool)) -> String {
@@ -97,34 +78,9 @@ struct Branches<B> {
     off: Vec<B>,
 }
 
-/// The static reaches of every candidate (of [`State::candidates`]) assumed true and false.
-pub(crate) struct Traced {
-    pub(crate) on: Vec<Reach>,
-    pub(crate) off: Vec<Reach>,
-}
-
 /// The lowest-rated multiple-branch forcing chain at `mode`.
-///
-/// `known` are the reaches of every candidate assumed true and false at `mode`, when a
-/// search before has made them (the static chains, in XY mode).
-pub(crate) fn multiple(
-    s: &Start,
-    mode: Mode,
-    name: &'static str,
-    base: u16,
-    known: Option<Traced>,
-) -> Option<Deduction> {
+pub(crate) fn multiple(s: &Start, mode: Mode, name: &'static str, base: u16) -> Option<Deduction> {
     let list = s.candidates();
-    // Whole reaches without a contradiction: as the static links are their own
-    // contrapositives, a reach with one reaches its assumption's opposite, a forcing chain
-    // the static chains would have found before (else the traces tell the contradictions).
-    if let Some(Traced { on, off }) = known
-        && on.iter().chain(&off).all(|r| !r.clash() && !r.cut)
-        && on.len() == list.len()
-    {
-        let b = Branches { list, on, off };
-        return implications(s, &b, name, base, None);
-    }
     // Each trace made where it stays (one returned by value is moved, some 700 bytes).
     let traced = |on: bool| {
         let mut out: Vec<Trace> = Vec::with_capacity(list.len());

@@ -43,6 +43,21 @@ pub(crate) fn rate(base: u16, nodes: usize) -> u16 {
     base + length_bonus(nodes.saturating_sub(2))
 }
 
+/// SE's rating of a chain of `nodes` facts on `base`, as SE adds it up in floating point:
+/// the sum decides between kinds whose ratings print alike.
+pub(crate) fn difficulty(base: u16, nodes: usize) -> f64 {
+    let mut added = 0.0;
+    for _ in 0..length_bonus(nodes.saturating_sub(2)) {
+        added += 0.1;
+    }
+    f64::from(base) / 10.0 + added
+}
+
+/// A [`difficulty`] in tenths.
+pub(crate) fn tenths(difficulty: f64) -> u16 {
+    (difficulty * 10.0).round() as u16
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

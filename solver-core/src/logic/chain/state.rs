@@ -100,13 +100,8 @@ pub(crate) struct Start {
     /// column and box where it has only two ([`NO_CELL`] where not): the static strong links
     /// that every trace follows.
     bilocal: [[u8; 3]; 81 * 9],
-    /// [`Start::bilocal`] as one cell set per candidate, for searches that take a whole
-    /// set of facts at once and need not the order of houses.
-    partners: [Set; 81 * 9],
     /// Cells with exactly two candidates (the static strong links inside cells).
     pub(crate) bivalue: Set,
-    /// For each digit index, the cells with a [`Start::bilocal`] partner.
-    pub(crate) linked: [Set; 9],
 }
 
 /// No cell, in [`Start::bilocal`].
@@ -117,8 +112,6 @@ impl Start {
     pub(crate) fn new(state: State) -> Start {
         let t = tables();
         let mut bilocal = [[NO_CELL; 3]; 81 * 9];
-        let mut linked = [0; 9];
-        let mut partners = [0; 81 * 9];
         let mut masks = [0u16; 81];
         for (d, &cand) in state.cand.iter().enumerate() {
             for c in cells(cand) {
@@ -136,9 +129,6 @@ impl Start {
                 let kind = h / 9;
                 bilocal[a * 9 + d][kind] = b as u8;
                 bilocal[b * 9 + d][kind] = a as u8;
-                partners[a * 9 + d] |= 1 << b;
-                partners[b * 9 + d] |= 1 << a;
-                linked[d] |= places;
             }
         }
         let bivalue = (0..81)
@@ -149,9 +139,7 @@ impl Start {
             state,
             tables: t,
             bilocal,
-            partners,
             bivalue,
-            linked,
         }
     }
 
@@ -160,13 +148,6 @@ impl Start {
     #[inline]
     pub(crate) fn bilocal(&self, c: usize, d: usize) -> [u8; 3] {
         self.bilocal[c * 9 + d]
-    }
-
-    /// The cells of [`Start::bilocal`] as a set (empty where `d` has more than two places in
-    /// every house of `c`).
-    #[inline]
-    pub(crate) fn partners(&self, c: usize, d: usize) -> Set {
-        self.partners[c * 9 + d]
     }
 
     /// Every (cell, digit index) candidate, cell-major (as [`State::candidates`], from the
@@ -281,8 +262,34 @@ impl State {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+    use crate::Grid;
+
+    /// Puzzles of the rated file (SE 8.0, 8.0, 7.0), whose first chain steps are static.
+    const PUZZLES: [&str; 3] = [
+        ".....5.3..5....7.87.3....95..9.63.7..6.5.1.8..2.97.3..51....9.39.2....1..3.1.....",
+        "...6...2....9453..4.....8...245..1...8.....9...1..246...9.....8..2891....3...7...",
+        "....8..69.....47...4...3..2.5..1...3.96...85.3...6..9.2..1...4...14.....97..5....",
+    ];
+
+    /// Each puzzle's board, then the same with a few candidates placed (wrongly or not: the
+    /// links are what matters), as a solve leaves it further on.
+    pub(crate) fn boards() -> Vec<Start> {
+        let mut out = Vec::new();
+        for p in PUZZLES {
+            let grid: Grid = p.parse().expect("a valid puzzle");
+            let mut state = State::from_board(&Candidates::from_grid(&grid));
+            out.push(Start::new(state));
+            for (k, (c, d)) in state.candidates().into_iter().enumerate() {
+                if k % 17 == 3 && state.has(c, d) {
+                    state.place(c, d);
+                }
+            }
+            out.push(Start::new(state));
+        }
+        out
+    }
 
     #[test]
     fn cells_lists_both_halves_lowest_first() {
@@ -297,7 +304,7 @@ mod tests {
     fn bilocal_names_the_other_place_of_each_house_with_two() {
         let t = tables();
         let mut seen = 0;
-        for s in crate::logic::chain::reach::tests::boards() {
+        for s in boards() {
             for (c, d) in s.candidates() {
                 for (kind, h) in t.cell_houses[c].into_iter().enumerate() {
                     let places = s.cand[d] & t.houses[usize::from(h)];
@@ -311,24 +318,8 @@ mod tests {
                     assert_eq!(s.bilocal(c, d)[kind], want, "r{}c{} {d}", c / 9, c % 9);
                 }
                 assert_eq!(s.digits(c), State::digits(&s, c));
-                let linked = s.linked[d] >> c & 1 != 0;
-                assert_eq!(linked, s.partners(c, d) != 0);
             }
         }
         assert!(seen > 0);
-    }
-
-    #[test]
-    fn partners_are_the_bilocal_places_as_a_set() {
-        let mut linked = 0;
-        for s in crate::logic::chain::reach::tests::boards() {
-            for (c, d) in s.candidates() {
-                let places = s.bilocal(c, d).into_iter().filter(|&p| p != NO_CELL);
-                let set = places.fold(0 as Set, |a, p| a | 1 << p);
-                assert_eq!(s.partners(c, d), set, "r{}c{} {d}", c / 9, c % 9);
-                linked += usize::from(set != 0);
-            }
-        }
-        assert!(linked > 0);
     }
 }

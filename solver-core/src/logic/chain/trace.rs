@@ -18,12 +18,8 @@ pub(crate) enum Mode {
     X,
     /// Bivalue cells only.
     Y,
-    /// Static: bivalue cells and bilocal houses of the starting board.
-    Xy,
     /// Single digit, strong links of houses judged on the board as the chain changes it.
     Nishio,
-    /// Strong links judged on the board as the chain changes it.
-    Dynamic,
     /// Dynamic, with pointing and claiming inside the chain.
     Plus,
 }
@@ -363,14 +359,6 @@ impl Trace {
         count
     }
 
-    /// Marks in `facts` (bit [`key`]) every fact the node `i` rests on, itself included.
-    pub(crate) fn mark_facts(&self, i: u16, facts: &mut Facts) {
-        self.sweep(&[i], |n| {
-            let k = key(usize::from(n.cell), usize::from(n.digit), n.on);
-            facts[k / 64] |= 1 << (k % 64);
-        });
-    }
-
     /// Calls `visit` once on each node the targets rest on, themselves included, last first.
     pub(crate) fn sweep(&self, targets: &[u16], mut visit: impl FnMut(&Node)) {
         // Parents come before their children, so one sweep down from the last target marks
@@ -412,62 +400,7 @@ impl Trace {
     }
 }
 
-/// The implications of assuming digit index `d` is (`on`) or is not in cell `c` of `start`.
-pub(crate) fn trace(start: &Start, c: usize, d: usize, on: bool, mode: Mode) -> Trace {
-    trace_with(start, (c, d, on), mode, false)
-}
-
-/// [`trace`], optionally going on past contradictions (sound for the assumption's opposite,
-/// which is all a unary chain concludes).
-pub(crate) fn trace_with(
-    start: &Start,
-    (c, d, on): (usize, usize, bool),
-    mode: Mode,
-    go_on: bool,
-) -> Trace {
-    let mut t = Trace::new();
-    trace_into(&mut t, start, (c, d, on), mode, go_on);
-    t
-}
-
-/// Whether the Nishio trace of digit index `d` assumed in cell `c` (a candidate) ends in a
-/// contradiction, found without tracing: most do not, and a search need trace only those
-/// that do. The same links on the digit's places alone: a true fact removes its peers, a
-/// house with a false fact and one place left puts the digit there, and the contradiction
-/// is a house with none (the trace's clashes all come to that once nothing more follows,
-/// and the facts that follow do not depend on their order).
-pub(crate) fn nishio_clashes(start: &Start, c: usize, d: usize) -> bool {
-    let t = start.tables;
-    let cand = start.cand[d];
-    let mut alive = cand & !t.peers[c];
-    let mut on: Set = 1 << c;
-    // The places alive when each house was last looked at (at the start of the pass before,
-    // or before any): a house that lost none since adds nothing new, and one that never lost
-    // any is never looked at.
-    let mut since = cand;
-    loop {
-        let (mut more, at_start) = (false, alive);
-        for &house in &t.houses {
-            let left = alive & house;
-            // Two places left, or the house's true fact: nothing follows.
-            if (since ^ alive) & house == 0 || left & left.wrapping_sub(1) != 0 || left & on != 0 {
-                continue;
-            }
-            if left == 0 {
-                return true;
-            }
-            on |= left;
-            alive &= !t.peers[left.trailing_zeros() as usize];
-            more = true;
-        }
-        if !more {
-            return false;
-        }
-        since = at_start;
-    }
-}
-
-/// [`trace_with`] into a trace that is cleared first, so that searches that look at one
+/// The implications of an assumption into a trace that is cleared first, so that searches that look at one
 /// trace at a time reuse its buffers.
 pub(crate) fn trace_into(
     t: &mut Trace,
@@ -477,21 +410,6 @@ pub(crate) fn trace_into(
     go_on: bool,
 ) {
     run(t, start, fact, mode, go_on, u16::MAX);
-}
-
-/// [`trace_into`] for a static mode (X, Y, XY), going on past contradictions, that follows
-/// no fact of depth `limit` or more: the trace is then the full one's facts of depth at
-/// most `limit` (a static trace adds facts by growing depth), and [`Trace::cut`] says
-/// whether any were left out.
-pub(crate) fn trace_static_within(
-    t: &mut Trace,
-    start: &Start,
-    fact: (usize, usize, bool),
-    mode: Mode,
-    limit: u16,
-) {
-    debug_assert!(matches!(mode, Mode::X | Mode::Y | Mode::Xy));
-    run(t, start, fact, mode, true, limit);
 }
 
 /// The propagation of [`trace_into`], following only facts of depth below `limit`.
@@ -516,9 +434,7 @@ fn follow(t: &mut Trace, start: &Start, mode: Mode, from: usize, limit: u16) {
     match mode {
         Mode::X => follow_as(t, start, Mode::X, from, limit),
         Mode::Y => follow_as(t, start, Mode::Y, from, limit),
-        Mode::Xy => follow_as(t, start, Mode::Xy, from, limit),
         Mode::Nishio => follow_as(t, start, Mode::Nishio, from, limit),
-        Mode::Dynamic => follow_as(t, start, Mode::Dynamic, from, limit),
         Mode::Plus => follow_as(t, start, Mode::Plus, from, limit),
     }
 }
@@ -531,7 +447,7 @@ fn follow_as(t: &mut Trace, start: &Start, mode: Mode, from: usize, limit: u16) 
         while i < t.nodes.len() && !t.stopped() {
             let n = t.nodes[i];
             // Only static traces are given a depth limit (see `trace_static_within`).
-            if matches!(mode, Mode::X | Mode::Y | Mode::Xy) && n.depth >= limit {
+            if matches!(mode, Mode::X | Mode::Y) && n.depth >= limit {
                 t.cut = Some(i);
                 return;
             }
@@ -572,7 +488,7 @@ fn follow_on(t: &mut Trace, start: &Start, i: u16, n: Node, mode: Mode) {
 #[inline(always)]
 fn follow_off(t: &mut Trace, start: &Start, i: u16, n: Node, mode: Mode) {
     let (c, d) = (n.cell as usize, n.digit as usize);
-    if matches!(mode, Mode::Nishio | Mode::Dynamic | Mode::Plus) {
+    if matches!(mode, Mode::Nishio | Mode::Plus) {
         if mode != Mode::Nishio {
             dynamic_cell(t, start, c);
         }
@@ -724,50 +640,4 @@ fn locked(t: &mut Trace, start: &Start) -> bool {
         }
     }
     t.nodes.len() > before
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::logic::chain::reach::tests::boards;
-    use crate::logic::chain::state::State;
-
-    #[test]
-    fn nishio_clashes_as_the_trace_does() {
-        let (mut clashes, mut not) = (0, 0);
-        // Besides the boards, each with every few candidates removed: boards with more
-        // contradictions, and houses down to one place or none before any assumption.
-        let mut all = Vec::new();
-        for s in boards() {
-            for step in [3, 5, 7] {
-                let mut state: State = *s;
-                for (k, (c, d)) in s.candidates().into_iter().enumerate() {
-                    if k % step == 1 {
-                        state.eliminate(c, d);
-                    }
-                }
-                all.push(Start::new(state));
-            }
-            all.push(s);
-        }
-        for s in all {
-            for (c, d) in s.candidates() {
-                let traced = trace(&s, c, d, true, Mode::Nishio).contradiction.is_some();
-                assert_eq!(
-                    nishio_clashes(&s, c, d),
-                    traced,
-                    "r{}c{} {}",
-                    c / 9 + 1,
-                    c % 9 + 1,
-                    d + 1
-                );
-                if traced {
-                    clashes += 1;
-                } else {
-                    not += 1;
-                }
-            }
-        }
-        assert!(clashes > 0 && not > 0, "{clashes} clash, {not} do not");
-    }
 }

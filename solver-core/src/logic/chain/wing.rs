@@ -200,7 +200,7 @@ fn width_bonus(biggest: u32) -> u16 {
 
 #[cfg(test)]
 mod tests {
-    use super::super::reach::tests::boards;
+    use super::super::state::tests::boards;
     use super::*;
 
     /// [`for_sets`] by listing every subset in lexicographic order.

@@ -1,0 +1,621 @@
+//! Bidirectional cycles and forcing X- and XY-chains, found as Sukaku Explainer finds them:
+//! breadth first from each candidate, each fact reached by the first path to it, every
+//! chain rated by its own length, and the one step SE would take out of all it finds.
+//!
+//! SE searches three times over the candidates: with house links only (X), with cell links
+//! only (Y: cycles alone, from bivalue cells), then with both. A cycle removes the digits
+//! that both a true and a false fact of the loop see, outside the loop's cells; a forcing
+//! chain leads from an assumption to its opposite. Among everything found, SE takes the
+//! lowest rating, then the fewest facts, then X before Y before XY, then the first found.
+
+use std::cell::Cell;
+
+use super::deduction::{Deduction, fact};
+use super::rating;
+use super::state::{Set, Start, cells};
+
+/// A fact: `(cell * 9 + digit) * 2 + on`.
+type Fact = u16;
+
+fn fact_of(c: usize, d: usize, on: bool) -> Fact {
+    ((c * 9 + d) * 2 + usize::from(on)) as Fact
+}
+
+fn parts(f: Fact) -> (usize, usize, bool) {
+    let f = usize::from(f);
+    (f / 18, f / 2 % 9, f & 1 == 1)
+}
+
+/// No parent: the assumption a search starts from.
+const ROOT: u32 = u32::MAX;
+
+/// Marks a queued node that copies a false fact already queued (see [`cycles`]).
+const COPY: u32 = 1 << 31;
+
+/// Which links a search follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Links {
+    /// House links only.
+    X,
+    /// Cell links only (but a true digit still removes itself from its houses).
+    Y,
+    /// Both.
+    Xy,
+}
+
+impl Links {
+    fn cell(self) -> bool {
+        self != Links::X
+    }
+    fn house(self) -> bool {
+        self != Links::Y
+    }
+    /// SE's tie-break among equal ratings and lengths.
+    fn order(self) -> u8 {
+        match self {
+            Links::X => 2,
+            Links::Y => 3,
+            Links::Xy => 4,
+        }
+    }
+}
+
+/// The facts a search has reached, each with the one it came from.
+#[derive(Default)]
+struct Tree {
+    facts: Vec<Fact>,
+    parents: Vec<u32>,
+    /// Facts on the path from the assumption, the node's own included.
+    depth: Vec<u16>,
+}
+
+impl Tree {
+    fn clear(&mut self) {
+        self.facts.clear();
+        self.parents.clear();
+        self.depth.clear();
+    }
+    fn push(&mut self, f: Fact, parent: u32) -> u32 {
+        self.facts.push(f);
+        self.parents.push(parent);
+        let depth = if parent == ROOT {
+            1
+        } else {
+            self.depth[parent as usize] + 1
+        };
+        self.depth.push(depth);
+        (self.facts.len() - 1) as u32
+    }
+    /// The facts from node `i` back to the assumption, `i` first.
+    fn path(&self, mut i: u32) -> Vec<Fact> {
+        let mut out = Vec::new();
+        while i != ROOT {
+            out.push(self.facts[i as usize]);
+            i = self.parents[i as usize];
+        }
+        out
+    }
+    /// Whether fact `f` is on the path before node `i` (not `i` itself).
+    fn above(&self, i: u32, f: Fact) -> bool {
+        let mut j = self.parents[i as usize];
+        while j != ROOT {
+            if self.facts[j as usize] == f {
+                return true;
+            }
+            j = self.parents[j as usize];
+        }
+        false
+    }
+}
+
+/// A bit per fact.
+#[derive(Clone, Copy)]
+struct Seen([u64; 23]);
+
+impl Seen {
+    fn new() -> Seen {
+        Seen([0; 23])
+    }
+    fn has(&self, f: Fact) -> bool {
+        self.0[usize::from(f) / 64] >> (f % 64) & 1 != 0
+    }
+    fn add(&mut self, f: Fact) {
+        self.0[usize::from(f) / 64] |= 1 << (f % 64);
+    }
+}
+
+/// The facts a true fact makes false, in SE's order: the cell's other digits (with cell
+/// links), then the digit's other places in the box, the row outside the box, the column
+/// outside the box.
+fn weak(s: &Start, f: Fact, links: Links, out: &mut Vec<Fact>) {
+    let (c, d, _) = parts(f);
+    out.clear();
+    if links.cell() {
+        let mut m = s.digits(c) & !(1 << d);
+        while m != 0 {
+            out.push(fact_of(c, m.trailing_zeros() as usize, false));
+            m &= m - 1;
+        }
+    }
+    let [row, col, bx] = s.tables.house_sets[c];
+    let places = s.cand[d] & !(1 << c);
+    for set in [places & bx, places & row & !bx, places & col & !bx] {
+        out.extend(cells(set).map(|q| fact_of(q, d, false)));
+    }
+}
+
+/// The facts a false fact makes true: the cell's other digit where it has two (with cell
+/// links), the digit's other place in each house where it has two (with house links), each
+/// once (box, row, column).
+fn strong(s: &Start, f: Fact, links: Links, out: &mut Vec<Fact>) {
+    let (c, d, _) = parts(f);
+    out.clear();
+    if links.cell() {
+        let m = s.digits(c);
+        if m.count_ones() == 2 {
+            out.push(fact_of(c, (m & !(1 << d)).trailing_zeros() as usize, true));
+        }
+    }
+    if links.house() {
+        let [row, col, bx] = s.tables.house_sets[c];
+        for house in [bx, row, col] {
+            let others: Set = s.cand[d] & house & !(1 << c);
+            if others.count_ones() == 1 {
+                let g = fact_of(others.trailing_zeros() as usize, d, true);
+                if !out.contains(&g) {
+                    out.push(g);
+                }
+            }
+        }
+    }
+}
+
+/// One chain or cycle found, with what SE sorts by.
+struct Found {
+    difficulty: f64,
+    facts: usize,
+    order: u8,
+    deduction: Deduction,
+}
+
+impl Found {
+    /// Whether `self` comes before `other` in SE's sorted list (the first found wins ties).
+    fn before(&self, other: &Found) -> bool {
+        (self.difficulty, self.facts, self.order) < (other.difficulty, other.facts, other.order)
+    }
+}
+
+/// The searches' working storage, reused from candidate to candidate.
+struct Search {
+    tree: Tree,
+    on: Vec<u32>,
+    off: Vec<u32>,
+    links: Vec<Fact>,
+}
+
+thread_local! {
+    /// Each digit's places when its X search last found nothing, and which digits did.
+    static X_NOTHING: Cell<([Set; 9], u16)> = const { Cell::new(([0; 9], 0)) };
+}
+
+/// The step SE's unary chaining takes on this board, if any.
+pub(crate) fn static_chains(s: &Start) -> Option<Deduction> {
+    let mut search = Search {
+        tree: Tree::default(),
+        on: Vec::new(),
+        off: Vec::new(),
+        links: Vec::with_capacity(24),
+    };
+    let mut best: Option<Found> = None;
+    let list = s.candidates();
+    let (then, mut nothing) = X_NOTHING.try_with(Cell::get).unwrap_or(([0; 9], 0));
+    for links in [Links::X, Links::Y, Links::Xy] {
+        // Every XY step rates 7.0 or more; one found lower cannot be displaced.
+        if links == Links::Xy && best.as_ref().is_some_and(|b| b.difficulty < 7.0) {
+            break;
+        }
+        for &(c, d) in &list {
+            if s.digits(c).count_ones() < 2 {
+                continue;
+            }
+            if links == Links::Y && s.digits(c).count_ones() > 2 {
+                continue;
+            }
+            if links == Links::X && nothing >> d & 1 != 0 && then[d] == s.cand[d] {
+                continue;
+            }
+            let cycle_base = if links == Links::Xy {
+                rating::FORCING_XY
+            } else {
+                rating::CYCLE
+            };
+            let most = cap(&best, cycle_base);
+            cycles(s, &mut search, (c, d), links, most, &mut best);
+            if links != Links::Y {
+                let base = if links == Links::Xy {
+                    rating::FORCING_XY
+                } else {
+                    rating::FORCING_X
+                };
+                for on in [true, false] {
+                    let most = cap(&best, base);
+                    chains(s, &mut search, (c, d, on), links, most, &mut best);
+                }
+            }
+        }
+        if links == Links::X {
+            // Each digit's X search follows that digit alone: one that found nothing
+            // unbounded (nothing found before it) finds nothing while its places stay.
+            nothing = 0;
+            if best.is_none() {
+                nothing = 0x1ff;
+            }
+            let _ = X_NOTHING.try_with(|m| m.set((s.cand, nothing)));
+        }
+    }
+    best.map(|b| b.deduction)
+}
+
+/// The most facts a chain on `base` may hold and still come before `best`.
+fn cap(best: &Option<Found>, base: u16) -> usize {
+    let Some(b) = best else {
+        return usize::MAX;
+    };
+    let mut n = 1;
+    loop {
+        let d = rating::difficulty(base, n + 1);
+        if d > b.difficulty || (d == b.difficulty && n + 1 > b.facts) {
+            return n;
+        }
+        n += 1;
+    }
+}
+
+fn offer(best: &mut Option<Found>, found: Found) {
+    if best.as_ref().is_none_or(|b| found.before(b)) {
+        *best = Some(found);
+    }
+}
+
+/// The cycles through candidate (`c`, `d`) assumed true, of at most `cap` facts.
+///
+/// SE follows every false fact again each time a true one makes it (unless it lies behind
+/// that true one), but a false fact followed a second time adds no true fact not already
+/// reached: only the copies of facts that lead straight back to the start matter, as the
+/// ends of cycles, so only they are kept.
+fn cycles(
+    s: &Start,
+    search: &mut Search,
+    (c, d): (usize, usize),
+    links: Links,
+    cap: usize,
+    best: &mut Option<Found>,
+) {
+    let source = fact_of(c, d, true);
+    // The false facts whose strong links lead to the start.
+    let mut back = Seen::new();
+    strong(s, source ^ 1, links, &mut search.links);
+    for &f in &search.links {
+        back.add(f ^ 1);
+    }
+    let Search {
+        tree,
+        on,
+        off,
+        links: out,
+    } = search;
+    tree.clear();
+    on.clear();
+    off.clear();
+    let (mut reached, mut seen_off) = (Seen::new(), Seen::new());
+    reached.add(source);
+    on.push(tree.push(source, ROOT));
+    let mut length = 0;
+    let mut ends = Vec::new();
+    while !on.is_empty() || !off.is_empty() {
+        // A cycle closed at the next length would hold more facts than the cap.
+        if length + 2 > cap {
+            break;
+        }
+        length += 1;
+        for &i in on.iter() {
+            weak(s, tree.facts[i as usize], links, out);
+            for &f in out.iter() {
+                if !seen_off.has(f) {
+                    seen_off.add(f);
+                    off.push(tree.push(f, i));
+                } else if back.has(f) && !tree.above(i, f) {
+                    off.push(tree.push(f, i) | COPY);
+                }
+            }
+        }
+        on.clear();
+        length += 1;
+        for &k in off.iter() {
+            let i = k & !COPY;
+            let f = tree.facts[i as usize];
+            if length >= 4 && back.has(f) {
+                ends.push(tree.push(source, i));
+            }
+            if k & COPY != 0 {
+                continue;
+            }
+            strong(s, f, links, out);
+            for &g in out.iter() {
+                if !reached.has(g) {
+                    reached.add(g);
+                    on.push(tree.push(g, i));
+                }
+            }
+        }
+        off.clear();
+    }
+    for end in ends {
+        if let Some(found) = cycle(s, tree, end, links) {
+            offer(best, found);
+        }
+    }
+}
+
+/// The cycle closed at node `end`, if it removes anything.
+fn cycle(s: &Start, tree: &Tree, end: u32, links: Links) -> Option<Found> {
+    let path = tree.path(end);
+    // The loop's facts: all but the assumption, met again at the end.
+    let lp = &path[..path.len() - 1];
+    let in_loop: Set = lp.iter().fold(0, |a, &f| a | 1 << parts(f).0);
+    let (mut when_on, mut when_off) = ([0 as Set; 9], [0 as Set; 9]);
+    for &f in lp {
+        let (c, d, on) = parts(f);
+        let seen = s.tables.peers[c] & !in_loop & s.cand[d];
+        if on {
+            when_on[d] |= seen;
+        } else {
+            when_off[d] |= seen;
+        }
+    }
+    let mut removed: Vec<(u16, u8)> = Vec::new();
+    for d in 0..9 {
+        for q in cells(when_on[d] & when_off[d]) {
+            removed.push((q as u16, d as u8 + 1));
+        }
+    }
+    if removed.is_empty() {
+        return None;
+    }
+    removed.sort_unstable();
+    let (name, base) = match links {
+        Links::X => ("Bidirectional X-cycle", rating::CYCLE),
+        Links::Y => ("Bidirectional Y-cycle", rating::CYCLE),
+        Links::Xy => ("Bidirectional cycle", rating::FORCING_XY),
+    };
+    let facts = distinct(lp);
+    let difficulty = rating::difficulty(base, facts);
+    let tenths = rating::tenths(difficulty);
+    let (c, d, _) = parts(path[path.len() - 1]);
+    let mut deduction = Deduction::setting(name, tenths, c, d, false);
+    deduction.eliminations = removed;
+    deduction.rest_on(|| support(lp));
+    let said = deduction.eliminations.clone();
+    deduction.say(|| {
+        let mut loop_facts: Vec<Fact> = path.iter().rev().copied().collect();
+        loop_facts.dedup();
+        format!(
+            "{name}: {}, a loop each way, so {}",
+            eureka(&loop_facts),
+            super::deduction::removals(&said)
+        )
+    });
+    Some(Found {
+        difficulty,
+        facts,
+        order: links.order(),
+        deduction,
+    })
+}
+
+/// The chain from candidate (`c`, `d`) assumed `on` to its opposite, of at most `cap` facts.
+fn chains(
+    s: &Start,
+    search: &mut Search,
+    (c, d, is_on): (usize, usize, bool),
+    links: Links,
+    cap: usize,
+    best: &mut Option<Found>,
+) {
+    let source = fact_of(c, d, is_on);
+    let target = source ^ 1;
+    let Search {
+        tree,
+        on,
+        off,
+        links: out,
+    } = search;
+    tree.clear();
+    on.clear();
+    off.clear();
+    let (mut seen_on, mut seen_off) = (Seen::new(), Seen::new());
+    let root = tree.push(source, ROOT);
+    if is_on {
+        seen_on.add(source);
+        on.push(root);
+    } else {
+        seen_off.add(source);
+        off.push(root);
+    }
+    let mut end = None;
+    // A pass makes nodes one deeper than those it follows, in order of depth: past the cap,
+    // no chain can come before the best.
+    let too_deep = |tree: &Tree, queue: &[u32]| {
+        queue
+            .first()
+            .is_some_and(|&i| usize::from(tree.depth[i as usize]) + 1 > cap)
+    };
+    while !on.is_empty() || !off.is_empty() {
+        if too_deep(tree, on) {
+            return;
+        }
+        for &i in on.iter() {
+            weak(s, tree.facts[i as usize], links, out);
+            for &f in out.iter() {
+                if f == target && end.is_none() {
+                    end = Some(tree.push(f, i));
+                }
+                if !seen_off.has(f) {
+                    seen_off.add(f);
+                    off.push(tree.push(f, i));
+                }
+            }
+        }
+        on.clear();
+        if end.is_none() && too_deep(tree, off) {
+            return;
+        }
+        for &i in off.iter() {
+            strong(s, tree.facts[i as usize], links, out);
+            for &f in out.iter() {
+                if f == target && end.is_none() {
+                    end = Some(tree.push(f, i));
+                }
+                if !seen_on.has(f) {
+                    seen_on.add(f);
+                    on.push(tree.push(f, i));
+                }
+            }
+        }
+        off.clear();
+        if end.is_some() {
+            break;
+        }
+    }
+    let Some(end) = end else { return };
+    let path = tree.path(end);
+    let (name, base) = match links {
+        Links::Xy => ("Forcing chain", rating::FORCING_XY),
+        _ => ("Forcing X-chain", rating::FORCING_X),
+    };
+    let facts = distinct(&path);
+    let difficulty = rating::difficulty(base, facts);
+    let tenths = rating::tenths(difficulty);
+    let mut deduction = Deduction::setting(name, tenths, c, d, !is_on);
+    if !is_on {
+        // The digit is placed: SE removes the cell's other digits.
+        deduction.placements.clear();
+        let mut m = s.digits(c) & !(1 << d);
+        while m != 0 {
+            deduction
+                .eliminations
+                .push((c as u16, m.trailing_zeros() as u8 + 1));
+            m &= m - 1;
+        }
+    }
+    deduction.rest_on(|| support(&path));
+    deduction.say(|| {
+        let forward: Vec<Fact> = path.iter().rev().copied().collect();
+        format!("{name}: {}, so {}", eureka(&forward), fact(c, d, !is_on))
+    });
+    offer(
+        best,
+        Found {
+            difficulty,
+            facts,
+            order: links.order(),
+            deduction,
+        },
+    );
+}
+
+/// How many different facts a path holds (SE's count of a chain's ancestors).
+fn distinct(path: &[Fact]) -> usize {
+    let mut seen = Seen::new();
+    let mut n = 0;
+    for &f in path {
+        if !seen.has(f) {
+            seen.add(f);
+            n += 1;
+        }
+    }
+    n
+}
+
+/// The candidates a path passes through, sorted.
+fn support(path: &[Fact]) -> Vec<(u16, u8)> {
+    let mut out: Vec<(u16, u8)> = path
+        .iter()
+        .map(|&f| {
+            let (c, d, _) = parts(f);
+            (c as u16, d as u8 + 1)
+        })
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// A chain in Eureka notation: `(4)r1c2=(4)r1c7-(4)r5c7`.
+fn eureka(path: &[Fact]) -> String {
+    let mut out = String::new();
+    for (i, &f) in path.iter().enumerate() {
+        let (c, d, on) = parts(f);
+        if i > 0 {
+            out.push(if on { '=' } else { '-' });
+        }
+        out.push_str(&format!("({})r{}c{}", d + 1, c / 9 + 1, c % 9 + 1));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::state::State;
+    use super::*;
+    use crate::Grid;
+    use crate::logic::engine::each_board;
+    use crate::logic::{RateOptions, rate};
+
+    /// Rated 7.0 by SE for a ten-cell Y-cycle (the Y pass has no forcing chains: a shorter
+    /// Y-chain to the start's opposite rates as an XY chain), and 7.0 for a four-cell XY cycle.
+    const CYCLES: [(&str, &str); 2] = [
+        (
+            ".........1.7...4.3..64371..4.......7.69...58..7..9..6.6..1.3..8...9.5.....5.4.2..",
+            "Bidirectional Y-cycle",
+        ),
+        (
+            "....8..69.....47...4...3..2.5..1...3.96...85.3...6..9.2..1...4...14.....97..5....",
+            "Bidirectional cycle",
+        ),
+    ];
+
+    #[test]
+    fn cycles_rate_as_se_rates_them() {
+        for (puzzle, name) in CYCLES {
+            let grid: Grid = puzzle.parse().expect("a valid puzzle");
+            let rating = rate(&grid, &RateOptions::default()).expect("a unique solution");
+            let hardest = rating.hardest.expect("a step");
+            assert_eq!(rating.tenths, 70, "{puzzle}");
+            assert_eq!(hardest.technique.name(), name, "{puzzle}");
+        }
+    }
+
+    #[test]
+    fn every_step_on_real_solve_paths_agrees_with_the_solution() {
+        let mut found = 0;
+        for (puzzle, _) in CYCLES {
+            let grid: Grid = puzzle.parse().expect("a valid puzzle");
+            let solution = crate::logic::unique_solution(&grid, &RateOptions::default())
+                .expect("a unique solution");
+            each_board(puzzle, |board| {
+                let s = Start::new(State::from_board(board));
+                let Some(d) = static_chains(&s) else { return };
+                found += 1;
+                for &(c, digit) in &d.eliminations {
+                    assert_ne!(solution.cells()[usize::from(c)], digit, "{d:?}");
+                }
+                for &(c, digit) in &d.placements {
+                    assert_eq!(solution.cells()[usize::from(c)], digit, "{d:?}");
+                }
+                assert!(!d.eliminations.is_empty() || !d.placements.is_empty());
+            });
+        }
+        assert!(found > 10, "{found} steps");
+    }
+}
