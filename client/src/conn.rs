@@ -204,6 +204,12 @@ impl Connection {
             // nothing to close for waiting.
             config.idle_timeout_ms = 0;
             config.max_stream_bytes = config.max_buffered_bytes.min(16 << 20);
+            // The caller's --timeout bounds its calls here: the server's own cap on a call's
+            // solver time (10 s) would otherwise cut a longer generate or rate short.
+            if let Some(timeout) = global.timeout {
+                let ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
+                config.max_solve_ms = config.max_solve_ms.max(ms);
+            }
             let server = sudoku_server::start_in_memory(config)
                 .await
                 .context("cannot start the embedded server")?;

@@ -161,6 +161,21 @@ fn verdict_reason(answer: &pb::RateResponse) -> String {
     }
 }
 
+/// Why a rating is only a lower bound: `None` when it is the rating.
+fn lower_bound_reason(answer: &pb::RateResponse) -> Option<(&'static str, &'static str)> {
+    if !answer.lower_bound {
+        return None;
+    }
+    Some(if answer.verdict() == Verdict::Stopped {
+        ("stopped", "a deadline or budget stopped the solve")
+    } else {
+        (
+            "no_known_technique",
+            "no known technique applies past this point",
+        )
+    })
+}
+
 /// The rating as printed: `7.2`, or `7.2+` when the puzzle is at least that hard.
 fn rating_text(answer: &pb::RateResponse) -> String {
     let plus = if answer.lower_bound { "+" } else { "" };
@@ -212,6 +227,7 @@ fn print(
                 "steps": answer.steps,
                 "techniques": techniques,
                 "lower_bound": answer.lower_bound,
+                "lower_bound_reason": lower_bound_reason(answer).map(|r| r.0),
                 "error": answer.error.as_ref().map(|e| serde_json::json!({
                     "message": e.message, "row": e.row, "col": e.col,
                 })),
@@ -224,9 +240,11 @@ fn print(
                 .iter()
                 .map(|t| format!("{} ×{}", t.technique, t.count))
                 .collect();
+            let why = lower_bound_reason(answer)
+                .map_or(String::new(), |r| format!(" (a lower bound: {})", r.1));
             writeln!(
                 out,
-                "{origin}: {} ({}), hardest step {}; {}: {}",
+                "{origin}: {}{why} ({}), hardest step {}; {}: {}",
                 rating_text(answer),
                 level_name(answer.level()).unwrap_or("no level"),
                 hardest.unwrap_or("none"),

@@ -120,6 +120,7 @@ fn rate_json_has_every_field_and_counts_agree() {
     );
     assert_eq!(value["level"], "hard");
     assert_eq!(value["lower_bound"], false);
+    assert_eq!(value["lower_bound_reason"], Value::Null);
     assert!(
         value["hardest"]
             .as_str()
@@ -133,6 +134,38 @@ fn rate_json_has_every_field_and_counts_agree() {
         .map(|v| v.as_u64().expect("a count"))
         .sum();
     assert_eq!(Some(counted), value["steps"].as_u64(), "{value}");
+}
+
+#[test]
+fn rate_says_why_a_rating_is_only_a_lower_bound() {
+    // A sparse 16x16 puzzle: past the techniques that work on every box shape, the engine
+    // knows none (its chains are 9x9 only), so the solve stops there.
+    let options = solver_core::GenerateOptions {
+        shape: solver_core::Shape::new(4, 4).expect("a shape"),
+        seed: 34,
+        ..solver_core::GenerateOptions::default()
+    };
+    let made = solver_core::Generator::new(options, None)
+        .expect("a valid request")
+        .find_map(|made| {
+            let made = made.expect("no limits set");
+            let r = rate(&made.puzzle, &RateOptions::default()).expect("unique");
+            (r.end == solver_core::logic::End::Stuck).then_some(made.puzzle)
+        })
+        .expect("a puzzle the engine cannot finish");
+    let line = made.to_line();
+    // Exit code 1: a rating that is only a lower bound.
+    let (code, out, _) = run(&["rate", "--format", "json", &line]);
+    assert_eq!(code, 1, "{out}");
+    let value = &json_lines(&out)[0];
+    assert_eq!(value["lower_bound"], true, "{value}");
+    assert_eq!(value["lower_bound_reason"], "no_known_technique", "{value}");
+    let (code, out, _) = run(&["rate", "--format", "pretty", &line]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("+ (a lower bound: no known technique applies"),
+        "{out}"
+    );
 }
 
 #[test]

@@ -8,8 +8,6 @@
 //! chain leads from an assumption to its opposite. Among everything found, SE takes the
 //! lowest rating, then the fewest facts, then X before Y before XY, then the first found.
 
-use std::cell::Cell;
-
 use super::deduction::{Deduction, fact};
 use super::rating;
 use super::state::{Set, Start, cells};
@@ -193,11 +191,6 @@ struct Search {
     links: Vec<Fact>,
 }
 
-thread_local! {
-    /// Each digit's places when its X search last found nothing, and which digits did.
-    static X_NOTHING: Cell<([Set; 9], u16)> = const { Cell::new(([0; 9], 0)) };
-}
-
 /// The step SE's unary chaining takes on this board, if any.
 pub(crate) fn static_chains(s: &Start) -> Option<Deduction> {
     let mut search = Search {
@@ -208,7 +201,6 @@ pub(crate) fn static_chains(s: &Start) -> Option<Deduction> {
     };
     let mut best: Option<Found> = None;
     let list = s.candidates();
-    let (then, mut nothing) = X_NOTHING.try_with(Cell::get).unwrap_or(([0; 9], 0));
     for links in [Links::X, Links::Y, Links::Xy] {
         // Every XY step rates 7.0 or more; one found lower cannot be displaced.
         if links == Links::Xy && best.as_ref().is_some_and(|b| b.difficulty < 7.0) {
@@ -219,9 +211,6 @@ pub(crate) fn static_chains(s: &Start) -> Option<Deduction> {
                 continue;
             }
             if links == Links::Y && s.digits(c).count_ones() > 2 {
-                continue;
-            }
-            if links == Links::X && nothing >> d & 1 != 0 && then[d] == s.cand[d] {
                 continue;
             }
             let cycle_base = if links == Links::Xy {
@@ -242,15 +231,6 @@ pub(crate) fn static_chains(s: &Start) -> Option<Deduction> {
                     chains(s, &mut search, (c, d, on), links, most, &mut best);
                 }
             }
-        }
-        if links == Links::X {
-            // Each digit's X search follows that digit alone: one that found nothing
-            // unbounded (nothing found before it) finds nothing while its places stay.
-            nothing = 0;
-            if best.is_none() {
-                nothing = 0x1ff;
-            }
-            let _ = X_NOTHING.try_with(|m| m.set((s.cand, nothing)));
         }
     }
     best.map(|b| b.deduction)
