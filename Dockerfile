@@ -15,23 +15,28 @@ COPY proto/sudoku proto/sudoku
 COPY server/Cargo.toml server/
 COPY client/Cargo.toml client/
 COPY test-support/Cargo.toml test-support/
+COPY compress/Cargo.toml compress/
+COPY solver-bench/Cargo.toml solver-bench/
 # Cargo refuses a manifest whose [[bench]] file is missing: every declared bench gets a
 # placeholder (client/tests/dockerfile.rs checks this list against the manifests).
 RUN mkdir -p solver-core/src solver-core/benches proto/src server/src server/benches \
-         client/src client/benches test-support/src \
+         client/src client/benches test-support/src compress/src solver-bench/src \
+         solver-bench/benches \
     && touch solver-core/src/lib.rs proto/src/lib.rs server/src/lib.rs test-support/src/lib.rs \
+         compress/src/lib.rs solver-bench/src/lib.rs \
     && for main in server/src/main.rs client/src/main.rs \
-         solver-core/benches/solve.rs solver-core/benches/generate.rs solver-core/benches/rate.rs \
-         server/benches/grpc.rs server/benches/cpu.rs client/benches/batch.rs; do \
+         solver-core/benches/generate.rs solver-core/benches/rate.rs \
+         server/benches/grpc.rs server/benches/cpu.rs client/benches/batch.rs \
+         solver-bench/benches/solve.rs solver-bench/build.rs; do \
          echo 'fn main() {}' > "$main"; \
        done \
     && cargo build --release --locked -p sudoku-server \
     && rm -rf solver-core/src solver-core/benches proto/src server/src server/benches \
-         client/src client/benches test-support/src
+         client/src client/benches test-support/src compress/src solver-bench
 
 COPY . .
 # COPY keeps the sources' old timestamps: make them newer than the placeholder build.
-RUN find solver-core proto server client test-support -name '*.rs' -exec touch {} + \
+RUN find solver-core proto server client test-support compress -name '*.rs' -exec touch {} + \
     && cargo build --release --locked -p sudoku-server
 
 FROM debian:bookworm-slim

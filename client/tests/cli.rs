@@ -1363,8 +1363,10 @@ fn read_with_the_output_blocked(name: &str, line: &str) {
         "every answer once the pipe is read"
     );
     assert!(most > 0, "the memory was seen");
+    // The embedded server's own code and buffers take some 30 MB; answers piling up took 45
+    // to 75 MB more.
     assert!(
-        most < 32 << 10,
+        most < 40 << 10,
         "{most} KiB resident while the output was blocked"
     );
     // Bad lines fail the batch (exit 1); puzzles that all solve do not.
