@@ -180,27 +180,6 @@ fn decode_runs(text: &[u8]) -> Vec<u8> {
     out
 }
 
-/// A `grpc-message` as sent: percent-encoded.
-fn percent_decoded(text: &str) -> String {
-    let (bytes, mut out, mut i) = (text.as_bytes(), Vec::new(), 0);
-    while i < bytes.len() {
-        let hex = text
-            .get(i + 1..i + 3)
-            .and_then(|h| u8::from_str_radix(h, 16).ok());
-        match (bytes[i], hex) {
-            (b'%', Some(byte)) => {
-                out.push(byte);
-                i += 3;
-            }
-            (byte, _) => {
-                out.push(byte);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
 fn solve_request(puzzle: &str) -> pb::SolveRequest {
     support::request("web", &support::grid(puzzle), pb::Algorithm::Unspecified, 1)
 }
@@ -292,7 +271,8 @@ async fn refusals_come_from_the_same_door_as_grpc() {
     )
     .await;
     assert_eq!(answer.status(), Some(3), "{}", answer.trailers);
-    let message = percent_decoded(answer.field("grpc-message").unwrap_or_default());
+    let message =
+        support::raw::percent_decode(answer.field("grpc-message").unwrap_or_default().as_bytes());
     assert!(
         message.contains("row 1, column 2"),
         "names the cell: {message}"

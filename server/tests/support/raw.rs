@@ -148,7 +148,7 @@ impl Reader {
 }
 
 /// `grpc-message` is percent-encoded.
-fn percent_decode(bytes: &[u8]) -> String {
+pub fn percent_decode(bytes: &[u8]) -> String {
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
