@@ -49,6 +49,9 @@ fn main() -> ExitCode {
     {
         tracing::warn!("the last spans were not exported: {err}");
     }
+    // Dropping the runtime would wait for every blocking solve still running; after a second
+    // signal those are exactly the calls the operator chose not to wait for.
+    runtime.shutdown_background();
     result.unwrap_or_else(|err| {
         tracing::error!("{err:#}");
         ExitCode::FAILURE

@@ -225,8 +225,9 @@ async fn a_second_signal_exits_without_waiting_for_the_drain() {
         .await
         .unwrap()
         .expect("server exits");
+    // Well under the 30 s grace, with room for a loaded machine.
     assert!(
-        start.elapsed() < std::time::Duration::from_secs(5),
+        start.elapsed() < std::time::Duration::from_secs(15),
         "exited {:?} after the second signal",
         start.elapsed()
     );
