@@ -26,6 +26,10 @@ use super::StopReason;
 use super::control::{Control, SearchResult};
 use crate::grid::Grid;
 
+mod lines;
+
+use lines::Lines;
+
 const BAND: u32 = 0x7FF_FFFF;
 const ROW: [u32; 3] = [0x1FF, 0x1FF << 9, 0x1FF << 18];
 /// Column 0 in each of a band's rows; multiply by a 9-bit column set to spread it.
@@ -72,6 +76,9 @@ const ORDERS: [[usize; 3]; 6] = [
 static CONFIGS: [u8; 512] = configs();
 /// Configurations over a band's digits above which only a digit with two is branched on.
 const OPEN_BAND: u32 = 27;
+/// Configurations of a digit in a band or stack by how many minirows or minicolumns it may
+/// still take there, once those are closed over permutations (4 cannot occur).
+const CONFIG_COUNT: [u8; 10] = [0, 0, 0, 1, 2, 2, 2, 3, 4, 6];
 /// The cells of each of the six `ORDERS`' triads.
 static CONFIG_CELLS: [u32; 6] = config_cells();
 
@@ -110,6 +117,7 @@ const fn config_cells() -> [u32; 6] {
     }
     table
 }
+
 
 /// Which triads of a band a digit's cells touch, as 9 bits (bit 3·row + box).
 #[inline(always)]
@@ -289,7 +297,6 @@ impl State {
     }
 
     /// Applies the band rule to one digit-band and places its row singles; false on contradiction.
-    #[inline]
     fn update_band(&mut self, idx: usize) -> bool {
         let mut m = self.cand[idx];
         m &= PERM[occupancy(m)];
@@ -322,38 +329,29 @@ impl State {
         true
     }
 
-    /// Runs the rules to a fixpoint; false on contradiction. The stack rule runs only when
-    /// `stack` is set: it saves guesses on easy puzzles, but below the root of a hard
-    /// search it costs more than the guesses it saves (measured: puzzles5 ~8% slower).
-    fn propagate(&mut self, stack: bool) -> bool {
+    /// Runs the rules to a fixpoint; `None` on contradiction, else what the last pass of the
+    /// line rules saw (empty when the grid is solved).
+    fn propagate(&mut self) -> Option<Lines> {
         loop {
             while self.dirty != 0 {
                 let idx = self.dirty.trailing_zeros() as usize;
                 self.dirty &= self.dirty - 1;
                 if !self.update_band(idx) {
-                    return false;
+                    return None;
                 }
             }
             if self.is_solved() {
-                return true;
+                return Some(Lines {
+                    rows: [0; 9],
+                    cols: [0; 9],
+                });
             }
-            match self.naked_singles() {
-                None => return false,
-                Some(true) => continue,
-                Some(false) => {}
+            if self.naked_singles()? || self.hidden_column_singles()? {
+                continue;
             }
-            match self.hidden_column_singles() {
-                None => return false,
-                Some(true) => continue,
-                Some(false) => {}
-            }
-            if !stack {
-                return true;
-            }
-            match self.stack_rule() {
-                None => return false,
-                Some(true) => continue,
-                Some(false) => return true,
+            let lines = self.line_rules()?;
+            if self.dirty == 0 {
+                return Some(lines);
             }
         }
     }
@@ -402,37 +400,6 @@ impl State {
             }
         }
         Some(true)
-    }
-
-    /// The band rule turned sideways: in a stack a digit takes one column triad per box and
-    /// per column, so only triads on some permutation stay.
-    fn stack_rule(&mut self) -> Option<bool> {
-        let before = self.dirty;
-        for d in 0..9 {
-            let occ = |m: u32| (m | m >> 9 | m >> 18) & 0x1FF;
-            let cols = [
-                occ(self.cand[d]),
-                occ(self.cand[9 + d]),
-                occ(self.cand[18 + d]),
-            ];
-            let mut keep = [0u32; 3];
-            for shift in [0, 3, 6] {
-                let triads = ((cols[0] >> shift) & 7)
-                    | ((cols[1] >> shift) & 7) << 3
-                    | ((cols[2] >> shift) & 7) << 6;
-                let allowed = u32::from(PERM_TRIADS[triads as usize]);
-                if allowed == 0 {
-                    return None;
-                }
-                for (band, k) in keep.iter_mut().enumerate() {
-                    *k |= ((allowed >> (3 * band)) & 7) << shift;
-                }
-            }
-            for (band, k) in keep.into_iter().enumerate() {
-                self.keep(9 * band + d, k * COLS);
-            }
-        }
-        Some(self.dirty != before)
     }
 
     /// Makes each of `cells` the only candidate in its row; false if two share a row.
@@ -493,27 +460,17 @@ impl State {
     /// (bit p of `ORDERS`): in the band or stack whose digits have the fewest configurations
     /// in all, the digit with the fewest, two or more. `None` when every digit's triads are
     /// settled in every band and stack.
-    fn pick_configs(&self) -> Option<Split> {
-        let mut sets = [[0u8; 9]; 6];
+    fn pick_configs(&self, lines: &Lines) -> Option<Split> {
+        let mut counts = [[0u8; 9]; 6];
         let mut totals = [0u32; 6];
         for d in 0..9 {
-            let occ = |m: u32| (m | m >> 9 | m >> 18) & 0x1FF;
-            let cols = [
-                occ(self.cand[d]),
-                occ(self.cand[9 + d]),
-                occ(self.cand[18 + d]),
-            ];
             for b in 0..3 {
-                let set = CONFIGS[occupancy(self.cand[9 * b + d])];
-                sets[b][d] = set;
-                totals[b] += set.count_ones();
-                let shift = 3 * b;
-                let triads = ((cols[0] >> shift) & 7)
-                    | ((cols[1] >> shift) & 7) << 3
-                    | ((cols[2] >> shift) & 7) << 6;
-                let set = CONFIGS[triads as usize];
-                sets[3 + b][d] = set;
-                totals[3 + b] += set.count_ones();
+                let n = CONFIG_COUNT[(lines.rows[d] & (lines::TRIAD_BITS << b)).count_ones() as usize];
+                counts[b][d] = n;
+                totals[b] += u32::from(n);
+                let n = CONFIG_COUNT[(lines.cols[d] & (BOX << (3 * b))).count_ones() as usize];
+                counts[3 + b][d] = n;
+                totals[3 + b] += u32::from(n);
             }
         }
         // Nine settled digits make 9; the least open band or stack settles soonest.
@@ -524,7 +481,7 @@ impl State {
             .map(|(b, &t)| (t, b))
             .min()?;
         let (n, digit) = (0..9)
-            .map(|d| (sets[line][d].count_ones(), d))
+            .map(|d| (counts[line][d], d))
             .filter(|&(n, _)| n > 1)
             .min()?;
         // In an open band a digit of three or more is left to cell branches: committing many
@@ -533,10 +490,16 @@ impl State {
         if n > 2 && total > OPEN_BAND {
             return None;
         }
+        let configs = if line < 3 {
+            CONFIGS[occupancy(self.cand[9 * line + digit])]
+        } else {
+            let y = (lines.cols[digit] >> (3 * (line - 3))) & BOX;
+            CONFIGS[((y & 7) | (y >> 6 & 0x38) | (y >> 12 & 0x1C0)) as usize]
+        };
         Some(Split {
             line,
             digit,
-            configs: sets[line][digit],
+            configs,
         })
     }
 
@@ -723,7 +686,7 @@ fn clear_digits(digits: &mut [u32; 9], cells: u32) -> u32 {
 /// Searches a 9×9 grid, reporting solutions to `control`.
 pub(crate) fn search(grid: &Grid, control: &mut Control) -> SearchResult {
     let mut state = State::new(grid.cells());
-    recurse(&mut state, control, true).map(|_| ())
+    recurse(&mut state, control).map(|_| ())
 }
 
 /// Searches 9×9 givens known to hold no repeats, with `exclude`'s digit (1-9) ruled out at its
@@ -740,7 +703,7 @@ pub(crate) fn search_givens(
     }
     // No stack rule even at the root: on the generator's dense puzzles it cost more than the
     // guesses it saved (measured: 3.5% of the instructions per minimal puzzle).
-    recurse(&mut state, control, false).map(|_| ())
+    recurse(&mut state, control).map(|_| ())
 }
 
 /// A branch on where one digit goes in a band (lines 0-2) or a stack (3-5).
@@ -752,14 +715,14 @@ struct Split {
 }
 
 /// `Ok(true)` once the solution limit is reached; `root` is true before the first guess.
-fn recurse(state: &mut State, control: &mut Control, root: bool) -> Result<bool, StopReason> {
-    if !state.propagate(root) {
+fn recurse(state: &mut State, control: &mut Control) -> Result<bool, StopReason> {
+    let Some(lines) = state.propagate() else {
         return Ok(false);
-    }
+    };
     if state.is_solved() {
         return Ok(control.solution(&state.cells()));
     }
-    if let Some(split) = state.pick_configs() {
+    if let Some(split) = state.pick_configs(&lines) {
         return branch(state, control, split.configs.into(), |s, p| {
             s.keep_config(&split, p)
         });
@@ -787,11 +750,11 @@ fn branch(
         control.guess()?;
         if alternatives == 0 {
             apply(state, i);
-            return recurse(state, control, false);
+            return recurse(state, control);
         }
         let mut child = *state;
         apply(&mut child, i);
-        if recurse(&mut child, control, false)? {
+        if recurse(&mut child, control)? {
             return Ok(true);
         }
     }
