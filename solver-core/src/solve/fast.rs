@@ -42,8 +42,6 @@ static TRIADS: [u8; 512] = triads();
 /// For the 9-bit triad occupancy of a band (bit 3·row + box), the cells of every triad that
 /// lies on a permutation of occupied triads; 0 when none fits.
 static PERM: [u32; 512] = perms();
-/// `PERM` before spreading to cells: the allowed triads themselves, as 9 bits.
-static PERM_TRIADS: [u16; 512] = perm_triads();
 
 const fn triads() -> [u8; 512] {
     let mut table = [0u8; 512];
@@ -127,6 +125,8 @@ fn occupancy(m: u32) -> usize {
         | usize::from(TRIADS[(m >> 18) as usize]) << 6
 }
 
+/// For the 9-bit triad occupancy of a band, the allowed triads themselves (`PERM` before
+/// spreading to cells).
 const fn perm_triads() -> [u16; 512] {
     let mut table = [0u16; 512];
     let mut occupied = 0;
@@ -297,6 +297,7 @@ impl State {
     }
 
     /// Applies the band rule to one digit-band and places its row singles; false on contradiction.
+    #[inline]
     fn update_band(&mut self, idx: usize) -> bool {
         let mut m = self.cand[idx];
         m &= PERM[occupancy(m)];
@@ -493,8 +494,7 @@ impl State {
         let configs = if line < 3 {
             CONFIGS[occupancy(self.cand[9 * line + digit])]
         } else {
-            let y = (lines.cols[digit] >> (3 * (line - 3))) & BOX;
-            CONFIGS[((y & 7) | (y >> 6 & 0x38) | (y >> 12 & 0x1C0)) as usize]
+            CONFIGS[lines::gather(lines.cols[digit], line - 3)]
         };
         Some(Split {
             line,

@@ -13,7 +13,7 @@
 //! stack's three minicolumns are in `cols`, so one pass counts every minirow or minicolumn of
 //! all nine digits at once.
 
-use super::{BOX, COLS, PERM_TRIADS, ROW, State};
+use super::{BOX, COLS, ROW, State, perm_triads};
 
 /// Bit 0 of each group of three: the first minirow of each band-row pair... in `rows`, and
 /// the first cell of every triad in a band mask.
@@ -69,22 +69,43 @@ fn once(a: u32, b: u32, c: u32) -> u32 {
     (a | b | c) & !((a & b) | (c & (a | b)))
 }
 
+/// For a stack's nine minicolumns gathered by [`gather`], those on some permutation, laid out
+/// as in `cols` (bit 9·band + column in the stack); 0 when none.
+static STACK_PERMS: [u32; 512] = stack_perms_table();
+
+const fn stack_perms_table() -> [u32; 512] {
+    let allowed = perm_triads();
+    let mut table = [0u32; 512];
+    let mut i = 0;
+    while i < 512 {
+        let a = allowed[i] as u32;
+        table[i] = (a & 7) | (a & 0x38) << 6 | (a & 0x1C0) << 12;
+        i += 1;
+    }
+    table
+}
+
+/// Stack `s`'s minicolumns from `cols`, as 9 bits: 3·band + column in the stack.
+#[inline(always)]
+pub(super) fn gather(cols: u32, s: usize) -> usize {
+    // The three 3-bit groups (bits 0, 9 and 18) are multiplied up to bits 18, 21 and 24,
+    // their other copies landing in disjoint bits, so no carries mix them.
+    let y = (cols >> (3 * s)) & BOX;
+    ((y.wrapping_mul(1 << 6 | 1 << 12 | 1 << 18) >> 18) & 0x1FF) as usize
+}
+
 /// One digit's minicolumns kept to those on some permutation in each stack; `None` when a
 /// stack has none.
 #[inline(always)]
 fn stack_perms(cols: u32) -> Option<u32> {
     let mut out = 0;
+    let mut empty = false;
     for s in 0..3 {
-        // Bits 9·band + column-in-stack, gathered to 3·band + column-in-stack.
-        let y = (cols >> (3 * s)) & BOX;
-        let index = (y & 7) | (y >> 6 & 0x38) | (y >> 12 & 0x1C0);
-        let allowed = u32::from(PERM_TRIADS[index as usize]);
-        if allowed == 0 {
-            return None;
-        }
-        out |= ((allowed & 7) | (allowed & 0x38) << 6 | (allowed & 0x1C0) << 12) << (3 * s);
+        let allowed = STACK_PERMS[gather(cols, s)];
+        empty |= allowed == 0;
+        out |= allowed << (3 * s);
     }
-    Some(out)
+    (!empty).then_some(out)
 }
 
 impl State {
@@ -125,7 +146,8 @@ impl State {
             return None;
         }
         let (only_three, full) = (possible.exactly_three(), certain.exactly_three());
-        if only_three | full != 0 {
+        // A minirow or minicolumn with three digits possible and three certain is settled.
+        if only_three ^ full != 0 {
             for d in 0..9 {
                 let x = u64::from(lines.rows[d]) | u64::from(lines.cols[d]) << 32;
                 let need = x & only_three & !locked[d];
