@@ -13,8 +13,9 @@
 //! In a band a digit takes one triad (row ∩ box) per row and per box, a 3×3 permutation.
 //! One table lookup (`PERM`) keeps only triads that fit some permutation: box/line claims and
 //! pointing pairs inside the band at once. A row left with one cell places the digit there;
-//! naked singles and hidden singles in columns feed the same loop. Before the first guess the
-//! same rule also runs sideways, on stacks.
+//! naked singles and hidden singles in columns feed the same loop. When those stall, the line
+//! rules ([`lines`]) run the same rule sideways on stacks and use that each minirow and
+//! minicolumn holds exactly three digits; the generator's dense puzzles skip them.
 //!
 //! Search branches on where one digit goes in a band or stack: each of its configurations
 //! (which triad it takes in each row, or column, there) in turn, for the digit with the fewest
@@ -115,7 +116,6 @@ const fn config_cells() -> [u32; 6] {
     }
     table
 }
-
 
 /// Which triads of a band a digit's cells touch, as 9 bits (bit 3·row + box).
 #[inline(always)]
@@ -332,7 +332,7 @@ impl State {
 
     /// Runs the rules to a fixpoint; `None` on contradiction, else what the last pass of the
     /// line rules saw (empty when the grid is solved).
-    fn propagate(&mut self) -> Option<Lines> {
+    fn propagate<const LINE_RULES: bool>(&mut self) -> Option<Lines> {
         loop {
             while self.dirty != 0 {
                 let idx = self.dirty.trailing_zeros() as usize;
@@ -349,6 +349,9 @@ impl State {
             }
             if self.naked_singles()? || self.hidden_column_singles()? {
                 continue;
+            }
+            if !LINE_RULES {
+                return Some(Lines::of(&self.cand));
             }
             let lines = self.line_rules()?;
             if self.dirty == 0 {
@@ -466,7 +469,8 @@ impl State {
         let mut totals = [0u32; 6];
         for d in 0..9 {
             for b in 0..3 {
-                let n = CONFIG_COUNT[(lines.rows[d] & (lines::TRIAD_BITS << b)).count_ones() as usize];
+                let n =
+                    CONFIG_COUNT[(lines.rows[d] & (lines::TRIAD_BITS << b)).count_ones() as usize];
                 counts[b][d] = n;
                 totals[b] += u32::from(n);
                 let n = CONFIG_COUNT[(lines.cols[d] & (BOX << (3 * b))).count_ones() as usize];
@@ -686,7 +690,7 @@ fn clear_digits(digits: &mut [u32; 9], cells: u32) -> u32 {
 /// Searches a 9×9 grid, reporting solutions to `control`.
 pub(crate) fn search(grid: &Grid, control: &mut Control) -> SearchResult {
     let mut state = State::new(grid.cells());
-    recurse(&mut state, control).map(|_| ())
+    recurse::<true>(&mut state, control).map(|_| ())
 }
 
 /// Searches 9×9 givens known to hold no repeats, with `exclude`'s digit (1-9) ruled out at its
@@ -701,9 +705,9 @@ pub(crate) fn search_givens(
         debug_assert!((1..=9).contains(&digit));
         state.cand[9 * (cell / 27) + usize::from(digit - 1)] &= !(1 << (cell % 27));
     }
-    // No stack rule even at the root: on the generator's dense puzzles it cost more than the
-    // guesses it saved (measured: 3.5% of the instructions per minimal puzzle).
-    recurse(&mut state, control).map(|_| ())
+    // No line rules: on the generator's dense puzzles they cost more than the guesses they
+    // save (measured: 8% more instructions per minimal puzzle).
+    recurse::<false>(&mut state, control).map(|_| ())
 }
 
 /// A branch on where one digit goes in a band (lines 0-2) or a stack (3-5).
@@ -715,15 +719,18 @@ struct Split {
 }
 
 /// `Ok(true)` once the solution limit is reached; `root` is true before the first guess.
-fn recurse(state: &mut State, control: &mut Control) -> Result<bool, StopReason> {
-    let Some(lines) = state.propagate() else {
+fn recurse<const LINE_RULES: bool>(
+    state: &mut State,
+    control: &mut Control,
+) -> Result<bool, StopReason> {
+    let Some(lines) = state.propagate::<LINE_RULES>() else {
         return Ok(false);
     };
     if state.is_solved() {
         return Ok(control.solution(&state.cells()));
     }
     if let Some(split) = state.pick_configs(&lines) {
-        return branch(state, control, split.configs.into(), |s, p| {
+        return branch::<LINE_RULES>(state, control, split.configs.into(), |s, p| {
             s.keep_config(&split, p)
         });
     }
@@ -732,13 +739,13 @@ fn recurse(state: &mut State, control: &mut Control) -> Result<bool, StopReason>
     let digits: u32 = (0..9)
         .filter(|d| state.cand[9 * band + d] & cell != 0)
         .fold(0, |acc, d| acc | 1 << d);
-    branch(state, control, digits, |s, d| s.place(d, band, cell))
+    branch::<LINE_RULES>(state, control, digits, |s, d| s.place(d, band, cell))
 }
 
 /// Searches each alternative (bit i of `alternatives`, applied by `apply`) in turn, the last
 /// in `state` itself.
 #[inline(always)]
-fn branch(
+fn branch<const LINE_RULES: bool>(
     state: &mut State,
     control: &mut Control,
     mut alternatives: u32,
@@ -750,11 +757,11 @@ fn branch(
         control.guess()?;
         if alternatives == 0 {
             apply(state, i);
-            return recurse(state, control);
+            return recurse::<LINE_RULES>(state, control);
         }
         let mut child = *state;
         apply(&mut child, i);
-        if recurse(&mut child, control)? {
+        if recurse::<LINE_RULES>(&mut child, control)? {
             return Ok(true);
         }
     }

@@ -15,8 +15,7 @@
 
 use super::{BOX, COLS, ROW, State, perm_triads};
 
-/// Bit 0 of each group of three: the first minirow of each band-row pair... in `rows`, and
-/// the first cell of every triad in a band mask.
+/// Bit 0 of every group of three: in a band mask, the first cell of each triad.
 pub(super) const TRIAD_BITS: u32 = 0o111_111_111;
 const ALL: u32 = 0x7FF_FFFF;
 
@@ -26,6 +25,22 @@ pub(super) struct Lines {
     pub(super) rows: [u32; 9],
     /// Per digit, its minicolumns (bit 9·band + column).
     pub(super) cols: [u32; 9],
+}
+
+impl Lines {
+    /// The minirows and minicolumns of `cand` as they stand, no rule applied.
+    pub(super) fn of(cand: &[u32; 27]) -> Lines {
+        let mut lines = Lines {
+            rows: [0; 9],
+            cols: [0; 9],
+        };
+        for d in 0..9 {
+            let m = [cand[d], cand[9 + d], cand[18 + d]];
+            lines.rows[d] = minirows(m[0]) | minirows(m[1]) << 1 | minirows(m[2]) << 2;
+            lines.cols[d] = minicols(m[0]) | minicols(m[1]) << 9 | minicols(m[2]) << 18;
+        }
+        lines
+    }
 }
 
 /// Bit-sliced counts of nine digits per bit, up to four.
@@ -119,7 +134,7 @@ impl State {
         };
         let mut locked = [0u64; 9];
         let (mut possible, mut certain) = (Counts::default(), Counts::default());
-        for d in 0..9 {
+        for (d, locked) in locked.iter_mut().enumerate() {
             let m = [self.cand[d], self.cand[9 + d], self.cand[18 + d]];
             let rows = minirows(m[0]) | minirows(m[1]) << 1 | minirows(m[2]) << 2;
             let seen = minicols(m[0]) | minicols(m[1]) << 9 | minicols(m[2]) << 18;
@@ -139,7 +154,7 @@ impl State {
             certain.add(y);
             lines.rows[d] = rows;
             lines.cols[d] = cols;
-            locked[d] = y;
+            *locked = y;
         }
         let every = u64::from(ALL) | u64::from(ALL) << 32;
         if possible.three != every || certain.four != 0 {
@@ -148,10 +163,10 @@ impl State {
         let (only_three, full) = (possible.exactly_three(), certain.exactly_three());
         // A minirow or minicolumn with three digits possible and three certain is settled.
         if only_three ^ full != 0 {
-            for d in 0..9 {
+            for (d, &locked) in locked.iter().enumerate() {
                 let x = u64::from(lines.rows[d]) | u64::from(lines.cols[d]) << 32;
-                let need = x & only_three & !locked[d];
-                let out = x & full & !locked[d];
+                let need = x & only_three & !locked;
+                let out = x & full & !locked;
                 if need | out != 0 {
                     self.apply_lines(d, need, out);
                 }
