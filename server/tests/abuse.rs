@@ -699,7 +699,7 @@ async fn idle_streams_are_closed() {
     server.shutdown().await.unwrap();
 }
 
-// Item 5: one connection holds at most --max-streams-per-connection calls; another
+// Item 5: one connection holds at most its streams-per-connection limit of calls; another
 // connection is still served.
 #[tokio::test]
 async fn one_connection_cannot_take_every_call() {
