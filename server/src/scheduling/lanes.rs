@@ -60,9 +60,10 @@ struct State {
     tasks: HashMap<Tenant, VecDeque<Task>>,
     /// By use: each tenant's, while it has tasks queued or running.
     usage: HashMap<Tenant, Usage>,
-    /// By use: the most time used by a tenant when its task was taken. A tenant with nothing
-    /// queued or running is forgotten, and comes back as having used this much: as much as
-    /// the one served last, so coming and going gains it nothing over those that stay.
+    /// By use: the most time used by a tenant when its task was taken or when it was
+    /// forgotten (having nothing queued or running). A tenant comes back, or comes new, as
+    /// having used this much: leaving and coming back gains it nothing, and one that has
+    /// used much waits only until the others have caught up with it.
     floor: Duration,
     /// Threads waiting for a task. A push wakes one only when some wait: std's `notify_one`
     /// makes a system call even when no thread waits, and at full load none does.
@@ -150,8 +151,10 @@ impl Queue {
         if let Some(usage) = state.usage.get_mut(&tenant) {
             usage.running = usage.running.saturating_sub(1);
             usage.used += ran;
+            let used = usage.used;
             if usage.running == 0 && !queued {
                 state.usage.remove(&tenant);
+                state.floor = state.floor.max(used);
             }
         }
     }
@@ -338,15 +341,20 @@ mod tests {
         // The slow tenant's task runs 10 s, the honest one's none: the honest one goes on.
         let ran = |tenant| if tenant == slow { 10 } else { 0 };
         assert_eq!(served(&queue, 3, ran), [slow, honest, honest]);
-        // A tenant arriving late counts as having used what the last one served had: it goes
-        // before the slow tenant, who has used more, but gains nothing by having been away.
+        // A tenant arriving late counts as having used what the most used one served or gone
+        // had: it goes before the slow tenant, who has used more.
         queue.push(late, Box::new(|| ()));
         assert_eq!(served(&queue, 2, ran), [late, slow]);
-        assert_eq!(
-            queue.lock().usage.len(),
-            1,
-            "only the slow tenant is still known"
-        );
+        assert_eq!(queue.lock().usage.len(), 1, "only the slow tenant is known");
+        // A tenant that leaves having used much comes back as having used as much: the slow
+        // tenant, who has used less, goes first.
+        let (heavy, light) = (Tenant(7), Tenant(9));
+        queue.push(heavy, Box::new(|| ()));
+        assert_eq!(queue.pop().map(|(tenant, _)| tenant), Some(heavy));
+        queue.done(heavy, Duration::from_secs(100));
+        queue.push(heavy, Box::new(|| ()));
+        queue.push(light, Box::new(|| ()));
+        assert_eq!(served(&queue, 4, |_| 1), [slow, slow, heavy, light]);
     }
 
     #[test]
