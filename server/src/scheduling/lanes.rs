@@ -167,14 +167,20 @@ impl Queue {
 
 impl State {
     /// Takes out of the turns the tenant with the fewest tasks running and the least time
-    /// used, the earliest in turn among equals.
+    /// used; among equals, the one with the fewest tasks queued (tenants that have not run
+    /// yet have all used the same: one client's first slow puzzle goes before the backlog
+    /// of another's connections), then the earliest in turn.
     fn least_used(&mut self) -> Option<Tenant> {
-        let usage = |tenant: &Tenant| self.usage.get(tenant).copied().unwrap_or_default();
+        let key = |tenant: &Tenant| {
+            let usage = self.usage.get(tenant).copied().unwrap_or_default();
+            let queued = self.tasks.get(tenant).map_or(0, VecDeque::len);
+            (usage, queued)
+        };
         let (at, _) = self
             .turns
             .iter()
             .enumerate()
-            .min_by_key(|(_, tenant)| usage(tenant))?;
+            .min_by_key(|(_, tenant)| key(tenant))?;
         self.turns.remove(at)
     }
 }
@@ -338,9 +344,10 @@ mod tests {
         }
         queue.push(honest, Box::new(|| ()));
         queue.push(honest, Box::new(|| ()));
-        // The slow tenant's task runs 10 s, the honest one's none: the honest one goes on.
+        // The slow tenant's tasks run 10 s, the honest one's none: the honest one goes first
+        // (the shorter queue), and then the slow one has used more.
         let ran = |tenant| if tenant == slow { 10 } else { 0 };
-        assert_eq!(served(&queue, 3, ran), [slow, honest, honest]);
+        assert_eq!(served(&queue, 3, ran), [honest, honest, slow]);
         // A tenant arriving late counts as having used what the most used one served or gone
         // had: it goes before the slow tenant, who has used more.
         queue.push(late, Box::new(|| ()));
@@ -358,21 +365,31 @@ mod tests {
     }
 
     #[test]
+    fn among_tenants_that_have_used_the_same_the_one_with_less_queued_goes_first() {
+        let queue = Queue::by_use();
+        let (backlog, other, honest) = (Tenant(1), Tenant(3), Tenant(5));
+        for tenant in [backlog, backlog, backlog, other, other, honest] {
+            queue.push(tenant, Box::new(|| ()));
+        }
+        let first: Vec<Tenant> = (0..2).map(|_| queue.pop().expect("a task").0).collect();
+        assert_eq!(
+            first,
+            [honest, other],
+            "none has run: the shortest queues first"
+        );
+    }
+
+    #[test]
     fn the_long_lane_gives_a_tenant_running_a_task_the_next_turn_last() {
         let queue = Queue::by_use();
         let (a, b) = (Tenant(1), Tenant(3));
-        for tenant in [a, a, b] {
+        for tenant in [a, a, b, b] {
             queue.push(tenant, Box::new(|| ()));
         }
-        let (first, _) = queue.pop().expect("a task");
-        let (second, _) = queue.pop().expect("a task");
-        assert_eq!(
-            (first, second),
-            (a, b),
-            "a's task still runs: b's goes next"
-        );
+        let first: Vec<Tenant> = (0..2).map(|_| queue.pop().expect("a task").0).collect();
+        assert_eq!(first, [a, b], "a's task still runs: b's goes next");
+        // a's is done, b's still runs: a goes next, though it has used more.
         queue.done(a, Duration::from_secs(1));
-        queue.done(b, Duration::ZERO);
         assert_eq!(queue.pop().map(|(tenant, _)| tenant), Some(a));
     }
 
