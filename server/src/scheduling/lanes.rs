@@ -47,7 +47,7 @@ struct Queue {
 }
 
 /// What a tenant has of a queue served by use: tasks running, and time its tasks ran.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Default, Clone, Copy)]
 struct Usage {
     running: usize,
     used: Duration,
@@ -167,14 +167,15 @@ impl Queue {
 
 impl State {
     /// Takes out of the turns the tenant with the fewest tasks running and the least time
-    /// used; among equals, the one with the fewest tasks queued (tenants that have not run
-    /// yet have all used the same: one client's first slow puzzle goes before the backlog
-    /// of another's connections), then the earliest in turn.
+    /// used, in whole seconds; among equals, the one with the fewest tasks queued, then the
+    /// earliest in turn. Counted finer, a client whose few 9×9 puzzles went long under CPU
+    /// load (each then runs in well under a millisecond) lost its turn, having used 0.2 ms,
+    /// to connections whose 10 s solves had not started yet.
     fn least_used(&mut self) -> Option<Tenant> {
         let key = |tenant: &Tenant| {
             let usage = self.usage.get(tenant).copied().unwrap_or_default();
             let queued = self.tasks.get(tenant).map_or(0, VecDeque::len);
-            (usage, queued)
+            (usage.running, usage.used.as_secs(), queued)
         };
         let (at, _) = self
             .turns
@@ -377,6 +378,11 @@ mod tests {
             [honest, other],
             "none has run: the shortest queues first"
         );
+        // Under a second used counts as none: the honest client's next puzzle goes before
+        // the backlog, which has used nothing yet either.
+        queue.done(honest, Duration::from_millis(200));
+        queue.push(honest, Box::new(|| ()));
+        assert_eq!(queue.pop().map(|(tenant, _)| tenant), Some(honest));
     }
 
     #[test]
