@@ -3,9 +3,9 @@
 //! slow puzzles never hold the threads that answer quick ones. The short lane serves its
 //! clients (connections) in turn, a task at a time, so no client's backlog delays another's
 //! for more than one task. The long lane's tasks run to their end (a solve cannot be paused),
-//! so it serves first the client with the fewest tasks running and the least long-lane time
-//! used: a client whose slow puzzles fill the lane waits behind one whose puzzle has just
-//! arrived, which runs as soon as a thread is free.
+//! so it serves first the client with the fewest tasks running, then the least long-lane time
+//! used, then the fewest tasks queued: a client whose slow puzzles fill the lane waits behind
+//! one whose puzzle has just arrived, which runs as soon as a thread is free.
 
 use std::collections::{HashMap, VecDeque};
 use std::hash::{Hash, Hasher};
