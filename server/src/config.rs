@@ -137,8 +137,9 @@ pub struct Config {
     /// stream's share.
     #[arg(long, env = "SUDOKU_MEMORY_BUDGET")]
     pub memory_budget: Option<usize>,
-    /// HTTP/2 streams per connection.
-    #[arg(long, env = "SUDOKU_MAX_STREAMS_PER_CONNECTION", default_value_t = DEFAULT_MAX_STREAMS_PER_CONNECTION)]
+    /// HTTP/2 streams per connection; not a flag (with `--max-connections` it bounds the
+    /// calls open).
+    #[arg(skip = DEFAULT_MAX_STREAMS_PER_CONNECTION)]
     pub max_streams_per_connection: u32,
     /// Puzzles in flight per BatchSolve stream; the stream stops reading beyond it. Derived
     /// from the memory budget.
@@ -170,8 +171,9 @@ pub struct Config {
     /// Open client connections; more are closed as soon as accepted.
     #[arg(long, env = "SUDOKU_MAX_CONNECTIONS", default_value_t = DEFAULT_MAX_CONNECTIONS)]
     pub max_connections: usize,
-    /// Time a new connection gets to send the HTTP/2 preface (and finish TLS), in milliseconds.
-    #[arg(long, env = "SUDOKU_HANDSHAKE_TIMEOUT_MS", default_value_t = DEFAULT_HANDSHAKE_TIMEOUT_MS)]
+    /// Time a new connection gets to send the HTTP/2 preface (and finish TLS), in
+    /// milliseconds; not a flag (tests set it).
+    #[arg(skip = DEFAULT_HANDSHAKE_TIMEOUT_MS)]
     pub handshake_timeout_ms: u64,
     /// Longest request `id`, in bytes; longer ones are INVALID_ARGUMENT. Not a flag.
     #[arg(skip = DEFAULT_MAX_ID_BYTES)]
@@ -214,8 +216,8 @@ pub struct Config {
     #[arg(long, env = "SUDOKU_IDLE_TIMEOUT_MS", default_value_t = DEFAULT_IDLE_TIMEOUT_MS)]
     pub idle_timeout_ms: u64,
     /// Age (ms) at which a connection gets GOAWAY, so clients reconnect and spread over new
-    /// replicas without a mesh; calls in flight go on. 0 never.
-    #[arg(long, env = "SUDOKU_MAX_CONNECTION_AGE_MS", default_value_t = DEFAULT_MAX_CONNECTION_AGE_MS)]
+    /// replicas without a mesh; calls in flight go on. 0 never. Not a flag.
+    #[arg(skip = DEFAULT_MAX_CONNECTION_AGE_MS)]
     pub max_connection_age_ms: u64,
     /// Time (ms) calls on an aged connection get to finish before it is closed; not a flag.
     #[arg(skip = DEFAULT_MAX_CONNECTION_AGE_GRACE_MS)]

@@ -699,7 +699,7 @@ async fn idle_streams_are_closed() {
     server.shutdown().await.unwrap();
 }
 
-// Item 5: one connection holds at most --max-streams-per-connection calls; another
+// Item 5: one connection holds at most its streams-per-connection limit of calls; another
 // connection is still served.
 #[tokio::test]
 async fn one_connection_cannot_take_every_call() {
@@ -1142,8 +1142,9 @@ async fn stalled_compressed_messages_hold_only_their_own_bytes() {
 
 // Regression (review): a stream whose puzzle waited for a solver thread longer than
 // --idle-timeout-ms was closed as idle, as if its client had gone quiet. With one long-lane
-// thread and five other clients' slow puzzles ahead of it (400 ms each, taken in turn), the
-// victim's own slow puzzle waits about 2 s, past the 1.4 s idle period; it is answered.
+// thread, five other clients' slow puzzles and four of its own connection's ahead of it
+// (400 ms each), the victim's slow puzzle waits over 1.6 s, past the 1.4 s idle period; it
+// is answered.
 #[tokio::test]
 async fn a_stream_waiting_for_a_solver_thread_is_not_idle() {
     let (server, _client) = server(Config {
@@ -1165,8 +1166,16 @@ async fn a_stream_waiting_for_a_solver_thread_is_not_idle() {
             .into_inner();
         hogs.push(answers);
     }
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    // The long lane takes a connection's puzzles in order: the victim's own connection's
+    // go first.
     let mut victim = connect(&server).await;
+    let own: Vec<SolveRequest> = (0..4).map(|i| endless(&format!("own-{i}"))).collect();
+    let own = victim
+        .batch_solve(tokio_stream::iter(own))
+        .await
+        .expect("the victim connection's other stream opens")
+        .into_inner();
+    tokio::time::sleep(Duration::from_millis(100)).await;
     let (tx, rx) = tokio::sync::mpsc::channel::<SolveRequest>(1);
     let mut answers = victim
         .batch_solve(tokio_stream::wrappers::ReceiverStream::new(rx))
@@ -1187,8 +1196,7 @@ async fn a_stream_waiting_for_a_solver_thread_is_not_idle() {
         "it waited past the idle period: {:?}",
         start.elapsed()
     );
-    drop(tx);
-    drop(hogs);
+    drop((tx, own, hogs));
     server.shutdown().await.unwrap();
 }
 

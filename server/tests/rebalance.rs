@@ -1,4 +1,4 @@
-//! Connections that rebalance: after `--max-connection-age-ms` a connection gets GOAWAY, its
+//! Connections that rebalance: after its maximum age a connection gets GOAWAY, its
 //! calls get the grace period, and clients reconnect (to whichever replica is behind the
 //! Service), so long-lived clients spread over new pods without a mesh.
 
