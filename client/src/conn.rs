@@ -192,24 +192,7 @@ impl Connection {
             .map(str::to_owned)
             .collect();
         let (channel, servers, embedded, target) = if servers.is_empty() {
-            let mut config = sudoku_server::Config::embedded();
-            if let Some(side) = global.max_grid_side {
-                config.max_grid_side = side;
-            }
-            // Its one client sets the pace (see `Pace::EMBEDDED`), and its byte budget holds
-            // that many messages of the largest grids (4 of 1,024 35x35 puzzles, held as
-            // about 3.9 MB each), not the 1 MiB a server shared with other clients allows.
-            config.batch_window = crate::batch::Pace::EMBEDDED.window();
-            // Its one client is this process, whose output may wait on a reader (a pager):
-            // nothing to close for waiting.
-            config.idle_timeout_ms = 0;
-            config.max_stream_bytes = config.max_buffered_bytes.min(16 << 20);
-            // The caller's --timeout bounds its calls here: the server's own cap on a call's
-            // solver time (10 s) would otherwise cut a longer generate or rate short.
-            if let Some(timeout) = global.timeout {
-                let ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
-                config.max_solve_ms = config.max_solve_ms.max(ms);
-            }
+            let config = embedded_config(global);
             let server = sudoku_server::start_in_memory(config)
                 .await
                 .context("cannot start the embedded server")?;
@@ -508,4 +491,58 @@ pub fn error_chain(err: &dyn std::error::Error) -> String {
         source = cause.source();
     }
     parts.join(": ")
+}
+
+/// The embedded server's configuration, from the global flags.
+fn embedded_config(global: &Global) -> sudoku_server::Config {
+    let mut config = sudoku_server::Config::embedded();
+    if let Some(side) = global.max_grid_side {
+        config.max_grid_side = side;
+    }
+    // Its one client sets the pace (see `Pace::EMBEDDED`), and its byte budget holds
+    // that many messages of the largest grids (4 of 1,024 35x35 puzzles, held as
+    // about 3.9 MB each), not the 1 MiB a server shared with other clients allows.
+    config.batch_window = crate::batch::Pace::EMBEDDED.window();
+    // Its one client is this process, whose output may wait on a reader (a pager):
+    // nothing to close for waiting.
+    config.idle_timeout_ms = 0;
+    config.max_stream_bytes = config.max_buffered_bytes.min(16 << 20);
+    // The caller's --timeout bounds its calls here: the server's own cap on a call's
+    // solver time (10 s) would otherwise cut a longer generate or rate short.
+    if let Some(timeout) = global.timeout {
+        let ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
+        config.max_solve_ms = config.max_solve_ms.max(ms);
+    }
+    config
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn global(args: &[&str]) -> Global {
+        let argv = ["sudoku"]
+            .into_iter()
+            .chain(args.iter().copied())
+            .chain(["health"]);
+        crate::cli::Cli::try_parse_from(argv)
+            .expect("flags parse")
+            .global
+    }
+
+    #[test]
+    fn a_timeout_longer_than_the_servers_cap_raises_the_embedded_cap() {
+        let default_cap = sudoku_server::Config::embedded().max_solve_ms;
+        assert_eq!(embedded_config(&global(&[])).max_solve_ms, default_cap);
+        let long = embedded_config(&global(&["--timeout", "1m"]));
+        assert_eq!(long.max_solve_ms, 60_000);
+        assert!(
+            60_000 > default_cap,
+            "the test needs a timeout above the default cap"
+        );
+        // A shorter deadline is the client's to enforce; the server's cap stays.
+        let short = embedded_config(&global(&["--timeout", "1s"]));
+        assert_eq!(short.max_solve_ms, default_cap);
+    }
 }
