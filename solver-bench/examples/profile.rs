@@ -34,6 +34,9 @@ fn main() {
             }
         }
         let n = puzzles.len().max(1);
-        println!("{name}: {solved}/{n} solved, {:.1} guesses", guesses as f64 / n as f64);
+        println!(
+            "{name}: {solved}/{n} solved, {:.1} guesses",
+            guesses as f64 / n as f64
+        );
     }
 }
