@@ -364,13 +364,7 @@ impl State {
     fn naked_singles(&mut self) -> Option<bool> {
         let mut progress = false;
         for band in 0..3 {
-            let (mut ones, mut twos, mut threes) = (0, 0, 0);
-            for d in 0..9 {
-                let m = self.cand[9 * band + d];
-                threes |= twos & m;
-                twos |= ones & m;
-                ones |= m;
-            }
+            let (ones, twos, threes) = band_counts(&self.cand, band);
             let unsolved = self.unsolved[band];
             if unsolved & !ones != 0 {
                 return None;
@@ -533,6 +527,67 @@ impl State {
         }
         out
     }
+}
+
+/// Of band `band`'s cells, those with at least one, two and three candidate digits.
+#[cfg(any(test, not(target_arch = "x86_64")))]
+fn band_counts_scalar(cand: &[u32; 27], band: usize) -> (u32, u32, u32) {
+    let (mut ones, mut twos, mut threes) = (0, 0, 0);
+    for &m in &cand[9 * band..9 * band + 9] {
+        threes |= twos & m;
+        twos |= ones & m;
+        ones |= m;
+    }
+    (ones, twos, threes)
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+use band_counts_scalar as band_counts;
+
+/// [`band_counts_scalar`] with digits 0–3 and 4–7 in SSE2 lanes, their lanes then folded
+/// together, and digit 8 alone.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn band_counts(cand: &[u32; 27], band: usize) -> (u32, u32, u32) {
+    use std::arch::x86_64::{
+        __m128i, _mm_and_si128, _mm_cvtsi128_si32, _mm_loadu_si128, _mm_or_si128, _mm_shuffle_epi32,
+    };
+    let digits: &[u32; 9] = cand[9 * band..9 * band + 9]
+        .try_into()
+        .expect("9 digits per band");
+    // SAFETY: SSE2 is part of x86_64; the loads cover digits[0..4] and digits[4..8].
+    let (ones, twos, threes) = unsafe {
+        let ptr = digits.as_ptr().cast::<__m128i>();
+        let (lo, hi) = (_mm_loadu_si128(ptr), _mm_loadu_si128(ptr.add(1)));
+        // Per lane: two digits' counts, up to two.
+        let (ones, twos) = (_mm_or_si128(lo, hi), _mm_and_si128(lo, hi));
+        // Lanes 2 and 3 onto 0 and 1, then lane 1 onto 0; counts add, saturating at three.
+        let (o, t) = (
+            _mm_shuffle_epi32::<0x4E>(ones),
+            _mm_shuffle_epi32::<0x4E>(twos),
+        );
+        let threes = _mm_or_si128(_mm_and_si128(twos, o), _mm_and_si128(ones, t));
+        let twos = _mm_or_si128(_mm_or_si128(twos, t), _mm_and_si128(ones, o));
+        let ones = _mm_or_si128(ones, o);
+        let (o, t, h) = (
+            _mm_shuffle_epi32::<0xB1>(ones),
+            _mm_shuffle_epi32::<0xB1>(twos),
+            _mm_shuffle_epi32::<0xB1>(threes),
+        );
+        let threes = _mm_or_si128(
+            _mm_or_si128(threes, h),
+            _mm_or_si128(_mm_and_si128(twos, o), _mm_and_si128(ones, t)),
+        );
+        let twos = _mm_or_si128(_mm_or_si128(twos, t), _mm_and_si128(ones, o));
+        let ones = _mm_or_si128(ones, o);
+        (
+            _mm_cvtsi128_si32(ones) as u32,
+            _mm_cvtsi128_si32(twos) as u32,
+            _mm_cvtsi128_si32(threes) as u32,
+        )
+    };
+    let m = digits[8];
+    (ones | m, twos | (ones & m), threes | (twos & m))
 }
 
 /// Per digit-band, the open cells where the digit is alone in its column, and whether there
@@ -791,6 +846,11 @@ mod tests {
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(4096))]
+
+        #[test]
+        fn sse2_band_counts_match_the_scalar_ones((cand, _) in masks(), band in 0..3usize) {
+            prop_assert_eq!(band_counts(&cand, band), band_counts_scalar(&cand, band));
+        }
 
         #[test]
         fn sse2_column_singles_match_the_scalar_ones((cand, unsolved) in masks()) {
