@@ -40,9 +40,23 @@ const BOX: u32 = 0x1C0E07;
 
 /// For a row's 9 bits, which of its three triads are non-empty (bit k = box k).
 static TRIADS: [u8; 512] = triads();
+/// A row's 9 bits when exactly one is set, else 0.
+static SINGLE: [u16; 512] = singles();
 /// For the 9-bit triad occupancy of a band (bit 3·row + box), the cells of every triad that
 /// lies on a permutation of occupied triads; 0 when none fits.
 static PERM: [u32; 512] = perms();
+
+const fn singles() -> [u16; 512] {
+    let mut table = [0u16; 512];
+    let mut x: usize = 0;
+    while x < 512 {
+        if x.count_ones() == 1 {
+            table[x] = x as u16;
+        }
+        x += 1;
+    }
+    table
+}
 
 const fn triads() -> [u8; 512] {
     let mut table = [0u8; 512];
@@ -312,12 +326,9 @@ impl State {
             // The digit is placed in all three rows: nothing new to find.
             return true;
         }
-        let mut new = 0;
-        for row in ROW {
-            let x = m & row;
-            // Branch-free: the test is unpredictable and cheap.
-            new |= open & x & u32::from(x & x.wrapping_sub(1) == 0).wrapping_neg();
-        }
+        let single = |x: u32| u32::from(SINGLE[x as usize]);
+        let new =
+            open & (single(m & 0x1FF) | single((m >> 9) & 0x1FF) << 9 | single(m >> 18) << 18);
         if new != 0 {
             self.unsolved[band] &= !new;
             self.clear_cells(band, new);
