@@ -40,6 +40,27 @@ const BOX: u32 = 0x1C0E07;
 
 /// For a row's 9 bits, which of its three triads are non-empty (bit k = box k).
 static TRIADS: [u8; 512] = triads();
+/// The band of each digit-band index, and the same digit's index in the other two bands:
+/// lookups where the hottest loop would otherwise divide.
+static BAND_OF: [u8; 27] = {
+    let mut table = [0u8; 27];
+    let mut idx = 0;
+    while idx < 27 {
+        table[idx] = (idx / 9) as u8;
+        idx += 1;
+    }
+    table
+};
+static OTHER_BANDS: [[u8; 2]; 27] = {
+    let mut table = [[0u8; 2]; 27];
+    let mut idx = 0;
+    while idx < 27 {
+        table[idx] = [((idx + 9) % 27) as u8, ((idx + 18) % 27) as u8];
+        idx += 1;
+    }
+    table
+};
+
 /// A row's 9 bits when exactly one is set, else 0.
 static SINGLE: [u16; 512] = singles();
 /// For the 9-bit triad occupancy of a band (bit 3·row + box), the cells of every triad that
@@ -319,7 +340,7 @@ impl State {
             return false;
         }
         self.cand[idx] = m;
-        let band = idx / 9;
+        let band = usize::from(BAND_OF[idx]);
         // Only open cells can be new row singles; a row with one open candidate is one.
         let open = m & self.unsolved[band];
         if open == 0 {
@@ -335,8 +356,9 @@ impl State {
             self.cand[idx] |= new;
             self.dirty &= !(1 << idx);
             let cols = !(((new | new >> 9 | new >> 18) & 0x1FF) * COLS);
-            self.keep((idx + 9) % 27, cols);
-            self.keep((idx + 18) % 27, cols);
+            let [a, b] = OTHER_BANDS[idx];
+            self.keep(usize::from(a), cols);
+            self.keep(usize::from(b), cols);
         }
         true
     }
