@@ -549,14 +549,20 @@ impl State {
     }
 
     fn cells(&self) -> [u8; 81] {
-        let mut out = [0u8; 81];
-        for (idx, &mask) in self.cand.iter().enumerate() {
-            let (digit, band) = (idx % 9, idx / 9);
-            let mut m = mask;
-            while m != 0 {
-                out[band * 27 + m.trailing_zeros() as usize] = digit as u8 + 1;
-                m &= m - 1;
+        // 32 cells per band, so that a mask's bit indexes a band without a bounds check.
+        let mut bands = [[0u8; 32]; 3];
+        for (band, out) in bands.iter_mut().enumerate() {
+            for (digit, &mask) in (1..).zip(&self.cand[9 * band..9 * band + 9]) {
+                let mut m = mask;
+                while m != 0 {
+                    out[(m.trailing_zeros() & 31) as usize] = digit;
+                    m &= m - 1;
+                }
             }
+        }
+        let mut out = [0u8; 81];
+        for (cells, band) in out.chunks_exact_mut(27).zip(&bands) {
+            cells.copy_from_slice(&band[..27]);
         }
         out
     }
