@@ -40,9 +40,44 @@ const BOX: u32 = 0x1C0E07;
 
 /// For a row's 9 bits, which of its three triads are non-empty (bit k = box k).
 static TRIADS: [u8; 512] = triads();
+/// The band of each digit-band index, and the same digit's index in the other two bands:
+/// lookups where the hottest loop would otherwise divide.
+static BAND_OF: [u8; 27] = {
+    let mut table = [0u8; 27];
+    let mut idx = 0;
+    while idx < 27 {
+        table[idx] = (idx / 9) as u8;
+        idx += 1;
+    }
+    table
+};
+static OTHER_BANDS: [[u8; 2]; 27] = {
+    let mut table = [[0u8; 2]; 27];
+    let mut idx = 0;
+    while idx < 27 {
+        table[idx] = [((idx + 9) % 27) as u8, ((idx + 18) % 27) as u8];
+        idx += 1;
+    }
+    table
+};
+
+/// A row's 9 bits when exactly one is set, else 0.
+static SINGLE: [u16; 512] = singles();
 /// For the 9-bit triad occupancy of a band (bit 3·row + box), the cells of every triad that
 /// lies on a permutation of occupied triads; 0 when none fits.
 static PERM: [u32; 512] = perms();
+
+const fn singles() -> [u16; 512] {
+    let mut table = [0u16; 512];
+    let mut x: usize = 0;
+    while x < 512 {
+        if x.count_ones() == 1 {
+            table[x] = x as u16;
+        }
+        x += 1;
+    }
+    table
+}
 
 const fn triads() -> [u8; 512] {
     let mut table = [0u8; 512];
@@ -305,27 +340,25 @@ impl State {
             return false;
         }
         self.cand[idx] = m;
-        let band = idx / 9;
+        let band = usize::from(BAND_OF[idx]);
         // Only open cells can be new row singles; a row with one open candidate is one.
         let open = m & self.unsolved[band];
         if open == 0 {
             // The digit is placed in all three rows: nothing new to find.
             return true;
         }
-        let mut new = 0;
-        for row in ROW {
-            let x = m & row;
-            // Branch-free: the test is unpredictable and cheap.
-            new |= open & x & u32::from(x & x.wrapping_sub(1) == 0).wrapping_neg();
-        }
+        let single = |x: u32| u32::from(SINGLE[x as usize]);
+        let new =
+            open & (single(m & 0x1FF) | single((m >> 9) & 0x1FF) << 9 | single(m >> 18) << 18);
         if new != 0 {
             self.unsolved[band] &= !new;
             self.clear_cells(band, new);
             self.cand[idx] |= new;
             self.dirty &= !(1 << idx);
             let cols = !(((new | new >> 9 | new >> 18) & 0x1FF) * COLS);
-            self.keep((idx + 9) % 27, cols);
-            self.keep((idx + 18) % 27, cols);
+            let [a, b] = OTHER_BANDS[idx];
+            self.keep(usize::from(a), cols);
+            self.keep(usize::from(b), cols);
         }
         true
     }
@@ -364,13 +397,7 @@ impl State {
     fn naked_singles(&mut self) -> Option<bool> {
         let mut progress = false;
         for band in 0..3 {
-            let (mut ones, mut twos, mut threes) = (0, 0, 0);
-            for d in 0..9 {
-                let m = self.cand[9 * band + d];
-                threes |= twos & m;
-                twos |= ones & m;
-                ones |= m;
-            }
+            let (ones, twos, threes) = band_counts(&self.cand, band);
             let unsolved = self.unsolved[band];
             if unsolved & !ones != 0 {
                 return None;
@@ -522,17 +549,84 @@ impl State {
     }
 
     fn cells(&self) -> [u8; 81] {
-        let mut out = [0u8; 81];
-        for (idx, &mask) in self.cand.iter().enumerate() {
-            let (digit, band) = (idx % 9, idx / 9);
-            let mut m = mask;
-            while m != 0 {
-                out[band * 27 + m.trailing_zeros() as usize] = digit as u8 + 1;
-                m &= m - 1;
+        // 32 cells per band, so that a mask's bit indexes a band without a bounds check.
+        let mut bands = [[0u8; 32]; 3];
+        for (band, out) in bands.iter_mut().enumerate() {
+            for (digit, &mask) in (1..).zip(&self.cand[9 * band..9 * band + 9]) {
+                let mut m = mask;
+                while m != 0 {
+                    out[(m.trailing_zeros() & 31) as usize] = digit;
+                    m &= m - 1;
+                }
             }
+        }
+        let mut out = [0u8; 81];
+        for (cells, band) in out.chunks_exact_mut(27).zip(&bands) {
+            cells.copy_from_slice(&band[..27]);
         }
         out
     }
+}
+
+/// Of band `band`'s cells, those with at least one, two and three candidate digits.
+#[cfg(any(test, not(target_arch = "x86_64")))]
+fn band_counts_scalar(cand: &[u32; 27], band: usize) -> (u32, u32, u32) {
+    let (mut ones, mut twos, mut threes) = (0, 0, 0);
+    for &m in &cand[9 * band..9 * band + 9] {
+        threes |= twos & m;
+        twos |= ones & m;
+        ones |= m;
+    }
+    (ones, twos, threes)
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+use band_counts_scalar as band_counts;
+
+/// [`band_counts_scalar`] with digits 0–3 and 4–7 in SSE2 lanes, their lanes then folded
+/// together, and digit 8 alone.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn band_counts(cand: &[u32; 27], band: usize) -> (u32, u32, u32) {
+    use std::arch::x86_64::{
+        __m128i, _mm_and_si128, _mm_cvtsi128_si32, _mm_loadu_si128, _mm_or_si128, _mm_shuffle_epi32,
+    };
+    let digits: &[u32; 9] = cand[9 * band..9 * band + 9]
+        .try_into()
+        .expect("9 digits per band");
+    // SAFETY: SSE2 is part of x86_64; the loads cover digits[0..4] and digits[4..8].
+    let (ones, twos, threes) = unsafe {
+        let ptr = digits.as_ptr().cast::<__m128i>();
+        let (lo, hi) = (_mm_loadu_si128(ptr), _mm_loadu_si128(ptr.add(1)));
+        // Per lane: two digits' counts, up to two.
+        let (ones, twos) = (_mm_or_si128(lo, hi), _mm_and_si128(lo, hi));
+        // Lanes 2 and 3 onto 0 and 1, then lane 1 onto 0; counts add, saturating at three.
+        let (o, t) = (
+            _mm_shuffle_epi32::<0x4E>(ones),
+            _mm_shuffle_epi32::<0x4E>(twos),
+        );
+        let threes = _mm_or_si128(_mm_and_si128(twos, o), _mm_and_si128(ones, t));
+        let twos = _mm_or_si128(_mm_or_si128(twos, t), _mm_and_si128(ones, o));
+        let ones = _mm_or_si128(ones, o);
+        let (o, t, h) = (
+            _mm_shuffle_epi32::<0xB1>(ones),
+            _mm_shuffle_epi32::<0xB1>(twos),
+            _mm_shuffle_epi32::<0xB1>(threes),
+        );
+        let threes = _mm_or_si128(
+            _mm_or_si128(threes, h),
+            _mm_or_si128(_mm_and_si128(twos, o), _mm_and_si128(ones, t)),
+        );
+        let twos = _mm_or_si128(_mm_or_si128(twos, t), _mm_and_si128(ones, o));
+        let ones = _mm_or_si128(ones, o);
+        (
+            _mm_cvtsi128_si32(ones) as u32,
+            _mm_cvtsi128_si32(twos) as u32,
+            _mm_cvtsi128_si32(threes) as u32,
+        )
+    };
+    let m = digits[8];
+    (ones | m, twos | (ones & m), threes | (twos & m))
 }
 
 /// Per digit-band, the open cells where the digit is alone in its column, and whether there
@@ -791,6 +885,11 @@ mod tests {
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(4096))]
+
+        #[test]
+        fn sse2_band_counts_match_the_scalar_ones((cand, _) in masks(), band in 0..3usize) {
+            prop_assert_eq!(band_counts(&cand, band), band_counts_scalar(&cand, band));
+        }
 
         #[test]
         fn sse2_column_singles_match_the_scalar_ones((cand, unsolved) in masks()) {

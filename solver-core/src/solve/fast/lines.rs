@@ -30,16 +30,8 @@ pub(super) struct Lines {
 impl Lines {
     /// The minirows and minicolumns of `cand` as they stand, no rule applied.
     pub(super) fn of(cand: &[u32; 27]) -> Lines {
-        let mut lines = Lines {
-            rows: [0; 9],
-            cols: [0; 9],
-        };
-        for d in 0..9 {
-            let m = [cand[d], cand[9 + d], cand[18 + d]];
-            lines.rows[d] = minirows(m[0]) | minirows(m[1]) << 1 | minirows(m[2]) << 2;
-            lines.cols[d] = minicols(m[0]) | minicols(m[1]) << 9 | minicols(m[2]) << 18;
-        }
-        lines
+        let (rows, cols) = minilines(cand);
+        Lines { rows, cols }
     }
 }
 
@@ -82,6 +74,161 @@ fn minicols(m: u32) -> u32 {
 #[inline(always)]
 fn once(a: u32, b: u32, c: u32) -> u32 {
     (a | b | c) & !((a & b) | (c & (a | b)))
+}
+
+/// Per digit, its minirows (as `Lines::rows`) and minicolumns (as `Lines::cols`) in `cand`.
+#[cfg(any(test, not(target_arch = "x86_64")))]
+fn minilines_scalar(cand: &[u32; 27]) -> ([u32; 9], [u32; 9]) {
+    let (mut rows, mut cols) = ([0; 9], [0; 9]);
+    for d in 0..9 {
+        (rows[d], cols[d]) = digit_minilines(cand, d);
+    }
+    (rows, cols)
+}
+
+/// [`minilines_scalar`] for digit `d`.
+#[inline(always)]
+fn digit_minilines(cand: &[u32; 27], d: usize) -> (u32, u32) {
+    let m = [cand[d], cand[9 + d], cand[18 + d]];
+    (
+        minirows(m[0]) | minirows(m[1]) << 1 | minirows(m[2]) << 2,
+        minicols(m[0]) | minicols(m[1]) << 9 | minicols(m[2]) << 18,
+    )
+}
+
+/// Per digit, of its minirows and minicolumns those alone in their row or column: the band
+/// and stack rules have closed rows and columns over permutations, so these are certain.
+#[cfg(any(test, not(target_arch = "x86_64")))]
+fn certain_scalar(rows: &[u32; 9], cols: &[u32; 9]) -> ([u32; 9], [u32; 9]) {
+    let (mut rows_certain, mut cols_certain) = ([0; 9], [0; 9]);
+    for d in 0..9 {
+        (rows_certain[d], cols_certain[d]) = digit_certain(rows[d], cols[d]);
+    }
+    (rows_certain, cols_certain)
+}
+
+/// [`certain_scalar`] for one digit's minirows and minicolumns.
+#[inline(always)]
+fn digit_certain(rows: u32, cols: u32) -> (u32, u32) {
+    let rows_alone = once(rows & BOX, (rows >> 3) & BOX, (rows >> 6) & BOX) * 0o111;
+    let cols_alone = once(cols & 0x1FF, (cols >> 9) & 0x1FF, cols >> 18) * COLS;
+    (rows & rows_alone, cols & cols_alone)
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+use {certain_scalar as certain, minilines_scalar as minilines};
+
+#[cfg(target_arch = "x86_64")]
+use sse2::{certain, minilines};
+
+/// [`minilines_scalar`] and [`certain_scalar`] four digits at a time (digits 0–3 and 4–7 in
+/// SSE2 lanes, digit 8 alone): the line rules run at every search node.
+#[cfg(target_arch = "x86_64")]
+mod sse2 {
+    use std::arch::x86_64::{
+        __m128i, _mm_and_si128, _mm_andnot_si128, _mm_loadu_si128, _mm_or_si128, _mm_set1_epi32,
+        _mm_slli_epi32, _mm_srli_epi32, _mm_storeu_si128,
+    };
+
+    use super::{BOX, TRIAD_BITS, digit_certain, digit_minilines};
+
+    /// Four digits' masks from `src[at..at + 4]`.
+    #[inline(always)]
+    fn load(src: &[u32], at: usize) -> __m128i {
+        let lanes: &[u32; 4] = src[at..at + 4].try_into().expect("four lanes");
+        // SAFETY: SSE2 is part of x86_64; the pointer covers the 16 bytes of `lanes`.
+        unsafe { _mm_loadu_si128(lanes.as_ptr().cast::<__m128i>()) }
+    }
+
+    /// Stores four digits' masks to `dst[at..at + 4]`.
+    #[inline(always)]
+    fn store(dst: &mut [u32; 9], at: usize, v: __m128i) {
+        let lanes: &mut [u32; 4] = (&mut dst[at..at + 4]).try_into().expect("four lanes");
+        // SAFETY: SSE2 is part of x86_64; the pointer covers the 16 bytes of `lanes`.
+        unsafe { _mm_storeu_si128(lanes.as_mut_ptr().cast::<__m128i>(), v) }
+    }
+
+    /// `(a | b | c) & !(bits in two or more)`, four lanes.
+    #[inline(always)]
+    fn once(a: __m128i, b: __m128i, c: __m128i) -> __m128i {
+        // SAFETY: SSE2 is part of x86_64; register operations only.
+        unsafe {
+            let ab = _mm_or_si128(a, b);
+            let twice = _mm_or_si128(_mm_and_si128(a, b), _mm_and_si128(c, ab));
+            _mm_andnot_si128(twice, _mm_or_si128(ab, c))
+        }
+    }
+
+    pub(super) fn minilines(cand: &[u32; 27]) -> ([u32; 9], [u32; 9]) {
+        let (mut rows, mut cols) = ([0; 9], [0; 9]);
+        for at in [0, 4] {
+            // SAFETY: SSE2 is part of x86_64; register operations only.
+            unsafe {
+                let (mut r, mut c) = (_mm_set1_epi32(0), _mm_set1_epi32(0));
+                let triads = _mm_set1_epi32(TRIAD_BITS as i32);
+                let low9 = _mm_set1_epi32(0x1FF);
+                for band in 0..3 {
+                    let m = load(cand, 9 * band + at);
+                    let mr = _mm_or_si128(
+                        _mm_or_si128(m, _mm_srli_epi32::<1>(m)),
+                        _mm_srli_epi32::<2>(m),
+                    );
+                    let mr = _mm_and_si128(mr, triads);
+                    let mc = _mm_or_si128(
+                        _mm_or_si128(m, _mm_srli_epi32::<9>(m)),
+                        _mm_srli_epi32::<18>(m),
+                    );
+                    let mc = _mm_and_si128(mc, low9);
+                    let (mr, mc) = match band {
+                        0 => (mr, mc),
+                        1 => (_mm_slli_epi32::<1>(mr), _mm_slli_epi32::<9>(mc)),
+                        _ => (_mm_slli_epi32::<2>(mr), _mm_slli_epi32::<18>(mc)),
+                    };
+                    r = _mm_or_si128(r, mr);
+                    c = _mm_or_si128(c, mc);
+                }
+                store(&mut rows, at, r);
+                store(&mut cols, at, c);
+            }
+        }
+        (rows[8], cols[8]) = digit_minilines(cand, 8);
+        (rows, cols)
+    }
+
+    pub(super) fn certain(rows: &[u32; 9], cols: &[u32; 9]) -> ([u32; 9], [u32; 9]) {
+        let (mut rows_certain, mut cols_certain) = ([0; 9], [0; 9]);
+        for at in [0, 4] {
+            // SAFETY: SSE2 is part of x86_64; register operations only.
+            unsafe {
+                let boxes = _mm_set1_epi32(BOX as i32);
+                let low9 = _mm_set1_epi32(0x1FF);
+                let r = load(rows, at);
+                let alone = once(
+                    _mm_and_si128(r, boxes),
+                    _mm_and_si128(_mm_srli_epi32::<3>(r), boxes),
+                    _mm_and_si128(_mm_srli_epi32::<6>(r), boxes),
+                );
+                let alone = _mm_or_si128(
+                    _mm_or_si128(alone, _mm_slli_epi32::<3>(alone)),
+                    _mm_slli_epi32::<6>(alone),
+                );
+                store(&mut rows_certain, at, _mm_and_si128(r, alone));
+                let c = load(cols, at);
+                let alone = once(
+                    _mm_and_si128(c, low9),
+                    _mm_and_si128(_mm_srli_epi32::<9>(c), low9),
+                    _mm_srli_epi32::<18>(c),
+                );
+                let alone = _mm_or_si128(
+                    _mm_or_si128(alone, _mm_slli_epi32::<9>(alone)),
+                    _mm_slli_epi32::<18>(alone),
+                );
+                store(&mut cols_certain, at, _mm_and_si128(c, alone));
+            }
+        }
+        (rows_certain[8], cols_certain[8]) = digit_certain(rows[8], cols[8]);
+        (rows_certain, cols_certain)
+    }
 }
 
 /// For a stack's nine minicolumns gathered by [`gather`], those on some permutation, laid out
@@ -128,32 +275,25 @@ impl State {
     /// masks as they stand; `None` on a contradiction. What it removes marks digit-bands dirty;
     /// when it removes nothing, the returned `Lines` describe the state exactly.
     pub(super) fn line_rules(&mut self) -> Option<Lines> {
-        let mut lines = Lines {
-            rows: [0; 9],
-            cols: [0; 9],
-        };
+        let (rows, seen) = minilines(&self.cand);
+        let mut cols = [0u32; 9];
+        for (d, (cols, &seen)) in cols.iter_mut().zip(&seen).enumerate() {
+            *cols = stack_perms(seen)?;
+            if *cols != seen {
+                for (band, shift) in [0, 9, 18].into_iter().enumerate() {
+                    self.keep(9 * band + d, ((*cols >> shift) & 0x1FF) * COLS);
+                }
+            }
+        }
+        let lines = Lines { rows, cols };
+        let (rows_certain, cols_certain) = certain(&lines.rows, &lines.cols);
         let mut locked = [0u64; 9];
         let (mut possible, mut certain) = (Counts::default(), Counts::default());
         for (d, locked) in locked.iter_mut().enumerate() {
-            let m = [self.cand[d], self.cand[9 + d], self.cand[18 + d]];
-            let rows = minirows(m[0]) | minirows(m[1]) << 1 | minirows(m[2]) << 2;
-            let seen = minicols(m[0]) | minicols(m[1]) << 9 | minicols(m[2]) << 18;
-            let cols = stack_perms(seen)?;
-            if cols != seen {
-                for (band, shift) in [0, 9, 18].into_iter().enumerate() {
-                    self.keep(9 * band + d, ((cols >> shift) & 0x1FF) * COLS);
-                }
-            }
-            // Certain: a minirow alone in its row (the band rule has closed rows over
-            // permutations), a minicolumn alone in its column (likewise, by the stack rule).
-            let rows_alone = once(rows & BOX, (rows >> 3) & BOX, (rows >> 6) & BOX) * 0o111;
-            let cols_alone = once(cols & 0x1FF, (cols >> 9) & 0x1FF, cols >> 18) * COLS;
-            let x = u64::from(rows) | u64::from(cols) << 32;
-            let y = u64::from(rows & rows_alone) | u64::from(cols & cols_alone) << 32;
+            let x = u64::from(lines.rows[d]) | u64::from(lines.cols[d]) << 32;
+            let y = u64::from(rows_certain[d]) | u64::from(cols_certain[d]) << 32;
             possible.add(x);
             certain.add(y);
-            lines.rows[d] = rows;
-            lines.cols[d] = cols;
             *locked = y;
         }
         let every = u64::from(ALL) | u64::from(ALL) << 32;
@@ -217,5 +357,49 @@ impl State {
         for (band, k) in keep.into_iter().enumerate() {
             self.keep(9 * band + d, k);
         }
+    }
+}
+
+#[cfg(all(test, target_arch = "x86_64"))]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// Digit-bands of mixed density: sparse, dense and in between.
+    fn cands() -> impl Strategy<Value = [u32; 27]> {
+        let mask = (0..=ALL, 0..=ALL, 0..4u8).prop_map(|(a, b, kind)| match kind {
+            0 => a & b,
+            1 => a | b,
+            _ => a,
+        });
+        proptest::array::uniform27(mask)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4096))]
+
+        #[test]
+        fn sse2_minilines_match_the_scalar_ones(cand in cands()) {
+            prop_assert_eq!(minilines(&cand), minilines_scalar(&cand));
+        }
+
+        #[test]
+        fn sse2_certain_lines_match_the_scalar_ones(cand in cands()) {
+            let (rows, cols) = minilines_scalar(&cand);
+            prop_assert_eq!(certain(&rows, &cols), certain_scalar(&rows, &cols));
+        }
+    }
+
+    #[test]
+    fn a_lone_minirow_is_certain_and_a_shared_one_is_not() {
+        let mut cand = [0u32; 27];
+        // Digit 1: band 0, row 0, box 1 only; row 1 in boxes 0 and 2.
+        cand[0] = 1 << 3 | 1 << 9 | 1 << (9 + 6);
+        let (rows, cols) = minilines(&cand);
+        assert_eq!(rows[0], 1 << 3 | 1 << 9 | 1 << 15);
+        assert_eq!(cols[0], 1 << 3 | 1 | 1 << 6);
+        let (rows_certain, _) = certain(&rows, &cols);
+        assert_eq!(rows_certain[0], 1 << 3);
     }
 }

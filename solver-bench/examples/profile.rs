@@ -1,0 +1,42 @@
+//! A profiling driver: `cargo run --release -p solver-bench --example profile -- WORD N MODE`
+//! solves `N` transformed puzzles of the datasets whose name contains `WORD` with the fast
+//! solver (`MODE` 1: first solution, 2: count to two), once, and prints guesses per puzzle.
+//! Meant for instruction counts (`valgrind --tool=callgrind`), not timing.
+
+#[path = "../../solver-core/tests/support/mod.rs"]
+mod support;
+
+use solver_core::{Algorithm, Options, solve};
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let word = args.first().map_or("", String::as_str);
+    let count: usize = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(200);
+    let max_solutions: usize = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(1);
+    let options = Options {
+        max_solutions,
+        algorithm: Algorithm::Fast,
+        ..Options::default()
+    };
+    let Some(sets) = support::datasets() else {
+        return;
+    };
+    for (name, mut puzzles) in sets.into_iter().filter(|(n, _)| n.contains(word)) {
+        let mut rng = support::Rng::new(38);
+        rng.shuffle(&mut puzzles);
+        puzzles.truncate(count);
+        let (mut solved, mut guesses) = (0, 0);
+        for p in &puzzles {
+            let p = support::Symmetry::random(p.shape(), &mut rng).apply(p);
+            if let Ok(r) = solve(&p, &options) {
+                solved += usize::from(r.outcome.found() >= 1);
+                guesses += r.stats.guesses;
+            }
+        }
+        let n = puzzles.len().max(1);
+        println!(
+            "{name}: {solved}/{n} solved, {:.1} guesses",
+            guesses as f64 / n as f64
+        );
+    }
+}
