@@ -2,7 +2,7 @@
 //! sentence, plus helpers to name facts for people.
 
 use super::super::wording;
-use super::trace::{Node, Trace};
+use super::trace::Trace;
 
 /// One chain deduction.
 #[derive(Debug, Clone)]
@@ -123,36 +123,15 @@ pub(crate) fn fact(c: usize, d: usize, on: bool) -> String {
     )
 }
 
-/// A node of a trace for people.
-pub(crate) fn node(n: &Node) -> String {
-    fact(usize::from(n.cell), usize::from(n.digit), n.on)
-}
-
-/// A chain written link by link in Eureka (AIC) notation, from the assumption to its end:
-/// `(4)r1c2=(4)r1c7-(4)r5c7`, `=` where a candidate's absence forces the next, `-` where its
-/// truth removes the next. A chain whose facts do not alternate so (dynamic chains, where a
-/// fact may follow from several) is written fact by fact, `r1c1=3 → r1c5≠3`.
-pub(crate) fn path(nodes: &[Node]) -> String {
-    let alternates = nodes.windows(2).all(|w| w[0].on != w[1].on);
-    if !alternates {
-        let names: Vec<String> = nodes.iter().map(node).collect();
-        return names.join(" → ");
-    }
-    let mut out = String::new();
-    for (i, n) in nodes.iter().enumerate() {
-        if i > 0 {
-            // Off then on: a strong link; on then off: a weak one.
-            out.push(if n.on { '=' } else { '-' });
-        }
-        let c = usize::from(n.cell);
-        out.push_str(&format!("({}){}", n.digit + 1, cell(c)));
-    }
-    out
-}
-
 /// A 9x9 cell for people, `r4c5`.
-fn cell(c: usize) -> String {
+pub(crate) fn cell_name(c: usize) -> String {
     format!("r{}c{}", c / 9 + 1, c % 9 + 1)
+}
+
+/// "row 4", "column 5", "box 9" for a house index of the tables (rows, columns, boxes).
+pub(crate) fn house_name(h: usize) -> String {
+    let kind = ["row", "column", "box"][h / 9];
+    format!("{kind} {}", h % 9 + 1)
 }
 
 /// The candidates (cell, digit 1..=9) that the given trace nodes rest on.

@@ -16,6 +16,7 @@ mod single;
 mod spare;
 mod state;
 mod trace;
+mod trail;
 mod wing;
 
 use super::board::Candidates;
