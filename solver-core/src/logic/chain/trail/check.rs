@@ -220,9 +220,284 @@ pub(crate) fn contradicts(s: &Start, shown: &[Told]) -> bool {
     both || cell || house
 }
 
+/// The negation of a fact.
+fn not((c, d, on): Told) -> Told {
+    (c, d, !on)
+}
+
+/// Facts joined by " and ", read back.
+fn fact_list(text: &str) -> Result<Vec<Told>, String> {
+    text.split(" and ").map(fact).collect()
+}
+
+/// Whether the assumptions cover every case: a candidate and its absence, every digit of a
+/// cell, or every place of a digit in a house.
+fn exhaustive(s: &Start, starts: &[Told]) -> bool {
+    if let [a, b] = starts
+        && *a == not(*b)
+    {
+        return true;
+    }
+    if starts.len() < 2 || starts.iter().any(|f| !f.2) {
+        return false;
+    }
+    let (c, d, _) = starts[0];
+    let cells_of: u128 = starts.iter().fold(0, |m, f| m | 1 << f.0);
+    let digits_of: u16 = starts.iter().fold(0, |m, f| m | 1 << f.1);
+    let cell = starts.iter().all(|f| f.0 == c) && digits_of == s.digits(c);
+    let house = starts.iter().all(|f| f.1 == d)
+        && s.tables.houses.iter().any(|&h| s.cand[d] & h == cells_of);
+    cell || house
+}
+
+/// What a chain step's sentence proves.
+#[derive(Debug)]
+pub(crate) enum Proof {
+    /// Facts that every case leads to.
+    Facts(Vec<Told>),
+    /// A loop's facts: what sees a true and a false place of a digit in it goes.
+    Loop(Vec<Told>),
+}
+
+/// What a chain step's sentence proves, each branch read back and checked link by link on
+/// the board.
+pub(crate) fn proves(s: &Start, text: &str) -> Result<Proof, String> {
+    let body = text.split(" => ").next().unwrap_or(text);
+    let (head, list) = body
+        .rsplit_once(": ")
+        .ok_or_else(|| format!("no branches in {text:?}"))?;
+    let mut shown: Vec<Vec<Told>> = Vec::new();
+    for branch in list.split("; ") {
+        let read = read(branch).map_err(|e| format!("{e} in {text:?}"))?;
+        shown.push(check(s, &read).map_err(|e| format!("{e} in {branch:?} of {text:?}"))?);
+    }
+    let starts: Vec<Told> = shown.iter().map(|b| b[0]).collect();
+    if head.contains("a loop") {
+        let (first, last) = (shown[0][0], read(list)?.last().map(|r| r.fact));
+        return match (shown.len(), last) {
+            (1, Some(last)) if last == first => Ok(Proof::Loop(shown[0].clone())),
+            _ => Err(format!("not one closed loop: {text:?}")),
+        };
+    }
+    // One assumption whose branch shows the facts named and a contradiction among them.
+    let contradiction = |ends: &[Told]| {
+        let named = ends.iter().all(|f| shown[0].contains(f));
+        if shown.len() == 1 && named && contradicts(s, &shown[0]) {
+            Ok(Proof::Facts(vec![not(starts[0])]))
+        } else {
+            Err(format!("no contradiction shown: {text:?}"))
+        }
+    };
+    if let Some((_, both)) = head.split_once(" leads to both ") {
+        return contradiction(&fact_list(both)?);
+    }
+    if head.contains(" leads to no ") {
+        return contradiction(&[]);
+    }
+    let (_, ends) = head
+        .split_once(" leads to ")
+        .or_else(|| head.split_once(" lead to "))
+        .ok_or_else(|| format!("no claim in {text:?}"))?;
+    let ends = fact_list(ends)?;
+    for (branch, facts) in shown.iter().enumerate() {
+        if let Some(f) = ends.iter().find(|f| !facts.contains(f)) {
+            return Err(format!("branch {branch} does not show {f:?}: {text:?}"));
+        }
+    }
+    // One assumption that leads to its opposite is false.
+    if shown.len() == 1 && ends == [not(starts[0])] {
+        return Ok(Proof::Facts(ends));
+    }
+    if !exhaustive(s, &starts) {
+        return Err(format!(
+            "the assumptions {starts:?} leave cases out: {text:?}"
+        ));
+    }
+    Ok(Proof::Facts(ends))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Grid;
+    use crate::logic::board::Candidates;
+    use crate::logic::chain::state::State;
+    use crate::logic::engine;
+    use crate::logic::step::{Found, Technique};
+    use crate::logic::{RateOptions, unique_solution};
+
+    /// Rated puzzles of SE 6.2 and up (where chains start), every `every`-th of them.
+    fn hard_puzzles(every: usize) -> Vec<Grid> {
+        let Some(path) = test_support::data_file("se_rated_public.txt") else {
+            return Vec::new();
+        };
+        let text = std::fs::read_to_string(path).expect("the rated file reads");
+        let hard: Vec<Grid> = text
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .filter_map(|l| {
+                let (puzzle, rating) = l.split_once(' ')?;
+                let hard = rating.trim().parse::<f64>().ok()? >= 6.2;
+                hard.then(|| puzzle.parse().expect("a valid puzzle"))
+            })
+            .collect();
+        hard.into_iter().step_by(every).collect()
+    }
+
+    /// Whether a step's changes are those its chains prove: a true fact places its digit
+    /// (or removes the cell's others), a false one removes it; changes merged in from other
+    /// chains of the same rating are said to be so.
+    fn changes_proved(found: &Found, proved: &[Told]) -> Result<(), String> {
+        let removes = |c: usize, d: usize| found.eliminations.contains(&(c as u16, d as u8 + 1));
+        let mut own = 0;
+        for &(c, d, on) in proved {
+            let done = if on {
+                let others: Vec<(u16, u8)> = found
+                    .eliminations
+                    .iter()
+                    .copied()
+                    .filter(|&(q, e)| usize::from(q) == c && usize::from(e) != d + 1)
+                    .collect();
+                let placed = found.placements.contains(&(c as u16, d as u8 + 1));
+                own += if placed { 1 } else { others.len() };
+                placed || !others.is_empty()
+            } else {
+                own += 1;
+                removes(c, d)
+            };
+            if !done {
+                return Err(format!("{:?} is not among the changes", (c, d, on)));
+            }
+        }
+        let total = found.placements.len() + found.eliminations.len();
+        let merged = found.text.contains("of the same rating");
+        if total > own && !merged {
+            return Err(format!("{} changes unproved", total - own));
+        }
+        Ok(())
+    }
+
+    /// Whether each removal of a loop sees a place of its digit shown true in the loop and
+    /// one shown false, outside the loop's cells.
+    fn loop_removes(s: &Start, facts: &[Told], removed: &[(u16, u8)]) -> Result<(), String> {
+        for &(q, e) in removed {
+            let (q, e) = (usize::from(q), usize::from(e) - 1);
+            let sees = |on: bool| {
+                facts
+                    .iter()
+                    .any(|&(c, d, was)| d == e && was == on && s.tables.peers[c] >> q & 1 != 0)
+            };
+            if facts.iter().any(|f| f.0 == q) || !sees(true) || !sees(false) {
+                return Err(format!("the loop does not remove {}", e + 1));
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks every chain step of a hint-by-hint solve of `grid`; returns the steps checked by
+    /// technique name.
+    fn check_solve(grid: &Grid, seen: &mut std::collections::BTreeMap<String, usize>) {
+        let options = RateOptions::default();
+        let solution = unique_solution(grid, &options).expect("unique");
+        let mut board = Candidates::from_grid(grid);
+        engine::run(
+            &mut board,
+            &options,
+            engine::next_hint,
+            None,
+            |found, board| {
+                let Technique::Chain(name) = found.technique else {
+                    return;
+                };
+                let step = found.to_step(board);
+                let s = Start::new(State::from_board(board));
+                let written = !matches!(
+                    name,
+                    "Aligned pair exclusion"
+                        | "Aligned triplet exclusion"
+                        | "VWXYZ-Wing"
+                        | "Nested forcing chain"
+                );
+                if !written {
+                    return;
+                }
+                let proof = proves(&s, &step.text).unwrap_or_else(|e| panic!("{grid:?}: {e}"));
+                let proved = match proof {
+                    Proof::Facts(facts) => facts,
+                    Proof::Loop(facts) => {
+                        loop_removes(&s, &facts, &found.eliminations)
+                            .unwrap_or_else(|e| panic!("{e}: {}", step.text));
+                        Vec::new()
+                    }
+                };
+                for &(c, d, on) in &proved {
+                    let holds = solution.cells()[c] == d as u8 + 1;
+                    assert_eq!(holds, on, "{grid:?}: {} is false", step.text);
+                }
+                if !proved.is_empty() {
+                    changes_proved(found, &proved).unwrap_or_else(|e| panic!("{e}: {}", step.text));
+                }
+                *seen.entry(String::from(name)).or_default() += 1;
+            },
+        );
+    }
+
+    #[test]
+    fn every_chain_step_writes_links_that_hold_on_its_grid() {
+        let puzzles = hard_puzzles(if cfg!(debug_assertions) { 20 } else { 1 });
+        if puzzles.is_empty() {
+            return; // `data_file` said why, or failed in CI.
+        }
+        let mut seen = std::collections::BTreeMap::new();
+        for grid in &puzzles {
+            check_solve(grid, &mut seen);
+        }
+        eprintln!("chain steps checked: {seen:?}");
+        for name in [
+            "Forcing chain",
+            "Dynamic forcing chain",
+            "Nishio forcing chain",
+        ] {
+            assert!(seen.contains_key(name), "no {name} met: {seen:?}");
+        }
+    }
+
+    #[test]
+    fn links_hold_only_where_the_rules_make_them() {
+        let grid: Grid =
+            "9...5...1..68.49...........7.......6.5.....3...8...4...3..7..9....4.5...5.92.61.4"
+                .parse()
+                .expect("a valid puzzle");
+        let s = Start::new(State::from_board(&Candidates::from_grid(&grid)));
+        // A house where a digit has three places: one place's absence alone places nothing;
+        // with the second's it places the third.
+        let (h, d) = (0..27)
+            .flat_map(|h| (0..9).map(move |d| (h, d)))
+            .find(|&(h, d)| (s.cand[d] & s.tables.houses[h]).count_ones() == 3)
+            .expect("a house with three places");
+        let places: Vec<usize> = cells(s.cand[d] & s.tables.houses[h]).collect();
+        let (a, b, c) = (places[0], places[1], places[2]);
+        assert!(!follows(&s, &[(a, d, false)], (c, d, true)));
+        assert!(follows(&s, &[(a, d, false), (b, d, false)], (c, d, true)));
+        // A true fact removes its digit from its peers and nothing from other cells.
+        assert!(follows(&s, &[(a, d, true)], (c, d, false)));
+        let far = cells(s.cand[d] & !s.tables.peers[a])
+            .find(|&q| q != a)
+            .expect("a place out of sight");
+        assert!(!follows(&s, &[(a, d, true)], (far, d, false)));
+        // A branch resting on a fact it never showed is refused.
+        let branch = vec![
+            Read {
+                fact: (a, d, true),
+                from: Vec::new(),
+            },
+            Read {
+                fact: (c, d, true),
+                from: vec![(a, d, false), (b, d, false)],
+            },
+        ];
+        assert!(check(&s, &branch).is_err());
+    }
 
     #[test]
     fn both_notations_read_back() {
