@@ -375,7 +375,6 @@ fn cycle(s: &Start, tree: &Tree, end: u32, links: Links) -> Option<Found> {
     let mut deduction = Deduction::setting(name, tenths, c, d, false);
     deduction.eliminations = removed;
     deduction.rest_on(|| support(lp));
-    let said = deduction.eliminations.clone();
     deduction.say(|| {
         let mut loop_facts: Vec<Fact> = path.iter().rev().copied().collect();
         loop_facts.dedup();
