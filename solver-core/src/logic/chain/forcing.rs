@@ -136,17 +136,11 @@ pub(crate) fn forcing(s: &Start, dynamic: bool) -> Option<Deduction> {
     // Only the step chosen is worded (see `word`).
     let make = |facts: usize, order: u8, target: Fact, claim: Claim| {
         let difficulty = rating::difficulty(base, facts);
-        let (c, d, on) = parts(target);
-        let mut deduction = Deduction::setting(name, rating::tenths(difficulty), c, d, on);
-        if on {
-            deduction.placements.clear();
-            deduction.eliminations = others(s, c, d);
-        }
         Found {
             difficulty,
             facts,
             order,
-            deduction,
+            deduction: setting(s, name, rating::tenths(difficulty), target),
             claim,
             target,
         }
@@ -167,23 +161,7 @@ pub(crate) fn forcing(s: &Start, dynamic: bool) -> Option<Deduction> {
                     }
                 }
                 if size >= 3 {
-                    let both: Vec<Fact> = {
-                        let off_bits = runs.outcome(no).bits;
-                        let on = runs.outcome(yes);
-                        let mut v: Vec<Fact> = on
-                            .facts
-                            .iter()
-                            .copied()
-                            .filter(|&f| off_bits.has(f))
-                            .collect();
-                        // True facts first, then false ones, each in the order reached.
-                        v.sort_by_key(|&f| f & 1 == 0);
-                        v
-                    };
-                    let mut counts = vec![0; both.len()];
-                    runs.count(yes, &both, &mut counts);
-                    runs.count(no, &both, &mut counts);
-                    for (&target, &facts) in both.iter().zip(&counts) {
+                    for (target, facts) in both_ways(&mut runs, yes, no) {
                         offer(make(facts, DOUBLE, target, Claim::Double(c, d)));
                     }
                 }
@@ -205,6 +183,18 @@ pub(crate) fn forcing(s: &Start, dynamic: bool) -> Option<Deduction> {
         deduction.text = format!("{name}: {said}: {}", branches(&trails));
     }
     Some(deduction)
+}
+
+/// The deduction that sets `target`: a false fact removes its candidate, a true one the
+/// cell's other digits (as SE does).
+fn setting(s: &Start, name: &'static str, tenths: u16, target: Fact) -> Deduction {
+    let (c, d, on) = parts(target);
+    let mut deduction = Deduction::setting(name, tenths, c, d, on);
+    if on {
+        deduction.placements.clear();
+        deduction.eliminations = others(s, c, d);
+    }
+    deduction
 }
 
 /// What the step claims, and each branch's trail to its end: the target, or both sides of
@@ -262,6 +252,24 @@ fn word(runs: &mut Runs, claim: Claim, target: Fact) -> (String, Vec<Vec<Link>>)
         return (said, trails);
     }
     (said, trails)
+}
+
+/// The facts both `yes` and `no` lead to, true ones first, each in the order `yes` reached
+/// it, with the facts each rests on summed over the two.
+fn both_ways(runs: &mut Runs, yes: Fact, no: Fact) -> Vec<(Fact, usize)> {
+    let off_bits = runs.outcome(no).bits;
+    let mut both: Vec<Fact> = runs
+        .outcome(yes)
+        .facts
+        .iter()
+        .copied()
+        .filter(|&f| off_bits.has(f))
+        .collect();
+    both.sort_by_key(|&f| f & 1 == 0);
+    let mut counts = vec![0; both.len()];
+    runs.count(yes, &both, &mut counts);
+    runs.count(no, &both, &mut counts);
+    both.into_iter().zip(counts).collect()
 }
 
 /// The facts every start leads to, true ones first, each in the order the first start
