@@ -12,6 +12,7 @@ mod nested;
 mod nishio;
 mod propagate;
 mod rating;
+mod replay;
 mod single;
 mod spare;
 mod state;

@@ -23,6 +23,12 @@ pub(crate) struct Link {
     pub(crate) fact: Told,
     /// Where in the trail the facts it follows from are.
     pub(crate) from: Vec<usize>,
+    /// The graph's node of the fact.
+    pub(crate) node: usize,
+    /// Facts of an enclosing branch it also rests on (an inner chain's links).
+    pub(crate) outer: Vec<Told>,
+    /// The inner chain that shows it, by number, where one does (nested chains).
+    pub(crate) chain: Option<usize>,
 }
 
 /// The facts the `targets` rest on in a graph of facts (node `i`'s fact, and its parents:
@@ -49,6 +55,9 @@ pub(crate) fn trail(
             out.push(Link {
                 fact: fact(n),
                 from: from.iter().map(|&p| at[p]).collect(),
+                node: n,
+                outer: Vec::new(),
+                chain: None,
             });
             continue;
         }
@@ -65,17 +74,24 @@ pub(crate) fn trail(
 /// A trail for people (see the module's notation).
 pub(crate) fn write(links: &[Link]) -> String {
     let chained = links.len() > 1
-        && links
-            .iter()
-            .enumerate()
-            .skip(1)
-            .all(|(k, l)| l.from == [k - 1] && l.fact.2 != links[k - 1].fact.2);
+        && links.iter().enumerate().skip(1).all(|(k, l)| {
+            l.from == [k - 1] && l.fact.2 != links[k - 1].fact.2 && l.outer.is_empty()
+        })
+        && links.iter().all(|l| l.chain.is_none());
     if chained {
         return eureka(links.iter().map(|l| l.fact));
     }
     let mut out = String::new();
     for (k, link) in links.iter().enumerate() {
         let (c, d, on) = link.fact;
+        if let Some(n) = link.chain {
+            // Shown by an inner chain, written after the branch: a run of its own.
+            if k > 0 {
+                out.push_str(", ");
+            }
+            out.push_str(&format!("{} [chain {n}]", say(c, d, on)));
+            continue;
+        }
         match link.from.split_first() {
             None if k == 0 => {}
             Some((&direct, _)) if direct + 1 == k => out.push_str(" → "),
@@ -87,14 +103,15 @@ pub(crate) fn write(links: &[Link]) -> String {
             None => out.push_str(", "),
         }
         out.push_str(&say(c, d, on));
-        if link.from.len() > 1 {
-            let with: Vec<String> = link.from[1..]
-                .iter()
-                .map(|&p| {
-                    let (q, e, was) = links[p].fact;
-                    say(q, e, was)
-                })
-                .collect();
+        let with: Vec<String> = link
+            .from
+            .iter()
+            .skip(1)
+            .map(|&p| links[p].fact)
+            .chain(link.outer.iter().copied())
+            .map(|(q, e, was)| say(q, e, was))
+            .collect();
+        if !with.is_empty() {
             out.push_str(&format!(" (with {})", with.join(", ")));
         }
     }
