@@ -351,27 +351,14 @@ fn common<B: Branch>(
     Some((found, ends))
 }
 
-/// The contradiction a trace meets, for people: "both r5c5=3 and r5c5≠3", "no digit left in
-/// r5c5", "no place left for digit 3 in row 5".
+/// The contradiction a trace meets, for people (see [`trail::contradiction`]).
 fn clash_name(t: &Trace, clash: &[u16]) -> String {
-    let nodes: Vec<Told> = clash
+    let facts: Vec<Told> = clash
         .iter()
         .map(|&i| {
             let n = &t.nodes[usize::from(i)];
             (usize::from(n.cell), usize::from(n.digit), n.on)
         })
         .collect();
-    let (c, d, _) = nodes[0];
-    if nodes.iter().any(|n| n.2) {
-        return format!("both {} and {}", fact(c, d, true), fact(c, d, false));
-    }
-    if nodes.iter().all(|n| n.0 == c) {
-        return format!("no digit left in {}", cell_name(c));
-    }
-    let set: Set = nodes.iter().fold(0, |m, n| m | 1 << n.0);
-    let house = (0..27).find(|&h| set & !tables().houses[h] == 0);
-    house.map_or_else(
-        || String::from("a contradiction"),
-        |h| format!("no place left for digit {} in {}", d + 1, house_name(h)),
-    )
+    trail::contradiction(&facts)
 }

@@ -5,10 +5,10 @@
 
 use std::collections::HashMap;
 
-use super::deduction::{cell_name, fact as say, house_name};
+use super::deduction::fact as say;
 use super::propagate::PLUS;
 use super::state::{State, cells, tables};
-use super::trail::{Link, Told, trail, write};
+use super::trail::{Link, Told, contradiction, trail, write};
 
 /// A recorded fact.
 struct Node {
@@ -241,23 +241,10 @@ impl Replay<'_> {
     }
 }
 
-/// The contradiction of nodes `clash` for people: "no digit left in r5c5", "no place left for
-/// digit 3 in row 5".
+/// The contradiction of nodes `clash` for people (see [`contradiction`]).
 fn clash_name(nodes: &[Node], clash: &[usize]) -> String {
     let facts: Vec<Told> = clash.iter().map(|&n| nodes[n].fact).collect();
-    let Some(&(c, d, _)) = facts.first() else {
-        return String::from("a contradiction");
-    };
-    if facts.iter().all(|f| f.0 == c) {
-        return format!("no digit left in {}", cell_name(c));
-    }
-    let set: u128 = facts.iter().fold(0, |m, f| m | 1 << f.0);
-    let t = tables();
-    (0..27)
-        .find(|&h| set & !t.houses[h] == 0)
-        .map_or(String::from("a contradiction"), |h| {
-            format!("no place left for digit {} in {}", d + 1, house_name(h))
-        })
+    contradiction(&facts)
 }
 
 /// The failing branch from assuming digit index `d` in `c` (`on`) or out of it, propagated at

@@ -10,7 +10,7 @@
 //! from the fact before it together with those named `with`, all shown earlier in the
 //! branch; a fact after `, ` was shown earlier and starts a new run.
 
-use super::deduction::{cell_name, fact as say};
+use super::deduction::{cell_name, fact as say, house_name};
 
 /// A fact: cell, digit index, whether the digit is in the cell.
 pub(crate) type Told = (usize, usize, bool);
@@ -141,6 +141,27 @@ pub(crate) fn support(trails: &[Vec<Link>]) -> Vec<(u16, u8)> {
     out.sort_unstable();
     out.dedup();
     out
+}
+
+/// The contradiction that facts make, for people: "both r5c5=3 and r5c5≠3", "no digit left
+/// in r5c5", "no place left for digit 3 in row 5" (the facts false ones of one house).
+pub(crate) fn contradiction(facts: &[Told]) -> String {
+    let Some(&(c, d, _)) = facts.first() else {
+        return String::from("a contradiction");
+    };
+    if facts.iter().any(|f| f.2) {
+        return format!("both {} and {}", say(c, d, true), say(c, d, false));
+    }
+    if facts.iter().all(|f| f.0 == c) {
+        return format!("no digit left in {}", cell_name(c));
+    }
+    let set: u128 = facts.iter().fold(0, |m, f| m | 1 << f.0);
+    let houses = &super::state::tables().houses;
+    (0..27)
+        .find(|&h| set & !houses[h] == 0)
+        .map_or(String::from("a contradiction"), |h| {
+            format!("no place left for digit {} in {}", d + 1, house_name(h))
+        })
 }
 
 /// Branches for people, each a trail, `; ` between them.
