@@ -143,10 +143,34 @@ fn assert_names_its_cells(step: &Step, side: usize) {
             step.text
         );
     }
-    if matches!(step.technique, Technique::XyWing | Technique::XyzWing) {
+    // Wings name their pivot and pincers, fish their cells, single-digit chains the cells
+    // of their links.
+    let names_support = matches!(
+        step.technique,
+        Technique::XyWing
+            | Technique::XyzWing
+            | Technique::XWing
+            | Technique::Swordfish
+            | Technique::Jellyfish
+            | Technique::TurbotFish(_)
+            | Technique::StrongLinks(_)
+    );
+    if names_support {
         for m in &step.support {
-            assert!(named.contains(&(m.row + 1, m.col + 1)), "{}", step.text);
+            assert!(
+                named.contains(&(m.row + 1, m.col + 1)),
+                "r{}c{} not named in: {}",
+                m.row + 1,
+                m.col + 1,
+                step.text
+            );
         }
+    }
+    if matches!(
+        step.technique,
+        Technique::HiddenSingleBox | Technique::HiddenSingleLine
+    ) {
+        assert!(!step.support.is_empty(), "no support: {}", step.text);
     }
 }
 

@@ -104,12 +104,18 @@ fn describe(
             .collect::<Vec<_>>()
             .join(", ")
     };
+    // The fish's cells: the digit's places in the base lines, all on the cover lines.
+    let corners = || {
+        let cells: Vec<usize> = support().iter().map(|&(c, _)| usize::from(c)).collect();
+        super::wording::compact_cells(&cells, board.side())
+    };
     let text = || {
         format!(
-            "digit {}: in {base_name} {} it lies only in {cover_name} {}, so it is removed from the rest of those {cover_name}",
+            "digit {}: in {base_name} {} it lies only in {cover_name} {} (at {}), so it is removed from the rest of those {cover_name}",
             digit_char(digit),
             list(base),
-            list(cover)
+            list(cover),
+            corners()
         )
     };
     Found::removing(technique, tenths, elims)

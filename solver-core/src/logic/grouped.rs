@@ -124,6 +124,24 @@ impl std::ops::Deref for Group {
     }
 }
 
+/// A group for people: `r2c78` (one cell or several in a line).
+fn group_name(board: &Candidates, group: &Group) -> String {
+    super::wording::compact_cells(group, board.side())
+}
+
+/// Groups joined by strong and weak links in turn, the first strong, in Eureka notation:
+/// `(3)r2c2=(3)r2c78-(3)r5c8=(3)r9c8`.
+fn eureka(board: &Candidates, digit: u8, groups: &[&Group]) -> String {
+    let mut out = String::new();
+    for (i, g) in groups.iter().enumerate() {
+        if i > 0 {
+            out.push(if i % 2 == 1 { '=' } else { '-' });
+        }
+        out.push_str(&format!("({}){}", digit_char(digit), group_name(board, g)));
+    }
+    out
+}
+
 /// A strong link between two groups of cells (one of them holds the digit), with the cell
 /// sets the chain searches need.
 struct Link<const W: usize> {
@@ -421,12 +439,13 @@ fn turbot_digit<const W: usize>(board: &Candidates, d: usize) -> Best {
         }
         let text = || {
             format!(
-                "digit {} is in {} or {} (strong links in {} and {}), so it is removed from the cells that see both",
+                "digit {}: {} (strong links in {} and {}), so {} or {} holds it and it is removed from the cells that see both",
                 digit_char(digit),
-                board.cell_names(l1.from.iter().copied()),
-                board.cell_names(l2.to.iter().copied()),
+                eureka(board, digit, &[&l1.from, &l1.to, &l2.from, &l2.to]),
                 board.house_name(l1.house),
-                board.house_name(l2.house)
+                board.house_name(l2.house),
+                group_name(board, &l1.from),
+                group_name(board, &l2.to),
             )
         };
         let support = || {
@@ -518,12 +537,14 @@ fn consider_three<const W: usize>(
     }
     let text = || {
         let houses: Vec<String> = chain.iter().map(|l| board.house_name(l.house)).collect();
+        let groups: Vec<&Group> = chain.iter().flat_map(|l| [&l.from, &l.to]).collect();
         format!(
-            "digit {} is in {} or {}: strong links in {}, so it is removed from the cells that see both",
+            "digit {}: {} (strong links in {}), so {} or {} holds it and it is removed from the cells that see both",
             digit_char(digit),
-            board.cell_names(start.iter().copied()),
-            board.cell_names(end.iter().copied()),
-            houses.join(", ")
+            eureka(board, digit, &groups),
+            houses.join(", "),
+            group_name(board, start),
+            group_name(board, end),
         )
     };
     let support = || {

@@ -74,7 +74,7 @@ pub(crate) fn hidden_single(board: &Candidates) -> Option<Found> {
 }
 
 /// What a hidden single rests on: for each other empty cell of the house, a placed `digit`
-/// that sees it (a cell that lost the digit to an earlier step has none).
+/// that sees it (a cell that lost the digit to an earlier step has none); never empty.
 fn blockers(board: &Candidates, house: usize, cell: usize, digit: u8) -> Vec<(u16, u8)> {
     let layout = &board.layout;
     let mut out: Vec<(u16, u8)> = Vec::new();
@@ -94,6 +94,10 @@ fn blockers(board: &Candidates, house: usize, cell: usize, digit: u8) -> Vec<(u1
     }
     out.sort_unstable();
     out.dedup();
+    // Candidates removed earlier block the other cells: the step then rests on its own cell.
+    if out.is_empty() {
+        out.push((cell as u16, digit));
+    }
     out
 }
 

@@ -174,12 +174,17 @@ impl Search<'_> {
                 .iter()
                 .map(|&i| board.house_name(self.links[i].house))
                 .collect();
+            let cells: Vec<usize> = path
+                .iter()
+                .flat_map(|&i| [self.links[i].from, self.links[i].to])
+                .collect();
             format!(
-                "digit {} is in {} or {}: strong links in {}, so it is removed from the cells that see both",
+                "digit {}: {} (strong links in {}), so {} or {} holds it and it is removed from the cells that see both",
                 digit_char(self.digit),
+                super::turbot::eureka(board, self.digit, &cells),
+                houses.join(", "),
                 board.cell_name(start),
                 board.cell_name(end),
-                houses.join(", ")
             )
         };
         let support = || {

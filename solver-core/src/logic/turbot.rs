@@ -88,6 +88,19 @@ fn shared_house(board: &Candidates, a: usize, b: usize) -> Option<usize> {
         .map(|k| ha[k] as usize)
 }
 
+/// Places of `digit` joined by strong and weak links in turn, the first strong, in Eureka
+/// notation: `(4)r1c2=(4)r1c7-(4)r5c7=(4)r5c3`.
+pub(crate) fn eureka(board: &Candidates, digit: u8, cells: &[usize]) -> String {
+    let mut out = String::new();
+    for (i, &c) in cells.iter().enumerate() {
+        if i > 0 {
+            out.push(if i % 2 == 1 { '=' } else { '-' });
+        }
+        out.push_str(&format!("({}){}", digit_char(digit), board.cell_name(c)));
+    }
+    out
+}
+
 /// The heart of an empty rectangle: a box cell whose row and column hold all the box's
 /// places for the digit.
 fn heart(board: &Candidates, block: usize, places: &[usize]) -> Option<usize> {
@@ -229,14 +242,26 @@ impl Pattern {
                         .to_vec()
                 };
                 let text = || {
+                    let digit = digit_char(self.digit);
+                    if self.empty_rect {
+                        return format!(
+                            "digit {digit}: {} is a strong link in {}, and in {} the digit lies only in the row and column through {} (an empty rectangle), so it is removed from the cells outside them that see both {} and {}",
+                            eureka(board, self.digit, &[start, bridge1]),
+                            board.house_name(base_house),
+                            board.house_name(cover_house),
+                            board.cell_name(bridge2),
+                            board.cell_name(start),
+                            board.cell_name(end),
+                        );
+                    }
                     format!(
-                        "digit {} is in {} or {} ({} and {}, linked through {}), so it is removed from the cells that see both",
-                        digit_char(self.digit),
-                        board.cell_name(start),
-                        board.cell_name(end),
+                        "digit {digit}: {} (strong links in {} and {}, weak link in {}), so {} or {} holds it and it is removed from the cells that see both",
+                        eureka(board, self.digit, &[start, bridge1, bridge2, end]),
                         board.house_name(base_house),
                         board.house_name(cover_house),
-                        board.house_name(share)
+                        board.house_name(share),
+                        board.cell_name(start),
+                        board.cell_name(end),
                     )
                 };
                 let found = Found::removing(Technique::TurbotFish(name), tenths, elims)

@@ -2,7 +2,7 @@
 //! sentence, plus helpers to name facts for people.
 
 use super::super::wording;
-use super::trace::{Node, Trace};
+use super::trace::Trace;
 
 /// One chain deduction.
 #[derive(Debug, Clone)]
@@ -19,8 +19,10 @@ pub(crate) struct Deduction {
     pub(crate) support: Vec<(u16, u8)>,
     /// One sentence for people.
     pub(crate) text: String,
-    /// The changes of the first deduction, when others of the same rating were merged in.
-    pub(crate) own: Option<usize>,
+    /// The sentences of deductions of the same rating merged in, each naming its own changes.
+    pub(crate) more: Vec<String>,
+    /// How many changes merged in came without a sentence (unworded deductions).
+    pub(crate) untold: usize,
 }
 
 impl Deduction {
@@ -39,7 +41,8 @@ impl Deduction {
             eliminations,
             support: Vec::new(),
             text: String::new(),
-            own: None,
+            more: Vec::new(),
+            untold: 0,
         }
     }
 
@@ -51,9 +54,9 @@ impl Deduction {
     }
 
     /// [`Deduction::say`] for a deduction about to be offered to `best`: only one that would
-    /// replace it keeps its sentence (an equal one is merged in, and `best` keeps its own).
+    /// replace it or be merged into it keeps its sentence.
     pub(crate) fn say_before(&mut self, best: &Option<Deduction>, text: impl FnOnce() -> String) {
-        if best.as_ref().is_none_or(|b| self.tenths < b.tenths) {
+        if best.as_ref().is_none_or(|b| self.tenths <= b.tenths) {
             self.say(text);
         }
     }
@@ -76,27 +79,34 @@ impl Deduction {
         }
     }
 
-    /// The sentence; where chains of the same rating were merged in, it says that the other
-    /// changes listed after it come from such chains (the step's text names every change).
+    /// The sentence, followed by those of the deductions of the same rating merged in
+    /// (`. Also `), so that the step's text names every change; changes merged in without a
+    /// sentence are counted.
     pub(crate) fn sentence(&self) -> String {
-        let total = self.placements.len() + self.eliminations.len();
-        match total - self.own.unwrap_or(total).min(total) {
-            0 => self.text.clone(),
-            1 => format!(
-                "{}; one more change comes from a chain of the same rating",
-                self.text
-            ),
-            n => format!(
-                "{}; {n} more changes come from chains of the same rating",
-                self.text
-            ),
+        let mut text = self.text.clone();
+        for more in &self.more {
+            text.push_str(". Also ");
+            text.push_str(more);
+        }
+        match self.untold {
+            0 => text,
+            1 => format!("{text}; one more change comes from a chain of the same rating"),
+            n => format!("{text}; {n} more changes come from chains of the same rating"),
         }
     }
 
-    /// Adds another deduction's changes and support.
+    /// Adds another deduction's changes, support and sentences.
     fn merge(&mut self, other: Deduction) {
-        self.own
-            .get_or_insert(self.placements.len() + self.eliminations.len());
+        if other.text.is_empty() {
+            self.untold += other.placements.len() + other.eliminations.len();
+        } else {
+            // The technique is named once, unless they differ.
+            let prefix = format!("{}: ", self.name);
+            let text = other.text.strip_prefix(&prefix).unwrap_or(&other.text);
+            self.more.push(text.to_owned());
+        }
+        self.more.extend(other.more);
+        self.untold += other.untold;
         for (mine, theirs) in [
             (&mut self.placements, other.placements),
             (&mut self.eliminations, other.eliminations),
@@ -123,36 +133,15 @@ pub(crate) fn fact(c: usize, d: usize, on: bool) -> String {
     )
 }
 
-/// A node of a trace for people.
-pub(crate) fn node(n: &Node) -> String {
-    fact(usize::from(n.cell), usize::from(n.digit), n.on)
-}
-
-/// A chain written link by link in Eureka (AIC) notation, from the assumption to its end:
-/// `(4)r1c2=(4)r1c7-(4)r5c7`, `=` where a candidate's absence forces the next, `-` where its
-/// truth removes the next. A chain whose facts do not alternate so (dynamic chains, where a
-/// fact may follow from several) is written fact by fact, `r1c1=3 → r1c5≠3`.
-pub(crate) fn path(nodes: &[Node]) -> String {
-    let alternates = nodes.windows(2).all(|w| w[0].on != w[1].on);
-    if !alternates {
-        let names: Vec<String> = nodes.iter().map(node).collect();
-        return names.join(" → ");
-    }
-    let mut out = String::new();
-    for (i, n) in nodes.iter().enumerate() {
-        if i > 0 {
-            // Off then on: a strong link; on then off: a weak one.
-            out.push(if n.on { '=' } else { '-' });
-        }
-        let c = usize::from(n.cell);
-        out.push_str(&format!("({}){}", n.digit + 1, cell(c)));
-    }
-    out
-}
-
 /// A 9x9 cell for people, `r4c5`.
-fn cell(c: usize) -> String {
+pub(crate) fn cell_name(c: usize) -> String {
     format!("r{}c{}", c / 9 + 1, c % 9 + 1)
+}
+
+/// "row 4", "column 5", "box 9" for a house index of the tables (rows, columns, boxes).
+pub(crate) fn house_name(h: usize) -> String {
+    let kind = ["row", "column", "box"][h / 9];
+    format!("{kind} {}", h % 9 + 1)
 }
 
 /// The candidates (cell, digit 1..=9) that the given trace nodes rest on.

@@ -7,11 +7,13 @@
 //! double implications, cells, houses and contradictions in that order, then the first found.
 //! A step rests on the facts behind each branch's end, counted once per branch.
 
-use super::deduction::{Deduction, fact as say_fact};
+use super::super::wording;
+use super::deduction::{Deduction, cell_name, fact as say_fact, house_name};
 use super::implications::{Fact, Rules, Search, fact, parts};
 use super::nishio::others;
 use super::rating;
-use super::state::Start;
+use super::state::{Start, cells};
+use super::trail::{Link, branches, support};
 
 /// A bit per fact.
 #[derive(Clone, Copy)]
@@ -76,12 +78,27 @@ impl Runs<'_> {
     }
 }
 
+/// What a step's branches start from, kept to word the step once it is chosen.
+#[derive(Clone, Copy)]
+enum Claim {
+    /// One assumption that meets a fact both true and false.
+    Clash(Fact),
+    /// A candidate (cell, digit index) and its absence.
+    Double(usize, usize),
+    /// Every digit of a cell.
+    Cell(usize),
+    /// Every place of a digit index in a house (its index in the tables' houses).
+    Region(usize, usize),
+}
+
 /// One step found, with what SE sorts by.
 struct Found {
     difficulty: f64,
     facts: usize,
     order: u8,
     deduction: Deduction,
+    claim: Claim,
+    target: Fact,
 }
 
 /// SE's order among equal ratings and lengths.
@@ -116,20 +133,16 @@ pub(crate) fn forcing(s: &Start, dynamic: bool) -> Option<Deduction> {
             best = Some(found);
         }
     };
-    let make = |facts: usize, order: u8, target: Fact, said: String| {
+    // Only the step chosen is worded (see `word`).
+    let make = |facts: usize, order: u8, target: Fact, claim: Claim| {
         let difficulty = rating::difficulty(base, facts);
-        let (c, d, on) = parts(target);
-        let mut deduction = Deduction::setting(name, rating::tenths(difficulty), c, d, on);
-        if on {
-            deduction.placements.clear();
-            deduction.eliminations = others(s, c, d);
-        }
-        deduction.say(|| format!("{name}: {said}, so {}", say_fact(c, d, on)));
         Found {
             difficulty,
             facts,
             order,
-            deduction,
+            deduction: setting(s, name, rating::tenths(difficulty), target),
+            claim,
+            target,
         }
     };
     for c in 0..81 {
@@ -144,51 +157,119 @@ pub(crate) fn forcing(s: &Start, dynamic: bool) -> Option<Deduction> {
             if dynamic {
                 for start in [yes, no] {
                     if let Some(facts) = runs.outcome(start).clash {
-                        let said = format!(
-                            "{} leads to a contradiction",
-                            say_fact(c, d, start & 1 == 1)
-                        );
-                        offer(make(facts, CONTRADICTION, start ^ 1, said));
+                        offer(make(facts, CONTRADICTION, start ^ 1, Claim::Clash(start)));
                     }
                 }
                 if size >= 3 {
-                    let both: Vec<Fact> = {
-                        let off_bits = runs.outcome(no).bits;
-                        let on = runs.outcome(yes);
-                        let mut v: Vec<Fact> = on
-                            .facts
-                            .iter()
-                            .copied()
-                            .filter(|&f| off_bits.has(f))
-                            .collect();
-                        // True facts first, then false ones, each in the order reached.
-                        v.sort_by_key(|&f| f & 1 == 0);
-                        v
-                    };
-                    let mut counts = vec![0; both.len()];
-                    runs.count(yes, &both, &mut counts);
-                    runs.count(no, &both, &mut counts);
-                    for (&target, &facts) in both.iter().zip(&counts) {
-                        let said = format!(
-                            "{} and {} both lead there",
-                            say_fact(c, d, true),
-                            say_fact(c, d, false)
-                        );
-                        offer(make(facts, DOUBLE, target, said));
+                    for (target, facts) in both_ways(&mut runs, yes, no) {
+                        offer(make(facts, DOUBLE, target, Claim::Double(c, d)));
                     }
                 }
             }
-            regions(&mut runs, (c, d), &mut |facts, target, said| {
-                offer(make(facts, REGION, target, said))
+            regions(&mut runs, (c, d), &mut |facts, target, house| {
+                offer(make(facts, REGION, target, Claim::Region(house, d)))
             });
         }
         let starts: Vec<Fact> = list.iter().map(|&d| fact(c, d, true)).collect();
         for (target, facts) in common(&mut runs, &starts) {
-            let said = format!("every digit of r{}c{} leads there", c / 9 + 1, c % 9 + 1);
-            offer(make(facts, CELL, target, said));
+            offer(make(facts, CELL, target, Claim::Cell(c)));
         }
     }
-    best.map(|b| b.deduction)
+    let found = best?;
+    let mut deduction = found.deduction;
+    if wording::read(deduction.tenths) {
+        let (said, trails) = word(&mut runs, found.claim, found.target);
+        deduction.support = support(&trails);
+        deduction.text = format!("{name}: {said}: {}", branches(&trails));
+    }
+    Some(deduction)
+}
+
+/// The deduction that sets `target`: a false fact removes its candidate, a true one the
+/// cell's other digits (as SE does).
+fn setting(s: &Start, name: &'static str, tenths: u16, target: Fact) -> Deduction {
+    let (c, d, on) = parts(target);
+    let mut deduction = Deduction::setting(name, tenths, c, d, on);
+    if on {
+        deduction.placements.clear();
+        deduction.eliminations = others(s, c, d);
+    }
+    deduction
+}
+
+/// What the step claims, and each branch's trail to its end: the target, or both sides of
+/// the contradiction.
+fn word(runs: &mut Runs, claim: Claim, target: Fact) -> (String, Vec<Vec<Link>>) {
+    let (q, e, on) = parts(target);
+    let end = say_fact(q, e, on);
+    let (starts, said): (Vec<Fact>, String) = match claim {
+        // Said once the trail shows which fact it meets both ways.
+        Claim::Clash(start) => (vec![start], String::new()),
+        Claim::Double(c, d) => (
+            vec![fact(c, d, true), fact(c, d, false)],
+            format!(
+                "{} and {} both lead to {end}",
+                say_fact(c, d, true),
+                say_fact(c, d, false)
+            ),
+        ),
+        Claim::Cell(c) => (
+            (0..9)
+                .filter(|&d| runs.s.digits(c) >> d & 1 != 0)
+                .map(|d| fact(c, d, true))
+                .collect(),
+            format!("each digit of {} leads to {end}", cell_name(c)),
+        ),
+        Claim::Region(h, d) => (
+            cells(runs.s.cand[d] & runs.s.tables.houses[h])
+                .map(|c| fact(c, d, true))
+                .collect(),
+            format!(
+                "each place of digit {} in {} leads to {end}",
+                d + 1,
+                house_name(h)
+            ),
+        ),
+    };
+    let mut trails = Vec::with_capacity(starts.len());
+    for start in starts {
+        let clash = runs.search.run(runs.s, start, runs.rules);
+        let ends = match claim {
+            Claim::Clash(_) => clash.map(|(a, b)| vec![a, b]),
+            _ => runs.search.reached(target).map(|i| vec![i]),
+        };
+        trails.push(runs.search.trail(&ends.unwrap_or_default()));
+    }
+    if let Claim::Clash(start) = claim {
+        let (c, d, was) = parts(start);
+        let (q, e, _) = trails[0].last().map_or((c, d, was), |l| l.fact);
+        let said = format!(
+            "{} leads to both {} and {}",
+            say_fact(c, d, was),
+            say_fact(q, e, true),
+            say_fact(q, e, false)
+        );
+        return (said, trails);
+    }
+    (said, trails)
+}
+
+/// The facts both `yes` and `no` lead to, true ones first, each in the order `yes` reached
+/// it, with the facts each rests on summed over the two.
+fn both_ways(runs: &mut Runs, yes: Fact, no: Fact) -> Vec<(Fact, usize)> {
+    let off_bits = runs.outcome(no).bits;
+    let mut both: Vec<Fact> = runs
+        .outcome(yes)
+        .facts
+        .iter()
+        .copied()
+        .filter(|&f| off_bits.has(f))
+        .collect();
+    both.sort_by_key(|&f| f & 1 == 0);
+    let mut counts = vec![0; both.len()];
+    runs.count(yes, &both, &mut counts);
+    runs.count(no, &both, &mut counts);
+    both.into_iter().zip(counts).collect()
 }
 
 /// The facts every start leads to, true ones first, each in the order the first start
@@ -211,10 +292,11 @@ fn common(runs: &mut Runs, starts: &[Fact]) -> Vec<(Fact, usize)> {
 
 /// Region forcing chains from digit index `d` in `c`: each house of `c` (box, row, column)
 /// whose first place of `d` is `c`.
-fn regions(runs: &mut Runs, (c, d): (usize, usize), offer: &mut dyn FnMut(usize, Fact, String)) {
+fn regions(runs: &mut Runs, (c, d): (usize, usize), offer: &mut dyn FnMut(usize, Fact, usize)) {
     let s = runs.s;
-    let [row, col, bx] = s.tables.house_sets[c];
-    for house in [bx, row, col] {
+    let [row, col, bx] = s.tables.cell_houses[c].map(usize::from);
+    for h in [bx, row, col] {
+        let house = s.tables.houses[h];
         let places = s.cand[d] & house;
         let n = places.count_ones();
         if n < 2 {
@@ -233,8 +315,7 @@ fn regions(runs: &mut Runs, (c, d): (usize, usize), offer: &mut dyn FnMut(usize,
             starts.push(fact(q, d, true));
         }
         for (target, facts) in common(runs, &starts) {
-            let said = format!("every place of {} in the house leads there", d + 1);
-            offer(facts, target, said);
+            offer(facts, target, h);
         }
     }
 }

@@ -10,6 +10,7 @@
 //! fact met both true and false ends the search.
 
 use super::state::{Set, Start};
+use super::trail::{Link, trail};
 
 /// A fact: `(cell * 9 + digit) * 2 + on`.
 pub(crate) type Fact = u16;
@@ -271,35 +272,16 @@ impl Search {
         n
     }
 
-    /// The facts from node `i` back to the assumption along first parents, `i` first.
-    pub(crate) fn path(&self, mut i: u32) -> Vec<Fact> {
-        let mut out = vec![self.facts[i as usize]];
-        while self.count[i as usize] > 0 {
-            i = self.parents[self.first[i as usize] as usize];
-            out.push(self.facts[i as usize]);
-        }
-        out
-    }
-
-    /// The candidates node `i` rests on, sorted (cell, digit 1..=9).
-    pub(crate) fn support(&self, i: u32) -> Vec<(u16, u8)> {
-        let mut seen = vec![false; self.facts.len()];
-        let mut stack = vec![i];
-        let mut out = Vec::new();
-        while let Some(j) = stack.pop() {
-            if std::mem::replace(&mut seen[j as usize], true) {
-                continue;
-            }
-            let (c, d, _) = parts(self.facts[j as usize]);
-            out.push((c as u16, d as u8 + 1));
-            let (a, k) = (
-                self.first[j as usize] as usize,
-                self.count[j as usize] as usize,
-            );
-            stack.extend_from_slice(&self.parents[a..a + k]);
-        }
-        out.sort_unstable();
-        out.dedup();
-        out
+    /// The facts nodes `targets` rest on, written link by link (see [`trail`]).
+    pub(crate) fn trail(&self, targets: &[u32]) -> Vec<Link> {
+        let targets: Vec<usize> = targets.iter().map(|&i| i as usize).collect();
+        trail(
+            &targets,
+            |i| parts(self.facts[i]),
+            |i| {
+                let (a, k) = (self.first[i] as usize, self.count[i] as usize);
+                self.parents[a..a + k].iter().map(|&p| p as usize).collect()
+            },
+        )
     }
 }

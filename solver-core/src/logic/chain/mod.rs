@@ -12,10 +12,12 @@ mod nested;
 mod nishio;
 mod propagate;
 mod rating;
+mod replay;
 mod single;
 mod spare;
 mod state;
 mod trace;
+mod trail;
 mod wing;
 
 use super::board::Candidates;

@@ -2,10 +2,11 @@
 //! implication (a fact that follows from a candidate and from its absence), cell forcing
 //! (from every candidate of a cell) and region forcing (from every place of a digit in a house).
 
-use super::deduction::{self, Deduction, fact};
+use super::deduction::{self, Deduction, cell_name, fact, house_name};
 use super::rating;
 use super::state::{Set, Start, cells, tables};
 use super::trace::{Mode, Trace, trace_into};
+use super::trail::{self, Link, Told};
 
 /// The slot of digit index `d`'s true (`on`) or false facts in a [`Facts`] list.
 #[inline]
@@ -37,8 +38,8 @@ pub(crate) trait Branch {
     fn count(&self, c: usize, d: usize, on: bool) -> Option<usize>;
     /// The candidates the fact rests on, if held.
     fn support(&self, s: &Start, c: usize, d: usize, on: bool) -> Option<Vec<(u16, u8)>>;
-    /// The chain from the branch's assumption to the fact, link by link, if held.
-    fn chain(&self, s: &Start, c: usize, d: usize, on: bool) -> Option<String>;
+    /// The facts from the branch's assumption to the given facts, link by link, if all held.
+    fn trail(&self, ends: &[Told]) -> Option<Vec<Link>>;
 }
 
 impl Branch for Trace {
@@ -59,16 +60,26 @@ impl Branch for Trace {
         self.find(c, d, on).map(|i| deduction::support(self, &[i]))
     }
 
-    fn chain(&self, _: &Start, c: usize, d: usize, on: bool) -> Option<String> {
-        self.find(c, d, on).map(|i| deduction::path(&self.path(i)))
+    fn trail(&self, ends: &[Told]) -> Option<Vec<Link>> {
+        let nodes: Option<Vec<u16>> = ends.iter().map(|&(c, d, on)| self.find(c, d, on)).collect();
+        nodes.map(|n| Trace::trail(self, &n))
     }
 }
 
-/// Each branch's chain to the fact, as `: chain; chain`, so that a player can follow every
-/// one link by link; empty if a branch cannot tell its chain.
-fn chains<B: Branch>(s: &Start, branches: &[&B], (q, e, on): (usize, usize, bool)) -> String {
-    let told: Option<Vec<String>> = branches.iter().map(|b| b.chain(s, q, e, on)).collect();
-    told.map_or(String::new(), |list| format!(": {}", list.join("; ")))
+/// The facts for people, "r1c1≠3 and r2c2≠3".
+fn facts(ends: &[Told]) -> String {
+    let said: Vec<String> = ends.iter().map(|&(c, d, on)| fact(c, d, on)).collect();
+    said.join(" and ")
+}
+
+/// Each branch's trail to the facts, as `: trail; trail`, so that a player can follow every
+/// one link by link (the candidates they pass through are what the step rests on); empty if
+/// a branch cannot tell its trail.
+fn chains<B: Branch>(branches: &[&B], ends: &[Told]) -> String {
+    let told: Option<Vec<Vec<Link>>> = branches.iter().map(|b| b.trail(ends)).collect();
+    told.map_or(String::new(), |list| {
+        format!(": {}", trail::branches(&list))
+    })
 }
 
 /// Branches from every candidate assumed true and false.
@@ -135,14 +146,10 @@ fn contradictions(b: &Branches<Trace>, name: &'static str, base: u16) -> Option<
             found.rest_on(|| deduction::support(t, clash));
             found.say_before(&best, || {
                 format!(
-                    "{name}: assuming {} leads to a contradiction ({}), so {}",
+                    "{name}: {} leads to {}: {}",
                     fact(c, d, on),
-                    clash
-                        .iter()
-                        .map(|&i| deduction::path(&t.path(i)))
-                        .collect::<Vec<_>>()
-                        .join(" and "),
-                    fact(c, d, !on)
+                    clash_name(t, clash),
+                    trail::write(&t.trail(clash))
                 )
             });
             found.offer(&mut best);
@@ -161,16 +168,14 @@ fn double<B: Branch>(
     let mut best: Option<Deduction> = None;
     for (k, &(c, d)) in b.list.iter().enumerate() {
         let branches = [&b.on[k], &b.off[k]];
-        if let Some(found) = common(s, &branches, name, base, best.as_ref()) {
-            let (q, e, on) = found.1;
-            let mut found = found.0;
+        if let Some((mut found, ends)) = common(s, &branches, name, base, best.as_ref()) {
             found.say_before(&best, || {
                 format!(
-                    "{name}: both {} and {} lead to {}{}",
+                    "{name}: {} and {} both lead to {}{}",
                     fact(c, d, true),
                     fact(c, d, false),
-                    fact(q, e, on),
-                    chains(s, &branches, (q, e, on))
+                    facts(&ends),
+                    chains(&branches, &ends)
                 )
             });
             found.offer(&mut best);
@@ -203,14 +208,13 @@ fn forcing<B: Branch>(
     for c in cells(s.open()) {
         branches.clear();
         branches.extend((0..9).filter_map(|d| index(c, d)).map(|k| &b.on[k]));
-        if let Some((mut found, (q, e, on))) = common(s, &branches, name, base, best.as_ref()) {
+        if let Some((mut found, ends)) = common(s, &branches, name, base, best.as_ref()) {
             found.say_before(&best, || {
                 format!(
-                    "{name}: every candidate of r{}c{} leads to {}{}",
-                    c / 9 + 1,
-                    c % 9 + 1,
-                    fact(q, e, on),
-                    chains(s, &branches, (q, e, on))
+                    "{name}: each digit of {} leads to {}{}",
+                    cell_name(c),
+                    facts(&ends),
+                    chains(&branches, &ends)
                 )
             });
             found.offer(&mut best);
@@ -224,14 +228,14 @@ fn forcing<B: Branch>(
             }
             branches.clear();
             branches.extend(cells(places).filter_map(|c| index(c, d).map(|k| &b.on[k])));
-            if let Some((mut found, (q, e, on))) = common(s, &branches, name, base, best.as_ref()) {
+            if let Some((mut found, ends)) = common(s, &branches, name, base, best.as_ref()) {
                 found.say_before(&best, || {
                     format!(
-                        "{name}: every place for digit {} in {} leads to {}{}",
+                        "{name}: each place of digit {} in {} leads to {}{}",
                         d + 1,
                         house_name(h),
-                        fact(q, e, on),
-                        chains(s, &branches, (q, e, on))
+                        facts(&ends),
+                        chains(&branches, &ends)
                     )
                 });
                 found.offer(&mut best);
@@ -239,12 +243,6 @@ fn forcing<B: Branch>(
         }
     }
     best
-}
-
-/// "row 4", "column 5", "box 9" for a house index.
-fn house_name(h: usize) -> String {
-    let kind = ["row", "column", "box"][h / 9];
-    format!("{kind} {}", h % 9 + 1)
 }
 
 /// The candidates every one of `branches` (two or more) implies, per digit and kind; `None`
@@ -281,15 +279,15 @@ fn shared_facts<B: Branch>(s: &Start, branches: &[&B]) -> Option<Facts> {
     Some(shared)
 }
 
-/// The cheapest new fact common to all `branches`, if it beats `bar`: the deduction (text
-/// left to the caller) and the fact.
+/// The cheapest new facts common to all `branches` (those of the lowest rating), if they
+/// beat `bar`: the deduction (text left to the caller) and the facts.
 fn common<B: Branch>(
     s: &Start,
     branches: &[&B],
     name: &'static str,
     base: u16,
     bar: Option<&Deduction>,
-) -> Option<(Deduction, (usize, usize, bool))> {
+) -> Option<(Deduction, Vec<Told>)> {
     let shared = shared_facts(s, branches)?;
     let mut best: Vec<(u16, usize, usize, bool)> = Vec::new();
     for d in 0..9 {
@@ -349,5 +347,18 @@ fn common<B: Branch>(
         list.sort_unstable();
         list.dedup();
     }
-    Some((found, (q, d, on)))
+    let ends = best.iter().map(|&(_, q, d, on)| (q, d, on)).collect();
+    Some((found, ends))
+}
+
+/// The contradiction a trace meets, for people (see [`trail::contradiction`]).
+fn clash_name(t: &Trace, clash: &[u16]) -> String {
+    let facts: Vec<Told> = clash
+        .iter()
+        .map(|&i| {
+            let n = &t.nodes[usize::from(i)];
+            (usize::from(n.cell), usize::from(n.digit), n.on)
+        })
+        .collect();
+    trail::contradiction(&facts)
 }

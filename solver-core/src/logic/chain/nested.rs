@@ -4,6 +4,7 @@
 use super::deduction::{Deduction, fact};
 use super::propagate::propagate;
 use super::rating;
+use super::replay::failing_branch;
 use super::state::{State, cells};
 
 /// SE's name for every nested level.
@@ -43,17 +44,28 @@ fn ordered(s: &State) -> Vec<(usize, usize)> {
 }
 
 /// The deduction that digit index `d` of `c` is (`on`) or is not there, rated by how much the
-/// failed branch had changed.
+/// failed branch had changed, its text the failed branch replayed link by link.
 fn setting(s: &State, trial: &State, base: u16, c: usize, d: usize, on: bool) -> Deduction {
     let placed = cells(s.open() & !trial.open()).count();
     let mut found = Deduction::setting(NAME, rating::rate(base, placed + 2), c, d, on);
     found.rest_on(|| vec![(c as u16, d as u8 + 1)]);
     found.say(|| {
-        format!(
-            "{NAME}: assuming {} leads, through forcing chains, to a contradiction, so {}",
-            fact(c, d, !on),
-            fact(c, d, on)
+        let level = level_of(base);
+        let told = failing_branch(s, (c, d, !on), level);
+        told.map_or_else(
+            || {
+                format!(
+                    "{NAME}: assuming {} leads, through forcing chains, to a contradiction",
+                    fact(c, d, !on)
+                )
+            },
+            |told| format!("{NAME}: {told}"),
         )
     });
     found
+}
+
+/// The propagation level of a nested step's base rating (see [`nested`]).
+fn level_of(base: u16) -> u8 {
+    ((base - rating::NESTED) / 5 + 2) as u8
 }

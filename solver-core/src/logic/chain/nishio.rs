@@ -4,10 +4,12 @@
 use std::cell::Cell;
 use std::thread::LocalKey;
 
+use super::super::wording;
 use super::deduction::{self, Deduction};
-use super::implications::{Rules, Search, fact, parts};
+use super::implications::{Fact, Rules, Search, fact, parts};
 use super::rating;
 use super::state::{Set, Start};
+use super::trail::{support, write};
 
 /// The Nishio step SE takes: each candidate assumed true, then false (cell by cell, digits
 /// in order), its digit followed alone on the board as the chain changes it, until some
@@ -15,7 +17,8 @@ use super::state::{Set, Start};
 /// first found. A chain rests on the facts behind both sides of its contradiction, counted
 /// once for each side.
 pub(crate) fn nishio(s: &Start) -> Option<Deduction> {
-    let mut best: Option<(f64, usize, Deduction)> = None;
+    // The rating, the facts, the deduction and its assumption.
+    let mut best: Option<(f64, usize, Deduction, Fact)> = None;
     let skip = unchanged_digits(&NISHIO_FOUND_NOTHING, s);
     let rules = Rules {
         cells: false,
@@ -42,36 +45,39 @@ pub(crate) fn nishio(s: &Start) -> Option<Deduction> {
                 continue;
             }
             let tenths = rating::tenths(difficulty);
-            let name = "Nishio forcing chain";
-            let mut found = Deduction::setting(name, tenths, c, d, !on);
+            let mut found = Deduction::setting(NAME, tenths, c, d, !on);
             if !on {
                 found.placements.clear();
                 found.eliminations = others(s, c, d);
             }
-            found.rest_on(|| {
-                let mut all = search.support(yes);
-                all.extend(search.support(no));
-                all.sort_unstable();
-                all.dedup();
-                all
-            });
-            let (q, e, _) = parts(search.path(yes)[0]);
-            found.say(|| {
-                format!(
-                    "{name}: with {} the digit {} cannot be both in and out of {}, so {}",
-                    deduction::fact(c, d, on),
-                    e + 1,
-                    deduction::fact(q, e, true)
-                        .trim_end_matches(|ch: char| ch.is_ascii_digit() || ch == '='),
-                    deduction::fact(c, d, !on)
-                )
-            });
-            best = Some((difficulty, facts, found));
+            best = Some((difficulty, facts, found, fact(c, d, on)));
         }
     }
     remember(&NISHIO_FOUND_NOTHING, s, best.is_some());
-    best.map(|b| b.2)
+    let (_, _, mut found, start) = best?;
+    if wording::read(found.tenths) {
+        // Only the step chosen is worded: its search again, traced back from both sides.
+        let trail = search
+            .run(s, start, rules)
+            .map(|(yes, no)| search.trail(&[yes, no]))
+            .unwrap_or_default();
+        let (c, d, on) = parts(start);
+        let (q, e, _) = trail.last().map_or((c, d, on), |l| l.fact);
+        found.support = support(std::slice::from_ref(&trail));
+        found.text = format!(
+            "{NAME}: {}, following digit {} alone, leads to both {} and {}: {}",
+            deduction::fact(c, d, on),
+            d + 1,
+            deduction::fact(q, e, true),
+            deduction::fact(q, e, false),
+            write(&trail)
+        );
+    }
+    Some(found)
 }
+
+/// SE's name of the technique.
+const NAME: &str = "Nishio forcing chain";
 
 /// Whether the Nishio search from digit index `d` assumed in (`on`) or out of cell `c` meets
 /// a contradiction, found without searching: most do not. The same links on the digit's

@@ -375,14 +375,12 @@ fn cycle(s: &Start, tree: &Tree, end: u32, links: Links) -> Option<Found> {
     let mut deduction = Deduction::setting(name, tenths, c, d, false);
     deduction.eliminations = removed;
     deduction.rest_on(|| support(lp));
-    let said = deduction.eliminations.clone();
     deduction.say(|| {
         let mut loop_facts: Vec<Fact> = path.iter().rev().copied().collect();
         loop_facts.dedup();
         format!(
-            "{name}: {}, a loop each way, so {}",
-            eureka(&loop_facts),
-            super::deduction::removals(&said)
+            "{name}: a loop that holds either way round removes each candidate that sees a place of its digit shown true and one shown false: {}",
+            eureka(&loop_facts)
         )
     });
     Some(Found {
@@ -491,7 +489,12 @@ fn chains(
     deduction.rest_on(|| support(&path));
     deduction.say(|| {
         let forward: Vec<Fact> = path.iter().rev().copied().collect();
-        format!("{name}: {}, so {}", eureka(&forward), fact(c, d, !is_on))
+        format!(
+            "{name}: {} leads to {}: {}",
+            fact(c, d, is_on),
+            fact(c, d, !is_on),
+            eureka(&forward)
+        )
     });
     offer(
         best,
@@ -533,15 +536,7 @@ fn support(path: &[Fact]) -> Vec<(u16, u8)> {
 
 /// A chain in Eureka notation: `(4)r1c2=(4)r1c7-(4)r5c7`.
 fn eureka(path: &[Fact]) -> String {
-    let mut out = String::new();
-    for (i, &f) in path.iter().enumerate() {
-        let (c, d, on) = parts(f);
-        if i > 0 {
-            out.push(if on { '=' } else { '-' });
-        }
-        out.push_str(&format!("({})r{}c{}", d + 1, c / 9 + 1, c % 9 + 1));
-    }
-    out
+    super::trail::eureka(path.iter().map(|&f| parts(f)))
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ use std::cell::RefCell;
 
 use super::spare;
 use super::state::{NO_CELL, Set, Start, cells};
+use super::trail::{Link, trail};
 
 /// Which links a chain may use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -388,15 +389,22 @@ impl Trace {
         }
     }
 
-    /// The chain to a node as facts from the assumption, following first parents.
-    pub(crate) fn path(&self, mut i: u16) -> Vec<Node> {
-        let mut out = vec![self.nodes[i as usize]];
-        while let Some(&p) = self.parents_of(i).first() {
-            out.push(self.nodes[p as usize]);
-            i = p;
-        }
-        out.reverse();
-        out
+    /// The facts nodes `targets` rest on, written link by link (see [`trail`]).
+    pub(crate) fn trail(&self, targets: &[u16]) -> Vec<Link> {
+        let targets: Vec<usize> = targets.iter().map(|&i| usize::from(i)).collect();
+        trail(
+            &targets,
+            |i| {
+                let n = &self.nodes[i];
+                (usize::from(n.cell), usize::from(n.digit), n.on)
+            },
+            |i| {
+                self.parents_of(i as u16)
+                    .iter()
+                    .map(|&p| usize::from(p))
+                    .collect()
+            },
+        )
     }
 }
 

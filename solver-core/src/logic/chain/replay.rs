@@ -1,0 +1,278 @@
+//! A nested forcing chain's failing branch replayed with every fact recorded, so that it can
+//! be written link by link: the propagation of [`super::propagate`] (singles, locked
+//! candidates, inner contradiction searches) step for step, each fact with the facts it
+//! follows from, each inner search that removes a candidate kept as an inner chain.
+
+use std::collections::HashMap;
+
+use super::deduction::fact as say;
+use super::propagate::PLUS;
+use super::state::{State, cells, tables};
+use super::trail::{Link, Told, contradiction, trail, write};
+
+/// A recorded fact.
+struct Node {
+    fact: Told,
+    parents: Vec<usize>,
+    /// How deep in inner searches it was found (0: the branch itself).
+    depth: usize,
+    /// The nodes of the inner search's contradiction, for a candidate it removed.
+    inner: Option<Vec<usize>>,
+}
+
+/// The facts recorded, with the node of each fact in each search under way.
+struct Replay<'a> {
+    /// The board the step is found on: facts rest on its candidates.
+    board: &'a State,
+    nodes: Vec<Node>,
+    scopes: Vec<HashMap<Told, usize>>,
+}
+
+/// A contradiction: the nodes it rests on.
+type Clash = Vec<usize>;
+
+impl Replay<'_> {
+    fn find(&self, f: Told) -> Option<usize> {
+        self.scopes.iter().rev().find_map(|m| m.get(&f).copied())
+    }
+
+    fn add(&mut self, fact: Told, parents: Vec<usize>, inner: Option<Vec<usize>>) -> usize {
+        let depth = self.scopes.len() - 1;
+        self.nodes.push(Node {
+            fact,
+            parents,
+            depth,
+            inner,
+        });
+        let n = self.nodes.len() - 1;
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.insert(fact, n);
+        }
+        n
+    }
+
+    /// The nodes of the board's candidates of `cells` × `digits` shown false.
+    fn offs(&self, set: u128, digits: u16) -> Vec<usize> {
+        let mut out = Vec::new();
+        for c in cells(set) {
+            for d in (0..9).filter(|&d| digits >> d & 1 != 0) {
+                if self.board.has(c, d)
+                    && let Some(n) = self.find((c, d, false))
+                {
+                    out.push(n);
+                }
+            }
+        }
+        out
+    }
+
+    fn place(&mut self, st: &mut State, (c, d): (usize, usize), parents: Vec<usize>) {
+        let on = self.add((c, d, true), parents, None);
+        for e in (0..9).filter(|&e| e != d && st.has(c, e)) {
+            self.add((c, e, false), vec![on], None);
+        }
+        for q in cells(st.cand[d] & tables().peers[c]) {
+            self.add((q, d, false), vec![on], None);
+        }
+        st.place(c, d);
+    }
+
+    /// [`super::propagate::propagate`], recorded.
+    fn propagate(&mut self, st: &mut State, level: u8) -> Result<(), Clash> {
+        loop {
+            self.singles(st)?;
+            if level >= PLUS && self.locked(st) {
+                continue;
+            }
+            if level >= 2 && self.nested(st, level - 2)? {
+                continue;
+            }
+            return Ok(());
+        }
+    }
+
+    fn singles(&mut self, st: &mut State) -> Result<(), Clash> {
+        let t = tables();
+        loop {
+            let mut progress = false;
+            for c in cells(st.open()) {
+                let left = st.digits(c);
+                if left == 0 {
+                    return Err(self.offs(1 << c, 0x1ff));
+                }
+                if left.count_ones() == 1 {
+                    let d = left.trailing_zeros() as usize;
+                    let parents = self.offs(1 << c, 0x1ff & !(1 << d));
+                    self.place(st, (c, d), parents);
+                    progress = true;
+                }
+            }
+            if progress {
+                continue;
+            }
+            for d in 0..9 {
+                for &h in &t.houses {
+                    if st.val[d] & h != 0 {
+                        continue;
+                    }
+                    let p = st.cand[d] & h;
+                    if p == 0 {
+                        return Err(self.offs(h, 1 << d));
+                    }
+                    if p & (p - 1) == 0 {
+                        let parents = self.offs(h & !p, 1 << d);
+                        self.place(st, (p.trailing_zeros() as usize, d), parents);
+                        progress = true;
+                    }
+                }
+            }
+            if !progress {
+                return Ok(());
+            }
+        }
+    }
+
+    fn locked(&mut self, st: &mut State) -> bool {
+        let mut progress = false;
+        for d in 0..9 {
+            for &(bx, ln) in &tables().crossings {
+                for (from, to) in [(bx, ln), (ln, bx)] {
+                    let p = st.cand[d] & from;
+                    let gone = st.cand[d] & to & !from;
+                    if p == 0 || p & !to != 0 || gone == 0 {
+                        continue;
+                    }
+                    let parents = self.offs(from & !to, 1 << d);
+                    for q in cells(gone) {
+                        self.add((q, d, false), parents.clone(), None);
+                    }
+                    st.cand[d] &= !gone;
+                    progress = true;
+                }
+            }
+        }
+        progress
+    }
+
+    /// One pass of inner searches at `inner`: a candidate whose truth collapses the board is
+    /// removed, resting on the facts of this branch its inner chain uses.
+    fn nested(&mut self, st: &mut State, inner: u8) -> Result<bool, Clash> {
+        let mut progress = false;
+        for (c, d) in st.candidates() {
+            if !st.has(c, d) {
+                continue;
+            }
+            let mark = self.nodes.len();
+            let mut trial = *st;
+            self.scopes.push(HashMap::new());
+            self.place(&mut trial, (c, d), Vec::new());
+            let outcome = self.propagate(&mut trial, inner);
+            self.scopes.pop();
+            let Err(clash) = outcome else {
+                self.nodes.truncate(mark);
+                continue;
+            };
+            let uses = self.outer_facts(&clash, mark);
+            self.add((c, d, false), uses, Some(clash));
+            st.eliminate(c, d);
+            progress = true;
+            self.propagate(st, inner.min(PLUS))?;
+        }
+        Ok(progress)
+    }
+
+    /// The nodes before `mark` (this branch's) that the nodes `from` rest on, stopping there.
+    fn outer_facts(&self, from: &[usize], mark: usize) -> Vec<usize> {
+        let mut seen = vec![false; self.nodes.len()];
+        let mut stack = from.to_vec();
+        let mut out = Vec::new();
+        while let Some(n) = stack.pop() {
+            if std::mem::replace(&mut seen[n], true) {
+                continue;
+            }
+            if n < mark {
+                out.push(n);
+            } else {
+                stack.extend(&self.nodes[n].parents);
+            }
+        }
+        out.sort_unstable();
+        out
+    }
+
+    /// The trail of the search at `depth` to the nodes `targets`, each inner chain it uses
+    /// numbered after those already in `chains` and written there.
+    fn told(&self, targets: &[usize], depth: usize, chains: &mut Vec<String>) -> String {
+        let inside = |p: &usize| self.nodes[*p].depth >= depth;
+        // A contradiction's facts from the enclosing branch were shown there.
+        let targets: Vec<usize> = targets.iter().copied().filter(inside).collect();
+        let mut links: Vec<Link> = trail(
+            &targets,
+            |n| self.nodes[n].fact,
+            |n| {
+                let mut list: Vec<usize> = self.nodes[n].parents.clone();
+                // This search's own parents first, the latest as the one it follows from.
+                list.retain(|p| inside(p));
+                list.sort_unstable_by(|a, b| b.cmp(a));
+                list
+            },
+        );
+        for link in &mut links {
+            let node = &self.nodes[link.node];
+            link.outer = node
+                .parents
+                .iter()
+                .filter(|p| !inside(p))
+                .map(|&p| self.nodes[p].fact)
+                .collect();
+            if let Some(clash) = &node.inner {
+                let (c, d, _) = node.fact;
+                let inner = self.told(clash, depth + 1, chains);
+                chains.push(format!(
+                    "{} leads to {}: {inner}",
+                    say(c, d, true),
+                    clash_name(&self.nodes, clash)
+                ));
+                link.chain = Some(chains.len());
+                link.outer.clear();
+            }
+        }
+        write(&links)
+    }
+}
+
+/// The contradiction of nodes `clash` for people (see [`contradiction`]).
+fn clash_name(nodes: &[Node], clash: &[usize]) -> String {
+    let facts: Vec<Told> = clash.iter().map(|&n| nodes[n].fact).collect();
+    contradiction(&facts)
+}
+
+/// The failing branch from assuming digit index `d` in `c` (`on`) or out of it, propagated at
+/// `level`, for people: "r1c1=5 leads to no digit left in r5c5: trail. Chain 1: ...", each
+/// inner chain numbered as the trail names it; `None` if the branch does not fail.
+pub(crate) fn failing_branch(board: &State, (c, d, on): Told, level: u8) -> Option<String> {
+    let mut replay = Replay {
+        board,
+        nodes: Vec::new(),
+        scopes: vec![HashMap::new()],
+    };
+    let mut st = *board;
+    if on {
+        replay.place(&mut st, (c, d), Vec::new());
+    } else {
+        replay.add((c, d, false), Vec::new(), None);
+        st.eliminate(c, d);
+    }
+    let clash = replay.propagate(&mut st, level).err()?;
+    let mut chains = Vec::new();
+    let outer = replay.told(&clash, 0, &mut chains);
+    let mut text = format!(
+        "{} leads to {}: {outer}",
+        say(c, d, on),
+        clash_name(&replay.nodes, &clash)
+    );
+    for (k, chain) in chains.iter().enumerate() {
+        text.push_str(&format!(". Chain {}: {chain}", k + 1));
+    }
+    Some(text)
+}
