@@ -1,9 +1,8 @@
 //! Compressor and expander state kept per thread and reused for every message.
 //!
-//! Creating a zstd context or a deflate state for each message cost more than compressing a
-//! 1,000-puzzle message with it: 7% of the CLI's CPU and 2% of the server's on easy puzzles,
-//! mostly in allocating and clearing their tables. The threads that run these are the
-//! runtime's long-lived workers, so each keeps one of each.
+//! Creating a zstd context or a deflate state for each message costs more than compressing a
+//! 1,000-puzzle message with it, mostly in allocating and clearing their tables. The threads
+//! that run these are the runtime's long-lived workers, so each keeps one of each.
 
 use std::cell::RefCell;
 use std::io::{self, Read};
@@ -16,14 +15,12 @@ use zstd::zstd_safe::{CParameter, DCtx, DParameter, ParamSwitch, ResetDirective}
 
 /// zstd's shortest match: level 1 takes 6 on messages of this size; at 7 the digits of
 /// puzzles and answers make fewer, longer matches, which cost both ends less and come out
-/// smaller (17-clue puzzles, 20,000 each way: compressing 88.8 M -> 84.6 M instructions,
-/// expanding 32.6 M -> 28.3 M, 806 KB -> 792 KB). 7 is the most the fast strategy takes.
+/// smaller. 7 is the most the fast strategy takes.
 const ZSTD_MIN_MATCH: u32 = 7;
 
 /// How fast the fast strategy skips ahead where it finds no match (its target length; 0 at
 /// level 1): at 8, with the literals still Huffman-coded, compressing costs a third less
-/// (17-clue puzzles, 20,000 each way: 84.6 M -> 57.1 M instructions, expanding 28.3 M -> 25.1
-/// M) for 7.6% more bytes (792 KB -> 852 KB; a 1,024-puzzle answer about 30 KB).
+/// for a few more bytes.
 const ZSTD_ACCELERATION: u32 = 8;
 
 /// The state one thread reuses.
@@ -49,8 +46,7 @@ pub(super) fn zstd_compress(payload: &[u8], level: i32, out: &mut Vec<u8>) -> io
                 compressor.set_parameter(CParameter::MinMatch(ZSTD_MIN_MATCH))?;
                 compressor.set_parameter(CParameter::TargetLength(ZSTD_ACCELERATION))?;
                 // Acceleration alone would also leave the literals raw, as zstd's negative
-                // levels do: the answers' digits then barely shrink (29 KB to 51 KB a
-                // 1,000-puzzle answer).
+                // levels do: the answers' digits then barely shrink.
                 compressor
                     .set_parameter(CParameter::LiteralCompressionMode(ParamSwitch::Enable))?;
                 empty.insert(compressor)
@@ -67,9 +63,8 @@ pub(super) fn zstd_compress(payload: &[u8], level: i32, out: &mut Vec<u8>) -> io
 /// Appends the zstd frames in `payload`, expanded, to `out`, reading at most `cap` bytes.
 ///
 /// One frame that states its size (ours do), under the cap and at most `room` bytes, is
-/// expanded in one call straight into `out`: through the streaming decoder each message
-/// went through zstd's own window buffer and was copied out in pieces (17-clue puzzles: 39 M
-/// instructions to expand 20,000 each way, 33 M in one call). Other frames are streamed.
+/// expanded in one call straight into `out`, not through the streaming decoder's own window
+/// buffer and copied out in pieces. Other frames are streamed.
 pub(super) fn zstd_expand(
     payload: &[u8],
     cap: u64,
@@ -143,10 +138,10 @@ pub(super) fn gzip_compress(payload: &[u8], level: u32, out: &mut Vec<u8>) -> io
 /// Appends the gzip members in `payload`, expanded, to `out`, reading at most `cap` bytes.
 ///
 /// A member that states its size (every sender's does, modulo 4 GiB), under the cap and at
-/// most `room` bytes, and is the whole payload, is expanded in one call by libdeflate: about
-/// twice as fast as zlib-rs's streaming inflate on puzzle messages. A member whose claim is false, or too large to take
-/// on its word, or whose header carries a CRC of its own, is streamed into `out` as it grows,
-/// never past the cap.
+/// most `room` bytes, and is the whole payload, is expanded in one call by libdeflate, faster
+/// than streaming inflate. A member whose claim is false, or too large to take on its word, or
+/// whose header carries a CRC of its own, is streamed into `out` as it grows, never past the
+/// cap.
 pub(super) fn gzip_expand(
     payload: &[u8],
     cap: u64,
@@ -223,9 +218,8 @@ fn gzip_stream(payload: &[u8], cap: u64, out: &mut Vec<u8>) -> io::Result<()> {
     Ok(())
 }
 
-/// Gzip members read in one message: senders write one; each costs a fresh inflater (some
-/// 40 KB), and 419,000 empty members in an 8 MiB message would expand to nothing for
-/// hundreds of milliseconds.
+/// Gzip members read in one message: senders write one; each costs a fresh inflater, and a
+/// message of many empty members would expand to nothing for a long time.
 const MEMBERS: usize = 16;
 
 /// Streams the gzip member at the start of `payload` into `out`, at most `cap` bytes; the

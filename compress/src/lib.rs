@@ -1,9 +1,8 @@
 //! gRPC message compression at levels of our choosing, as tower layers around tonic.
 //!
-//! tonic compresses gzip at level 6 whatever the caller wants (a `FIXME` in tonic 0.14), and
-//! level-6 deflate runs at about 30 MB/s on puzzle bytes: on easy puzzles it cost more than
-//! the solving. Its zstd (level 3, a fresh context per message) cost the server more than
-//! gzip at level 1. These layers do both themselves at level 1 and hand tonic plain messages,
+//! tonic compresses gzip at level 6 whatever the caller wants (a `FIXME` in tonic 0.14), which
+//! on easy puzzles costs more than the solving, and its zstd takes a fresh context per
+//! message. These layers do both themselves at level 1 and hand tonic plain messages,
 //! so on the wire it is still standard gRPC compression. [`Reframe`] rewrites a body's
 //! messages; [`client`] is the layer for a tonic client, and the server has its own.
 
@@ -19,15 +18,13 @@ pub use reframe::{Observer, Reframe};
 use bytes::{BufMut, Bytes, BytesMut};
 use tonic::Status;
 
-/// Deflate level: libdeflate's level 1, its fastest (zlib's level 6 runs at about 30 MB/s on
-/// puzzle bytes).
+/// Deflate level: libdeflate's level 1, its fastest; higher levels cost more than solving.
 const GZIP_LEVEL: u32 = 1;
-/// zstd level: level 1 compresses 1,000 puzzles in 0.18 ms, tonic's level 3 in 0.31 ms.
+/// zstd level: level 1, its fastest, for the same reason (tonic's level 3 costs more).
 const ZSTD_LEVEL: i32 = 1;
 /// Smaller messages go uncompressed (their flag says so, as gRPC allows in a compressed
-/// stream): a one-puzzle answer shrinks by a few bytes, and setting up a compressor for it
-/// halved the rate of per-message streams such as BatchSolve from grpcio, which accepts gzip
-/// by default.
+/// stream): a one-puzzle answer shrinks by a few bytes, less than setting up a compressor
+/// for it costs per-message streams such as BatchSolve from grpcio, which accepts gzip.
 const MIN_COMPRESSED: usize = 512;
 /// The header a sender names its messages' encoding in.
 pub const ENCODING: &str = "grpc-encoding";
@@ -94,10 +91,9 @@ impl Codec {
         // Read one byte past the limit to tell "at the limit" from "over it" without
         // expanding a hostile message any further.
         let cap = u64::try_from(limit).unwrap_or(u64::MAX).saturating_add(1);
-        // Room for the whole message at once: grown from nothing, the buffer was reallocated
-        // and copied a dozen times per message, and the decoder called in small pieces. The
-        // claim is the sender's, so the room is bounded by the limit and by 16 times the bytes
-        // received (puzzle messages expand 3 to 6 times; beyond 16 the buffer grows as before).
+        // Room for the whole message at once, so the buffer is not reallocated as it grows and
+        // the decoder runs in one call. The claim is the sender's, so the room is bounded by
+        // the limit and by 16 times the bytes received (puzzle messages expand 3 to 6 times).
         let room = self
             .claimed_size(payload)
             .min(limit.saturating_add(1))
@@ -137,9 +133,9 @@ pub enum Op {
     },
 }
 
-/// Bytes a message may be compressed from or expanded to on an async thread, some 300 µs of
-/// work; larger ones go to the blocking pool, so that a 4 MiB message (or a few-KB bomb
-/// expanding to one, 5-10 ms) does not hold up every other call on that thread.
+/// Bytes a message may be compressed from or expanded to on an async thread; larger ones go
+/// to the blocking pool, so that a large message (or a small bomb expanding to one) does not
+/// hold up every other call on that thread.
 const INLINE_BYTES: usize = 64 << 10;
 
 /// A message rewritten where it is read, or to be rewritten off the async threads.
@@ -185,8 +181,7 @@ impl Op {
     /// [`Op::apply`], written into `out`, which is empty: a buffer the caller made, so that
     /// one handed to another thread grows, by reallocation, where the caller's thread
     /// allocates (glibc reallocates in the arena a block came from), not in a blocking
-    /// thread's arena, where freed 4 MB messages stayed cached (64 Solve calls, each a
-    /// message expanded to 4 MB: peak 101 MiB, 92-94 so).
+    /// thread's arena, where freed large messages stay cached.
     pub fn apply_into(
         self,
         compressed: bool,

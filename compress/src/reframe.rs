@@ -64,9 +64,8 @@ enum Step {
 }
 
 /// Messages rewritten off the async threads at once, in all bodies together: as many as the
-/// machine has cores, as many as the async threads rewrote at once before. Without a bound,
-/// 64 Solve calls, each a 4 KB gzip message expanding to 4 MB, all expanded at once, and the
-/// server's memory went from 6 to 236 MiB before any expansion could be charged.
+/// machine has cores. Without a bound, many small messages expanding to large ones would all
+/// be expanded at once, before any expansion could be charged.
 static TURNS: LazyLock<Arc<Semaphore>> = LazyLock::new(|| {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     Arc::new(Semaphore::new(cores))

@@ -20,8 +20,8 @@ pub const DEFAULT_MAX_STREAMS_PER_CONNECTION: u32 = 64;
 /// Default puzzles in flight per BatchSolve stream: groups large enough that a solver thread
 /// wakes once per hundreds of easy puzzles, and room for two 1,000-puzzle BatchSolvePacked
 /// messages, so the next is read and expanded while one is solved (with room for one, the
-/// solver threads idled through every message's turnaround). The stream's byte budget still
-/// bounds its memory.
+/// solver threads would idle through every message's turnaround). The stream's byte budget
+/// still bounds its memory.
 pub const DEFAULT_BATCH_WINDOW: usize = 2048;
 /// Largest batch window.
 pub const MAX_BATCH_WINDOW: usize = 1 << 20;
@@ -161,11 +161,8 @@ pub struct Config {
     /// Whether the solver threads share their cores with the server's client (an embedded
     /// server) and so yield them between tasks, at most once a millisecond; not a flag. The
     /// client's threads, which carry its puzzles in and its answers out, then wait less for
-    /// a core: `sudoku batch` 1.1% faster on 2 cores. A server of its own keeps its cores:
-    /// there, yielding let its async threads in with fewer answers per wake-up, and its CPU
-    /// per puzzle grew (`cargo bench -p sudoku-server --bench cpu`, two runs: unary Solve 88.8
-    /// and 89.4 µs a hard puzzle against 83.1 and 83.7, packed 17-clue 2.75 and 2.52 against
-    /// 2.42 and 2.43).
+    /// a core. A server of its own keeps its cores: there, yielding lets its async threads in
+    /// with fewer answers per wake-up, which costs more CPU per puzzle.
     #[arg(skip)]
     pub solvers_yield: bool,
     /// Open client connections; more are closed as soon as accepted.
@@ -277,8 +274,7 @@ fn budget_for_limit(limit: Option<&str>) -> usize {
     }
 }
 
-/// The cores this process may use, found once: std reads the cgroup files at every call
-/// (two calls were 2% of a one-puzzle `sudoku batch`, from exec to exit).
+/// The cores this process may use, found once: std reads the cgroup files at every call.
 pub fn cores() -> usize {
     static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
@@ -309,9 +305,7 @@ impl Config {
 
     /// Async threads to run: the solver threads take a core each, and the async share of the
     /// work (HTTP/2, decoding, answers) is a fraction of the solving, so one thread per core
-    /// only adds hand-overs. On 2 cores, one async thread instead of two cut the server's CPU
-    /// per hard puzzle by 3-4% (BatchSolve 1.16 to 1.12 times the bare solver's, unary Solve
-    /// 1.49 to 1.44; `cargo bench -p sudoku-server --bench cpu`).
+    /// only adds hand-overs.
     pub fn async_worker_count(&self) -> usize {
         self.async_workers
             .filter(|&w| w > 0)

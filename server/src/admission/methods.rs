@@ -36,14 +36,14 @@ pub(crate) fn streams_answers(path: &str) -> bool {
 pub(crate) const API: &str = "/sudoku.v1.";
 
 /// The largest message health and reflection take: their requests name a service, a file or
-/// a symbol. Taking `--max-message-bytes` as the API does, a 4 KB gzip message expanding to
-/// 4 MB held that much in each of any number of unslotted calls (128 health checks: 989 MiB).
+/// a symbol. Taking `--max-message-bytes` as the API does, a small gzip message expanding to
+/// that much would be held in each of any number of unslotted calls.
 pub(crate) const CONTROL_MESSAGE_BYTES: usize = 64 << 10;
 
 /// Reflection streams open at once: they take no slot among the API's calls (a busy server
 /// still answers grpcurl), and tonic-reflection echoes each request in its answer, so without
-/// a count of their own 4,096 idle streams, each sent three gzip messages of 112 bytes, held
-/// 2.4 GB. Reflection serves tools, a few at a time.
+/// a count of their own idle streams of small gzip messages could hold gigabytes. Reflection
+/// serves tools, a few at a time.
 pub(crate) const REFLECTION_STREAMS: usize = 64;
 
 /// The largest request message of a call so far, as tonic buffers it (a compressed one as
@@ -51,7 +51,7 @@ pub(crate) const REFLECTION_STREAMS: usize = 64;
 /// request by the admission layer, which sees every message's header, and raised by the
 /// compression layer as it expands messages; read by the batch reader, which charges what a
 /// stream keeps. The decoded message cannot tell: prost drops unknown fields, so one puzzle
-/// padded with 4 MB of them decoded to 100 bytes while tonic kept 4 MB. A message counts once
+/// padded with them decodes small while tonic keeps them all. A message counts once
 /// its last byte is in (a header tonic will refuse must not count). Also the size of the
 /// message arriving now, which the admission layer knows from its header to its last byte.
 #[derive(Debug, Clone, Default)]

@@ -5,9 +5,8 @@
 //! until then).
 //!
 //! tonic reads and decodes a unary request before its handler runs, and lets HTTP/2 take
-//! more data as it buffers, so a slot taken in the handler bounded nothing: 64 unfinished 4 MB
-//! Solve bodies on one connection took a server from 10 MB to 262 MB in 0.4 s, with
-//! `--max-concurrent-requests 1` too, and gzip bodies twice that.
+//! more data as it buffers, so a slot taken in the handler would bound nothing: unfinished
+//! bodies on one connection could take all the memory they liked.
 
 pub(crate) mod compression;
 pub(crate) mod idle;
@@ -97,8 +96,8 @@ impl Admission {
     /// once its last byte has passed, when its room has gone back: the compression layer
     /// expands it and tonic decodes it within that one poll, so an expansion is held by a
     /// running poll, one per async thread at most, never by a message waiting for bytes
-    /// (counting what one might expand to, as this did, let eight compressed messages of a
-    /// few bytes each fill a 64 MiB budget for the receive timeout). One that needs more than
+    /// (counting what one might expand to would let a few tiny compressed messages fill the
+    /// budget for the receive timeout). One that needs more than
     /// the whole budget takes all of it, so it still goes, alone.
     fn cost(&self, limit: usize, compressed: bool, len: usize) -> u32 {
         // One past what is accepted is refused by its header alone (by tonic, or by the

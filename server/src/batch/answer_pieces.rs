@@ -1,7 +1,7 @@
 //! A packed answer cut into messages of bounded size. tonic keeps a stream's answer buffer as
 //! large as the largest answer through it, for the stream's life, and grpcio and grpc-go take
-//! messages of at most 4 MiB by default: a 4 MB message of refused puzzles was answered in
-//! one 12.8 MB message, and a 4 MiB one of solvable puzzles in one of 4.2 MB.
+//! messages of at most 4 MiB by default, while the answer to a full request can be larger
+//! than the request, several times larger when its puzzles are refused.
 
 use prost::Message;
 use prost::encoding::encoded_len_varint;

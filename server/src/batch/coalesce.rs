@@ -2,19 +2,14 @@
 //!
 //! A client that keeps a window of one-puzzle messages in flight refills it as answers come,
 //! so its messages are read a few at a time and each becomes a small task on the solver
-//! threads. Sending each task's answers at its end made BatchSolve send 4.4 answers at a time
-//! on hard puzzles: each send a wake-up of the async thread and a socket write, which cost the
-//! server about a tenth of the solving. Answers a task leaves when a solver thread stops
-//! working on it (at its end, or at the end of a time slice) wait here for the stream's other
-//! tasks that solver threads are working on, and go out when there are none, when enough
-//! have gathered, or when the oldest has waited long enough: looked at whenever one of those
-//! tasks hands answers on or stops. A task waiting in the queue does not count (other
+//! threads. Sending each task's answers at its end would send a few answers at a time, each
+//! send a wake-up of the async thread and a socket write. Answers a task leaves when a solver
+//! thread stops working on it (at its end, or at the end of a time slice) wait here for the
+//! stream's other tasks that solver threads are working on, and go out when there are none,
+//! when enough have gathered, or when the oldest has waited long enough: looked at whenever
+//! one of those tasks hands answers on or stops. A task waiting in the queue does not count (other
 //! clients' work may be ahead of it), nor does one whose puzzle moved to the long lane (it may
 //! run for seconds), so answers wait at most for a running task's next slice.
-//!
-//! Measured on hard puzzles over four BatchSolve streams (`perf stat` on the server, 2 s):
-//! 26 answers a send instead of 4.4; writev 3,600 instead of 8,700-11,200, async-thread
-//! wake-ups 2,000 instead of 5,800-7,900, context switches 9,000 instead of 20,000-27,000.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
@@ -24,8 +19,7 @@ use super::Hold;
 use super::answers::Outbox;
 
 /// Answers sent on together at most: one wake-up of the response side, and one socket
-/// write, for many answers. Measured on easy puzzles: 16 gave 0.45 of in-process throughput,
-/// 256 gives 0.51.
+/// write, for many answers.
 pub(crate) const GATHER: usize = 256;
 /// The longest a gathered answer waits for others while the stream's puzzles are solved.
 pub(crate) const GATHER_WAIT: Duration = Duration::from_millis(1);

@@ -3,13 +3,10 @@
 //!
 //! tonic keeps a stream's request buffer as large as its largest request, and its answer
 //! buffer as large as its largest answer message, until the stream ends; so kept bytes come
-//! back only as streams end. Refusing every stream past the budget let a few cheap streams
-//! lock everyone else out: 27 gzip streams, each sent one 12 KB message expanding to 4 MB and
-//! then a message a minute, held the whole 128 MiB. So where streams wait for room, streams
-//! that have not used what they keep for a while are closed for them.
-//! Reviewers' streams that defeated looser rules: a puzzle every half second after one 4 MB
-//! message (33 streams held the whole budget); a client that never read its answers, so
-//! that the stream always owed it some (about 100 bytes a second held 1 MB).
+//! back only as streams end. Refusing every stream past the budget would let a few cheap
+//! streams (one large message, then a trickle, or answers never read) lock everyone else out,
+//! so where streams wait for room, streams that have not used what they keep for a while are
+//! closed for them.
 
 use std::sync::Arc;
 use std::time::Duration;

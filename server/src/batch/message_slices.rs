@@ -1,7 +1,6 @@
 //! Messages too large for their stream's window or byte budget, admitted a slice at a time. A
-//! message that did not fit went alone, holding as much of the server's byte budget as it
-//! cost: a 4 MiB message of 4x4 puzzles cost more than the whole 64 MiB, and while it waited
-//! for all of it, and then was solved, every other stream's next message waited behind it.
+//! message admitted whole could cost more than the server's whole byte budget, and while it
+//! waited for it, and then was solved, every other stream's next message would wait behind it.
 //! Sliced, no stream holds more of it than its own budget (the rest of the message waits,
 //! counted among the messages waiting for room), and the server's budget goes round.
 
@@ -30,7 +29,7 @@ pub(super) fn size<M: Batched>(message: &M, puzzles: usize, shared: &Shared) -> 
 /// What the rest of a message, `bytes` of it, counts for among the messages waiting for room:
 /// twice its size, as any message waiting there counts. Its own copy is all it keeps (the
 /// buffer it arrived in is counted in the kept budget), but counted once, twice as many rests
-/// fit, and 192 streams of one 4 MB message each peaked at 191 MiB against 126.
+/// would fit, and the server's memory go well past the budget.
 pub(super) fn rest_cost(bytes: usize) -> usize {
     bytes.saturating_mul(2).saturating_add(super::HOLD_OVERHEAD)
 }

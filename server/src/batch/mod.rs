@@ -323,8 +323,8 @@ struct Reader<M: Batched> {
     /// The stream's tasks on the solver threads: while there are any, it is not idle.
     in_pool: Arc<AtomicUsize>,
     /// The stream as the kept budget sees it, with what its message buffers keep (see
-    /// [`Batched::kept_bytes`]), charged to `--memory-budget` until the stream ends: 64 open
-    /// streams that had each taken one 4 MB message of refused puzzles kept 1 GiB.
+    /// [`Batched::kept_bytes`]), charged to `--memory-budget` until the stream ends, since
+    /// tonic keeps them as long.
     holder: Arc<reclaim::Holder>,
     out: Outbox<M::Answer>,
     carry: Arc<coalesce::Carry<M::Answer>>,
@@ -624,7 +624,8 @@ impl<M: Batched> Reader<M> {
     /// waiting: once read, it is in memory, and a stream can wait long (for its client to
     /// take answers, or for room other streams hold). Where the server's waiting messages
     /// already fill `--memory-budget`, the stream ends RESOURCE_EXHAUSTED at once, its
-    /// message dropped: waiting uncounted, 256 streams of one 4 MB message each held 1 GiB.
+    /// message dropped: waiting uncounted, many streams of one large message each would hold
+    /// far more than the budget.
     async fn wait_for_hold(&self, request: &M, puzzles: usize) -> Result<Option<Hold>, End> {
         let _waiting = self.waiting_room_unless_sliced(request.encoded_len())?;
         self.hold(request, puzzles).await

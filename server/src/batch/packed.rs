@@ -66,9 +66,9 @@ impl Batched for pb::PackedPuzzles {
     }
 
     /// prost decodes `bytes` fields as views of tonic's receive buffer, and a view keeps the
-    /// whole buffer: a message of 81 cells padded with 4 MB of unknown fields (which decoding
-    /// drops) held its 4 MB for as long as its puzzles waited to be solved, while counted at
-    /// its decoded size. A copy of the cells costs about a microsecond a thousand puzzles.
+    /// whole buffer: a message of a few cells padded with large unknown fields (which decoding
+    /// drops) would hold them for as long as its puzzles wait to be solved, while counted at
+    /// its decoded size. A copy of the cells is cheap.
     fn own_bytes(&mut self) {
         for field in [&mut self.cells, &mut self.nibbles] {
             if !field.is_empty() {
@@ -195,8 +195,8 @@ const PUZZLE_HELD: usize = 128;
 
 /// Bytes a refused puzzle's error holds at most: its entry in two lists at once (its part's
 /// and its message's, or its message's and its answer piece's) and its text, at most
-/// [`ERROR_TEXT`] bytes. Counted for every puzzle, since any may be refused: a message of
-/// 4x4 puzzles, each refused, held three times what it was charged before this was.
+/// [`ERROR_TEXT`] bytes. Counted for every puzzle, since any may be refused, or a message of
+/// small puzzles, each refused, would hold several times what it is charged.
 const ERROR_HELD: usize = 2 * std::mem::size_of::<pb::PackedError>() + ERROR_TEXT + 16;
 
 /// The longest error text a refused puzzle gets: every reason the server gives is shorter
@@ -539,9 +539,8 @@ impl Source {
 /// The puzzles of a message that go to one solver thread. Their answers gather here and go to
 /// the message together, and their jobs share the part's own copy of the options: per puzzle,
 /// only that thread touches the part, where writing the message's state and counting
-/// references to it and to the cancel flag from every solver thread moved their cache lines
-/// between cores (on 17-clue puzzles the solver threads spent 4% of their time outside the
-/// solver on those few instructions; 1% since).
+/// references to it and to the cancel flag from every solver thread would move their cache
+/// lines between cores.
 struct Part {
     pack: Arc<Pack>,
     /// The message's offsets of the part's puzzles.

@@ -15,8 +15,8 @@
 //! The one holding most goes first, one a look, and only where others want more than is free.
 //! The age of the oldest untaken answer is what tells a client that cannot keep up from one
 //! that merely reads slowly: clients that took an answer every half second, just often
-//! enough for a rule on the time since the last one taken, held every byte budget for as
-//! long as they liked (64 streams holding 1 MiB each, all of `--memory-budget`).
+//! enough for a rule on the time since the last one taken, could hold every byte budget for
+//! as long as they liked.
 
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
@@ -28,9 +28,9 @@ use crate::admission::methods::LargestMessage;
 
 /// How often streams are looked over for a budget while any stream waits for room in it, by
 /// one task for all the waiting streams: one that has just sent its client's last answer may
-/// still count a puzzle on the solver threads for a moment, and a look reads every stream (a
-/// thousand streams each looking every 20 ms took half a core; each waking every 20 ms to see
-/// whether to look would be 50,000 wake-ups a second).
+/// still count a puzzle on the solver threads for a moment, and a look reads every stream (so
+/// one look for all of them, not one per stream, nor a wake-up per stream to see whether to
+/// look).
 const LOOK_AGAIN: Duration = Duration::from_millis(20);
 
 /// A byte budget streams may be closed to make room in.

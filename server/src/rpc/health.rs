@@ -19,8 +19,8 @@ use crate::rpc::sudoku::SudokuService;
 
 /// How long a Watch stream lives after the drain starts: time to send NOT_SERVING and for a
 /// busy watcher to read it. Once the stream ends the connection closes, and a close with the
-/// watcher's own frames still unread is a reset that can cost the watcher the unread status
-/// (50 ms lost it about one run in ten on a loaded 2-core machine).
+/// watcher's own frames still unread is a reset that can cost the watcher the unread status,
+/// so the time allows for a loaded machine.
 const LAST_WORD: Duration = Duration::from_millis(500);
 
 /// The health reporter and the drain flag its Watch streams follow.

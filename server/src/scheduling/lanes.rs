@@ -168,9 +168,8 @@ impl Queue {
 impl State {
     /// Takes out of the turns the tenant with the fewest tasks running and the least time
     /// used, in whole seconds; among equals, the one with the fewest tasks queued, then the
-    /// earliest in turn. Counted finer, a client whose few 9×9 puzzles went long under CPU
-    /// load (each then runs in well under a millisecond) lost its turn, having used 0.2 ms,
-    /// to connections whose 10 s solves had not started yet.
+    /// earliest in turn. Counted finer, a client whose few quick puzzles ran long under CPU
+    /// load would lose its turn to connections whose long solves had not started yet.
     fn least_used(&mut self) -> Option<Tenant> {
         let key = |tenant: &Tenant| {
             let usage = self.usage.get(tenant).copied().unwrap_or_default();
@@ -192,8 +191,7 @@ pub struct Lanes {
     long: Arc<Queue>,
     workers: usize,
     /// Whether the long lane has threads. They start with its first task: most runs of the
-    /// CLI never need them, and starting them at once cost `sudoku solve P` 0.4 ms of 3.2
-    /// (medians of 80 runs each way).
+    /// CLI never need them, and starting them costs a one-puzzle run a noticeable share.
     long_threads: OnceLock<bool>,
     /// Whether the threads yield their cores between tasks (see [`Turns`]).
     yields: bool,
@@ -279,10 +277,8 @@ fn spawn(name: String, queue: Arc<Queue>, yields: bool) -> std::io::Result<()> {
 /// Solver threads that share their cores with their client's threads give up their core
 /// between tasks, at most once per [`YIELD_EVERY`]: the client's and the server's async
 /// threads that carry puzzles in and answers out, woken while every core solves, would
-/// otherwise wait for the scheduler to preempt a solver (a 4 ms tick on small VMs), while the
-/// solvers run dry. On 2 cores, `sudoku batch` on 17-clue puzzles: solver threads idle for
-/// want of puzzles 4.4 ms a run before (mean of 5), 0.8 ms with a yield after every task;
-/// wall time 1.1% lower (paired median of 150 runs, 95% interval 0.6-1.9%).
+/// otherwise wait for the scheduler to preempt a solver (a whole tick), while the solvers
+/// run dry.
 const YIELD_EVERY: Duration = Duration::from_millis(1);
 
 /// When a solver thread last yielded its core.

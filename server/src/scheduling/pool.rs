@@ -19,8 +19,8 @@ use crate::solving::Job;
 const INLINE_MAX_SIDE: usize = 9;
 /// Guesses allowed on the calling task: a few microseconds of work on a 9×9 grid. A puzzle
 /// that needs more is solved again from the start on a solver thread, so the attempt is
-/// wasted: at 32 that cost a hard puzzle (~200 guesses) 9-13 µs, a fifth of its solve; at 8
-/// it costs 2.6 µs, and 97% of 17-clue puzzles still settle inline.
+/// wasted; a small cap keeps that waste small on hard puzzles while nearly all 17-clue
+/// puzzles still settle inline.
 const INLINE_GUESSES: u64 = 8;
 /// Inline tries in a row that needed more guesses, after which calls stop trying: a client
 /// sending hard puzzles (about 200 guesses each) would pay every one's wasted try, an eighth
