@@ -541,7 +541,7 @@ mod tests {
         let mut config = Config::try_parse_from(["sudoku-server", "--memory-budget", "335544320"])
             .expect("a budget parses");
         config.apply_memory_budget();
-        // 320 MiB: the defaults each budget had as a flag of its own.
+        // 320 MiB, the default budget: each share is its own default.
         assert_eq!(config.max_receiving_bytes, DEFAULT_MAX_RECEIVING_BYTES);
         assert_eq!(config.max_buffered_bytes, DEFAULT_MAX_BUFFERED_BYTES);
         assert_eq!(config.max_kept_bytes, DEFAULT_MAX_KEPT_BYTES);

@@ -6,16 +6,16 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use solver_core::logic::{End, Explainer, LogicError, RateOptions, Step};
-use solver_core::{Grid, StopReason};
+use solver_core::StopReason;
 use sudoku_proto::{pb, verdict_of};
 use tokio::sync::mpsc;
 use tonic::Status;
 
 use crate::Shared;
+use crate::rpc::puzzles::{LogicCall, pool_status};
 use crate::scheduling::lanes::Tenant;
 use crate::scheduling::logic::Until;
-use crate::scheduling::pool::{CancelOnDrop, PoolError};
-use crate::status::RequestError;
+use crate::scheduling::pool::CancelOnDrop;
 
 /// Steps made per piece of work: enough that a piece's cost dwarfs its hand-over, few enough
 /// that an unread stream holds little (a 25×25 step's message is up to a few KiB).
@@ -51,36 +51,20 @@ pub(crate) enum Started {
     Verdict(pb::ExplainResponse),
 }
 
-/// A pool failure as the call's status.
-fn pool_status(err: PoolError) -> Status {
-    match err {
-        PoolError::Panicked(panic) => RequestError::Internal(panic).to_status(None),
-        PoolError::Solve(err) => RequestError::from(err).to_status(None),
-        PoolError::Abandoned => Status::cancelled("the call was cancelled"),
-    }
-}
-
 impl Explaining {
-    /// Checks that `grid` has one solution and sets out to explain it: a Status for a
+    /// Checks that the call's grid has one solution and sets out to explain it: a Status for a
     /// request at fault, a verdict where there is nothing to explain.
-    pub(crate) async fn start(
-        shared: Arc<Shared>,
-        tenant: Tenant,
-        caller: Option<Instant>,
-        options: RateOptions,
-        grid: Grid,
-        marks: Option<Vec<u64>>,
-        cancel: CancelOnDrop,
-    ) -> Result<Started, Status> {
+    pub(crate) async fn start(shared: Arc<Shared>, call: LogicCall) -> Result<Started, Status> {
         let cap = shared.limits.max_solve_time;
-        let grid = Arc::new((grid, marks));
+        let (tenant, caller) = (call.tenant, call.deadline);
+        let grid = Arc::new((call.grid, call.marks));
         let mut turn = Turn { short: true };
         let mut spent = Duration::ZERO;
         let explainer = loop {
             let until = Until::for_piece(turn.short, caller, cap.saturating_sub(spent));
             let options = RateOptions {
                 deadline: Some(until.deadline),
-                ..options.clone()
+                ..call.options.clone()
             };
             let grid = grid.clone();
             let begun = Instant::now();
@@ -110,11 +94,11 @@ impl Explaining {
             shared,
             tenant,
             caller,
-            options,
+            options: call.options,
             explainer,
             turn,
             spent,
-            _cancel: cancel,
+            _cancel: call._cancel,
         })))
     }
 

@@ -101,12 +101,7 @@ impl PuzzlesService {
             .shared
             .pool
             .run_sliced(tenant, caller, cap, run, stopped);
-        match ran.instrument(work).await {
-            Ok(value) => Ok(value),
-            Err(PoolError::Panicked(panic)) => Err(RequestError::Internal(panic).to_status(None)),
-            Err(PoolError::Solve(err)) => Err(RequestError::from(err).to_status(None)),
-            Err(PoolError::Abandoned) => Err(Status::cancelled("the call was cancelled")),
-        }
+        ran.instrument(work).await.map_err(pool_status)
     }
 
     /// Checks a Validate request's grids: the player's grid (repeats allowed) and the puzzle.
@@ -151,7 +146,7 @@ impl PuzzlesService {
         let cancel = CancelOnDrop::new();
         let mut options = self.shared.limits.uniqueness(deadline);
         options.cancel = Some(cancel.0.clone());
-        let solution = match self
+        let solution = self
             .shared
             .pool
             .solve(
@@ -159,14 +154,7 @@ impl PuzzlesService {
                 Job::new(puzzle, options, self.shared.limits.max_solve_time),
             )
             .await
-        {
-            Ok(solution) => solution,
-            Err(PoolError::Solve(err)) => return Err(RequestError::from(err).to_status(None)),
-            Err(PoolError::Panicked(panic)) => {
-                return Err(RequestError::Internal(panic).to_status(None));
-            }
-            Err(PoolError::Abandoned) => return Err(Status::cancelled("the call was cancelled")),
-        };
+            .map_err(pool_status)?;
         Ok(match solution.outcome {
             Outcome::Unique(grid) => (pb::Verdict::Unique, Some(grid)),
             Outcome::NoSolution => (pb::Verdict::NoSolution, None),
@@ -178,15 +166,24 @@ impl PuzzlesService {
 }
 
 /// A Hint or Explain request, checked.
-struct LogicCall {
-    tenant: Tenant,
+pub(crate) struct LogicCall {
+    pub(crate) tenant: Tenant,
     /// The client's deadline, if it set one.
-    deadline: Option<Instant>,
-    grid: Grid,
-    options: RateOptions,
-    marks: Option<Vec<u64>>,
+    pub(crate) deadline: Option<Instant>,
+    pub(crate) grid: Grid,
+    pub(crate) options: RateOptions,
+    pub(crate) marks: Option<Vec<u64>>,
     /// Raises the engine's cancel flag when the call is dropped.
-    _cancel: CancelOnDrop,
+    pub(crate) _cancel: CancelOnDrop,
+}
+
+/// A pool failure as the call's status.
+pub(crate) fn pool_status(err: PoolError) -> Status {
+    match err {
+        PoolError::Panicked(panic) => RequestError::Internal(panic).to_status(None),
+        PoolError::Solve(err) => RequestError::from(err).to_status(None),
+        PoolError::Abandoned => Status::cancelled("the call was cancelled"),
+    }
 }
 
 /// Whether logic work failed only because it ran out of time.
@@ -281,20 +278,15 @@ impl pb::puzzles_server::Puzzles for PuzzlesService {
         &self,
         request: Request<pb::HintRequest>,
     ) -> Result<Response<pb::HintResponse>, Status> {
-        let LogicCall {
-            tenant,
-            deadline,
-            grid,
-            options,
-            marks,
-            _cancel,
-        } = self.logic_call(request)?;
-        telemetry::record_logic(grid.side(), None);
+        let call = self.logic_call(request)?;
+        telemetry::record_logic(call.grid.side(), None);
+        // The call keeps its cancel guard until the answer is made.
+        let (grid, marks) = (call.grid, call.marks);
         let hint = self
             .run(
-                tenant,
-                deadline,
-                options,
+                call.tenant,
+                call.deadline,
+                call.options,
                 move |options| logic::hint(&grid, marks.as_deref(), options),
                 |hint| hint.as_ref().is_err_and(stopped_at_deadline),
             )
@@ -323,24 +315,7 @@ impl pb::puzzles_server::Puzzles for PuzzlesService {
         &self,
         request: Request<pb::HintRequest>,
     ) -> Result<Response<Self::ExplainStream>, Status> {
-        let LogicCall {
-            tenant,
-            deadline,
-            grid,
-            options,
-            marks,
-            _cancel,
-        } = self.logic_call(request)?;
-        let started = Explaining::start(
-            self.shared.clone(),
-            tenant,
-            deadline,
-            options,
-            grid,
-            marks,
-            _cancel,
-        )
-        .await?;
+        let started = Explaining::start(self.shared.clone(), self.logic_call(request)?).await?;
         let (tx, rx) = mpsc::channel(2);
         match started {
             Started::Explaining(explaining) => {
