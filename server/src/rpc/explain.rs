@@ -5,8 +5,8 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use solver_core::logic::{End, Explainer, LogicError, RateOptions, Step};
 use solver_core::StopReason;
+use solver_core::logic::{End, Explainer, LogicError, RateOptions, Step};
 use sudoku_proto::{pb, verdict_of};
 use tokio::sync::mpsc;
 use tonic::Status;
