@@ -421,6 +421,26 @@ fn chains(
         off.push(root);
     }
     let mut end = None;
+    // Each fact of `from` followed by `link`: the target ends the chain, new facts join `to`.
+    let mut pass = |tree: &mut Tree,
+                    from: &[u32],
+                    to: &mut Vec<u32>,
+                    seen: &mut Seen,
+                    end: &mut Option<u32>,
+                    link: fn(&Start, Fact, Links, &mut Vec<Fact>)| {
+        for &i in from {
+            link(s, tree.facts[i as usize], links, out);
+            for &f in out.iter() {
+                if f == target && end.is_none() {
+                    *end = Some(tree.push(f, i));
+                }
+                if !seen.has(f) {
+                    seen.add(f);
+                    to.push(tree.push(f, i));
+                }
+            }
+        }
+    };
     // A pass makes nodes one deeper than those it follows, in order of depth: past the cap,
     // no chain can come before the best.
     let too_deep = |tree: &Tree, queue: &[u32]| {
@@ -432,34 +452,12 @@ fn chains(
         if too_deep(tree, on) {
             return;
         }
-        for &i in on.iter() {
-            weak(s, tree.facts[i as usize], links, out);
-            for &f in out.iter() {
-                if f == target && end.is_none() {
-                    end = Some(tree.push(f, i));
-                }
-                if !seen_off.has(f) {
-                    seen_off.add(f);
-                    off.push(tree.push(f, i));
-                }
-            }
-        }
+        pass(tree, on, off, &mut seen_off, &mut end, weak);
         on.clear();
         if end.is_none() && too_deep(tree, off) {
             return;
         }
-        for &i in off.iter() {
-            strong(s, tree.facts[i as usize], links, out);
-            for &f in out.iter() {
-                if f == target && end.is_none() {
-                    end = Some(tree.push(f, i));
-                }
-                if !seen_on.has(f) {
-                    seen_on.add(f);
-                    on.push(tree.push(f, i));
-                }
-            }
-        }
+        pass(tree, off, on, &mut seen_on, &mut end, strong);
         off.clear();
         if end.is_some() {
             break;
