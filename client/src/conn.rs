@@ -506,7 +506,7 @@ fn embedded_config(global: &Global) -> sudoku_server::Config {
     // Its one client is this process, whose output may wait on a reader (a pager):
     // nothing to close for waiting.
     config.idle_timeout_ms = 0;
-    config.max_stream_bytes = config.max_buffered_bytes.min(16 << 20);
+    config.max_stream_bytes = config.max_batch_bytes.min(16 << 20);
     // The caller's --timeout bounds its calls here: the server's own cap on a call's
     // solver time (10 s) would otherwise cut a longer generate or rate short.
     if let Some(timeout) = global.timeout {

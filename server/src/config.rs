@@ -39,12 +39,10 @@ pub const DEFAULT_HANDSHAKE_TIMEOUT_MS: u64 = 10_000;
 pub const DEFAULT_MAX_ID_BYTES: usize = 256;
 /// Default bytes one BatchSolve stream may hold in requests read and answers not yet sent.
 pub const DEFAULT_MAX_STREAM_BYTES: usize = 1 << 20;
-/// Default bytes all BatchSolve streams together may hold.
-pub const DEFAULT_MAX_BUFFERED_BYTES: usize = 64 << 20;
+/// Default bytes all batch streams together may hold: their shares and what their buffers keep.
+pub const DEFAULT_MAX_BATCH_BYTES: usize = 192 << 20;
 /// The memory budget where no container limit is found: the byte budgets' defaults below.
 pub const DEFAULT_MEMORY_BUDGET: usize = 320 << 20;
-/// Default `--memory-budget`.
-pub const DEFAULT_MAX_KEPT_BYTES: usize = 128 << 20;
 /// Default time a BatchSolve stream may go without reading, solving or sending, in ms.
 pub const DEFAULT_STREAM_IDLE_MS: u64 = 60_000;
 /// Default `--memory-budget`.
@@ -67,9 +65,9 @@ pub enum ConfigError {
         "--max-grid-side {0} is outside 4..={MAX_GRID_SIDE}, the grid sides the solver handles"
     )]
     GridSide(usize),
-    /// The server-wide byte budget cannot hold even one stream's.
+    /// The batch room cannot hold even one stream's share.
     #[error("the batch streams' budget must be at least one stream's share")]
-    BufferedBelowStream,
+    BatchBelowStream,
     /// A limit that must be at least 1 is 0.
     #[error("--{0} must be at least 1")]
     Zero(&'static str),
@@ -179,20 +177,14 @@ pub struct Config {
     /// answers not yet sent; the stream stops reading beyond it. Derived from the memory budget.
     #[arg(skip = DEFAULT_MAX_STREAM_BYTES)]
     pub max_stream_bytes: usize,
-    /// Bytes all batch streams together may hold; streams stop reading beyond it. Messages
-    /// read but waiting for room may hold as much again; beyond that a stream is refused.
-    /// Derived from the memory budget.
-    #[arg(skip = DEFAULT_MAX_BUFFERED_BYTES)]
-    pub max_buffered_bytes: usize,
-    /// Bytes the message buffers of all open batch streams together may keep: tonic keeps a
-    /// stream's buffers as large as its largest request and answer until it ends. A message
-    /// that would take a stream past it ends that stream RESOURCE_EXHAUSTED. Derived from the
-    /// memory budget.
-    #[arg(skip = DEFAULT_MAX_KEPT_BYTES)]
-    pub max_kept_bytes: usize,
-    /// How long a batch stream must have waited for its client's next message, with nothing
-    /// being solved, before it may be closed to make room in --memory-budget; not a flag
-    /// (tests set it).
+    /// Bytes all open batch streams together may hold: each its share (`max_stream_bytes`)
+    /// and what its buffers keep, taken at a message's header. A header that finds no room
+    /// waits up to 1 s, then its stream ends RESOURCE_EXHAUSTED. Derived from the memory
+    /// budget.
+    #[arg(skip = DEFAULT_MAX_BATCH_BYTES)]
+    pub max_batch_bytes: usize,
+    /// How long a batch stream must have left an answer untaken, or not used what it holds,
+    /// before it may be closed to make room in --memory-budget; not a flag (tests set it).
     #[arg(skip = 1000u64)]
     pub kept_idle_ms: u64,
     /// A BatchSolve stream that reads, solves and sends nothing for this long (ms) ends with
@@ -355,17 +347,16 @@ impl Config {
     }
 
     /// Sizes the byte budgets from `--memory-budget` (or the container's limit): a fifth for
-    /// request messages arriving, a fifth for batch work in flight and a fifth for batch
-    /// messages waiting for it, two fifths for the message buffers open batch streams keep;
-    /// a batch stream may hold a 320th, and keeps a puzzle in flight per 512 bytes of that. A
+    /// request messages arriving, three fifths for open batch streams (their shares and what
+    /// their buffers keep), a fifth left for answers of single calls, HTTP/2 and slack;
+    /// a batch stream's share is a 320th, and keeps a puzzle in flight per 512 bytes of that. A
     /// batch stream with nothing in flight may wait six idle timeouts for its next message.
     /// Calls from the binary; an embedder's fields are used as it set them.
     pub fn apply_memory_budget(&mut self) {
         let budget = self.memory_budget.unwrap_or_else(default_memory_budget);
         let fifth = (budget / 5).max(1);
         self.max_receiving_bytes = fifth;
-        self.max_buffered_bytes = fifth;
-        self.max_kept_bytes = (2 * fifth).max(1);
+        self.max_batch_bytes = (3 * fifth).max(1);
         self.max_stream_bytes = (budget / 320).clamp(1, fifth);
         self.batch_window = (self.max_stream_bytes / 512).clamp(1, MAX_BATCH_WINDOW);
         // A batch client may pause between messages longer than it may leave an answer
@@ -388,22 +379,18 @@ impl Config {
         if self.max_receiving_bytes == 0 {
             return Err(ConfigError::Zero("memory-budget"));
         }
-        if self.max_kept_bytes == 0 {
-            return Err(ConfigError::Zero("memory-budget"));
-        }
         let counted = [
             ("max-connections", self.max_connections),
             ("memory-budget", self.max_stream_bytes),
-            ("memory-budget", self.max_buffered_bytes),
+            ("memory-budget", self.max_batch_bytes),
             ("memory-budget", self.max_receiving_bytes),
-            ("memory-budget", self.max_kept_bytes),
         ];
         let most = tokio::sync::Semaphore::MAX_PERMITS;
         if let Some(&(flag, _)) = counted.iter().find(|(_, value)| *value > most) {
             return Err(ConfigError::TooLarge(flag, most));
         }
-        if self.max_buffered_bytes < self.max_stream_bytes {
-            return Err(ConfigError::BufferedBelowStream);
+        if self.max_batch_bytes < self.max_stream_bytes {
+            return Err(ConfigError::BatchBelowStream);
         }
 
         Ok(())
@@ -437,8 +424,7 @@ impl Default for Config {
             handshake_timeout_ms: DEFAULT_HANDSHAKE_TIMEOUT_MS,
             max_id_bytes: DEFAULT_MAX_ID_BYTES,
             max_stream_bytes: DEFAULT_MAX_STREAM_BYTES,
-            max_buffered_bytes: DEFAULT_MAX_BUFFERED_BYTES,
-            max_kept_bytes: DEFAULT_MAX_KEPT_BYTES,
+            max_batch_bytes: DEFAULT_MAX_BATCH_BYTES,
             kept_idle_ms: 1000,
             stream_idle_ms: DEFAULT_STREAM_IDLE_MS,
             max_receiving_bytes: DEFAULT_MAX_RECEIVING_BYTES,
@@ -490,7 +476,7 @@ mod tests {
     #[test]
     fn budgets_past_what_a_semaphore_holds_are_refused_by_name() {
         let huge = Config {
-            max_kept_bytes: usize::MAX,
+            max_batch_bytes: usize::MAX,
             ..Config::embedded()
         };
         let err = huge.check().expect_err("too large");
@@ -502,10 +488,15 @@ mod tests {
             )
         );
         let zero = Config {
-            max_kept_bytes: 0,
+            max_receiving_bytes: 0,
             ..Config::embedded()
         };
         assert_eq!(zero.check(), Err(ConfigError::Zero("memory-budget")));
+        let below = Config {
+            max_batch_bytes: 1,
+            ..Config::embedded()
+        };
+        assert_eq!(below.check(), Err(ConfigError::BatchBelowStream));
     }
 
     #[test]
@@ -543,12 +534,10 @@ mod tests {
         config.apply_memory_budget();
         // 320 MiB, the default budget: each share is its own default.
         assert_eq!(config.max_receiving_bytes, DEFAULT_MAX_RECEIVING_BYTES);
-        assert_eq!(config.max_buffered_bytes, DEFAULT_MAX_BUFFERED_BYTES);
-        assert_eq!(config.max_kept_bytes, DEFAULT_MAX_KEPT_BYTES);
+        assert_eq!(config.max_batch_bytes, DEFAULT_MAX_BATCH_BYTES);
         assert_eq!(config.max_stream_bytes, DEFAULT_MAX_STREAM_BYTES);
         assert_eq!(config.batch_window, DEFAULT_BATCH_WINDOW);
-        let parts =
-            config.max_receiving_bytes + 2 * config.max_buffered_bytes + config.max_kept_bytes;
+        let parts = config.max_receiving_bytes + config.max_batch_bytes;
         assert!(parts <= 320 << 20, "the parts fit the whole");
         let mut small = Config::try_parse_from(["sudoku-server", "--memory-budget", "10485760"])
             .expect("a budget parses");

@@ -1300,20 +1300,17 @@ async fn reflection_streams_are_counted() {
     server.shutdown().await.unwrap();
 }
 
-// Regression (attack review): a batch message read while the server's bytes were taken waited
-// for them outside every budget, so each open stream could hold one message of up to
-// --max-message-bytes (256 streams of 4 MB: 1 GiB). Such messages now count against the
-// server's waiting room (as large as --memory-budget); a stream whose message finds none
-// ends RESOURCE_EXHAUSTED, and the rest wait as before.
+// A batch stream takes its room at its message's header, before the message is read: once
+// the room is full, further streams wait at the door and are refused, holding nothing.
 #[tokio::test]
-async fn messages_waiting_for_room_are_bounded_too() {
-    // One solver thread, on puzzles that never end: what a stream holds stays held. Each
-    // message holds about 800 bytes once read, so two fit the 2 KiB budget; each waiting
-    // message counts about 450, so four more may wait.
+async fn streams_past_the_batch_room_are_refused_at_the_door() {
+    // One solver thread, on puzzles that never end: what a stream holds stays held, and no
+    // stream may be closed for room. Each stream takes its 1 KiB share and what its buffers
+    // keep for a message of about 100 bytes (twice it, and 64 KiB for answers): three fit.
     let (server, _client) = server(Config {
         workers: Some(1),
         max_stream_bytes: 1024,
-        max_buffered_bytes: 2048,
+        max_batch_bytes: 201_000,
         max_solve_ms: 60_000,
         stream_idle_ms: 60_000,
         ..Config::embedded()
@@ -1328,7 +1325,7 @@ async fn messages_waiting_for_room_are_bounded_too() {
             .expect("the stream opens")
             .into_inner();
         ends.push(tokio::spawn(async move {
-            tokio::time::timeout(Duration::from_secs(2), answers.message())
+            tokio::time::timeout(Duration::from_secs(5), answers.message())
                 .await
                 .ok()
         }));
@@ -1347,9 +1344,9 @@ async fn messages_waiting_for_room_are_bounded_too() {
             Some(Ok(answer)) => panic!("a puzzle that never ends was answered: {answer:?}"),
         }
     }
-    assert!(
-        (1..=5).contains(&refused),
-        "two streams hold the bytes, some wait, the rest are refused: {refused} refused"
+    assert_eq!(
+        refused, 5,
+        "three streams hold the room, the rest are refused"
     );
     server.shutdown().await.unwrap();
 }

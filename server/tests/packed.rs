@@ -323,14 +323,12 @@ async fn a_message_too_large_for_its_stream_is_solved_a_slice_at_a_time_while_ot
     let stream_bytes = 64 << 10;
     let (server, mut client) = server(Config {
         max_stream_bytes: stream_bytes,
-        max_buffered_bytes: 256 << 10,
+        max_batch_bytes: 1 << 20,
         ..Config::embedded()
     })
     .await;
     let texts = mixed(3000);
-    // 123 KB of nibbles, held as about 750 KB while solved: more than the stream's budget
-    // and the server's. Taken whole, it held all of the server's, and another stream's
-    // message waited for it all to be answered.
+    // 123 KB of nibbles, held as about 750 KB while solved: more than the stream's share.
     let mut big = client
         .batch_solve_packed(tokio_stream::iter([nibbled("big", &texts)]))
         .await
@@ -415,13 +413,12 @@ async fn a_client_that_leaves_during_a_sliced_message_stops_its_slices() {
 
 #[tokio::test]
 async fn sliced_messages_give_back_their_room_however_their_stream_ends() {
-    // Room among the waiting messages (250,000 bytes) for the rest of one sliced message
-    // (246,500 counted), and not for a slice's 6,400 too: a slice charged again while it
-    // waits, or a stream that kept its rest's room after it ended, would leave too little,
-    // and the stream would end RESOURCE_EXHAUSTED.
+    // Batch room (450,000 bytes) for one stream's share and what its buffers keep for a
+    // 123 KB message (about 435 KB), not two: a stream that kept its room after it ended
+    // would leave too little, and the next would end RESOURCE_EXHAUSTED.
     let (server, mut client) = server(Config {
         max_stream_bytes: 64 << 10,
-        max_buffered_bytes: 250_000,
+        max_batch_bytes: 450_000,
         ..Config::embedded()
     })
     .await;
@@ -452,12 +449,13 @@ async fn sliced_messages_give_back_their_room_however_their_stream_ends() {
 async fn a_puzzle_larger_than_every_byte_budget_still_goes_alone() {
     let (server, mut client) = server(Config {
         max_stream_bytes: 1 << 10,
-        max_buffered_bytes: 1 << 10,
+        max_batch_bytes: 1 << 10,
         ..Config::embedded()
     })
     .await;
     // Four puzzles of 81 bytes, each held as about 500 bytes, more than half the stream's
-    // budget: the message goes a puzzle at a time, each taking all it can of both budgets.
+    // share: the message goes a puzzle at a time, each taking all it can of it; the stream
+    // takes the whole batch room.
     let texts = mixed(4);
     let answers = tokio::time::timeout(
         Duration::from_secs(30),

@@ -18,7 +18,8 @@ use sudoku_compress::{ACCEPT, Codec, ENCODING, Op, Reframe};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tonic::Status;
 
-use super::methods::{LargestMessage, is_one_message, message_limit};
+use super::methods::{is_one_message, message_limit};
+use super::streams::{Room, StreamRoom};
 /// Set in the headers only when the answer is trailers-only.
 const STATUS: &str = "grpc-status";
 
@@ -30,6 +31,8 @@ pub(crate) struct Budget {
     pub(crate) room: std::sync::Arc<Semaphore>,
     /// Its size: a message that would take more takes all of it.
     pub(crate) size: usize,
+    /// The batch room, which a batch stream's expanded messages grow its room in.
+    pub(crate) streams: std::sync::Arc<Room>,
 }
 
 /// Room in the receive budget that a one-message call's expanded message holds until its
@@ -144,11 +147,21 @@ where
             let path = request.uri().path();
             let limit = message_limit(path, self.limit);
             let charge = is_one_message(path).then(|| Charge::to(self.budget.clone()));
-            let largest = request.extensions().get::<LargestMessage>().cloned();
-            let mut charge = charge;
+            let stream = request
+                .extensions()
+                .get::<std::sync::Arc<StreamRoom>>()
+                .cloned();
+            let (mut charge, streams) = (charge, self.budget.streams.clone());
             let observe = move |compressed: bool, size: usize, expanded: usize| {
-                if let Some(largest) = &largest {
-                    largest.saw(expanded);
+                if let Some(stream) = stream.as_deref().filter(|_| compressed)
+                    && !streams.try_grow(stream, expanded)
+                {
+                    return Err(Status::resource_exhausted(format!(
+                        "server busy: batch streams hold all {} bytes of --memory-budget for \
+                         their buffers and answers; retry with backoff, or send smaller \
+                         messages",
+                        streams.size()
+                    )));
                 }
                 match (&mut charge, compressed) {
                     (Some(charge), true) => charge.take(expanded, size),
@@ -191,6 +204,7 @@ mod tests {
         let budget = Budget {
             room: room.clone(),
             size: 1000,
+            streams: std::sync::Arc::new(Room::new(0, 0, std::time::Duration::ZERO)),
         };
         // 200 compressed bytes held 400 as they arrived; their 600 expanded would cost 1,200,
         // more than the budget has beside them: the rest of it, so the message goes alone.
@@ -233,6 +247,7 @@ mod tests {
         let budget = Budget {
             room: std::sync::Arc::new(tokio::sync::Semaphore::new(1 << 20)),
             size: 1 << 20,
+            streams: std::sync::Arc::new(Room::new(0, 0, std::time::Duration::ZERO)),
         };
         let mut service = ServeCompressed::new(1024, budget).layer(refusing());
         // A compressed call: its answer would be compressed too.

@@ -1,8 +1,4 @@
-//! What the admission and compression layers need to know of a call: from its path alone,
-//! and the largest message it has sent.
-
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+//! What the admission and compression layers need to know of a call from its path.
 
 /// Methods whose clients send a stream of messages, and may pause between them (their
 /// streams' idleness is watched by the batch reader); every other call's body is one message.
@@ -46,45 +42,38 @@ pub(crate) const CONTROL_MESSAGE_BYTES: usize = 64 << 10;
 /// serves tools, a few at a time.
 pub(crate) const REFLECTION_STREAMS: usize = 64;
 
-/// The largest request message of a call so far, as tonic buffers it (a compressed one as
-/// it expands): tonic's decode buffer stays that large until the call ends. Put on each
-/// request by the admission layer, which sees every message's header, and raised by the
-/// compression layer as it expands messages; read by the batch reader, which charges what a
-/// stream keeps. The decoded message cannot tell: prost drops unknown fields, so one puzzle
-/// padded with them decodes small while tonic keeps them all. A message counts once
-/// its last byte is in (a header tonic will refuse must not count). Also the size of the
-/// message arriving now, which the admission layer knows from its header to its last byte.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct LargestMessage(Arc<(AtomicUsize, AtomicUsize)>);
+/// The largest answer message the server sends: larger answers go in pieces.
+pub(crate) const MOST_ANSWER_BYTES: usize = 1 << 20;
+/// Answers to requests this small or smaller are never cut for being more than twice as large.
+const LEAST_CAP: usize = 64 << 10;
 
-impl LargestMessage {
-    /// The one on `request`, or a new one (never raised) where none was put.
-    pub(crate) fn of<T>(request: &tonic::Request<T>) -> LargestMessage {
-        request
-            .extensions()
-            .get::<LargestMessage>()
-            .cloned()
-            .unwrap_or_default()
-    }
+/// The largest answer message to a packed request of `request` bytes: twice it (an answer
+/// of solved puzzles is a few percent larger than its request, one of refused puzzles up to
+/// six times), but at least 64 KiB and at most 1 MiB.
+pub(crate) fn answer_cap(request: usize) -> usize {
+    request
+        .saturating_mul(2)
+        .clamp(LEAST_CAP, MOST_ANSWER_BYTES)
+}
 
-    /// Records a message of `len` bytes.
-    pub(crate) fn saw(&self, len: usize) {
-        self.0.0.fetch_max(len, Ordering::Relaxed);
-    }
+/// What a stream's answer buffer keeps where its answers are small: tonic gathers answers
+/// until 32 KiB before it sends them, and the buffer grows by doubling (open BatchSolve
+/// streams that had sent many refused puzzles each kept about 136 KiB, buffers both ways and
+/// allocator slack).
+const ANSWER_BUFFER: usize = 64 << 10;
 
-    /// The largest message recorded, in bytes.
-    pub(crate) fn get(&self) -> usize {
-        self.0.0.load(Ordering::Relaxed)
-    }
-
-    /// Records that a message of `len` bytes has begun to arrive, or (0) that none is.
-    pub(crate) fn arriving(&self, len: usize) {
-        self.0.1.store(len, Ordering::Relaxed);
-    }
-
-    /// The size of the message arriving now; 0 where none is.
-    pub(crate) fn arriving_now(&self) -> usize {
-        self.0.1.load(Ordering::Relaxed)
+/// What a batch stream's buffers keep once a request of `len` bytes has gone through them,
+/// for the batch methods: tonic's request buffer, as large as the largest request, and its
+/// answer buffer. A packed message's puzzles stay views of tonic's buffer until they go in
+/// flight, and its answers come in pieces of [`answer_cap`]; BatchSolve and BatchRate decode
+/// a message into a copy, which may wait for room in the stream's share.
+pub(crate) fn kept_bytes(path: &str) -> Option<fn(usize) -> usize> {
+    match path {
+        "/sudoku.v1.Sudoku/BatchSolvePacked" => Some(|len| len.saturating_add(answer_cap(len))),
+        "/sudoku.v1.Sudoku/BatchSolve" | "/sudoku.v1.Puzzles/BatchRate" => {
+            Some(|len| len.saturating_mul(2).saturating_add(ANSWER_BUFFER))
+        }
+        _ => None,
     }
 }
 
@@ -151,5 +140,9 @@ mod tests {
             "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo"
         ));
         assert!(!is_reflection("/grpc.health.v1.Health/Check"));
+        assert_eq!(answer_cap(100), LEAST_CAP);
+        assert_eq!(answer_cap(100_000), 200_000);
+        assert_eq!(answer_cap(4 << 20), MOST_ANSWER_BYTES);
+        assert!(kept_bytes("/sudoku.v1.Sudoku/Solve").is_none());
     }
 }

@@ -11,16 +11,16 @@
 pub(crate) mod compression;
 pub(crate) mod idle;
 pub(crate) mod methods;
+pub(crate) mod streams;
 
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
 use bytes::Bytes;
 use http_body::{Body, Frame};
-use tokio::sync::{AcquireError, OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::time::Sleep;
 use tonic::Status;
 use tonic::codegen::http;
@@ -28,9 +28,9 @@ use tower::{Layer, Service};
 
 use crate::admission::idle::Taking;
 use crate::admission::methods::{
-    LargestMessage, REFLECTION_STREAMS, is_one_message, is_reflection, message_limit,
-    streams_answers,
+    REFLECTION_STREAMS, is_one_message, is_reflection, kept_bytes, message_limit, streams_answers,
 };
+use crate::admission::streams::{Room, StreamRoom};
 use sudoku_compress::frames::{Bound, Bounds};
 
 use crate::config::Config;
@@ -44,31 +44,8 @@ pub(crate) struct Admission {
     receiving_bytes: usize,
     max_message: usize,
     idle_timeout: Option<Duration>,
-}
-
-/// Raised while a call's next request message waits for room in the receive budget: the
-/// server's doing, so a batch stream waiting so is not idle.
-#[derive(Clone, Default)]
-pub(crate) struct WaitingForRoom(Arc<AtomicBool>);
-
-impl WaitingForRoom {
-    /// The flag [`AdmitCalls`] put on `request` (one never raised where it did not).
-    pub(crate) fn of<T>(request: &tonic::Request<T>) -> WaitingForRoom {
-        request
-            .extensions()
-            .get::<WaitingForRoom>()
-            .cloned()
-            .unwrap_or_default()
-    }
-
-    /// Whether a message waits for room now.
-    pub(crate) fn now(&self) -> bool {
-        self.0.load(Ordering::Relaxed)
-    }
-
-    fn set(&self, waiting: bool) {
-        self.0.store(waiting, Ordering::Relaxed);
-    }
+    /// The batch room: open batch streams' shares and what their buffers keep.
+    pub(crate) streams: Arc<Room>,
 }
 
 impl Admission {
@@ -80,6 +57,11 @@ impl Admission {
             receiving_bytes: config.max_receiving_bytes,
             max_message: config.max_message_bytes,
             idle_timeout: config.idle_timeout(),
+            streams: Arc::new(Room::new(
+                config.max_batch_bytes,
+                config.max_stream_bytes,
+                Duration::from_millis(config.kept_idle_ms),
+            )),
         }
     }
 
@@ -88,6 +70,7 @@ impl Admission {
         Budget {
             room: self.receiving.clone(),
             size: self.receiving_bytes,
+            streams: self.streams.clone(),
         }
     }
 
@@ -184,14 +167,14 @@ where
         let path = request.uri().path().to_owned();
         let one_message = is_one_message(&path);
         let limit = message_limit(request.uri().path(), self.admission.max_message);
-        let waiting = WaitingForRoom::default();
-        request.extensions_mut().insert(waiting.clone());
-        let largest = LargestMessage::default();
-        request.extensions_mut().insert(largest.clone());
+        // A batch stream's room, which its reader and the compression layer see too.
+        let stream = kept_bytes(&path).map(|kept_for| self.admission.streams.open(kept_for));
+        if let Some(stream) = &stream {
+            request.extensions_mut().insert(stream.clone());
+        }
         let request = request.map(|body| {
             let mut body = Receiving::new(body, admission, one_message);
-            body.waiting = waiting;
-            body.largest = largest;
+            body.stream = stream;
             body.limit = limit;
             body.method = crate::admission::methods::method_name(&path).to_owned();
             body._stream_slot = stream_slot;
@@ -214,7 +197,9 @@ where
 impl<B> Drop for Receiving<B> {
     fn drop(&mut self) {
         // A body given up inside a message (timed out, refused, reset) has none arriving.
-        self.largest.arriving(0);
+        if let Some(stream) = &self.stream {
+            stream.arriving(0);
+        }
     }
 }
 
@@ -223,8 +208,10 @@ impl<B> Drop for Receiving<B> {
 /// keeps waiting, each of its messages holding the room for up to the receive timeout.
 const ROOM_WAIT: Duration = Duration::from_secs(1);
 
-/// Waiting for room in the receive budget.
-type Acquiring = Pin<Box<dyn Future<Output = Result<OwnedSemaphorePermit, AcquireError>> + Send>>;
+/// Waiting for room: a batch stream's in the batch room first, then the message's in the
+/// receive budget (so a header waiting for batch room holds no receive room); `None` where
+/// a budget is closed, which never happens.
+type Acquiring = Pin<Box<dyn Future<Output = Option<OwnedSemaphorePermit>> + Send>>;
 
 /// A request body whose messages hold room in the receive budget from their header until
 /// their last byte passes (tonic then decodes them at once, on this thread). A message
@@ -257,12 +244,8 @@ pub(crate) struct Receiving<B> {
     limit: usize,
     /// A reflection stream's place among those open, held while its body is read.
     _stream_slot: Option<OwnedSemaphorePermit>,
-    /// Raised while `acquiring`.
-    waiting: WaitingForRoom,
-    /// Raised by each message once in.
-    largest: LargestMessage,
-    /// The size of the message being received.
-    arriving: usize,
+    /// A batch stream's room, grown at each header to what the message will keep.
+    stream: Option<Arc<StreamRoom>>,
     /// The method, named in refusals.
     method: String,
     /// A refusal to end the body with, once what came before it has passed.
@@ -284,9 +267,7 @@ impl<B> Receiving<B> {
             one_message,
             limit: admission_limit,
             _stream_slot: None,
-            waiting: WaitingForRoom::default(),
-            largest: LargestMessage::default(),
-            arriving: 0,
+            stream: None,
             method: String::new(),
             refused: None,
         }
@@ -314,22 +295,27 @@ impl<B> Receiving<B> {
                 data.truncate(before_last);
                 return data;
             }
-            self.arriving = header.len;
-            self.largest.arriving(header.len);
             let cost = self
                 .admission
                 .cost(self.limit, header.compressed, header.len);
-            match self
-                .admission
-                .receiving
-                .clone()
-                .try_acquire_many_owned(cost)
-            {
-                Ok(permit) => self.hold_room(permit),
-                Err(_) => {
-                    let receiving = self.admission.receiving.clone();
-                    self.acquiring = Some(Box::pin(receiving.acquire_many_owned(cost)));
-                    self.waiting.set(true);
+            let room = &self.admission.streams;
+            if let Some(stream) = &self.stream {
+                stream.arriving(header.len);
+            }
+            let grown = (self.stream.as_ref()).is_none_or(|s| room.try_grow(s, header.len));
+            let receiving = self.admission.receiving.clone();
+            match receiving.clone().try_acquire_many_owned(cost) {
+                Ok(permit) if grown => self.hold_room(permit),
+                _ => {
+                    let (room, stream, len) = (room.clone(), self.stream.clone(), header.len);
+                    self.acquiring = Some(Box::pin(async move {
+                        if let Some(stream) = stream
+                            && !room.grow(stream, len).await
+                        {
+                            return None;
+                        }
+                        receiving.acquire_many_owned(cost).await.ok()
+                    }));
                     self.bounds.unread(1);
                     self.held = Some(data.split_off(before_last));
                     return data;
@@ -364,8 +350,9 @@ impl<B> Receiving<B> {
     }
 
     fn finish_message(&mut self) {
-        self.largest.saw(self.arriving);
-        self.largest.arriving(0);
+        if let Some(stream) = &self.stream {
+            stream.arriving(0);
+        }
         // A one-message call's clock runs to the body's end: more messages must not reset it;
         // and its room stays until then too (tonic holds the message until the body ends).
         if !self.one_message {
@@ -389,23 +376,36 @@ impl<B> Receiving<B> {
                 if due.as_mut().poll(cx).is_pending() {
                     return Poll::Pending;
                 }
+                let for_batch = self.stream.as_ref().is_some_and(|s| s.at_door());
                 self.acquiring = None;
-                self.waiting.set(false);
-                return Poll::Ready(Err(Status::resource_exhausted(format!(
-                    "server busy: request messages being received fill its {} bytes \
-                     (--memory-budget); retry with backoff",
-                    self.admission.receiving_bytes
-                ))));
+                return Poll::Ready(Err(self.busy(for_batch)));
             }
         };
-        let permit = granted.map_err(|_| Status::internal("the receive budget is closed"))?;
+        let permit = granted.ok_or_else(|| Status::internal("the receive budget is closed"))?;
         self.acquiring = None;
         self.room_due = None;
-        self.waiting.set(false);
         self.hold_room(permit);
         // Time spent waiting for room is the server's, not the client's.
         self.due = None;
         Poll::Ready(Ok(()))
+    }
+
+    /// RESOURCE_EXHAUSTED for a message that found no room within [`ROOM_WAIT`], naming
+    /// the part of `--memory-budget` that was full.
+    fn busy(&self, for_batch: bool) -> Status {
+        Status::resource_exhausted(if for_batch {
+            format!(
+                "server busy: batch streams hold all {} bytes of --memory-budget for their \
+                 buffers and answers; retry with backoff, or send smaller messages",
+                self.admission.streams.size()
+            )
+        } else {
+            format!(
+                "server busy: request messages being received fill its {} bytes \
+                 (--memory-budget); retry with backoff",
+                self.admission.receiving_bytes
+            )
+        })
     }
 
     /// Whether the message being received is overdue; starts its clock the first time it
@@ -625,11 +625,11 @@ mod tests {
             .unwrap();
         // B's message needs 600: nothing passes but its first four header bytes.
         assert_eq!(data(poll(&mut b)).len(), 4);
-        assert!(b.waiting.now(), "the call says it waits for room");
+        assert!(b.acquiring.is_some(), "the call waits for room");
         assert!(poll(&mut b).is_pending());
         drop(a);
         assert_eq!(data(poll(&mut b)).len(), 301);
-        assert!(!b.waiting.now());
+        assert!(b.acquiring.is_none());
     }
 
     #[tokio::test]
@@ -774,7 +774,7 @@ mod tests {
         assert!(waited.elapsed() >= ROOM_WAIT - Duration::from_millis(50));
         assert_eq!(err.code(), tonic::Code::ResourceExhausted);
         assert!(err.message().contains("--memory-budget"), "{err:?}");
-        assert!(!b.waiting.now());
+        assert!(b.acquiring.is_none());
         drop(a);
         assert_eq!(admission.receiving.available_permits(), 1000);
     }

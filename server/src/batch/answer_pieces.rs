@@ -7,20 +7,6 @@ use prost::Message;
 use prost::encoding::encoded_len_varint;
 use sudoku_proto::pb;
 
-/// Most bytes of one answer message.
-pub(super) const MOST_ANSWER_BYTES: usize = 1 << 20;
-/// Answers to requests this small or smaller are never cut for being more than twice as large.
-const LEAST_CAP: usize = 64 << 10;
-
-/// The largest answer message to a request of `request` bytes: twice it (an answer of solved
-/// puzzles is a few percent larger than its request, one of refused puzzles up to six times),
-/// but at least 64 KiB and at most 1 MiB.
-pub(super) fn cap(request: usize) -> usize {
-    request
-        .saturating_mul(2)
-        .clamp(LEAST_CAP, MOST_ANSWER_BYTES)
-}
-
 /// `answer`, with `each` solution bytes per puzzle, in pieces of at most `cap` bytes, in order,
 /// each naming its own first puzzle and its errors' offsets from it; one piece where it fits.
 /// A puzzle whose answer alone is larger than `cap` still goes, in a piece of its own.
@@ -245,13 +231,6 @@ mod tests {
         assert!(pieces.iter().all(|p| p.outcomes.len() == 1));
         assert_eq!(pieces[4].first, 1004);
         assert_eq!(pieces[4].errors[0].offset, 0);
-    }
-
-    #[test]
-    fn the_cap_follows_the_request_within_bounds() {
-        assert_eq!(cap(100), LEAST_CAP);
-        assert_eq!(cap(100_000), 200_000);
-        assert_eq!(cap(4 << 20), MOST_ANSWER_BYTES);
     }
 
     #[test]

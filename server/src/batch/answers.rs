@@ -13,7 +13,7 @@ use tokio_stream::Stream;
 use tonic::Status;
 
 use super::Hold;
-use super::reclaim::Backlog;
+use crate::admission::streams::Backlog;
 
 /// Answers made together, each with what its puzzle holds.
 pub(crate) struct Group<A> {

@@ -1,11 +1,8 @@
-//! Messages too large for their stream's window or byte budget, admitted a slice at a time. A
-//! message admitted whole could cost more than the server's whole byte budget, and while it
-//! waited for it, and then was solved, every other stream's next message would wait behind it.
-//! Sliced, no stream holds more of it than its own budget (the rest of the message waits,
-//! counted among the messages waiting for room), and the server's budget goes round.
+//! Messages too large for their stream's window or share, admitted a slice at a time: no
+//! stream holds more of a message in flight than its share, and the next slice is read while
+//! the last is solved. The rest stays a view of tonic's buffer, which the stream's room counts.
 
 use super::Batched;
-use super::reclaim::WaitingRoom;
 use crate::Shared;
 
 /// The puzzles of each slice of a message of `puzzles` puzzles, or `None` where the stream
@@ -26,60 +23,34 @@ pub(super) fn size<M: Batched>(message: &M, puzzles: usize, shared: &Shared) -> 
     (slices > 1).then(|| puzzles.div_ceil(slices))
 }
 
-/// What the rest of a message, `bytes` of it, counts for among the messages waiting for room:
-/// twice its size, as any message waiting there counts. Its own copy is all it keeps (the
-/// buffer it arrived in is counted in the kept budget), but counted once, twice as many rests
-/// would fit, and the server's memory go well past the budget.
-pub(super) fn rest_cost(bytes: usize) -> usize {
-    bytes.saturating_mul(2).saturating_add(super::HOLD_OVERHEAD)
-}
-
-/// What is left of a message being admitted a slice at a time. It counts among the messages
-/// waiting for room (see [`rest_cost`]; a permit its reader keeps until the last slice has
-/// its hold).
+/// What is left of a message being admitted a slice at a time.
 pub(super) struct Rest<M> {
     message: M,
     puzzles: usize,
     slice: usize,
-    /// Bytes of the buffer the rest is a view of: it keeps all of them.
-    viewed: usize,
 }
 
 impl<M: Batched> Rest<M> {
     /// `message` of `puzzles` puzzles, to be taken `slice` puzzles at a time.
     pub(super) fn new(message: M, puzzles: usize, slice: usize) -> Self {
-        let viewed = message.encoded_len();
         Rest {
             message,
             puzzles,
             slice,
-            viewed,
         }
     }
 
-    /// The next slice with its puzzle count, and what is left after it, if anything. Where
-    /// the rest has come down to half the buffer it views, it moves to a copy of its own and
-    /// gives back what the buffer was counted for beyond it, out of `room`.
-    pub(super) fn next(mut self, room: &mut Option<WaitingRoom>) -> ((M, usize), Option<Rest<M>>) {
+    /// The next slice with its puzzle count, and what is left after it, if anything. The
+    /// last is the rest itself, still a view, copied as it goes in flight.
+    pub(super) fn next(mut self) -> ((M, usize), Option<Rest<M>>) {
         if self.puzzles > self.slice
             && let Some(slice) = self.message.split_off(self.slice)
         {
             self.puzzles -= self.slice;
             let count = self.slice;
-            let left = self.message.encoded_len();
-            if left.saturating_mul(2) <= self.viewed {
-                self.message.own_bytes();
-                self.viewed = left;
-                if let Some(room) = room.as_mut() {
-                    room.keep(rest_cost(left));
-                }
-            }
             return ((slice, count), Some(self));
         }
-        // The last slice: a copy of its own, so the buffer goes now.
-        let mut last = self.message;
-        last.own_bytes();
-        ((last, self.puzzles), None)
+        ((self.message, self.puzzles), None)
     }
 }
 
@@ -87,10 +58,7 @@ impl<M: Batched> Rest<M> {
 mod tests {
     use std::sync::Arc;
 
-    use bytes::Bytes;
-    use prost::Message;
     use sudoku_proto::pb;
-    use tokio::sync::Semaphore;
 
     use super::*;
 
@@ -110,23 +78,20 @@ mod tests {
         }
     }
 
-    /// Every slice of `message`, `slice` puzzles at a time, and the permits `room` had left
-    /// after each.
+    /// Every slice of `message`, `slice` puzzles at a time.
     fn cut(
         message: pb::PackedPuzzles,
         count: usize,
         slice: usize,
-        room: &mut Option<WaitingRoom>,
-    ) -> (Vec<(pb::PackedPuzzles, usize)>, Vec<usize>) {
-        let (mut slices, mut permits) = (Vec::new(), Vec::new());
+    ) -> Vec<(pb::PackedPuzzles, usize)> {
+        let mut slices = Vec::new();
         let mut rest = Some(Rest::new(message, count, slice));
         while let Some(left) = rest.take() {
-            let (slice, next) = left.next(room);
+            let (slice, next) = left.next();
             slices.push(slice);
-            permits.push(room.as_ref().map_or(0, WaitingRoom::bytes));
             rest = next;
         }
-        (slices, permits)
+        slices
     }
 
     #[test]
@@ -155,7 +120,7 @@ mod tests {
     #[test]
     fn slices_cover_the_message_once_in_order_each_a_message_like_it() {
         let whole = message(10);
-        let (slices, _) = cut(whole.clone(), 10, 3, &mut None);
+        let slices = cut(whole.clone(), 10, 3);
         let counts: Vec<usize> = slices.iter().map(|(_, count)| *count).collect();
         assert_eq!(counts, [3, 3, 3, 1]);
         let mut joined = Vec::new();
@@ -167,42 +132,5 @@ mod tests {
             joined.extend_from_slice(&slice.nibbles);
         }
         assert_eq!(joined, whole.nibbles);
-    }
-
-    #[test]
-    fn the_rest_moves_to_a_copy_and_gives_back_room_as_it_shrinks() {
-        let whole = message(100);
-        let arrived = whole.nibbles.as_ptr_range();
-        let within = |bytes: &Bytes| arrived.contains(&bytes.as_ptr());
-        let room = Arc::new(Semaphore::new(1 << 20));
-        let charged = rest_cost(whole.encoded_len());
-        let counted = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-        let permit = room.clone().try_acquire_many_owned(charged as u32).unwrap();
-        let mut permit = Some(WaitingRoom::new(permit, counted.clone()));
-        let mut rest = Rest::new(whole, 100, 10);
-        let mut permits = Vec::new();
-        for _ in 0..6 {
-            let (_, next) = rest.next(&mut permit);
-            rest = next.expect("more to come");
-            let now = permit.as_ref().expect("still held").bytes();
-            assert_eq!(counted.load(std::sync::atomic::Ordering::Relaxed), now);
-            assert_eq!(
-                within(&rest.message.nibbles),
-                now == charged,
-                "a view until copied"
-            );
-            permits.push(now);
-        }
-        // Fewer than half the puzzles left (the message's other fields count too), the rest
-        // is a copy of its own, counted as such.
-        assert_eq!(permits[..5], [charged; 5]);
-        assert_eq!(permits[5], rest_cost(rest.message.encoded_len()));
-        assert_eq!(room.available_permits(), (1 << 20) - permits[5]);
-        let (slices, _) = cut(rest.message, 40, 10, &mut permit);
-        assert_eq!(slices.len(), 4);
-        // Its stream's share goes with it.
-        drop(permit);
-        assert_eq!(counted.load(std::sync::atomic::Ordering::Relaxed), 0);
-        assert_eq!(room.available_permits(), 1 << 20);
     }
 }

@@ -8,11 +8,9 @@
 mod answer_pieces;
 mod answers;
 mod coalesce;
-mod kept_buffers;
 mod message_slices;
 mod packed;
 mod rate;
-mod reclaim;
 mod single;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -22,32 +20,22 @@ use std::time::{Duration, Instant};
 use answers::{Inbox, Outbox};
 use futures::FutureExt;
 use prost::Message;
-use reclaim::{Budget, WaitingRoom};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
 use tonic::{Status, Streaming};
 
 use crate::Shared;
-use crate::admission::WaitingForRoom;
-use crate::admission::methods::LargestMessage;
+use crate::admission::streams::{self, StreamRoom, Why};
 use crate::scheduling::lanes::Tenant;
 use crate::scheduling::pool::{Deliver, PoolError, Work};
 use crate::solving::Limits;
 
 pub(crate) use answers::Answers;
-pub(crate) use kept_buffers::Kept;
-pub(crate) use reclaim::Holders;
 
 /// Bytes counted for a one-puzzle message beyond twice its encoded size: the job, or the
 /// error an invalid one is answered with (up to about 300 bytes, for a wrong number of
 /// cells); the response's fixed fields; allocator slack. 256 undercounted an invalid answer's
 /// by a quarter.
 const HOLD_OVERHEAD: usize = 512;
-
-/// What a stream's answer buffer keeps where its answers are small: tonic gathers answers
-/// until 32 KiB before it sends them, and the buffer grows by doubling (open BatchSolve
-/// streams that had sent 500 refused puzzles each kept about 136 KiB, buffers both ways and
-/// allocator slack).
-const ANSWER_BUFFER: usize = 64 << 10;
 
 /// A message type a batch stream reads: how many puzzles it carries and how they are solved.
 pub(crate) trait Batched: Message + Default + Send + 'static {
@@ -57,20 +45,15 @@ pub(crate) trait Batched: Message + Default + Send + 'static {
     /// cannot be split into puzzles) ends the stream once what came before is answered.
     fn puzzles(&self, limits: &Limits) -> Result<usize, Status>;
     /// Bytes the message, its puzzles' work and its answer hold until the answer is sent:
-    /// what it costs the stream's and the server's byte budgets. By default about twice its
+    /// what it costs the stream's share. By default about twice its
     /// size (a one-puzzle answer is about as large as its request) and a job's worth.
     fn held_bytes(&self, _puzzles: usize) -> usize {
         2 * self.encoded_len() + HOLD_OVERHEAD
     }
-    /// Bytes tonic's buffers keep for the rest of the stream once a request of `request`
-    /// bytes has gone through: its request buffer grows to the largest request, its answer
-    /// buffer to the largest answer message. By default the request and [`ANSWER_BUFFER`]:
-    /// one-puzzle answers are small.
-    fn kept_bytes(request: usize) -> usize {
-        request.saturating_add(ANSWER_BUFFER)
-    }
     /// Copies out of tonic's receive buffer any bytes the message still borrows from it, so
-    /// that what it holds is what [`Batched::held_bytes`] counts. By default nothing: fields
+    /// that what it holds is what [`Batched::held_bytes`] counts. Called as the message goes
+    /// in flight: until then a view costs nothing beyond tonic's buffer, which the stream's
+    /// room counts. By default nothing: fields
     /// decoded into vectors and strings are copies already.
     fn own_bytes(&mut self) {}
     /// Cuts this message's first `puzzles` puzzles off into a message of their own, with its
@@ -184,11 +167,10 @@ impl<J, D: Deliver<J>> Deliver<J> for Tracked<D> {
 }
 
 /// What a puzzle holds from when it is read until tonic takes its answer: its window slot
-/// and its share of the stream's and the server's byte budgets.
+/// and its bytes of the stream's share.
 pub(crate) struct Hold {
     _slot: OwnedSemaphorePermit,
     _stream_bytes: OwnedSemaphorePermit,
-    _server_bytes: OwnedSemaphorePermit,
 }
 
 impl Hold {
@@ -203,7 +185,6 @@ impl Hold {
         Hold {
             _slot: none(),
             _stream_bytes: none(),
-            _server_bytes: none(),
         }
     }
 
@@ -219,7 +200,6 @@ impl Hold {
         Hold {
             _slot: share(&mut self._slot),
             _stream_bytes: share(&mut self._stream_bytes),
-            _server_bytes: share(&mut self._server_bytes),
         }
     }
 
@@ -229,24 +209,19 @@ impl Hold {
         let slots = self._slot.num_permits();
         let n = slots as u128 * part as u128 / of.max(1) as u128;
         let n = usize::try_from(n).unwrap_or(0).min(slots);
-        let none =
-            |permit: &mut OwnedSemaphorePermit| permit.split(0).expect("none is never too many");
         Hold {
             _slot: self._slot.split(n).expect("at most what it holds"),
-            _stream_bytes: none(&mut self._stream_bytes),
-            _server_bytes: none(&mut self._server_bytes),
+            _stream_bytes: self._stream_bytes.split(0).expect("none is never too many"),
         }
     }
 }
 
 /// Who is calling: the stream's deadline, whose turn its puzzles take on the solver threads,
-/// and whether its next message waits for room in the receive budget.
+/// and its room, which the door grows at each header.
 pub(crate) struct Caller {
     pub(crate) deadline: Option<Instant>,
     pub(crate) tenant: Tenant,
-    pub(crate) room: WaitingForRoom,
-    /// The stream's largest request message, as tonic buffers it.
-    pub(crate) largest: LargestMessage,
+    pub(crate) stream: Arc<StreamRoom>,
 }
 
 /// Starts serving one stream and returns its response side.
@@ -260,22 +235,16 @@ pub(crate) fn spawn<M: Batched>(
     let inbox = Arc::new(Mutex::new(Inbox::new(out_rx)));
     let progress = Arc::new(AtomicU64::new(0));
     let in_pool = Arc::new(AtomicUsize::new(0));
-    let stream_bytes = Arc::new(Semaphore::new(shared.stream_bytes));
-    let backlog: Weak<dyn reclaim::Backlog> = Arc::downgrade(&inbox) as _;
-    let holder = shared.holders.holder(reclaim::Work {
+    let backlog: Weak<dyn streams::Backlog> = Arc::downgrade(&inbox) as _;
+    caller.stream.attach(streams::Work {
         in_pool: in_pool.clone(),
-        stream_bytes: stream_bytes.clone(),
-        stream_budget: shared.stream_bytes,
-        largest: caller.largest.clone(),
-        kept_for: M::kept_bytes,
         backlog,
     });
     let reader = Reader {
         window: Arc::new(Semaphore::new(shared.batch_window)),
-        stream_bytes,
+        stream_bytes: Arc::new(Semaphore::new(shared.stream_bytes)),
         cancel: Arc::new(AtomicBool::new(false)),
         progress: progress.clone(),
-        holder: holder.clone(),
         in_pool,
         out: out_tx,
         carry: Arc::default(),
@@ -283,7 +252,6 @@ pub(crate) fn spawn<M: Batched>(
         index: 0,
         messages: 0,
         rest: None,
-        sliced: None,
         caller,
         shared,
     };
@@ -322,10 +290,6 @@ struct Reader<M: Batched> {
     progress: Arc<AtomicU64>,
     /// The stream's tasks on the solver threads: while there are any, it is not idle.
     in_pool: Arc<AtomicUsize>,
-    /// The stream as the kept budget sees it, with what its message buffers keep (see
-    /// [`Batched::kept_bytes`]), charged to `--memory-budget` until the stream ends, since
-    /// tonic keeps them as long.
-    holder: Arc<reclaim::Holder>,
     out: Outbox<M::Answer>,
     carry: Arc<coalesce::Carry<M::Answer>>,
     /// Weak, so that the client dropping its side still closes the channel.
@@ -336,9 +300,6 @@ struct Reader<M: Batched> {
     messages: u64,
     /// The rest of a message being admitted a slice at a time (see [`message_slices`]).
     rest: Option<message_slices::Rest<M>>,
-    /// That message's room among the messages waiting for room, until its last slice has
-    /// its hold: its slices need none of their own.
-    sliced: Option<WaitingRoom>,
     caller: Caller,
 }
 
@@ -351,16 +312,16 @@ impl<M: Batched> Reader<M> {
         // message holds, go now, not once the answers owed have been taken; so does the rest
         // of a message cut short.
         drop(inbound);
-        (self.rest, self.sliced) = (None, None);
+        self.rest = None;
         // A broken or finished stream still owes the answers of what it read.
         let end = match end {
             End::Done | End::Broken(_) => {
                 let window = self.window.clone();
                 let all = window.acquire_many(self.shared.batch_window as u32);
-                // Waiting for its client to take answers, it may be closed for kept room.
-                self.holder.waiting(true);
+                // Waiting for its client to take answers, it may be closed for room.
+                self.caller.stream.waiting_for_client(true);
                 let taken = self.watch_unless(all, || false, true).await;
-                self.holder.waiting(false);
+                self.caller.stream.waiting_for_client(false);
                 match taken {
                     Ok(_) => end,
                     Err(stopped) => stopped,
@@ -368,7 +329,7 @@ impl<M: Batched> Reader<M> {
             }
             stopped => stopped,
         };
-        self.holder.release();
+        self.caller.stream.release();
         match end {
             End::Done => None,
             End::Broken(status) => Some(status),
@@ -408,12 +369,9 @@ impl<M: Batched> Reader<M> {
                 Ok(read) => read,
                 Err(end) => return end,
             };
-            if let Err(end) = self.keep(&first).await {
-                return end;
-            }
             let hold = match self.try_hold(&first, puzzles) {
                 Some(hold) => hold,
-                None => match self.wait_for_hold(&first, puzzles).await {
+                None => match self.hold(&first, puzzles).await {
                     Ok(Some(hold)) => hold,
                     Ok(None) => return End::ClientLeft,
                     Err(stopped) => return stopped,
@@ -438,12 +396,8 @@ impl<M: Batched> Reader<M> {
                         Err(status) => break Some(self.broken(status)),
                     }
                 };
-                let (need, kept) = self.kept_bytes(&message);
-                match self.try_hold(&message, puzzles).filter(|_| need <= kept) {
-                    Some(hold) => {
-                        self.note_use(&message, kept);
-                        group.push(self.read(message, puzzles, hold));
-                    }
+                match self.try_hold(&message, puzzles) {
+                    Some(hold) => group.push(self.read(message, puzzles, hold)),
                     None => {
                         waiting = Some((message, puzzles));
                         break None;
@@ -472,8 +426,7 @@ impl<M: Batched> Reader<M> {
 
     /// A message with its puzzle count, or its first slice where it is too large for the
     /// stream to take at once (see [`message_slices`]), or the end of a stream it breaks.
-    fn count(&mut self, mut message: M) -> Result<(M, usize), End> {
-        message.own_bytes();
+    fn count(&mut self, message: M) -> Result<(M, usize), End> {
         let puzzles = match message.puzzles(&self.shared.limits) {
             Ok(puzzles) => puzzles,
             Err(status) => return Err(self.broken(status)),
@@ -481,84 +434,26 @@ impl<M: Batched> Reader<M> {
         let Some(slice) = message_slices::size(&message, puzzles, &self.shared) else {
             return Ok((message, puzzles));
         };
-        // Its slices are smaller than the message: the message is the use (see `note_use`).
-        self.note_use(&message, self.holder.kept());
-        // The rest waits in memory until its last slice is taken.
-        self.sliced = Some(self.waiting_room(message_slices::rest_cost(message.encoded_len()))?);
         Ok(self.next_slice(message_slices::Rest::new(message, puzzles, slice)))
     }
 
     /// The next slice of a message admitted a slice at a time, keeping the rest if any.
     fn next_slice(&mut self, rest: message_slices::Rest<M>) -> (M, usize) {
-        let (slice, rest) = rest.next(&mut self.sliced);
+        let (slice, rest) = rest.next();
         self.rest = rest;
         slice
     }
 
-    /// Bytes the stream's buffers keep once `message` has gone through them, and bytes they
-    /// are charged for now. The size is the one tonic buffered, unknown fields and all, where
-    /// the layers saw it.
-    fn kept_bytes(&self, message: &M) -> (usize, usize) {
-        let request = message.encoded_len().max(self.caller.largest.get());
-        let need = M::kept_bytes(request).min(self.shared.kept.size());
-        (need, self.holder.kept())
-    }
-
-    /// Charges what the stream's buffers keep once `message` has gone through them, making
-    /// room by closing idle streams where there is none (see [`kept_buffers`]); or ends the stream
-    /// RESOURCE_EXHAUSTED. A message that would keep more than the whole budget takes all of
-    /// it, so it still goes, alone.
-    async fn keep(&mut self, message: &M) -> Result<(), End> {
-        let (need, kept) = self.kept_bytes(message);
-        if need <= kept {
-            self.note_use(message, kept);
-            return Ok(());
-        }
-        let permit = match self.shared.kept.try_take(need - kept) {
-            Some(permit) => Some(permit),
-            None => {
-                // Waiting, the message (and the buffer tonic read it into, not yet charged)
-                // is counted among those waiting for room.
-                let size = message.encoded_len().max(self.caller.largest.get());
-                let _waiting = self.waiting_room_unless_sliced(size)?;
-                let holders = &self.shared.holders;
-                let asking = &self.holder;
-                let take = self.shared.kept.take(need - kept, holders, asking);
-                // Waiting for room others hold, it is not idle; its answers may still make it
-                // one to close for theirs.
-                self.watch_unless(take, || true, true).await?
-            }
-        };
-        let Some(permit) = permit else {
-            return Err(self.broken(Status::resource_exhausted(format!(
-                "server busy: the buffers of open batch streams keep all {} bytes of \
-                 --memory-budget, and a message of {} bytes would keep {} more; retry with \
-                 backoff, or send smaller messages",
-                self.shared.kept.size(),
-                message.encoded_len().max(self.caller.largest.get()),
-                need - kept
-            ))));
-        };
-        self.holder.keeps(permit);
-        Ok(())
-    }
-
-    /// Records a message that needs at least half what the stream keeps (`kept` bytes) as a
-    /// use of it: a stream that has not used it for a while may be closed.
-    fn note_use(&self, message: &M, kept: usize) {
-        if M::kept_bytes(message.encoded_len()).saturating_mul(2) >= kept {
-            self.holder.used();
-        }
-    }
-
     /// Numbers a message's puzzles in the stream.
-    fn read(&mut self, message: M, puzzles: usize, hold: Hold) -> Read<M> {
+    fn read(&mut self, mut message: M, puzzles: usize, hold: Hold) -> Read<M> {
         let first = self.index;
         self.index += puzzles as u64;
-        // A message's slices count as one message, read with its last.
+        // A message's slices count as one message, read with its last. A whole message, or
+        // the last slice, goes in flight as a copy: views would keep tonic's buffer as it
+        // reads the next (slices before the last are copies already).
         if self.rest.is_none() {
             self.messages += 1;
-            self.sliced = None;
+            message.own_bytes();
         }
         Read {
             message,
@@ -574,114 +469,43 @@ impl<M: Batched> Reader<M> {
         u32::try_from(puzzles.clamp(1, self.shared.batch_window)).unwrap_or(u32::MAX)
     }
 
-    /// What a request costs the stream's and the server's byte budgets (see
-    /// [`Batched::held_bytes`]). A request larger than a whole budget (one puzzle, or a slice
-    /// of one; larger packed ones are cut in slices) takes all of it, so it still goes, alone.
-    fn cost(&self, request: &M, puzzles: usize) -> (u32, u32) {
-        let bytes = request.held_bytes(puzzles);
-        let of = |budget: usize| u32::try_from(bytes.min(budget)).unwrap_or(u32::MAX);
-        (of(self.shared.stream_bytes), of(self.shared.buffered_bytes))
+    /// What a request costs the stream's share (see [`Batched::held_bytes`]). A request
+    /// larger than the share (one puzzle, or a slice of one; larger packed ones are cut in
+    /// slices) takes all of it, so it still goes, alone.
+    fn cost(&self, request: &M, puzzles: usize) -> u32 {
+        let bytes = request.held_bytes(puzzles).min(self.shared.stream_bytes);
+        u32::try_from(bytes).unwrap_or(u32::MAX)
     }
 
-    /// Waits for a window slot and the request's bytes (`Ok(None)` only if a budget were
-    /// closed, which never happens). Waiting for the stream's own slots and bytes is waiting
-    /// for its client to take answers, and may end as idle; waiting for the server's bytes,
-    /// which other streams hold, is not the client's doing.
+    /// Waits for a window slot and the request's bytes of the share (`Ok(None)` only if
+    /// they were closed, which never happens): waiting for its client to take answers.
     async fn hold(&self, request: &M, puzzles: usize) -> Result<Option<Hold>, End> {
-        let (stream_cost, server_cost) = self.cost(request, puzzles);
+        let cost = self.cost(request, puzzles);
         let own = async {
             let slot = self.window.clone().acquire_many_owned(self.slots(puzzles));
-            let bytes = self.stream_bytes.clone().acquire_many_owned(stream_cost);
-            Some((slot.await.ok()?, bytes.await.ok()?))
+            let bytes = self.stream_bytes.clone().acquire_many_owned(cost);
+            Some(Hold {
+                _slot: slot.await.ok()?,
+                _stream_bytes: bytes.await.ok()?,
+            })
         };
-        // Waiting for its client to take answers, the stream may be closed for kept room.
-        self.holder.waiting(true);
+        // Waiting for its client to take answers, the stream may be closed for room.
+        self.caller.stream.waiting_for_client(true);
         let own = self.watch_unless(own, || false, true).await;
-        self.holder.waiting(false);
-        let Some((slot, stream_bytes)) = own? else {
-            return Ok(None);
-        };
-        // Waiting for bytes other streams hold is not this client's doing while it holds
-        // nothing else: no answer of its own waits to be taken.
-        let slots = self.slots(puzzles);
-        let holds_nothing_else =
-            || self.window.available_permits() + slots as usize >= self.shared.batch_window;
-        // Streams whose clients leave answers untaken may be closed to make room, this one
-        // among them: its answers hold bytes while it waits.
-        let (holders, asking) = (&self.shared.holders, &self.holder);
-        let server = holders.take(Budget::Buffered, server_cost as usize, None, asking);
-        let Some(server_bytes) = self.watch_unless(server, holds_nothing_else, true).await? else {
-            return Ok(None);
-        };
-        Ok(Some(Hold {
-            _slot: slot,
-            _stream_bytes: stream_bytes,
-            _server_bytes: server_bytes,
-        }))
-    }
-
-    /// Waits for a hold as [`Reader::hold`] does, the message counted meanwhile among those
-    /// waiting: once read, it is in memory, and a stream can wait long (for its client to
-    /// take answers, or for room other streams hold). Where the server's waiting messages
-    /// already fill `--memory-budget`, the stream ends RESOURCE_EXHAUSTED at once, its
-    /// message dropped: waiting uncounted, many streams of one large message each would hold
-    /// far more than the budget.
-    async fn wait_for_hold(&self, request: &M, puzzles: usize) -> Result<Option<Hold>, End> {
-        let _waiting = self.waiting_room_unless_sliced(request.encoded_len())?;
-        self.hold(request, puzzles).await
-    }
-
-    /// Room for a message of `size` bytes among the messages waiting for room (see
-    /// [`Reader::waiting_room`]), but for a slice of a message whose rest counts it already.
-    fn waiting_room_unless_sliced(&self, size: usize) -> Result<Option<WaitingRoom>, End> {
-        if self.sliced.is_some() {
-            return Ok(None);
-        }
-        // The decoded message, and the received bytes it may have been decoded from.
-        let cost = size.saturating_mul(2).saturating_add(HOLD_OVERHEAD);
-        self.waiting_room(cost).map(Some)
-    }
-
-    /// `cost` bytes among the messages waiting for room, or the end of the stream where they
-    /// already fill `--memory-budget`. Streams whose clients leave answers untaken are
-    /// then closed to make room for the retry: waiting here, the message would be uncounted.
-    fn waiting_room(&self, cost: usize) -> Result<WaitingRoom, End> {
-        let cost = cost.min(self.shared.buffered_bytes);
-        let room = &self.shared.waiting;
-        let permits = u32::try_from(cost).unwrap_or(u32::MAX);
-        match room.clone().try_acquire_many_owned(permits) {
-            Ok(permit) => Ok(self.holder.waiting_room(permit)),
-            Err(_) => {
-                let free = room.available_permits();
-                (self.shared.holders).look(Budget::Waiting, free, cost);
-                Err(self.broken(Status::resource_exhausted(format!(
-                    "server busy: batch messages waiting for room fill its {} bytes \
-                     (--memory-budget); retry with backoff",
-                    self.shared.buffered_bytes
-                ))))
-            }
-        }
+        self.caller.stream.waiting_for_client(false);
+        own
     }
 
     /// A hold if one is free now.
     fn try_hold(&self, request: &M, puzzles: usize) -> Option<Hold> {
-        let (stream_cost, server_cost) = self.cost(request, puzzles);
+        let cost = self.cost(request, puzzles);
+        let slots = self.slots(puzzles);
         Some(Hold {
-            _slot: self
-                .window
-                .clone()
-                .try_acquire_many_owned(self.slots(puzzles))
-                .ok()?,
+            _slot: self.window.clone().try_acquire_many_owned(slots).ok()?,
             _stream_bytes: self
                 .stream_bytes
                 .clone()
-                .try_acquire_many_owned(stream_cost)
-                .ok()?,
-            _server_bytes: self
-                .shared
-                .bytes
-                .clone()
-                .try_acquire_many_owned(server_cost)
+                .try_acquire_many_owned(cost)
                 .ok()?,
         })
     }
@@ -692,12 +516,13 @@ impl<M: Batched> Reader<M> {
         &self,
         inbound: &mut Streaming<M>,
     ) -> Result<Result<Option<M>, Status>, End> {
-        self.holder.waiting(true);
-        // A message waiting for room other calls hold is not the client's doing.
+        let stream = &self.caller.stream;
+        stream.waiting_for_client(true);
+        // A message waiting at the door for room other calls hold is not the client's doing.
         let next = self
-            .watch_unless(inbound.message(), || self.caller.room.now(), true)
+            .watch_unless(inbound.message(), || stream.at_door(), true)
             .await;
-        self.holder.waiting(false);
+        stream.waiting_for_client(false);
         next
     }
 
@@ -712,7 +537,7 @@ impl<M: Batched> Reader<M> {
     ) -> Result<T, End> {
         tokio::pin!(work);
         if closable {
-            self.holder.forget_asks();
+            self.caller.stream.forget_asks();
         }
         let idle = self.shared.stream_idle.unwrap_or(Duration::MAX);
         let mut seen = self.progress.load(Ordering::Relaxed);
@@ -721,10 +546,10 @@ impl<M: Batched> Reader<M> {
                 biased;
                 () = self.out.closed() => return Err(End::ClientLeft),
                 value = &mut work => return Ok(value),
-                () = self.holder.closed(), if closable => {
-                    let idle = self.shared.holders.unused_before_closed();
-                    if let Some(budget) = self.holder.close_for(idle) {
-                        return Err(End::Stalled(crate::status::stream_closed(self.closed_for_room(budget))));
+                () = self.caller.stream.closed(), if closable => {
+                    let idle = self.shared.admission.streams.unused_before_closed();
+                    if let Some(why) = self.caller.stream.close_for(idle) {
+                        return Err(End::Stalled(crate::status::stream_closed(self.closed_for_room(why))));
                     }
                 }
                 () = tokio::time::sleep(idle), if idle != Duration::MAX => {
@@ -745,21 +570,22 @@ impl<M: Batched> Reader<M> {
         }
     }
 
-    /// Why `budget` closed the stream, for its client.
-    fn closed_for_room(&self, budget: Budget) -> String {
-        let idle = self.shared.holders.unused_before_closed().as_millis();
-        match budget {
-            Budget::Kept => format!(
+    /// Why the stream was closed for another's room, for its client.
+    fn closed_for_room(&self, why: Why) -> String {
+        let room = &self.shared.admission.streams;
+        let idle = room.unused_before_closed().as_millis();
+        match why {
+            Why::Unused => format!(
                 "stream closed: its buffers kept bytes another stream needed, and it had not \
                  used them for a while (--memory-budget, {} bytes for all streams); open a new \
                  stream",
-                self.shared.kept.size()
+                room.size()
             ),
-            Budget::Buffered | Budget::Waiting => format!(
+            Why::Slow => format!(
                 "stream closed: its client had left answers untaken for over {idle} ms while \
                  other streams waited for the room they hold (--memory-budget, {} bytes \
                  for all streams); take answers as they come, or open a new stream",
-                self.shared.buffered_bytes
+                room.size()
             ),
         }
     }

@@ -54,11 +54,6 @@ impl Batched for pb::PackedPuzzles {
         checked.map_err(|err| err.to_status_in("", shape.ok()))
     }
 
-    /// The request, and its answer's pieces, as large as twice it at most (see `pieces`).
-    fn kept_bytes(request: usize) -> usize {
-        request.saturating_add(answer_pieces::cap(request))
-    }
-
     fn held_bytes(&self, puzzles: usize) -> usize {
         // The message, its answer's solutions, and each part's own copy of its share of them;
         // and each puzzle's work, counts and room for its error, should it be refused.
@@ -125,7 +120,7 @@ impl Batched for pb::PackedPuzzles {
                     options
                 })
                 .map_err(|e| e.to_pb());
-            let answer_cap = answer_pieces::cap(read.message.encoded_len());
+            let answer_cap = crate::admission::methods::answer_cap(read.message.encoded_len());
             let Read {
                 message,
                 first,
@@ -861,7 +856,6 @@ mod tests {
         Hold {
             _slot: permit(),
             _stream_bytes: permit(),
-            _server_bytes: permit(),
         }
     }
 
@@ -908,7 +902,7 @@ mod tests {
             options: Ok(solver_core::Options::default()),
             cancel: Arc::default(),
             cap: std::time::Duration::from_secs(10),
-            answer_cap: answer_pieces::MOST_ANSWER_BYTES,
+            answer_cap: crate::admission::methods::MOST_ANSWER_BYTES,
         };
         let pack = Arc::new(Pack::new("m".to_owned(), 7, hold(), 5, source));
         let parts: Vec<Part> = [0..2, 2..3, 3..5]
@@ -1017,7 +1011,7 @@ mod tests {
                 options,
                 cancel: cancel.clone(),
                 cap: std::time::Duration::from_secs(10),
-                answer_cap: answer_pieces::MOST_ANSWER_BYTES,
+                answer_cap: crate::admission::methods::MOST_ANSWER_BYTES,
             };
             let pack = Arc::new(Pack::new("m".to_owned(), 0, hold(), 1, source));
             let item = Item {
@@ -1125,14 +1119,13 @@ mod tests {
 
     #[test]
     fn a_detached_puzzle_is_answered_alone_with_its_share_of_the_hold() {
-        let budgets: Vec<Arc<tokio::sync::Semaphore>> = (0..3)
+        let budgets: Vec<Arc<tokio::sync::Semaphore>> = (0..2)
             .map(|_| Arc::new(tokio::sync::Semaphore::new(300)))
             .collect();
         let take = |i: usize| budgets[i].clone().try_acquire_many_owned(300).expect("all");
         let hold = Hold {
             _slot: take(0),
             _stream_bytes: take(1),
-            _server_bytes: take(2),
         };
         let source = Source {
             shape: Shape::CLASSIC,
@@ -1141,7 +1134,7 @@ mod tests {
             options: Ok(solver_core::Options::default()),
             cancel: Arc::default(),
             cap: std::time::Duration::from_secs(10),
-            answer_cap: answer_pieces::MOST_ANSWER_BYTES,
+            answer_cap: crate::admission::methods::MOST_ANSWER_BYTES,
         };
         let pack = Arc::new(Pack::new("m".to_owned(), 7, hold, 3, source));
         let part = Part::new(pack.clone(), 0..3);
@@ -1173,12 +1166,11 @@ mod tests {
 
     #[test]
     fn a_detached_puzzle_answered_before_the_rest_takes_its_share_from_the_message() {
-        let budget = Arc::new(tokio::sync::Semaphore::new(300));
+        let budget = Arc::new(tokio::sync::Semaphore::new(200));
         let take = || budget.clone().try_acquire_many_owned(100).expect("room");
         let hold = Hold {
             _slot: take(),
             _stream_bytes: take(),
-            _server_bytes: take(),
         };
         let source = Source {
             shape: Shape::CLASSIC,
@@ -1187,7 +1179,7 @@ mod tests {
             options: Ok(solver_core::Options::default()),
             cancel: Arc::default(),
             cap: std::time::Duration::from_secs(10),
-            answer_cap: answer_pieces::MOST_ANSWER_BYTES,
+            answer_cap: crate::admission::methods::MOST_ANSWER_BYTES,
         };
         let pack = Arc::new(Pack::new("m".to_owned(), 0, hold, 4, source));
         let part = Part::new(pack.clone(), 0..4);
@@ -1197,8 +1189,8 @@ mod tests {
         let (alone, held) = pack.answer_apart(3, Ok(report)).expect("answered");
         assert_eq!(alone.first, 3);
         drop(held);
-        // A quarter of each of the three 100-permit holds is back.
-        assert_eq!(budget.available_permits(), 75);
+        // A quarter of each of the two 100-permit holds is back.
+        assert_eq!(budget.available_permits(), 50);
         for offset in 0..2 {
             assert!(answer(&part, offset).is_none());
         }
@@ -1206,6 +1198,6 @@ mod tests {
         assert_eq!(rest.len(), 1);
         assert_eq!((rest[0].0.first, rest[0].0.outcomes.len()), (0, 3));
         drop(rest);
-        assert_eq!(budget.available_permits(), 300);
+        assert_eq!(budget.available_permits(), 200);
     }
 }

@@ -264,14 +264,7 @@ impl pb::puzzles_server::Puzzles for PuzzlesService {
         &self,
         request: Request<Streaming<pb::RateRequest>>,
     ) -> Result<Response<Self::BatchRateStream>, Status> {
-        let caller = crate::batch::Caller {
-            deadline: client_deadline(request.metadata()),
-            tenant: Tenant::of(request.remote_addr()),
-            room: crate::admission::WaitingForRoom::of(&request),
-            largest: crate::admission::methods::LargestMessage::of(&request),
-        };
-        let stream = crate::batch::spawn(self.shared.clone(), request.into_inner(), caller);
-        Ok(Response::new(stream))
+        super::sudoku::serve_batch(&self.shared, request)
     }
 
     async fn hint(

@@ -10,7 +10,7 @@ use tonic::{Request, Response, Status, Streaming};
 use tracing::Instrument;
 
 use crate::Shared;
-use crate::admission::WaitingForRoom;
+use crate::admission::streams::StreamRoom;
 use crate::batch::Caller;
 use crate::scheduling::lanes::Tenant;
 use crate::scheduling::pool::{CancelOnDrop, PoolError};
@@ -116,7 +116,7 @@ impl pb::sudoku_server::Sudoku for SudokuService {
         &self,
         request: Request<Streaming<pb::SolveRequest>>,
     ) -> Result<Response<Self::BatchSolveStream>, Status> {
-        self.batch(request)
+        serve_batch(&self.shared, request)
     }
 
     type BatchSolvePackedStream = crate::batch::Answers<pb::PackedAnswers>;
@@ -125,25 +125,22 @@ impl pb::sudoku_server::Sudoku for SudokuService {
         &self,
         request: Request<Streaming<pb::PackedPuzzles>>,
     ) -> Result<Response<Self::BatchSolvePackedStream>, Status> {
-        self.batch(request)
+        serve_batch(&self.shared, request)
     }
 }
 
-impl SudokuService {
-    /// Starts a batch stream of either kind.
-    fn batch<M: crate::batch::Batched>(
-        &self,
-        request: Request<Streaming<M>>,
-    ) -> Result<Response<crate::batch::Answers<M::Answer>>, Status> {
-        let caller = Caller {
-            deadline: client_deadline(request.metadata()),
-            tenant: Tenant::of(request.remote_addr()),
-            room: WaitingForRoom::of(&request),
-            largest: crate::admission::methods::LargestMessage::of(&request),
-        };
-        let stream = crate::batch::spawn(self.shared.clone(), request.into_inner(), caller);
-        Ok(Response::new(stream))
-    }
+/// Starts a batch stream of any kind (BatchSolve, BatchSolvePacked, BatchRate).
+pub(crate) fn serve_batch<M: crate::batch::Batched>(
+    shared: &Arc<Shared>,
+    request: Request<Streaming<M>>,
+) -> Result<Response<crate::batch::Answers<M::Answer>>, Status> {
+    let caller = Caller {
+        deadline: client_deadline(request.metadata()),
+        tenant: Tenant::of(request.remote_addr()),
+        stream: StreamRoom::of(&request),
+    };
+    let stream = crate::batch::spawn(shared.clone(), request.into_inner(), caller);
+    Ok(Response::new(stream))
 }
 
 /// When the solver must stop to answer within the caller's `grpc-timeout`.
