@@ -2,7 +2,7 @@
 //! calls (refused at once when none is free; reflection streams have a count of their own),
 //! and room in the server's receive budget for each request message from its header to its
 //! last byte, or in a one-message call to the body's end (tonic holds the decoded message
-//! until then).
+//! until then); and for a batch stream, its room in the batch room, grown at each header.
 //!
 //! tonic reads and decodes a unary request before its handler runs, and lets HTTP/2 take
 //! more data as it buffers, so a slot taken in the handler would bound nothing: unfinished
@@ -217,11 +217,12 @@ type Acquiring = Pin<Box<dyn Future<Output = Option<OwnedSemaphorePermit>> + Sen
 /// their last byte passes (tonic then decodes them at once, on this thread). A message
 /// without room waits, its header's last byte held back, so tonic neither sees it nor
 /// reserves a buffer for it, and HTTP/2 flow control holds the client; after [`ROOM_WAIT`]
-/// its call is refused RESOURCE_EXHAUSTED. In a client stream room is not held past a
-/// message's last byte: a batch stream's decoded message waiting for its stream's own budget
-/// (its client not reading answers) would otherwise keep every other call waiting (the batch
-/// reader counts such messages itself). A one-message call keeps its message's room until its
-/// body ends: tonic holds the decoded message until then, before the handler runs.
+/// its call is refused RESOURCE_EXHAUSTED. A batch stream's header first grows the stream's
+/// batch room (see [`streams`]). In a client stream receive room is not held past a
+/// message's last byte: a batch stream's decoded message waiting for its share (its client
+/// not reading answers) would otherwise keep every other call waiting, and the batch room
+/// counts it. A one-message call keeps its message's room until its body ends: tonic holds
+/// the decoded message until then, before the handler runs.
 pub(crate) struct Receiving<B> {
     inner: B,
     admission: Arc<Admission>,

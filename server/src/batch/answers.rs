@@ -1,6 +1,6 @@
 //! A batch stream's answers on their way from the solver threads to tonic, in groups stamped
 //! with when they were made: how long the oldest untaken one has waited tells a client that
-//! cannot keep up (see [`super::reclaim`]).
+//! cannot keep up (see [`crate::admission::streams`]).
 
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -511,7 +511,7 @@ impl<M: Batched> Reader<M> {
     }
 
     /// The client's next message, as [`Reader::watch_unless`] waits; meanwhile the stream counts as
-    /// idle, to be closed if a budget needs what it holds (see [`reclaim`]).
+    /// idle, to be closed if another stream needs the room it holds (see [`streams`]).
     async fn next_message(
         &self,
         inbound: &mut Streaming<M>,
@@ -528,7 +528,7 @@ impl<M: Batched> Reader<M> {
 
     /// Runs `work` until it ends, the client leaves, or the stream stalls: it is not stalled
     /// while `waiting_on_others` says so, nor while it has work on the solver threads. Where
-    /// `closable`, it also ends when a budget closes it (see [`reclaim`]).
+    /// `closable`, it also ends when it is closed for room (see [`streams`]).
     async fn watch_unless<T>(
         &self,
         work: impl Future<Output = T>,
