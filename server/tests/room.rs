@@ -333,31 +333,8 @@ async fn a_client_too_slow_for_its_answers_is_closed_to_make_room_for_another_st
     // Another client's stream finds no room at its first header: refused, and room is made
     // for its retry.
     let few = &texts[..1000];
-    let mut refused = 0;
-    let answer = loop {
-        let mut stream = client
-            .batch_solve_packed(tokio_stream::iter([nibbled("busy", few)]))
-            .await
-            .expect("the stream opens")
-            .into_inner();
-        let mut pieces = Vec::new();
-        let end = loop {
-            match stream.message().await {
-                Ok(Some(piece)) => pieces.push(piece),
-                Ok(None) => break None,
-                Err(status) => break Some(status),
-            }
-        };
-        let Some(status) = end else {
-            break pieces;
-        };
-        assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
-        assert!(pieces.is_empty(), "refused before any answer");
-        refused += 1;
-        assert!(refused < 50, "refused {refused} times: no room made");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
-    let mut pieces = answer;
+    // Room is made within 50 tries.
+    let mut pieces = answered_with_retries(&mut client, vec![nibbled("busy", few)], 50).await;
     pieces.sort_by_key(|p| p.first);
     let mut next = 0;
     for piece in &pieces {
@@ -386,7 +363,7 @@ async fn clients_that_keep_up_are_never_closed_however_long_they_wait_for_room()
     let clients = (0..16).map(|c| {
         let mut client = client.clone();
         let messages = tens(&texts, &format!("c{c}-"));
-        tokio::spawn(async move { answered_with_retries(&mut client, messages).await })
+        tokio::spawn(async move { answered_with_retries(&mut client, messages, 300).await })
     });
     for (c, answers) in futures::future::join_all(clients)
         .await
@@ -404,12 +381,14 @@ async fn clients_that_keep_up_are_never_closed_however_long_they_wait_for_room()
 }
 
 /// Every answer to a stream of `messages`, the stream opened again with backoff while it is
-/// refused at the door (RESOURCE_EXHAUSTED before any answer); any other end fails the test.
+/// refused at the door (RESOURCE_EXHAUSTED before any answer), at most `tries` times; any
+/// other end fails the test.
 async fn answered_with_retries(
     client: &mut SudokuClient<Channel>,
     messages: Vec<PackedPuzzles>,
+    tries: u64,
 ) -> Vec<PackedAnswers> {
-    for retry in 0..300u64 {
+    for retry in 0..tries {
         let mut stream = client
             .batch_solve_packed(tokio_stream::iter(messages.clone()))
             .await
@@ -427,5 +406,5 @@ async fn answered_with_retries(
         assert!(answers.is_empty(), "refused at the door, before any answer");
         tokio::time::sleep(Duration::from_millis(20 * retry.min(10))).await;
     }
-    panic!("refused 300 times: the room never came free");
+    panic!("refused {tries} times: no room made");
 }
