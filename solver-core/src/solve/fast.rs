@@ -63,9 +63,14 @@ static OTHER_BANDS: [[u8; 2]; 27] = {
 
 /// A row's 9 bits when exactly one is set, else 0.
 static SINGLE: [u16; 512] = singles();
-/// For the 9-bit triad occupancy of a band (bit 3·row + box), the cells of every triad that
-/// lies on a permutation of occupied triads; 0 when none fits.
-static PERM: [u32; 512] = perms();
+/// For a band mask's [`triad_key`], the cells of every triad that lies on a permutation of
+/// its occupied triads (one triad per row and per box); 0 when none fits.
+static PERM_BY_KEY: [u32; 1 << KEY_BITS] = perms_by_key();
+/// Bits of a [`triad_key`].
+const KEY_BITS: u32 = 10;
+/// A multiplier that maps the 512 possible spread occupancies (bits 9·row + 3·box) to
+/// distinct `KEY_BITS`-bit keys in its product's top bits (found by search).
+const KEY_MAGIC: u32 = 0x51A5_A592;
 
 const fn singles() -> [u16; 512] {
     let mut table = [0u16; 512];
@@ -160,6 +165,35 @@ fn occupancy(m: u32) -> usize {
         | usize::from(TRIADS[(m >> 18) as usize]) << 6
 }
 
+/// A band mask's occupied triads (one bit each, 9·row + 3·box) hashed to `KEY_BITS` bits,
+/// distinct for distinct occupancies: three operations fewer than gathering them.
+#[inline(always)]
+fn triad_key(m: u32) -> usize {
+    let spread = (m | m >> 1 | m >> 2) & lines::TRIAD_BITS;
+    (spread.wrapping_mul(KEY_MAGIC) >> (32 - KEY_BITS)) as usize
+}
+
+const fn perms_by_key() -> [u32; 1 << KEY_BITS] {
+    let perms = perms();
+    let mut table = [0u32; 1 << KEY_BITS];
+    let mut taken = [false; 1 << KEY_BITS];
+    let mut occupied = 0;
+    while occupied < 512 {
+        let mut spread = 0u32;
+        let mut t = 0;
+        while t < 9 {
+            spread |= ((occupied as u32 >> t) & 1) << (3 * t);
+            t += 1;
+        }
+        let key = (spread.wrapping_mul(KEY_MAGIC) >> (32 - KEY_BITS)) as usize;
+        assert!(!taken[key], "two occupancies share a key");
+        taken[key] = true;
+        table[key] = perms[occupied];
+        occupied += 1;
+    }
+    table
+}
+
 /// For the 9-bit triad occupancy of a band, the allowed triads themselves (`PERM` before
 /// spreading to cells).
 const fn perm_triads() -> [u16; 512] {
@@ -186,6 +220,8 @@ const fn perm_triads() -> [u16; 512] {
     table
 }
 
+/// For the 9-bit triad occupancy of a band (bit 3·row + box), the cells of every triad that
+/// lies on a permutation of occupied triads; 0 when none fits.
 const fn perms() -> [u32; 512] {
     let triads = perm_triads();
     let mut table = [0u32; 512];
@@ -335,7 +371,7 @@ impl State {
     #[inline]
     fn update_band(&mut self, idx: usize) -> bool {
         let mut m = self.cand[idx];
-        m &= PERM[occupancy(m)];
+        m &= PERM_BY_KEY[triad_key(m)];
         if m == 0 {
             return false;
         }
