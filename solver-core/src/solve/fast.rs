@@ -194,7 +194,7 @@ const fn perms_by_key() -> [u32; 1 << KEY_BITS] {
     table
 }
 
-/// For the 9-bit triad occupancy of a band, the allowed triads themselves (`PERM` before
+/// For the 9-bit triad occupancy of a band, the allowed triads themselves ([`perms`] before
 /// spreading to cells).
 const fn perm_triads() -> [u16; 512] {
     let mut table = [0u16; 512];
