@@ -118,6 +118,20 @@ const OPEN_BAND: u32 = 27;
 /// Configurations of a digit in a band or stack by how many minirows or minicolumns it may
 /// still take there, once those are closed over permutations (4 cannot occur).
 const CONFIG_COUNT: [u8; 10] = [0, 0, 0, 1, 2, 2, 2, 3, 4, 6];
+/// `CONFIG_COUNT` shifted to band or stack `line`'s byte of a packed total.
+static CONFIG_TOTALS: [[u64; 10]; 6] = {
+    let mut table = [[0u64; 10]; 6];
+    let mut line = 0;
+    while line < 6 {
+        let mut n = 0;
+        while n < 10 {
+            table[line][n] = (CONFIG_COUNT[n] as u64) << (8 * line);
+            n += 1;
+        }
+        line += 1;
+    }
+    table
+};
 /// The cells of each of the six `ORDERS`' triads.
 static CONFIG_CELLS: [u32; 6] = config_cells();
 
@@ -155,6 +169,18 @@ const fn config_cells() -> [u32; 6] {
         p += 1;
     }
     table
+}
+
+/// How many minirows (band `line` < 3) or minicolumns (stack `line` - 3) a digit with
+/// `Lines` masks `rows` and `cols` may still take there.
+#[inline(always)]
+fn line_triads(rows: u32, cols: u32, line: usize) -> usize {
+    let x = if line < 3 {
+        rows & (lines::TRIAD_BITS << line)
+    } else {
+        cols & (BOX << (3 * (line - 3)))
+    };
+    x.count_ones() as usize
 }
 
 /// Which triads of a band a digit's cells touch, as 9 bits (bit 3·row + box).
@@ -528,28 +554,34 @@ impl State {
     /// in all, the digit with the fewest, two or more. `None` when every digit's triads are
     /// settled in every band and stack.
     fn pick_configs(&self, lines: &Lines) -> Option<Split> {
-        let mut counts = [[0u8; 9]; 6];
-        let mut totals = [0u32; 6];
-        for d in 0..9 {
+        // Per band and stack a byte of the total (at most 9 digits × 6 configurations).
+        let mut totals = 0u64;
+        for (&rows, &cols) in lines.rows.iter().zip(&lines.cols) {
             for b in 0..3 {
-                let n =
-                    CONFIG_COUNT[(lines.rows[d] & (lines::TRIAD_BITS << b)).count_ones() as usize];
-                counts[b][d] = n;
-                totals[b] += u32::from(n);
-                let n = CONFIG_COUNT[(lines.cols[d] & (BOX << (3 * b))).count_ones() as usize];
-                counts[3 + b][d] = n;
-                totals[3 + b] += u32::from(n);
+                let band = (rows & lines::TRIAD_BITS << b).count_ones() as usize;
+                let stack = (cols & BOX << (3 * b)).count_ones() as usize;
+                totals += CONFIG_TOTALS[b][band] + CONFIG_TOTALS[3 + b][stack];
             }
         }
         // Nine settled digits make 9; the least open band or stack settles soonest.
-        let (total, line) = totals
-            .iter()
-            .enumerate()
-            .filter(|&(_, &t)| t > 9)
-            .map(|(b, &t)| (t, b))
-            .min()?;
+        let mut best = (u32::MAX, 0);
+        for line in 0..6 {
+            let t = (totals >> (8 * line)) as u32 & 0xFF;
+            if t > 9 && t < best.0 {
+                best = (t, line);
+            }
+        }
+        let (total, line) = best;
+        if total == u32::MAX {
+            return None;
+        }
         let (n, digit) = (0..9)
-            .map(|d| (counts[line][d], d))
+            .map(|d| {
+                (
+                    CONFIG_COUNT[line_triads(lines.rows[d], lines.cols[d], line)],
+                    d,
+                )
+            })
             .filter(|&(n, _)| n > 1)
             .min()?;
         // In an open band a digit of three or more is left to cell branches: committing many
