@@ -304,9 +304,6 @@ struct State {
     dirty: u32,
     /// Cells not yet placed, per band.
     unsolved: [u32; 3],
-    /// Open cells with exactly two candidates, per band, as of the last naked-singles pass;
-    /// current whenever propagation has just ended.
-    pairs: [u32; 3],
 }
 
 impl State {
@@ -315,7 +312,6 @@ impl State {
             cand: [BAND; 27],
             dirty: (1 << 27) - 1,
             unsolved: [BAND; 3],
-            pairs: [0; 3],
         };
         // Givens are eliminated here, in one go, so the first propagation starts from
         // settled cells instead of rediscovering each as a row single. Plain masking rather
@@ -364,7 +360,6 @@ impl State {
             cand,
             dirty: (1 << 27) - 1,
             unsolved: placed.map(|p| BAND & !p),
-            pairs: [0; 3],
         }
     }
 
@@ -459,13 +454,11 @@ impl State {
     fn naked_singles(&mut self) -> Option<bool> {
         let mut progress = false;
         for band in 0..3 {
-            let (ones, twos, threes) = band_counts(&self.cand, band);
+            let (ones, twos, _) = band_counts(&self.cand, band);
             let unsolved = self.unsolved[band];
             if unsolved & !ones != 0 {
                 return None;
             }
-            // Kept for `pick`: if this pass places nothing, nothing changes before it.
-            self.pairs[band] = twos & !threes & unsolved;
             let singles = unsolved & !twos;
             if singles == 0 {
                 continue;
@@ -521,7 +514,8 @@ impl State {
         let mut fallback = None;
         for band in 0..3 {
             let unsolved = self.unsolved[band];
-            let mut pairs = self.pairs[band];
+            let (_, twos, threes) = band_counts(&self.cand, band);
+            let mut pairs = twos & !threes & unsolved;
             while pairs != 0 {
                 let cell = pairs & pairs.wrapping_neg();
                 pairs &= pairs - 1;
