@@ -61,8 +61,6 @@ static OTHER_BANDS: [[u8; 2]; 27] = {
     table
 };
 
-/// A row's 9 bits when exactly one is set, else 0.
-static SINGLE: [u16; 512] = singles();
 /// For a band mask's [`triad_key`], the cells of every triad that lies on a permutation of
 /// its occupied triads (one triad per row and per box); 0 when none fits.
 static PERM_BY_KEY: [u32; 1 << KEY_BITS] = perms_by_key();
@@ -71,18 +69,6 @@ const KEY_BITS: u32 = 10;
 /// A multiplier that maps the 512 possible spread occupancies (bits 9·row + 3·box) to
 /// distinct `KEY_BITS`-bit keys in its product's top bits (found by search).
 const KEY_MAGIC: u32 = 0x51A5_A592;
-
-const fn singles() -> [u16; 512] {
-    let mut table = [0u16; 512];
-    let mut x: usize = 0;
-    while x < 512 {
-        if x.count_ones() == 1 {
-            table[x] = x as u16;
-        }
-        x += 1;
-    }
-    table
-}
 
 const fn triads() -> [u8; 512] {
     let mut table = [0u8; 512];
@@ -404,9 +390,11 @@ impl State {
             // The digit is placed in all three rows: nothing new to find.
             return true;
         }
-        let single = |x: u32| u32::from(SINGLE[x as usize]);
-        let new =
-            open & (single(m & 0x1FF) | single((m >> 9) & 0x1FF) << 9 | single(m >> 18) << 18);
+        // Every row keeps a cell (a permutation fits), so subtracting one per row borrows
+        // within rows only, and a row's bits survive `m & (m - 1)` unless it holds one cell.
+        let crowded = m & m.wrapping_sub(COLS);
+        let lone = |row: u32| if crowded & row == 0 { row } else { 0 };
+        let new = open & (lone(ROW[0]) | lone(ROW[1]) | lone(ROW[2]));
         if new != 0 {
             self.unsolved[band] &= !new;
             self.clear_cells(band, new);
