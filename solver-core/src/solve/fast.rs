@@ -451,9 +451,14 @@ impl State {
             if singles == 0 {
                 continue;
             }
-            for d in 0..9 {
-                let hits = singles & self.cand[9 * band + d];
-                if hits != 0 && !self.restrict_rows(9 * band + d, hits) {
+            // Which digits hold the singles, found without a branch per digit: which ones do
+            // is unpredictable.
+            let hits: [u32; 9] = std::array::from_fn(|d| singles & self.cand[9 * band + d]);
+            let mut digits = (0..9).fold(0u32, |a, d| a | u32::from(hits[d] != 0) << d);
+            while digits != 0 {
+                let d = digits.trailing_zeros() as usize;
+                digits &= digits - 1;
+                if !self.restrict_rows(9 * band + d, hits[d]) {
                     return None;
                 }
             }
