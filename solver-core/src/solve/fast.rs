@@ -11,7 +11,7 @@
 //! ```
 //!
 //! In a band a digit takes one triad (row ∩ box) per row and per box, a 3×3 permutation.
-//! One table lookup (`PERM`) keeps only triads that fit some permutation: box/line claims and
+//! One table lookup (`PERM_BY_KEY`) keeps only triads that fit some permutation: box/line claims and
 //! pointing pairs inside the band at once. A row left with one cell places the digit there;
 //! naked singles and hidden singles in columns feed the same loop. When those stall, the line
 //! rules ([`lines`]) run the same rule sideways on stacks and use that each minirow and
