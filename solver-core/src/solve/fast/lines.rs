@@ -35,8 +35,9 @@ impl Lines {
     }
 }
 
-/// Bit-sliced counts of nine digits per bit, up to four.
-#[derive(Default)]
+/// Bit-sliced counts of nine digits per bit, up to four: each field holds the bits counted
+/// at least that often.
+#[derive(Default, Debug, PartialEq, Eq)]
 struct Counts {
     one: u64,
     two: u64,
@@ -57,6 +58,19 @@ impl Counts {
         self.three & !self.four
     }
 }
+
+/// How often each bit of `rows[d] | cols[d] << 32` is set over the nine digits.
+#[cfg(any(test, not(target_arch = "x86_64")))]
+fn tally_scalar(rows: &[u32; 9], cols: &[u32; 9]) -> Counts {
+    let mut counts = Counts::default();
+    for (&r, &c) in rows.iter().zip(cols) {
+        counts.add(u64::from(r) | u64::from(c) << 32);
+    }
+    counts
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+use tally_scalar as tally;
 
 /// A band's minirows (bits 9·row + 3·box) from its cells.
 #[inline(always)]
@@ -119,20 +133,21 @@ fn digit_certain(rows: u32, cols: u32) -> (u32, u32) {
 use {certain_scalar as certain, minilines_scalar as minilines};
 
 #[cfg(target_arch = "x86_64")]
-use sse2::{certain, minilines, stack_rule};
+use sse2::{certain, minilines, stack_rule, tally};
 
 /// [`minilines_scalar`] and [`certain_scalar`] four digits at a time (digits 0–3 and 4–7 in
 /// SSE2 lanes, digit 8 alone): the line rules run at every search node.
 #[cfg(target_arch = "x86_64")]
 mod sse2 {
     use std::arch::x86_64::{
-        __m128i, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi32, _mm_loadu_si128,
-        _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi32, _mm_setzero_si128, _mm_slli_epi32,
-        _mm_srli_epi32, _mm_storeu_si128,
+        __m128i, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi32, _mm_cvtsi128_si64,
+        _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi32, _mm_setzero_si128,
+        _mm_slli_epi32, _mm_srli_epi32, _mm_storeu_si128, _mm_unpackhi_epi32, _mm_unpackhi_epi64,
+        _mm_unpacklo_epi32,
     };
 
     use super::{
-        AFTER_HIGH, AFTER_LOW, ALL, BOX, NEXT_HIGH, NEXT_LOW, TRIAD_BITS, digit_certain,
+        AFTER_HIGH, AFTER_LOW, ALL, BOX, Counts, NEXT_HIGH, NEXT_LOW, TRIAD_BITS, digit_certain,
         digit_minilines, digit_stack_rule,
     };
 
@@ -268,6 +283,49 @@ mod sse2 {
         Some(out)
     }
 
+    /// [`super::tally_scalar`] two digits per register (rows and columns interleaved into
+    /// 64-bit lanes), the two lanes' counts added at the end.
+    pub(super) fn tally(rows: &[u32; 9], cols: &[u32; 9]) -> Counts {
+        // SAFETY: SSE2 is part of x86_64; register operations only.
+        let lanes = unsafe {
+            let (r0, r1) = (load(rows, 0), load(rows, 4));
+            let (c0, c1) = (load(cols, 0), load(cols, 4));
+            let pairs = [
+                _mm_unpackhi_epi32(r0, c0),
+                _mm_unpacklo_epi32(r1, c1),
+                _mm_unpackhi_epi32(r1, c1),
+            ];
+            let mut one = _mm_unpacklo_epi32(r0, c0);
+            let (mut two, mut three, mut four) = (
+                _mm_setzero_si128(),
+                _mm_setzero_si128(),
+                _mm_setzero_si128(),
+            );
+            for x in pairs {
+                four = _mm_or_si128(four, _mm_and_si128(three, x));
+                three = _mm_or_si128(three, _mm_and_si128(two, x));
+                two = _mm_or_si128(two, _mm_and_si128(one, x));
+                one = _mm_or_si128(one, x);
+            }
+            let split = |v: __m128i| {
+                (
+                    _mm_cvtsi128_si64(v) as u64,
+                    _mm_cvtsi128_si64(_mm_unpackhi_epi64(v, v)) as u64,
+                )
+            };
+            [split(one), split(two), split(three), split(four)]
+        };
+        let [(o1, o2), (t1, t2), (h1, h2), (f1, f2)] = lanes;
+        let mut counts = Counts {
+            one: o1 | o2,
+            two: t1 | t2 | (o1 & o2),
+            three: h1 | h2 | (t1 & o2) | (o1 & t2),
+            four: f1 | f2 | (h1 & o2) | (o1 & h2) | (t1 & t2),
+        };
+        counts.add(u64::from(rows[8]) | u64::from(cols[8]) << 32);
+        counts
+    }
+
     pub(super) fn certain(rows: &[u32; 9], cols: &[u32; 9]) -> ([u32; 9], [u32; 9]) {
         let (mut rows_certain, mut cols_certain) = ([0; 9], [0; 9]);
         for at in [0, 4] {
@@ -366,15 +424,8 @@ impl State {
         }
         let lines = Lines { rows, cols };
         let (rows_certain, cols_certain) = certain(&lines.rows, &lines.cols);
-        let mut locked = [0u64; 9];
-        let (mut possible, mut certain) = (Counts::default(), Counts::default());
-        for (d, locked) in locked.iter_mut().enumerate() {
-            let x = u64::from(lines.rows[d]) | u64::from(lines.cols[d]) << 32;
-            let y = u64::from(rows_certain[d]) | u64::from(cols_certain[d]) << 32;
-            possible.add(x);
-            certain.add(y);
-            *locked = y;
-        }
+        let possible = tally(&lines.rows, &lines.cols);
+        let certain = tally(&rows_certain, &cols_certain);
         let every = u64::from(ALL) | u64::from(ALL) << 32;
         if possible.three != every || certain.four != 0 {
             return None;
@@ -382,8 +433,9 @@ impl State {
         let (only_three, full) = (possible.exactly_three(), certain.exactly_three());
         // A minirow or minicolumn with three digits possible and three certain is settled.
         if only_three ^ full != 0 {
-            for (d, &locked) in locked.iter().enumerate() {
+            for d in 0..9 {
                 let x = u64::from(lines.rows[d]) | u64::from(lines.cols[d]) << 32;
+                let locked = u64::from(rows_certain[d]) | u64::from(cols_certain[d]) << 32;
                 let need = x & only_three & !locked;
                 let out = x & full & !locked;
                 if need | out != 0 {
@@ -467,6 +519,15 @@ mod tests {
         fn sse2_stack_rule_matches_the_scalar_one(cand in cands()) {
             let (_, cols) = minilines_scalar(&cand);
             prop_assert_eq!(stack_rule(&cols), stack_rule_scalar(&cols));
+        }
+
+        #[test]
+        fn sse2_tally_matches_the_scalar_one(a in cands(), b in cands()) {
+            let (rows, _) = minilines_scalar(&a);
+            let (_, cols) = minilines_scalar(&b);
+            prop_assert_eq!(tally(&rows, &cols), tally_scalar(&rows, &cols));
+            let (rows, cols) = certain_scalar(&rows, &cols);
+            prop_assert_eq!(tally(&rows, &cols), tally_scalar(&rows, &cols));
         }
 
         #[test]
