@@ -196,11 +196,14 @@ impl<'r> Generator<'r> {
                 budget: None,
                 ..checks.clone()
             };
-            let guesses = match carve::check_counting(options.shape, &carved.cells, &unbudgeted) {
-                (carve::Check::Unique, guesses) => guesses,
-                (carve::Check::Stopped(reason), _) => return Err(self.stopped(reason, attempts)),
-                (carve::Check::NotUnique, _) => continue,
-            };
+            let guesses =
+                match carve::uniqueness_counting(options.shape, &carved.cells, &unbudgeted) {
+                    (carve::Uniqueness::Unique, guesses) => guesses,
+                    (carve::Uniqueness::Stopped(reason), _) => {
+                        return Err(self.stopped(reason, attempts));
+                    }
+                    (carve::Uniqueness::NotUnique, _) => continue,
+                };
             if self.out_of_band(guesses) {
                 continue;
             }
