@@ -3,8 +3,7 @@
 
 use std::fmt;
 
-use crate::error::{GridError, House};
-use crate::grid::{Grid, Shape, Value, in_range};
+use crate::grid::{Grid, GridError, House, Shape, Value, in_range};
 
 /// A digit in a cell; row and column are 1-based.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -20,7 +20,6 @@
 #![deny(missing_docs)]
 
 mod check;
-mod error;
 mod format;
 mod generate;
 mod grid;
@@ -29,11 +28,12 @@ mod parse;
 mod solve;
 
 pub use check::{Check, Conflict, Entries, Entry};
-pub use error::{Cell, GridError, House, SolveError};
 pub use generate::{
     DEFAULT_ATTEMPTS, GenerateError, GenerateOptions, Generated, Generator, LARGE_GRID_FLOOR,
     Rater, SeRater, Symmetry, UnknownSymmetry, level_band, next_seed,
 };
-pub use grid::{Grid, Shape, Value};
+pub use grid::{Cell, Grid, GridError, House, Shape, Value};
 pub use parse::{parse, parse_entries};
-pub use solve::{Algorithm, Options, Outcome, Report, Stats, StopReason, solve, solve_until};
+pub use solve::{
+    Algorithm, Options, Outcome, Report, SolveError, Stats, StopReason, solve, solve_until,
+};

@@ -11,8 +11,7 @@
 use std::str::FromStr;
 
 use crate::check::Entries;
-use crate::error::{Cell, GridError};
-use crate::grid::{Grid, Shape};
+use crate::grid::{Cell, Grid, GridError, Shape};
 
 /// One cell's text before it is decoded, kept so errors can quote it.
 enum Raw<'a> {

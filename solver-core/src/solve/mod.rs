@@ -2,16 +2,17 @@
 
 mod backtrack;
 mod control;
+mod error;
 mod fast;
 mod general;
 mod options;
 
 use std::time::{Duration, Instant};
 
+pub use error::SolveError;
 pub(crate) use fast::Givens;
 pub use options::{Algorithm, Options};
 
-use crate::error::SolveError;
 use crate::grid::{Grid, Shape};
 use control::Control;
 
