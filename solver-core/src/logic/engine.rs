@@ -3,12 +3,12 @@
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
+use super::RateOptions;
 use super::board::Candidates;
 use super::step::Found;
 use super::step::Technique;
-use super::{
-    RateOptions, fish, grouped, locked, loops, named, singles, strong, subsets, turbot, unique,
-    wings, wxyz,
+use super::techniques::{
+    fish, grouped, locked, loops, named, singles, strong, subsets, turbot, unique, wings, wxyz,
 };
 use crate::StopReason;
 

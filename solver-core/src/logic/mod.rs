@@ -52,23 +52,10 @@
 mod board;
 mod chain;
 mod engine;
-mod fish;
-mod grouped;
-mod house_memo;
-mod locked;
-mod loops;
-mod named;
-mod per_digit;
 mod rating;
-mod singles;
 mod step;
-mod strong;
-mod subsets;
-mod turbot;
-mod unique;
-mod wings;
+mod techniques;
 mod wording;
-mod wxyz;
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
