@@ -10,8 +10,9 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+use solver_core::Shape;
+use solver_core::generate::{GenerateOptions, Generator, SeRater, Symmetry, level_band};
 use solver_core::logic::Level;
-use solver_core::{GenerateOptions, Generator, SeRater, Shape, Symmetry, level_band};
 use sudoku::Sudoku;
 use sudoku::Symmetry as TheirSymmetry;
 
@@ -167,7 +168,7 @@ fn levels() {
                     made += 1;
                     attempts += g.attempts;
                 }
-                Err(solver_core::GenerateError::Stopped { attempts: a, .. }) => {
+                Err(solver_core::generate::GenerateError::Stopped { attempts: a, .. }) => {
                     attempts += a;
                     break;
                 }

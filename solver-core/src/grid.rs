@@ -3,11 +3,15 @@
 
 mod cell;
 mod error;
+mod format;
+mod parse;
 
 use std::fmt;
 
 pub use cell::{Cell, House};
 pub use error::GridError;
+pub use parse::parse;
+pub(crate) use parse::parse_values;
 
 /// The box shape of a grid: `box_rows × box_cols` cells per box, side `box_rows · box_cols`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

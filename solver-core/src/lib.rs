@@ -1,7 +1,12 @@
 //! Sudoku grids of any box shape, their text forms, and solvers.
 //!
+//! The crate root holds the everyday names: a [`Grid`] and its [`Shape`], [`solve()`] with its
+//! [`Options`] and [`Report`]. The rest is found by domain: [`grid`] (cells, houses, parsing),
+//! [`mod@solve`] (algorithms, statistics), [`logic`] (rating, hints, explanations), [`generate`]
+//! (puzzles made to order) and [`check`] (a player's grid, repeats and all).
+//!
 //! ```
-//! use solver_core::{solve, Grid, Options, Outcome};
+//! use solver_core::{Grid, Options, Outcome, solve};
 //!
 //! let puzzle: Grid = "3.65.84..52........87....31..3.1..8.9..863..5.5..9.6..13....25........74..52.63.."
 //!     .parse()
@@ -19,21 +24,11 @@
 //! ```
 #![deny(missing_docs)]
 
-mod check;
-mod format;
-mod generate;
-mod grid;
+pub mod check;
+pub mod generate;
+pub mod grid;
 pub mod logic;
-mod parse;
-mod solve;
+pub mod solve;
 
-pub use check::{Check, Conflict, Entries, Entry};
-pub use generate::{
-    DEFAULT_ATTEMPTS, GenerateError, GenerateOptions, Generated, Generator, LARGE_GRID_FLOOR,
-    Rater, SeRater, Symmetry, UnknownSymmetry, level_band, next_seed,
-};
-pub use grid::{Cell, Grid, GridError, House, Shape, Value};
-pub use parse::{parse, parse_entries};
-pub use solve::{
-    Algorithm, Options, Outcome, Report, SolveError, Stats, StopReason, solve, solve_until,
-};
+pub use grid::{Grid, GridError, Shape};
+pub use solve::{Options, Outcome, Report, SolveError, StopReason, solve};

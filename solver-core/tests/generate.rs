@@ -5,10 +5,10 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use solver_core::{
-    GenerateError, GenerateOptions, Generated, Generator, Grid, LARGE_GRID_FLOOR, Options, Outcome,
-    Shape, StopReason, Symmetry, next_seed, solve,
+use solver_core::generate::{
+    GenerateError, GenerateOptions, Generated, Generator, LARGE_GRID_FLOOR, Symmetry, next_seed,
 };
+use solver_core::{Grid, Options, Outcome, Shape, StopReason, solve};
 
 fn shape(r: usize, c: usize) -> Shape {
     Shape::new(r, c).expect("a supported shape")
@@ -282,8 +282,8 @@ fn limits_end_generation_with_a_clear_error() {
 
 #[test]
 fn level_targets_are_met_by_our_rater() {
+    use solver_core::generate::{SeRater, level_band};
     use solver_core::logic::{Level, RateOptions, rate};
-    use solver_core::{SeRater, level_band};
 
     let rater = SeRater::default();
     for (level, count) in [(Level::Easy, 3), (Level::Medium, 2), (Level::Hard, 2)] {
@@ -308,8 +308,8 @@ fn level_targets_are_met_by_our_rater() {
 
 #[test]
 fn extreme_and_hardest_come_within_the_default_attempts() {
+    use solver_core::generate::{SeRater, level_band};
     use solver_core::logic::{Level, RateOptions, rate};
-    use solver_core::{SeRater, level_band};
 
     let rater = SeRater::default();
     for level in [Level::Extreme, Level::Hardest] {
@@ -328,8 +328,8 @@ fn extreme_and_hardest_come_within_the_default_attempts() {
 
 #[test]
 fn sixteen_by_sixteen_levels_are_met_by_handing_givens_back() {
+    use solver_core::generate::{SeRater, level_band};
     use solver_core::logic::{Level, RateOptions, rate};
-    use solver_core::{SeRater, level_band};
 
     // Carved as far as uniqueness allows, a 16x16 puzzle is mostly one the engine cannot
     // finish (its chains are 9x9 only): givens come back until it rates in the band.

@@ -9,10 +9,11 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
+use solver_core::check::{Entries, Entry};
 use solver_core::logic::{
     Candidates, End, LogicError, RateOptions, Step, Technique, explain, hint, rate,
 };
-use solver_core::{Entries, Entry, Grid, Options, Outcome, Shape, StopReason, solve};
+use solver_core::{Grid, Options, Outcome, Shape, StopReason, solve};
 use support::{Rng, Symmetry, data_dir, unique_puzzle};
 
 /// `(puzzle, SE rating in tenths)` from the rated file; `None` (loudly) when it is missing.

@@ -4,11 +4,11 @@ use std::ops::RangeInclusive;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use solver_core::logic::{Level, RateOptions};
-use solver_core::{
-    GenerateError, GenerateOptions, Generated, Generator, Rater, SeRater, Shape, StopReason,
-    Symmetry, next_seed,
+use solver_core::generate::{
+    GenerateError, GenerateOptions, Generated, Generator, Rater, SeRater, Symmetry, next_seed,
 };
+use solver_core::logic::{Level, RateOptions};
+use solver_core::{Shape, StopReason};
 use sudoku_proto::{grid_to_pb, pb};
 use tokio::sync::mpsc;
 use tonic::{Code, Status};

@@ -4,8 +4,9 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use solver_core::check::Entries;
 use solver_core::logic::{self, LogicError, RateOptions};
-use solver_core::{Entries, Grid, Outcome, Shape, StopReason};
+use solver_core::{Grid, Outcome, Shape, StopReason};
 use sudoku_proto::{entries_from_pb, grid_from_pb, pb, rating_to_pb, verdict_of};
 use tokio::sync::mpsc;
 use tonic::{Request, Response, Status, Streaming};

@@ -415,7 +415,7 @@ fn solve_job(
         if job.fault_panic() {
             panic!("fault injected by a test");
         }
-        solver_core::solve_until(&job.grid, options, start, deadline)
+        solver_core::solve::solve_until(&job.grid, options, start, deadline)
     });
     let solution = match solution {
         Ok(solution) => solution,
@@ -522,7 +522,7 @@ mod tests {
         // prove that, so it must leave the executor.
         let empty = grid(&".".repeat(81));
         let options = Options {
-            algorithm: solver_core::Algorithm::Backtracking,
+            algorithm: solver_core::solve::Algorithm::Backtracking,
             ..Options::default()
         };
         assert!(pool().try_inline(&empty, &options).is_none());
@@ -559,7 +559,7 @@ mod tests {
         let pool = pool();
         let hard = grid(&".".repeat(81));
         let options = Options {
-            algorithm: solver_core::Algorithm::Backtracking,
+            algorithm: solver_core::solve::Algorithm::Backtracking,
             ..Options::default()
         };
         for _ in 0..INLINE_MISSES {
@@ -597,7 +597,7 @@ mod tests {
     fn a_callers_small_budget_is_final_inline() {
         let empty = grid(&".".repeat(81));
         let options = Options {
-            algorithm: solver_core::Algorithm::Backtracking,
+            algorithm: solver_core::solve::Algorithm::Backtracking,
             budget: Some(5),
             ..Options::default()
         };
@@ -741,7 +741,7 @@ mod tests {
                 Job::new(
                     empty.clone(),
                     Options {
-                        algorithm: solver_core::Algorithm::Backtracking,
+                        algorithm: solver_core::solve::Algorithm::Backtracking,
                         ..Options::default()
                     },
                     Duration::from_secs(10),

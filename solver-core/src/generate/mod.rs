@@ -12,7 +12,8 @@
 //! grids each; the rater's [`Rater::guesses`] spares most of the ratings).
 //!
 //! ```
-//! use solver_core::{GenerateOptions, Generator, Outcome, Options, solve};
+//! use solver_core::{Outcome, Options, solve};
+//! use solver_core::generate::{GenerateOptions, Generator};
 //!
 //! let options = GenerateOptions { minimal: true, seed: 7, ..GenerateOptions::default() };
 //! for made in Generator::new(options, None).expect("a valid request").take(2) {

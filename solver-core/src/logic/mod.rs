@@ -1,5 +1,5 @@
 //! Human-style solving: rate a puzzle on the Sudoku Explainer (SE) scale, give the next hint,
-//! explain a whole solve. (Checking a player's grid is [`crate::Entries::check`].)
+//! explain a whole solve. (Checking a player's grid is [`crate::check::Entries::check`].)
 //!
 //! The engine works on a [`Candidates`] grid and always applies the simplest technique that
 //! makes progress, in SE's order of difficulty; a puzzle's rating is its hardest step's.
