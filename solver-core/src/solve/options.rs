@@ -38,7 +38,7 @@ impl fmt::Display for Algorithm {
     }
 }
 
-/// Options for [`solve`](crate::solve).
+/// Options for [`solve`](crate::solve()).
 #[derive(Debug, Clone)]
 pub struct Options {
     /// Solutions to look for: 1 = any (fastest), 2 = prove uniqueness (default), N = count to N.
