@@ -16,7 +16,7 @@
 //! assert!(grid.is_solution_of(&puzzle));
 //!
 //! // Any one solution, within a guess budget: options read as a sentence.
-//! let quick = solve(&puzzle, &Options::default().max_solutions(1).budget(1_000))
+//! let quick = solve(&puzzle, &Options::default().max_solutions(1).max_guesses(1_000))
 //!     .expect("9x9 is supported");
 //! assert!(quick.outcome.grid().is_some_and(|g| g.is_solution_of(&puzzle)));
 //! // Cells go in and come out as the same integers.
@@ -27,8 +27,10 @@
 pub mod check;
 pub mod generate;
 pub mod grid;
+mod limits;
 pub mod logic;
 pub mod solve;
 
 pub use grid::{Grid, GridError, Shape};
-pub use solve::{Options, Outcome, Report, SolveError, StopReason, solve};
+pub use limits::{Limits, StopReason};
+pub use solve::{Options, Outcome, Report, SolveError, solve};

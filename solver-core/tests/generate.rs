@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use solver_core::generate::{
     GenerateError, GenerateOptions, Generated, Generator, LARGE_GRID_FLOOR, Symmetry, next_seed,
 };
-use solver_core::{Grid, Options, Outcome, Shape, StopReason, solve};
+use solver_core::{Grid, Limits, Options, Outcome, Shape, StopReason, solve};
 
 fn shape(r: usize, c: usize) -> Shape {
     Shape::new(r, c).expect("a supported shape")
@@ -234,8 +234,11 @@ fn limits_end_generation_with_a_clear_error() {
     let never = |_: &Grid| Some(0u16);
     let options = GenerateOptions {
         rating: Some(100..=110),
-        attempts: None,
-        deadline: Some(Instant::now() + Duration::from_millis(200)),
+        max_attempts: None,
+        limits: Limits {
+            deadline: Some(Instant::now() + Duration::from_millis(200)),
+            ..Limits::default()
+        },
         ..GenerateOptions::default()
     };
     let err = Generator::new(options.clone(), Some(&never))
@@ -258,8 +261,10 @@ fn limits_end_generation_with_a_clear_error() {
 
     let cancel = Arc::new(AtomicBool::new(true));
     let cancelled = GenerateOptions {
-        deadline: None,
-        cancel: Some(cancel),
+        limits: Limits {
+            deadline: None,
+            cancel: Some(cancel),
+        },
         ..options
     };
     let err = Generator::new(cancelled, Some(&never))
@@ -343,7 +348,7 @@ fn sixteen_by_sixteen_levels_are_met_by_handing_givens_back() {
             shape: shape(4, 4),
             symmetry,
             rating: Some(band.clone()),
-            attempts: Some(20),
+            max_attempts: Some(20),
             seed: 8,
             ..GenerateOptions::default()
         };

@@ -116,7 +116,7 @@ impl Batched for pb::PackedPuzzles {
             // Refused options refuse every puzzle of the message, each with the reason.
             let options = options
                 .map(|mut options| {
-                    options.cancel = Some(to.cancel.clone());
+                    options.limits.cancel = Some(to.cancel.clone());
                     options
                 })
                 .map_err(|e| e.to_pb());

@@ -14,7 +14,8 @@
 
 use super::classic::Classic;
 use crate::grid::{Grid, Shape};
-use crate::solve::{Givens, Options, Outcome, StopReason, count_classic, solve};
+use crate::limits::StopReason;
+use crate::solve::{Givens, Options, Outcome, count_classic, solve};
 
 /// What a uniqueness check found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,7 +4,8 @@
 
 use super::carve::Uniqueness;
 use super::unavoidable::{Cells, Unavoidable};
-use crate::solve::{Givens, Options, StopReason, count_classic};
+use crate::limits::StopReason;
+use crate::solve::{Givens, Options, count_classic};
 
 /// A puzzle being carved out of a 9×9 solution.
 pub(super) struct Classic {

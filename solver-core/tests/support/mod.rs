@@ -131,7 +131,7 @@ pub fn unique_puzzle(shape: Shape, keep: usize, rng: &mut Rng) -> Grid {
     rng.shuffle(&mut order);
     let mut left = cells.len();
     let options = Options {
-        budget: Some(2_000),
+        max_guesses: Some(2_000),
         ..Options::default()
     };
     for i in order {
