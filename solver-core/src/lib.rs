@@ -1,7 +1,8 @@
 //! Sudoku grids of any box shape, their text forms, and solvers.
 //!
 //! The crate root holds the everyday names: a [`Grid`] and its [`Shape`], [`solve()`] with its
-//! [`Options`] and [`Report`]. The rest is found by domain: [`grid`] (cells, houses, parsing),
+//! [`Options`] and [`Report`], and the [`Limits`] that stop solving, rating and generating
+//! alike. The rest is found by domain: [`grid`] (cells, houses, parsing),
 //! [`mod@solve`] (algorithms, statistics), [`logic`] (rating, hints, explanations), [`generate`]
 //! (puzzles made to order) and [`check`] (a player's grid, repeats and all).
 //!

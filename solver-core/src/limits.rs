@@ -46,3 +46,23 @@ impl Limits {
         None
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cancel_flag_comes_before_the_deadline() {
+        assert_eq!(Limits::default().reached(), None);
+        let flag = Arc::new(AtomicBool::new(false));
+        let mut limits = Limits {
+            deadline: Some(Instant::now()),
+            cancel: Some(flag.clone()),
+        };
+        assert_eq!(limits.reached(), Some(StopReason::Deadline));
+        flag.store(true, Ordering::Relaxed);
+        assert_eq!(limits.reached(), Some(StopReason::Cancelled));
+        limits.deadline = None;
+        assert_eq!(limits.reached(), Some(StopReason::Cancelled));
+    }
+}
