@@ -656,7 +656,7 @@ async fn open_streams_do_not_keep_large_buffers_beyond_the_budget() {
     let (idle, now, turned_away) = kept_buffers_attack(16).await;
     assert_eq!(
         turned_away, 0,
-        "16 streams keep 82 MiB, within the 128 MiB budget"
+        "16 streams take about 98 MiB, within the 192 MiB batch room"
     );
     assert_rss_within(idle, now, 160, "RSS");
     let (idle, now, turned_away) = kept_buffers_attack(64).await;
@@ -728,7 +728,7 @@ async fn padded_messages_attack(streams: usize) -> (u64, u64, usize) {
             Ok(None) => panic!("the stream ended without an answer"),
             Err(status) => {
                 // A 4 MB BatchSolve message is more than the method takes: refused as it
-                // expands, before the kept budget is asked.
+                // expands, before its stream's room grows for it.
                 if status.code() == tonic::Code::OutOfRange {
                     assert!(
                         status.message().contains("bytes BatchSolve takes")

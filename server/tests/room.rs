@@ -200,7 +200,7 @@ async fn a_header_the_server_refuses_charges_nothing() {
 
 /// A server whose streams may be closed once their clients have left answers untaken for
 /// 200 ms, with `room` bytes for what all streams hold and `stream` for one's share.
-fn buffered_budget(room: usize, stream: usize) -> Config {
+fn batch_room(room: usize, stream: usize) -> Config {
     Config {
         max_batch_bytes: room,
         max_stream_bytes: stream,
@@ -311,7 +311,7 @@ async fn a_client_too_slow_for_its_answers_is_closed_when_others_wait_for_their_
     // stream's 1 MiB share, all the batch room, is full of answers long before its client,
     // taking one every 50 ms, has taken them (20 s), though it never goes a second without
     // taking one.
-    let (server, mut client) = server(buffered_budget(1 << 20, 1 << 20)).await;
+    let (server, mut client) = server(batch_room(1 << 20, 1 << 20)).await;
     let texts = easy(4000);
     let slow = drip(&server, tens(&texts, "d"), Duration::from_millis(50)).await;
     answered_meanwhile(&mut client, &texts[..1000]).await;
@@ -323,7 +323,7 @@ async fn a_client_too_slow_for_its_answers_is_closed_when_others_wait_for_their_
 async fn a_client_too_slow_for_its_answers_is_closed_to_make_room_for_another_stream() {
     // A 12,000-puzzle message (492 KB of nibbles) is solved a slice at a time; its stream's
     // share and what its buffers keep take all of the 1 MiB room.
-    let (server, mut client) = server(buffered_budget(1 << 20, 256 << 10)).await;
+    let (server, mut client) = server(batch_room(1 << 20, 256 << 10)).await;
     let texts = easy(12_000);
     // An answer a second: what its window took in lasts it a few seconds, and meanwhile
     // the slices it has room for are answered and wait, untaken, however slow the machine.

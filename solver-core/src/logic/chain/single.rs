@@ -10,7 +10,7 @@
 
 use super::deduction::{Deduction, fact};
 use super::rating;
-use super::state::{Set, Start, cells};
+use super::state::{NO_CELL, Set, Start, cells};
 
 /// A fact: `(cell * 9 + digit) * 2 + on`.
 type Fact = u16;
@@ -42,12 +42,6 @@ enum Links {
 }
 
 impl Links {
-    fn cell(self) -> bool {
-        self != Links::X
-    }
-    fn house(self) -> bool {
-        self != Links::Y
-    }
     /// SE's tie-break among equal ratings and lengths.
     fn order(self) -> u8 {
         match self {
@@ -61,46 +55,60 @@ impl Links {
 /// The facts a search has reached, each with the one it came from.
 #[derive(Default)]
 struct Tree {
-    facts: Vec<Fact>,
-    parents: Vec<u32>,
-    /// Facts on the path from the assumption, the node's own included.
-    depth: Vec<u16>,
+    nodes: Vec<Node>,
+}
+
+/// A fact reached, the node it came from, and the facts on the path from the assumption, its
+/// own included.
+#[derive(Clone, Copy)]
+struct Node {
+    fact: Fact,
+    depth: u16,
+    parent: u32,
 }
 
 impl Tree {
     fn clear(&mut self) {
-        self.facts.clear();
-        self.parents.clear();
-        self.depth.clear();
+        self.nodes.clear();
     }
-    fn push(&mut self, f: Fact, parent: u32) -> u32 {
-        self.facts.push(f);
-        self.parents.push(parent);
+    fn push(&mut self, fact: Fact, parent: u32) -> u32 {
         let depth = if parent == ROOT {
             1
         } else {
-            self.depth[parent as usize] + 1
+            self.nodes[parent as usize].depth + 1
         };
-        self.depth.push(depth);
-        (self.facts.len() - 1) as u32
+        self.nodes.push(Node {
+            fact,
+            depth,
+            parent,
+        });
+        (self.nodes.len() - 1) as u32
+    }
+    fn fact(&self, i: u32) -> Fact {
+        self.nodes[i as usize].fact
+    }
+    fn depth(&self, i: u32) -> u16 {
+        self.nodes[i as usize].depth
     }
     /// The facts from node `i` back to the assumption, `i` first.
     fn path(&self, mut i: u32) -> Vec<Fact> {
         let mut out = Vec::new();
         while i != ROOT {
-            out.push(self.facts[i as usize]);
-            i = self.parents[i as usize];
+            let node = self.nodes[i as usize];
+            out.push(node.fact);
+            i = node.parent;
         }
         out
     }
     /// Whether fact `f` is on the path before node `i` (not `i` itself).
     fn above(&self, i: u32, f: Fact) -> bool {
-        let mut j = self.parents[i as usize];
+        let mut j = self.nodes[i as usize].parent;
         while j != ROOT {
-            if self.facts[j as usize] == f {
+            let node = self.nodes[j as usize];
+            if node.fact == f {
                 return true;
             }
-            j = self.parents[j as usize];
+            j = node.parent;
         }
         false
     }
@@ -122,18 +130,16 @@ impl Seen {
     }
 }
 
-/// The facts a true fact makes false, in SE's order: the cell's other digits (with cell
+/// The facts a true fact makes false, in SE's order: the cell's other digits (its cell
 /// links), then the digit's other places in the box, the row outside the box, the column
 /// outside the box.
-fn weak(s: &Start, f: Fact, links: Links, out: &mut Vec<Fact>) {
+fn weak(s: &Start, f: Fact, out: &mut Vec<Fact>) {
     let (c, d, _) = parts(f);
     out.clear();
-    if links.cell() {
-        let mut m = s.digits(c) & !(1 << d);
-        while m != 0 {
-            out.push(fact_of(c, m.trailing_zeros() as usize, false));
-            m &= m - 1;
-        }
+    let mut m = s.digits(c) & !(1 << d);
+    while m != 0 {
+        out.push(fact_of(c, m.trailing_zeros() as usize, false));
+        m &= m - 1;
     }
     let [row, col, bx] = s.tables.house_sets[c];
     let places = s.cand[d] & !(1 << c);
@@ -142,44 +148,127 @@ fn weak(s: &Start, f: Fact, links: Links, out: &mut Vec<Fact>) {
     }
 }
 
-/// The facts a false fact makes true: the cell's other digit where it has two (with cell
-/// links), the digit's other place in each house where it has two (with house links), each
-/// once (box, row, column).
-fn strong(s: &Start, f: Fact, links: Links, out: &mut Vec<Fact>) {
+/// The facts a false fact makes true: the cell's other digit where it has two (its cell
+/// link), then the digit's other place in each house where it has two (its house links),
+/// each once (box, row, column).
+fn strong(s: &Start, f: Fact, out: &mut Vec<Fact>) {
     let (c, d, _) = parts(f);
     out.clear();
-    if links.cell() {
-        let m = s.digits(c);
-        if m.count_ones() == 2 {
-            out.push(fact_of(c, (m & !(1 << d)).trailing_zeros() as usize, true));
-        }
+    let m = s.digits(c);
+    if m.count_ones() == 2 {
+        out.push(fact_of(c, (m & !(1 << d)).trailing_zeros() as usize, true));
     }
-    if links.house() {
-        let [row, col, bx] = s.tables.house_sets[c];
-        for house in [bx, row, col] {
-            let others: Set = s.cand[d] & house & !(1 << c);
-            if others.count_ones() == 1 {
-                let g = fact_of(others.trailing_zeros() as usize, d, true);
-                if !out.contains(&g) {
-                    out.push(g);
-                }
-            }
+    let [row, col, bx] = s.bilocal(c, d);
+    for q in [bx, row, col] {
+        let g = fact_of(usize::from(q), d, true);
+        if q != NO_CELL && !out.contains(&g) {
+            out.push(g);
         }
     }
 }
 
-/// One chain or cycle found, with what SE sorts by.
+/// Every fact's links on the board, worked out once for all the searches of a step: a true
+/// fact's weak links ([`weak`]) and a false fact's strong links ([`strong`]), each in SE's
+/// order, cell links before house links.
+#[derive(Default)]
+struct LinkTable {
+    facts: Vec<Fact>,
+    /// Per fact: where its links start, where its house links start, where they end.
+    bounds: Vec<[u32; 3]>,
+}
+
+impl LinkTable {
+    fn build(&mut self, s: &Start, list: &[(usize, usize)]) {
+        self.facts.clear();
+        self.bounds.clear();
+        self.bounds.resize(81 * 9 * 2, [0; 3]);
+        let mut out = Vec::with_capacity(32);
+        for &(c, d) in list {
+            let n = s.digits(c).count_ones() as usize;
+            for (on, cell_links) in [(true, n - 1), (false, usize::from(n == 2))] {
+                let f = fact_of(c, d, on);
+                if on {
+                    weak(s, f, &mut out);
+                } else {
+                    strong(s, f, &mut out);
+                }
+                let start = self.facts.len() as u32;
+                self.facts.extend_from_slice(&out);
+                let end = self.facts.len() as u32;
+                let house = (start + cell_links as u32).min(end);
+                self.bounds[usize::from(f)] = [start, house, end];
+            }
+        }
+    }
+
+    /// The facts `f` leads to by `links`: a true fact's weak links (house ones only for X; a
+    /// true digit removes itself from its houses whatever the links), a false fact's strong
+    /// links.
+    fn follow(&self, f: Fact, links: Links) -> &[Fact] {
+        let [start, house, end] = self.bounds[usize::from(f)].map(|i| i as usize);
+        let on = f & 1 == 1;
+        let range = match links {
+            Links::X => house..end,
+            Links::Y if !on => start..house,
+            Links::Y | Links::Xy => start..end,
+        };
+        &self.facts[range]
+    }
+}
+
+/// One chain or cycle found, with what SE sorts by, and its path (the end first, the
+/// assumption last) to word it by, should it be the step taken.
 struct Found {
     difficulty: f64,
     facts: usize,
     order: u8,
     deduction: Deduction,
+    path: Vec<Fact>,
+    cycle: bool,
 }
 
 impl Found {
     /// Whether `self` comes before `other` in SE's sorted list (the first found wins ties).
     fn before(&self, other: &Found) -> bool {
         (self.difficulty, self.facts, self.order) < (other.difficulty, other.facts, other.order)
+    }
+
+    /// The deduction, with its support and sentence where it will be read: worded only for
+    /// the step taken, not for every chain offered.
+    fn into_deduction(self) -> Deduction {
+        let Found {
+            mut deduction,
+            path,
+            cycle,
+            ..
+        } = self;
+        let name = deduction.name;
+        if cycle {
+            // The loop's facts: all but the assumption, met again at the end.
+            let lp = &path[..path.len() - 1];
+            deduction.rest_on(|| support(lp));
+            deduction.say(|| {
+                let mut loop_facts: Vec<Fact> = path.iter().rev().copied().collect();
+                loop_facts.dedup();
+                format!(
+                    "{name}: a loop that holds either way round removes each candidate that sees a place of its digit shown true and one shown false: {}",
+                    eureka(&loop_facts)
+                )
+            });
+        } else {
+            let (c, d, is_on) = parts(path[path.len() - 1]);
+            deduction.rest_on(|| support(&path));
+            deduction.say(|| {
+                let forward: Vec<Fact> = path.iter().rev().copied().collect();
+                format!(
+                    "{name}: {} leads to {}: {}",
+                    fact(c, d, is_on),
+                    fact(c, d, !is_on),
+                    eureka(&forward)
+                )
+            });
+        }
+        deduction
     }
 }
 
@@ -188,19 +277,20 @@ struct Search {
     tree: Tree,
     on: Vec<u32>,
     off: Vec<u32>,
-    links: Vec<Fact>,
+    table: LinkTable,
 }
 
 /// The step SE's unary chaining takes on this board, if any.
 pub(crate) fn static_chains(s: &Start) -> Option<Deduction> {
+    let list = s.candidates();
     let mut search = Search {
         tree: Tree::default(),
         on: Vec::new(),
         off: Vec::new(),
-        links: Vec::with_capacity(24),
+        table: LinkTable::default(),
     };
+    search.table.build(s, &list);
     let mut best: Option<Found> = None;
-    let list = s.candidates();
     for links in [Links::X, Links::Y, Links::Xy] {
         // Every XY step rates 7.0 or more; one found lower cannot be displaced.
         if links == Links::Xy && best.as_ref().is_some_and(|b| b.difficulty < 7.0) {
@@ -233,7 +323,7 @@ pub(crate) fn static_chains(s: &Start) -> Option<Deduction> {
             }
         }
     }
-    best.map(|b| b.deduction)
+    best.map(Found::into_deduction)
 }
 
 /// The most facts a chain on `base` may hold and still come before `best`.
@@ -274,15 +364,14 @@ fn cycles(
     let source = fact_of(c, d, true);
     // The false facts whose strong links lead to the start.
     let mut back = Seen::new();
-    strong(s, source ^ 1, links, &mut search.links);
-    for &f in &search.links {
+    for &f in search.table.follow(source ^ 1, links) {
         back.add(f ^ 1);
     }
     let Search {
         tree,
         on,
         off,
-        links: out,
+        table,
     } = search;
     tree.clear();
     on.clear();
@@ -299,8 +388,7 @@ fn cycles(
         }
         length += 1;
         for &i in on.iter() {
-            weak(s, tree.facts[i as usize], links, out);
-            for &f in out.iter() {
+            for &f in table.follow(tree.fact(i), links) {
                 if !seen_off.has(f) {
                     seen_off.add(f);
                     off.push(tree.push(f, i));
@@ -313,15 +401,14 @@ fn cycles(
         length += 1;
         for &k in off.iter() {
             let i = k & !COPY;
-            let f = tree.facts[i as usize];
+            let f = tree.fact(i);
             if length >= 4 && back.has(f) {
                 ends.push(tree.push(source, i));
             }
             if k & COPY != 0 {
                 continue;
             }
-            strong(s, f, links, out);
-            for &g in out.iter() {
+            for &g in table.follow(f, links) {
                 if !reached.has(g) {
                     reached.add(g);
                     on.push(tree.push(g, i));
@@ -374,20 +461,13 @@ fn cycle(s: &Start, tree: &Tree, end: u32, links: Links) -> Option<Found> {
     let (c, d, _) = parts(path[path.len() - 1]);
     let mut deduction = Deduction::setting(name, tenths, c, d, false);
     deduction.eliminations = removed;
-    deduction.rest_on(|| support(lp));
-    deduction.say(|| {
-        let mut loop_facts: Vec<Fact> = path.iter().rev().copied().collect();
-        loop_facts.dedup();
-        format!(
-            "{name}: a loop that holds either way round removes each candidate that sees a place of its digit shown true and one shown false: {}",
-            eureka(&loop_facts)
-        )
-    });
     Some(Found {
         difficulty,
         facts,
         order: links.order(),
         deduction,
+        path,
+        cycle: true,
     })
 }
 
@@ -406,7 +486,7 @@ fn chains(
         tree,
         on,
         off,
-        links: out,
+        table,
     } = search;
     tree.clear();
     on.clear();
@@ -421,16 +501,15 @@ fn chains(
         off.push(root);
     }
     let mut end = None;
-    // Each fact of `from` followed by `link`: the target ends the chain, new facts join `to`.
-    let mut pass = |tree: &mut Tree,
-                    from: &[u32],
-                    to: &mut Vec<u32>,
-                    seen: &mut Seen,
-                    end: &mut Option<u32>,
-                    link: fn(&Start, Fact, Links, &mut Vec<Fact>)| {
+    // Each fact of `from` followed by its links: the target ends the chain, new facts join
+    // `to`.
+    let pass = |tree: &mut Tree,
+                from: &[u32],
+                to: &mut Vec<u32>,
+                seen: &mut Seen,
+                end: &mut Option<u32>| {
         for &i in from {
-            link(s, tree.facts[i as usize], links, out);
-            for &f in out.iter() {
+            for &f in table.follow(tree.fact(i), links) {
                 if f == target && end.is_none() {
                     *end = Some(tree.push(f, i));
                 }
@@ -446,18 +525,18 @@ fn chains(
     let too_deep = |tree: &Tree, queue: &[u32]| {
         queue
             .first()
-            .is_some_and(|&i| usize::from(tree.depth[i as usize]) + 1 > cap)
+            .is_some_and(|&i| usize::from(tree.depth(i)) + 1 > cap)
     };
     while !on.is_empty() || !off.is_empty() {
         if too_deep(tree, on) {
             return;
         }
-        pass(tree, on, off, &mut seen_off, &mut end, weak);
+        pass(tree, on, off, &mut seen_off, &mut end);
         on.clear();
         if end.is_none() && too_deep(tree, off) {
             return;
         }
-        pass(tree, off, on, &mut seen_on, &mut end, strong);
+        pass(tree, off, on, &mut seen_on, &mut end);
         off.clear();
         if end.is_some() {
             break;
@@ -484,16 +563,6 @@ fn chains(
             m &= m - 1;
         }
     }
-    deduction.rest_on(|| support(&path));
-    deduction.say(|| {
-        let forward: Vec<Fact> = path.iter().rev().copied().collect();
-        format!(
-            "{name}: {} leads to {}: {}",
-            fact(c, d, is_on),
-            fact(c, d, !is_on),
-            eureka(&forward)
-        )
-    });
     offer(
         best,
         Found {
@@ -501,6 +570,8 @@ fn chains(
             facts,
             order: links.order(),
             deduction,
+            path,
+            cycle: false,
         },
     );
 }

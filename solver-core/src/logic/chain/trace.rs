@@ -73,6 +73,9 @@ pub(crate) struct Trace {
     stop: bool,
     /// The first node left unfollowed at a depth limit ([`trace_static_within`]).
     pub(crate) cut: Option<usize>,
+    /// Each digit's `off` when [`locked`] last looked at it: with no place of it shown false
+    /// since, it finds nothing new.
+    locked_at: [Set; 9],
 }
 
 /// Words of a set of facts or of trace nodes (a trace holds each fact at most once).
@@ -137,6 +140,7 @@ impl Trace {
             stop: false,
             extra: 0,
             cut: None,
+            locked_at: [Set::MAX; 9],
         }
     }
 
@@ -153,6 +157,7 @@ impl Trace {
         self.go_on = false;
         self.stop = false;
         self.cut = None;
+        self.locked_at = [Set::MAX; 9];
     }
 
     /// The node of a fact, if derived.
@@ -628,6 +633,10 @@ fn locked(t: &mut Trace, start: &Start) -> bool {
     let tb = start.tables;
     let before = t.nodes.len();
     for d in 0..9 {
+        if t.locked_at[d] == t.off[d] {
+            continue;
+        }
+        t.locked_at[d] = t.off[d];
         let cand = start.cand[d] & !t.off[d];
         for &(bx, ln) in &tb.crossings {
             for (from, to) in [(bx, ln), (ln, bx)] {
