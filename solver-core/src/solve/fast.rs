@@ -11,7 +11,7 @@
 //! ```
 //!
 //! In a band a digit takes one triad (row ∩ box) per row and per box, a 3×3 permutation.
-//! One table lookup (`PERM`) keeps only triads that fit some permutation: box/line claims and
+//! One table lookup (`PERM_BY_KEY`) keeps only triads that fit some permutation: box/line claims and
 //! pointing pairs inside the band at once. A row left with one cell places the digit there;
 //! naked singles and hidden singles in columns feed the same loop. When those stall, the line
 //! rules ([`lines`]) run the same rule sideways on stacks and use that each minirow and
@@ -61,23 +61,14 @@ static OTHER_BANDS: [[u8; 2]; 27] = {
     table
 };
 
-/// A row's 9 bits when exactly one is set, else 0.
-static SINGLE: [u16; 512] = singles();
-/// For the 9-bit triad occupancy of a band (bit 3·row + box), the cells of every triad that
-/// lies on a permutation of occupied triads; 0 when none fits.
-static PERM: [u32; 512] = perms();
-
-const fn singles() -> [u16; 512] {
-    let mut table = [0u16; 512];
-    let mut x: usize = 0;
-    while x < 512 {
-        if x.count_ones() == 1 {
-            table[x] = x as u16;
-        }
-        x += 1;
-    }
-    table
-}
+/// For a band mask's [`triad_key`], the cells of every triad that lies on a permutation of
+/// its occupied triads (one triad per row and per box); 0 when none fits.
+static PERM_BY_KEY: [u32; 1 << KEY_BITS] = perms_by_key();
+/// Bits of a [`triad_key`].
+const KEY_BITS: u32 = 10;
+/// A multiplier that maps the 512 possible spread occupancies (bits 9·row + 3·box) to
+/// distinct `KEY_BITS`-bit keys in its product's top bits (found by search).
+const KEY_MAGIC: u32 = 0x51A5_A592;
 
 const fn triads() -> [u8; 512] {
     let mut table = [0u8; 512];
@@ -113,6 +104,20 @@ const OPEN_BAND: u32 = 27;
 /// Configurations of a digit in a band or stack by how many minirows or minicolumns it may
 /// still take there, once those are closed over permutations (4 cannot occur).
 const CONFIG_COUNT: [u8; 10] = [0, 0, 0, 1, 2, 2, 2, 3, 4, 6];
+/// `CONFIG_COUNT` shifted to band or stack `line`'s byte of a packed total.
+static CONFIG_TOTALS: [[u64; 10]; 6] = {
+    let mut table = [[0u64; 10]; 6];
+    let mut line = 0;
+    while line < 6 {
+        let mut n = 0;
+        while n < 10 {
+            table[line][n] = (CONFIG_COUNT[n] as u64) << (8 * line);
+            n += 1;
+        }
+        line += 1;
+    }
+    table
+};
 /// The cells of each of the six `ORDERS`' triads.
 static CONFIG_CELLS: [u32; 6] = config_cells();
 
@@ -152,6 +157,18 @@ const fn config_cells() -> [u32; 6] {
     table
 }
 
+/// How many minirows (band `line` < 3) or minicolumns (stack `line` - 3) a digit with
+/// `Lines` masks `rows` and `cols` may still take there.
+#[inline(always)]
+fn line_triads(rows: u32, cols: u32, line: usize) -> usize {
+    let x = if line < 3 {
+        rows & (lines::TRIAD_BITS << line)
+    } else {
+        cols & (BOX << (3 * (line - 3)))
+    };
+    x.count_ones() as usize
+}
+
 /// Which triads of a band a digit's cells touch, as 9 bits (bit 3·row + box).
 #[inline(always)]
 fn occupancy(m: u32) -> usize {
@@ -160,7 +177,36 @@ fn occupancy(m: u32) -> usize {
         | usize::from(TRIADS[(m >> 18) as usize]) << 6
 }
 
-/// For the 9-bit triad occupancy of a band, the allowed triads themselves (`PERM` before
+/// A band mask's occupied triads (one bit each, 9·row + 3·box) hashed to `KEY_BITS` bits,
+/// distinct for distinct occupancies: three operations fewer than gathering them.
+#[inline(always)]
+fn triad_key(m: u32) -> usize {
+    let spread = (m | m >> 1 | m >> 2) & lines::TRIAD_BITS;
+    (spread.wrapping_mul(KEY_MAGIC) >> (32 - KEY_BITS)) as usize
+}
+
+const fn perms_by_key() -> [u32; 1 << KEY_BITS] {
+    let perms = perms();
+    let mut table = [0u32; 1 << KEY_BITS];
+    let mut taken = [false; 1 << KEY_BITS];
+    let mut occupied = 0;
+    while occupied < 512 {
+        let mut spread = 0u32;
+        let mut t = 0;
+        while t < 9 {
+            spread |= ((occupied as u32 >> t) & 1) << (3 * t);
+            t += 1;
+        }
+        let key = (spread.wrapping_mul(KEY_MAGIC) >> (32 - KEY_BITS)) as usize;
+        assert!(!taken[key], "two occupancies share a key");
+        taken[key] = true;
+        table[key] = perms[occupied];
+        occupied += 1;
+    }
+    table
+}
+
+/// For the 9-bit triad occupancy of a band, the allowed triads themselves ([`perms`] before
 /// spreading to cells).
 const fn perm_triads() -> [u16; 512] {
     let mut table = [0u16; 512];
@@ -186,6 +232,8 @@ const fn perm_triads() -> [u16; 512] {
     table
 }
 
+/// For the 9-bit triad occupancy of a band (bit 3·row + box), the cells of every triad that
+/// lies on a permutation of occupied triads; 0 when none fits.
 const fn perms() -> [u32; 512] {
     let triads = perm_triads();
     let mut table = [0u32; 512];
@@ -242,9 +290,6 @@ struct State {
     dirty: u32,
     /// Cells not yet placed, per band.
     unsolved: [u32; 3],
-    /// Open cells with exactly two candidates, per band, as of the last naked-singles pass;
-    /// current whenever propagation has just ended.
-    pairs: [u32; 3],
 }
 
 impl State {
@@ -253,7 +298,6 @@ impl State {
             cand: [BAND; 27],
             dirty: (1 << 27) - 1,
             unsolved: [BAND; 3],
-            pairs: [0; 3],
         };
         // Givens are eliminated here, in one go, so the first propagation starts from
         // settled cells instead of rediscovering each as a row single. Plain masking rather
@@ -302,7 +346,6 @@ impl State {
             cand,
             dirty: (1 << 27) - 1,
             unsolved: placed.map(|p| BAND & !p),
-            pairs: [0; 3],
         }
     }
 
@@ -335,21 +378,20 @@ impl State {
     #[inline]
     fn update_band(&mut self, idx: usize) -> bool {
         let mut m = self.cand[idx];
-        m &= PERM[occupancy(m)];
+        m &= PERM_BY_KEY[triad_key(m)];
         if m == 0 {
             return false;
         }
         self.cand[idx] = m;
         let band = usize::from(BAND_OF[idx]);
-        // Only open cells can be new row singles; a row with one open candidate is one.
+        // Only open cells can be new row singles; a row with one open candidate is one. No
+        // early exit when none is open: one branch fewer per update costs less than the work.
         let open = m & self.unsolved[band];
-        if open == 0 {
-            // The digit is placed in all three rows: nothing new to find.
-            return true;
-        }
-        let single = |x: u32| u32::from(SINGLE[x as usize]);
-        let new =
-            open & (single(m & 0x1FF) | single((m >> 9) & 0x1FF) << 9 | single(m >> 18) << 18);
+        // Every row keeps a cell (a permutation fits), so subtracting one per row borrows
+        // within rows only, and a row's bits survive `m & (m - 1)` unless it holds one cell.
+        let crowded = m & m.wrapping_sub(COLS);
+        let lone = |row: u32| if crowded & row == 0 { row } else { 0 };
+        let new = open & (lone(ROW[0]) | lone(ROW[1]) | lone(ROW[2]));
         if new != 0 {
             self.unsolved[band] &= !new;
             self.clear_cells(band, new);
@@ -397,20 +439,23 @@ impl State {
     fn naked_singles(&mut self) -> Option<bool> {
         let mut progress = false;
         for band in 0..3 {
-            let (ones, twos, threes) = band_counts(&self.cand, band);
+            let (ones, twos, _) = band_counts(&self.cand, band);
             let unsolved = self.unsolved[band];
             if unsolved & !ones != 0 {
                 return None;
             }
-            // Kept for `pick`: if this pass places nothing, nothing changes before it.
-            self.pairs[band] = twos & !threes & unsolved;
             let singles = unsolved & !twos;
             if singles == 0 {
                 continue;
             }
-            for d in 0..9 {
-                let hits = singles & self.cand[9 * band + d];
-                if hits != 0 && !self.restrict_rows(9 * band + d, hits) {
+            // Which digits hold the singles, found without a branch per digit: which ones do
+            // is unpredictable.
+            let hits: [u32; 9] = std::array::from_fn(|d| singles & self.cand[9 * band + d]);
+            let mut digits = (0..9).fold(0u32, |a, d| a | u32::from(hits[d] != 0) << d);
+            while digits != 0 {
+                let d = digits.trailing_zeros() as usize;
+                digits &= digits - 1;
+                if !self.restrict_rows(9 * band + d, hits[d]) {
                     return None;
                 }
             }
@@ -459,7 +504,8 @@ impl State {
         let mut fallback = None;
         for band in 0..3 {
             let unsolved = self.unsolved[band];
-            let mut pairs = self.pairs[band];
+            let (_, twos, threes) = band_counts(&self.cand, band);
+            let mut pairs = twos & !threes & unsolved;
             while pairs != 0 {
                 let cell = pairs & pairs.wrapping_neg();
                 pairs &= pairs - 1;
@@ -492,28 +538,34 @@ impl State {
     /// in all, the digit with the fewest, two or more. `None` when every digit's triads are
     /// settled in every band and stack.
     fn pick_configs(&self, lines: &Lines) -> Option<Split> {
-        let mut counts = [[0u8; 9]; 6];
-        let mut totals = [0u32; 6];
-        for d in 0..9 {
+        // Per band and stack a byte of the total (at most 9 digits × 6 configurations).
+        let mut totals = 0u64;
+        for (&rows, &cols) in lines.rows.iter().zip(&lines.cols) {
             for b in 0..3 {
-                let n =
-                    CONFIG_COUNT[(lines.rows[d] & (lines::TRIAD_BITS << b)).count_ones() as usize];
-                counts[b][d] = n;
-                totals[b] += u32::from(n);
-                let n = CONFIG_COUNT[(lines.cols[d] & (BOX << (3 * b))).count_ones() as usize];
-                counts[3 + b][d] = n;
-                totals[3 + b] += u32::from(n);
+                let band = (rows & lines::TRIAD_BITS << b).count_ones() as usize;
+                let stack = (cols & BOX << (3 * b)).count_ones() as usize;
+                totals += CONFIG_TOTALS[b][band] + CONFIG_TOTALS[3 + b][stack];
             }
         }
         // Nine settled digits make 9; the least open band or stack settles soonest.
-        let (total, line) = totals
-            .iter()
-            .enumerate()
-            .filter(|&(_, &t)| t > 9)
-            .map(|(b, &t)| (t, b))
-            .min()?;
+        let mut best = (u32::MAX, 0);
+        for line in 0..6 {
+            let t = (totals >> (8 * line)) as u32 & 0xFF;
+            if t > 9 && t < best.0 {
+                best = (t, line);
+            }
+        }
+        let (total, line) = best;
+        if total == u32::MAX {
+            return None;
+        }
         let (n, digit) = (0..9)
-            .map(|d| (counts[line][d], d))
+            .map(|d| {
+                (
+                    CONFIG_COUNT[line_triads(lines.rows[d], lines.cols[d], line)],
+                    d,
+                )
+            })
             .filter(|&(n, _)| n > 1)
             .min()?;
         // In an open band a digit of three or more is left to cell branches: committing many

@@ -13,7 +13,7 @@
 //! stack's three minicolumns are in `cols`, so one pass counts every minirow or minicolumn of
 //! all nine digits at once.
 
-use super::{BOX, COLS, ROW, State, perm_triads};
+use super::{BOX, COLS, ROW, State};
 
 /// Bit 0 of every group of three: in a band mask, the first cell of each triad.
 pub(super) const TRIAD_BITS: u32 = 0o111_111_111;
@@ -35,8 +35,9 @@ impl Lines {
     }
 }
 
-/// Bit-sliced counts of nine digits per bit, up to four.
-#[derive(Default)]
+/// Bit-sliced counts of nine digits per bit, up to four: each field holds the bits counted
+/// at least that often.
+#[derive(Default, Debug, PartialEq, Eq)]
 struct Counts {
     one: u64,
     two: u64,
@@ -57,6 +58,19 @@ impl Counts {
         self.three & !self.four
     }
 }
+
+/// How often each bit of `rows[d] | cols[d] << 32` is set over the nine digits.
+#[cfg(any(test, not(target_arch = "x86_64")))]
+fn tally_scalar(rows: &[u32; 9], cols: &[u32; 9]) -> Counts {
+    let mut counts = Counts::default();
+    for (&r, &c) in rows.iter().zip(cols) {
+        counts.add(u64::from(r) | u64::from(c) << 32);
+    }
+    counts
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+use tally_scalar as tally;
 
 /// A band's minirows (bits 9·row + 3·box) from its cells.
 #[inline(always)]
@@ -119,18 +133,23 @@ fn digit_certain(rows: u32, cols: u32) -> (u32, u32) {
 use {certain_scalar as certain, minilines_scalar as minilines};
 
 #[cfg(target_arch = "x86_64")]
-use sse2::{certain, minilines};
+use sse2::{certain, minilines, stack_rule, tally};
 
 /// [`minilines_scalar`] and [`certain_scalar`] four digits at a time (digits 0–3 and 4–7 in
 /// SSE2 lanes, digit 8 alone): the line rules run at every search node.
 #[cfg(target_arch = "x86_64")]
 mod sse2 {
     use std::arch::x86_64::{
-        __m128i, _mm_and_si128, _mm_andnot_si128, _mm_loadu_si128, _mm_or_si128, _mm_set1_epi32,
-        _mm_slli_epi32, _mm_srli_epi32, _mm_storeu_si128,
+        __m128i, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi32, _mm_cvtsi128_si64,
+        _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi32, _mm_setzero_si128,
+        _mm_slli_epi32, _mm_srli_epi32, _mm_storeu_si128, _mm_unpackhi_epi32, _mm_unpackhi_epi64,
+        _mm_unpacklo_epi32,
     };
 
-    use super::{BOX, TRIAD_BITS, digit_certain, digit_minilines};
+    use super::{
+        AFTER_HIGH, AFTER_LOW, ALL, BOX, Counts, NEXT_HIGH, NEXT_LOW, TRIAD_BITS, digit_certain,
+        digit_minilines, digit_stack_rule,
+    };
 
     /// Four digits' masks from `src[at..at + 4]`.
     #[inline(always)]
@@ -195,6 +214,118 @@ mod sse2 {
         (rows, cols)
     }
 
+    /// Four lanes' [`super::digit_stack_rule`]: the stack rule runs at every search node.
+    #[inline(always)]
+    fn lanes_stack_rule(cols: __m128i) -> (__m128i, __m128i) {
+        // SAFETY: SSE2 is part of x86_64; register operations only.
+        unsafe {
+            let all = _mm_set1_epi32(ALL as i32);
+            let down1 = _mm_and_si128(
+                _mm_or_si128(_mm_srli_epi32::<9>(cols), _mm_slli_epi32::<18>(cols)),
+                all,
+            );
+            let down2 = _mm_and_si128(
+                _mm_or_si128(_mm_srli_epi32::<18>(cols), _mm_slli_epi32::<9>(cols)),
+                all,
+            );
+            let (next_low, next_high) = (
+                _mm_set1_epi32(NEXT_LOW as i32),
+                _mm_set1_epi32(NEXT_HIGH as i32),
+            );
+            let (after_low, after_high) = (
+                _mm_set1_epi32(AFTER_LOW as i32),
+                _mm_set1_epi32(AFTER_HIGH as i32),
+            );
+            let next = |x| {
+                _mm_or_si128(
+                    _mm_and_si128(_mm_srli_epi32::<1>(x), next_low),
+                    _mm_and_si128(_mm_slli_epi32::<2>(x), next_high),
+                )
+            };
+            let after = |x| {
+                _mm_or_si128(
+                    _mm_and_si128(_mm_srli_epi32::<2>(x), after_low),
+                    _mm_and_si128(_mm_slli_epi32::<1>(x), after_high),
+                )
+            };
+            let kept = _mm_and_si128(
+                cols,
+                _mm_or_si128(
+                    _mm_and_si128(next(down1), after(down2)),
+                    _mm_and_si128(after(down1), next(down2)),
+                ),
+            );
+            // All ones in lanes where some stack keeps nothing.
+            let zero = _mm_setzero_si128();
+            let stack = _mm_set1_epi32(BOX as i32);
+            let empty = _mm_or_si128(
+                _mm_or_si128(
+                    _mm_cmpeq_epi32(_mm_and_si128(kept, stack), zero),
+                    _mm_cmpeq_epi32(_mm_and_si128(kept, _mm_slli_epi32::<3>(stack)), zero),
+                ),
+                _mm_cmpeq_epi32(_mm_and_si128(kept, _mm_slli_epi32::<6>(stack)), zero),
+            );
+            (kept, empty)
+        }
+    }
+
+    pub(super) fn stack_rule(cols: &[u32; 9]) -> Option<[u32; 9]> {
+        let mut out = [0; 9];
+        let (lo, lo_empty) = lanes_stack_rule(load(cols, 0));
+        let (hi, hi_empty) = lanes_stack_rule(load(cols, 4));
+        // SAFETY: SSE2 is part of x86_64; register operations only.
+        if unsafe { _mm_movemask_epi8(_mm_or_si128(lo_empty, hi_empty)) } != 0 {
+            return None;
+        }
+        store(&mut out, 0, lo);
+        store(&mut out, 4, hi);
+        out[8] = digit_stack_rule(cols[8])?;
+        Some(out)
+    }
+
+    /// [`super::tally_scalar`] two digits per register (rows and columns interleaved into
+    /// 64-bit lanes), the two lanes' counts added at the end.
+    pub(super) fn tally(rows: &[u32; 9], cols: &[u32; 9]) -> Counts {
+        // SAFETY: SSE2 is part of x86_64; register operations only.
+        let lanes = unsafe {
+            let (r0, r1) = (load(rows, 0), load(rows, 4));
+            let (c0, c1) = (load(cols, 0), load(cols, 4));
+            let pairs = [
+                _mm_unpackhi_epi32(r0, c0),
+                _mm_unpacklo_epi32(r1, c1),
+                _mm_unpackhi_epi32(r1, c1),
+            ];
+            let mut one = _mm_unpacklo_epi32(r0, c0);
+            let (mut two, mut three, mut four) = (
+                _mm_setzero_si128(),
+                _mm_setzero_si128(),
+                _mm_setzero_si128(),
+            );
+            for x in pairs {
+                four = _mm_or_si128(four, _mm_and_si128(three, x));
+                three = _mm_or_si128(three, _mm_and_si128(two, x));
+                two = _mm_or_si128(two, _mm_and_si128(one, x));
+                one = _mm_or_si128(one, x);
+            }
+            let split = |v: __m128i| {
+                (
+                    _mm_cvtsi128_si64(v) as u64,
+                    _mm_cvtsi128_si64(_mm_unpackhi_epi64(v, v)) as u64,
+                )
+            };
+            [split(one), split(two), split(three), split(four)]
+        };
+        let [(o1, o2), (t1, t2), (h1, h2), (f1, f2)] = lanes;
+        let mut counts = Counts {
+            one: o1 | o2,
+            two: t1 | t2 | (o1 & o2),
+            three: h1 | h2 | (t1 & o2) | (o1 & t2),
+            four: f1 | f2 | (h1 & o2) | (o1 & h2) | (t1 & t2),
+        };
+        counts.add(u64::from(rows[8]) | u64::from(cols[8]) << 32);
+        counts
+    }
+
     pub(super) fn certain(rows: &[u32; 9], cols: &[u32; 9]) -> ([u32; 9], [u32; 9]) {
         let (mut rows_certain, mut cols_certain) = ([0; 9], [0; 9]);
         for at in [0, 4] {
@@ -231,22 +362,6 @@ mod sse2 {
     }
 }
 
-/// For a stack's nine minicolumns gathered by [`gather`], those on some permutation, laid out
-/// as in `cols` (bit 9·band + column in the stack); 0 when none.
-static STACK_PERMS: [u32; 512] = stack_perms_table();
-
-const fn stack_perms_table() -> [u32; 512] {
-    let allowed = perm_triads();
-    let mut table = [0u32; 512];
-    let mut i = 0;
-    while i < 512 {
-        let a = allowed[i] as u32;
-        table[i] = (a & 7) | (a & 0x38) << 6 | (a & 0x1C0) << 12;
-        i += 1;
-    }
-    table
-}
-
 /// Stack `s`'s minicolumns from `cols`, as 9 bits: 3·band + column in the stack.
 #[inline(always)]
 pub(super) fn gather(cols: u32, s: usize) -> usize {
@@ -256,19 +371,42 @@ pub(super) fn gather(cols: u32, s: usize) -> usize {
     ((y.wrapping_mul(1 << 6 | 1 << 12 | 1 << 18) >> 18) & 0x1FF) as usize
 }
 
-/// One digit's minicolumns kept to those on some permutation in each stack; `None` when a
-/// stack has none.
-#[inline(always)]
-fn stack_perms(cols: u32) -> Option<u32> {
-    let mut out = 0;
-    let mut empty = false;
-    for s in 0..3 {
-        let allowed = STACK_PERMS[gather(cols, s)];
-        empty |= allowed == 0;
-        out |= allowed << (3 * s);
+/// Within each 3-bit group, bit c takes the group's bit c + 1 (mod 3).
+const NEXT_LOW: u32 = 0o333_333_333;
+const NEXT_HIGH: u32 = 0o444_444_444;
+/// Within each 3-bit group, bit c takes the group's bit c + 2 (mod 3).
+const AFTER_LOW: u32 = 0o111_111_111;
+const AFTER_HIGH: u32 = 0o666_666_666;
+
+/// One digit's minicolumns (as `Lines::cols`) kept to those on some permutation in their
+/// stack (one minicolumn per band and per column there), all three stacks at once: a
+/// minicolumn stays when the other two bands can take the other two columns. `None` when a
+/// stack keeps none.
+#[cfg(any(test, not(target_arch = "x86_64")))]
+fn stack_rule_scalar(cols: &[u32; 9]) -> Option<[u32; 9]> {
+    let mut out = [0; 9];
+    for (o, &c) in out.iter_mut().zip(cols) {
+        *o = digit_stack_rule(c)?;
     }
-    (!empty).then_some(out)
+    Some(out)
 }
+
+/// [`stack_rule_scalar`] for one digit.
+#[inline(always)]
+fn digit_stack_rule(cols: u32) -> Option<u32> {
+    // Bit 9·band + 3·stack + column holds, after each step, the minicolumn one or two bands
+    // further down (`down1`, `down2`) and one or two columns further right (`next`, `after`).
+    let down1 = (cols >> 9 | cols << 18) & ALL;
+    let down2 = (cols >> 18 | cols << 9) & ALL;
+    let next = |x: u32| (x >> 1 & NEXT_LOW) | (x << 2 & NEXT_HIGH);
+    let after = |x: u32| (x >> 2 & AFTER_LOW) | (x << 1 & AFTER_HIGH);
+    let kept = cols & ((next(down1) & after(down2)) | (after(down1) & next(down2)));
+    let stacks_kept = (0..3).all(|s| kept & BOX << (3 * s) != 0);
+    stacks_kept.then_some(kept)
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+use stack_rule_scalar as stack_rule;
 
 impl State {
     /// Runs the stack rule and the three-digits-per-minirow/minicolumn rules once, from the
@@ -276,26 +414,18 @@ impl State {
     /// when it removes nothing, the returned `Lines` describe the state exactly.
     pub(super) fn line_rules(&mut self) -> Option<Lines> {
         let (rows, seen) = minilines(&self.cand);
-        let mut cols = [0u32; 9];
-        for (d, (cols, &seen)) in cols.iter_mut().zip(&seen).enumerate() {
-            *cols = stack_perms(seen)?;
-            if *cols != seen {
+        let cols = stack_rule(&seen)?;
+        for (d, (&cols, &seen)) in cols.iter().zip(&seen).enumerate() {
+            if cols != seen {
                 for (band, shift) in [0, 9, 18].into_iter().enumerate() {
-                    self.keep(9 * band + d, ((*cols >> shift) & 0x1FF) * COLS);
+                    self.keep(9 * band + d, ((cols >> shift) & 0x1FF) * COLS);
                 }
             }
         }
         let lines = Lines { rows, cols };
         let (rows_certain, cols_certain) = certain(&lines.rows, &lines.cols);
-        let mut locked = [0u64; 9];
-        let (mut possible, mut certain) = (Counts::default(), Counts::default());
-        for (d, locked) in locked.iter_mut().enumerate() {
-            let x = u64::from(lines.rows[d]) | u64::from(lines.cols[d]) << 32;
-            let y = u64::from(rows_certain[d]) | u64::from(cols_certain[d]) << 32;
-            possible.add(x);
-            certain.add(y);
-            *locked = y;
-        }
+        let possible = tally(&lines.rows, &lines.cols);
+        let certain = tally(&rows_certain, &cols_certain);
         let every = u64::from(ALL) | u64::from(ALL) << 32;
         if possible.three != every || certain.four != 0 {
             return None;
@@ -303,8 +433,9 @@ impl State {
         let (only_three, full) = (possible.exactly_three(), certain.exactly_three());
         // A minirow or minicolumn with three digits possible and three certain is settled.
         if only_three ^ full != 0 {
-            for (d, &locked) in locked.iter().enumerate() {
+            for d in 0..9 {
                 let x = u64::from(lines.rows[d]) | u64::from(lines.cols[d]) << 32;
+                let locked = u64::from(rows_certain[d]) | u64::from(cols_certain[d]) << 32;
                 let need = x & only_three & !locked;
                 let out = x & full & !locked;
                 if need | out != 0 {
@@ -385,9 +516,56 @@ mod tests {
         }
 
         #[test]
+        fn sse2_stack_rule_matches_the_scalar_one(cand in cands()) {
+            let (_, cols) = minilines_scalar(&cand);
+            prop_assert_eq!(stack_rule(&cols), stack_rule_scalar(&cols));
+        }
+
+        #[test]
+        fn sse2_tally_matches_the_scalar_one(a in cands(), b in cands()) {
+            let (rows, _) = minilines_scalar(&a);
+            let (_, cols) = minilines_scalar(&b);
+            prop_assert_eq!(tally(&rows, &cols), tally_scalar(&rows, &cols));
+            let (rows, cols) = certain_scalar(&rows, &cols);
+            prop_assert_eq!(tally(&rows, &cols), tally_scalar(&rows, &cols));
+        }
+
+        #[test]
         fn sse2_certain_lines_match_the_scalar_ones(cand in cands()) {
             let (rows, cols) = minilines_scalar(&cand);
             prop_assert_eq!(certain(&rows, &cols), certain_scalar(&rows, &cols));
+        }
+    }
+
+    /// The minicolumns of one stack's 3×3 (band, column) matrix `m` that lie on a
+    /// permutation, by trying all six.
+    fn permutations_through(m: u32) -> u32 {
+        let mut kept = 0;
+        for order in super::super::ORDERS {
+            let cells = (0..3).fold(0, |a, band| a | 1 << (3 * band + order[band]));
+            if m & cells == cells {
+                kept |= cells;
+            }
+        }
+        kept
+    }
+
+    #[test]
+    fn the_stack_rule_keeps_exactly_the_minicolumns_on_a_permutation() {
+        // Every 3×3 matrix in each stack, the other two stacks full.
+        for s in 0..3 {
+            for m in 0..512u32 {
+                let spread = (m & 7) | (m >> 3 & 7) << 9 | (m >> 6 & 7) << 18;
+                let others = ALL & !(BOX << (3 * s));
+                let expected = permutations_through(m);
+                let got = digit_stack_rule(others | spread << (3 * s));
+                let got = got.map(|g| gather(g, s) as u32);
+                assert_eq!(
+                    got,
+                    (expected != 0).then_some(expected),
+                    "stack {s}, {m:09b}"
+                );
+            }
         }
     }
 
