@@ -60,12 +60,12 @@ pub fn parse(text: &str, shape: Option<solver_core::Shape>) -> Result<pb::Grid, 
         }
         (tag, flag) => tag.or(flag),
     };
-    let parsed = solver_core::parse(cells, shape);
+    let parsed = solver_core::grid::parse(cells, shape);
     if shape.is_none() {
         // Also when the grid is refused: a repeat in a box may come from the shape assumed.
         let assumed = match &parsed {
             Ok(grid) => Some(grid.shape()),
-            Err(_) => solver_core::parse_entries(cells, None)
+            Err(_) => solver_core::check::parse_entries(cells, None)
                 .ok()
                 .map(|e| e.shape()),
         };

@@ -13,7 +13,7 @@ use crate::style::{self, Tone};
 
 /// Prints the verdict; true when the grid breaks no rule and holds no wrong entry.
 pub async fn run(conn: &Connection, args: &ValidateArgs, format: Format) -> anyhow::Result<bool> {
-    let entries = solver_core::parse_entries(&grid_text(&args.grid)?, args.shape)
+    let entries = solver_core::check::parse_entries(&grid_text(&args.grid)?, args.shape)
         .map_err(|e| anyhow::anyhow!("the grid: {}", grid_error(&e).message))?;
     let grid_cells: Vec<u32> = entries.cells().iter().map(|&v| u32::from(v)).collect();
     let grid = pb::Grid {

@@ -55,7 +55,7 @@ fn assert_solves(puzzle: &Grid, line: &str) {
     // Lines of non-square boxes start with their shape (`3x2:`).
     let line = line.trim();
     let cells = line.split_once(':').map_or(line, |(_, cells)| cells);
-    let solution = solver_core::parse(cells, Some(puzzle.shape())).expect("a grid");
+    let solution = solver_core::grid::parse(cells, Some(puzzle.shape())).expect("a grid");
     assert!(
         solution.is_solution_of(puzzle),
         "{line} does not solve {puzzle:?}"
@@ -126,7 +126,7 @@ fn solve_reads_every_input_format() {
     assert_solves(&puzzle, lines[1]);
     assert_solves(&grid(&sixteen), lines[2]);
     // A 6x6 grid with tall boxes needs --box.
-    let tall = solver_core::parse(
+    let tall = solver_core::grid::parse(
         &".".repeat(36),
         Some(solver_core::Shape::new(3, 2).unwrap()),
     )

@@ -45,7 +45,7 @@ fn json_lines(out: &str) -> Vec<Value> {
 
 fn grid(text: &str) -> Grid {
     let (shape, cells) = split_tag(text);
-    solver_core::parse(cells, shape).expect("test grid parses")
+    solver_core::grid::parse(cells, shape).expect("test grid parses")
 }
 
 /// A line's box-shape tag (`3x2:` before the cells), as the CLI writes lines of non-square
@@ -140,12 +140,12 @@ fn rate_json_has_every_field_and_counts_agree() {
 fn rate_says_why_a_rating_is_only_a_lower_bound() {
     // A sparse 16x16 puzzle: past the techniques that work on every box shape, the engine
     // knows none (its chains are 9x9 only), so the solve stops there.
-    let options = solver_core::GenerateOptions {
+    let options = solver_core::generate::GenerateOptions {
         shape: solver_core::Shape::new(4, 4).expect("a shape"),
         seed: 34,
-        ..solver_core::GenerateOptions::default()
+        ..solver_core::generate::GenerateOptions::default()
     };
-    let made = solver_core::Generator::new(options, None)
+    let made = solver_core::generate::Generator::new(options, None)
         .expect("a valid request")
         .find_map(|made| {
             let made = made.expect("no limits set");

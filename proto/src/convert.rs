@@ -1,6 +1,7 @@
 //! Conversions between wire messages and solver-core types, shared by server and client.
 
-use solver_core::{Algorithm, Grid, GridError, Shape};
+use solver_core::solve::Algorithm;
+use solver_core::{Grid, GridError, Shape};
 
 use crate::pb;
 

@@ -1,7 +1,8 @@
 //! Conversions for the `sudoku.v1.Puzzles` messages: player grids, entries and conflicts.
 
+use solver_core::check::{Conflict, Entries, Entry};
 use solver_core::logic::{End, Level, LogicError, Mark, Rating, Step};
-use solver_core::{Conflict, Entries, Entry, GridError, Shape};
+use solver_core::{GridError, Shape};
 
 use crate::pb;
 
@@ -135,6 +136,9 @@ mod tests {
         assert_eq!((second.row, second.col, second.digit), (1, 2, 1));
         cells[5] = 5;
         let err = entries_from_pb(&pb::Grid { cells, ..grid }).unwrap_err();
-        assert_eq!(err.position(), Some(solver_core::Cell { row: 2, col: 2 }));
+        assert_eq!(
+            err.position(),
+            Some(solver_core::grid::Cell { row: 2, col: 2 })
+        );
     }
 }

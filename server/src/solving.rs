@@ -63,12 +63,14 @@ impl Limits {
                 n => n as usize,
             },
             algorithm: algorithm.into(),
-            budget: Some(match wire.max_guesses {
+            max_guesses: Some(match wire.max_guesses {
                 0 => self.max_guesses,
                 n => n.min(self.max_guesses),
             }),
-            deadline,
-            cancel: None,
+            limits: solver_core::Limits {
+                deadline,
+                cancel: None,
+            },
         })
     }
 
@@ -87,8 +89,11 @@ impl Limits {
     pub fn uniqueness(&self, deadline: Option<Instant>) -> Options {
         Options {
             max_solutions: 2,
-            budget: Some(self.max_guesses),
-            deadline,
+            max_guesses: Some(self.max_guesses),
+            limits: solver_core::Limits {
+                deadline,
+                ..solver_core::Limits::default()
+            },
             ..Options::default()
         }
     }
@@ -135,7 +140,7 @@ impl Job {
     /// Stops the solve when `flag` is raised.
     pub fn cancel_with(&mut self, flag: Arc<AtomicBool>) {
         // The options are this job's alone until it is queued, so this does not copy them.
-        Arc::make_mut(&mut self.options).cancel = Some(flag);
+        Arc::make_mut(&mut self.options).limits.cancel = Some(flag);
     }
 
     /// Whether a test asked this job to panic.

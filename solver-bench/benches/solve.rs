@@ -24,7 +24,8 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use solver_bench::tdoku;
-use solver_core::{Algorithm, Grid, Options, Shape, solve};
+use solver_core::solve::Algorithm;
+use solver_core::{Grid, Options, Shape, solve};
 use sudoku::Sudoku;
 
 /// Rounds per chunk; each solver's fastest round of each chunk counts.

@@ -6,7 +6,8 @@
 #[path = "../../solver-core/tests/support/mod.rs"]
 mod support;
 
-use solver_core::{Algorithm, Options, solve};
+use solver_core::solve::Algorithm;
+use solver_core::{Options, solve};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -10,8 +10,9 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+use solver_core::generate::{GenerateOptions, Generator, SeRater, Symmetry, level_band};
 use solver_core::logic::Level;
-use solver_core::{GenerateOptions, Generator, SeRater, Shape, Symmetry, level_band};
+use solver_core::{Limits, Shape};
 use sudoku::Sudoku;
 use sudoku::Symmetry as TheirSymmetry;
 
@@ -153,8 +154,11 @@ fn levels() {
     ] {
         let options = GenerateOptions {
             rating: Some(level_band(level)),
-            attempts: None,
-            deadline: Some(Instant::now() + Duration::from_secs_f64(seconds() * 2.0)),
+            max_attempts: None,
+            limits: Limits {
+                deadline: Some(Instant::now() + Duration::from_secs_f64(seconds() * 2.0)),
+                ..Limits::default()
+            },
             seed: 5,
             ..GenerateOptions::default()
         };
@@ -167,7 +171,7 @@ fn levels() {
                     made += 1;
                     attempts += g.attempts;
                 }
-                Err(solver_core::GenerateError::Stopped { attempts: a, .. }) => {
+                Err(solver_core::generate::GenerateError::Stopped { attempts: a, .. }) => {
                     attempts += a;
                     break;
                 }

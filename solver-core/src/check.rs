@@ -3,8 +3,7 @@
 
 use std::fmt;
 
-use crate::error::{GridError, House};
-use crate::grid::{Grid, Shape, Value, in_range};
+use crate::grid::{Grid, GridError, House, Shape, Value, in_range, parse_values};
 
 /// A digit in a cell; row and column are 1-based.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -64,6 +63,13 @@ impl Check {
     }
 }
 
+/// Parses a player's grid as [`parse`](crate::grid::parse) does, but keeps repeated digits:
+/// checking them is [`Entries::check`]'s job.
+pub fn parse_entries(text: &str, shape: Option<Shape>) -> Result<Entries, GridError> {
+    let (shape, values) = parse_values(text, shape)?;
+    Ok(Entries::from_values(shape, values))
+}
+
 impl Entries {
     /// A player's grid from row-major values (0 = empty), checked for size and range only.
     pub fn new<V: Value>(shape: Shape, cells: &[V]) -> Result<Entries, GridError> {
@@ -74,7 +80,7 @@ impl Entries {
     }
 
     /// Values already known to be in range.
-    pub(crate) fn from_values(shape: Shape, cells: Box<[u8]>) -> Entries {
+    fn from_values(shape: Shape, cells: Box<[u8]>) -> Entries {
         debug_assert_eq!(cells.len(), shape.cells());
         Entries { shape, cells }
     }
@@ -191,6 +197,17 @@ mod tests {
 
     const PUZZLE: &str =
         "3.65.84..52........87....31..3.1..8.9..863..5.5..9.6..13....25........74..52.63..";
+
+    #[test]
+    fn players_grids_keep_their_repeats() {
+        let text = format!("33{}", ".".repeat(79));
+        assert!(crate::grid::parse(&text, None).is_err());
+        let entries = parse_entries(&text, None).expect("repeats are allowed");
+        assert_eq!(&entries.cells()[..3], &[3, 3, 0]);
+        assert_eq!(entries.check(None).conflicts.len(), 1);
+        let err = parse_entries("3#", None).unwrap_err();
+        assert!(matches!(err, GridError::CellCount { found: 2 }), "{err}");
+    }
 
     fn entries(text: &str) -> Entries {
         let cells: Vec<u32> = text
@@ -314,7 +331,7 @@ mod tests {
         let mut cells = vec![0u32; 81];
         cells[10] = 10;
         let err = Entries::new(Shape::CLASSIC, &cells).unwrap_err();
-        assert_eq!(err.position(), Some(crate::Cell { row: 2, col: 2 }));
+        assert_eq!(err.position(), Some(crate::grid::Cell { row: 2, col: 2 }));
         assert!(Entries::new(Shape::CLASSIC, &cells[..80]).is_err());
     }
 }

@@ -1,8 +1,17 @@
 //! `Shape` and `Grid`: a grid is checked once when built, so every `Grid` is a valid puzzle.
+//! The cells, houses and errors that name a place in a grid live here too.
+
+mod cell;
+mod error;
+mod format;
+mod parse;
 
 use std::fmt;
 
-use crate::error::{Cell, GridError, House};
+pub use cell::{Cell, House};
+pub use error::GridError;
+pub use parse::parse;
+pub(crate) use parse::parse_values;
 
 /// The box shape of a grid: `box_rows × box_cols` cells per box, side `box_rows · box_cols`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

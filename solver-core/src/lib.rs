@@ -1,7 +1,13 @@
 //! Sudoku grids of any box shape, their text forms, and solvers.
 //!
+//! The crate root holds the everyday names: a [`Grid`] and its [`Shape`], [`solve()`] with its
+//! [`Options`] and [`Report`], and the [`Limits`] that stop solving, rating and generating
+//! alike. The rest is found by domain: [`grid`] (cells, houses, parsing),
+//! [`mod@solve`] (algorithms, statistics), [`logic`] (rating, hints, explanations), [`generate`]
+//! (puzzles made to order) and [`check`] (a player's grid, repeats and all).
+//!
 //! ```
-//! use solver_core::{solve, Grid, Options, Outcome};
+//! use solver_core::{Grid, Options, Outcome, solve};
 //!
 //! let puzzle: Grid = "3.65.84..52........87....31..3.1..8.9..863..5.5..9.6..13....25........74..52.63.."
 //!     .parse()
@@ -11,7 +17,7 @@
 //! assert!(grid.is_solution_of(&puzzle));
 //!
 //! // Any one solution, within a guess budget: options read as a sentence.
-//! let quick = solve(&puzzle, &Options::default().max_solutions(1).budget(1_000))
+//! let quick = solve(&puzzle, &Options::default().max_solutions(1).max_guesses(1_000))
 //!     .expect("9x9 is supported");
 //! assert!(quick.outcome.grid().is_some_and(|g| g.is_solution_of(&puzzle)));
 //! // Cells go in and come out as the same integers.
@@ -19,21 +25,13 @@
 //! ```
 #![deny(missing_docs)]
 
-mod check;
-mod error;
-mod format;
-mod generate;
-mod grid;
+pub mod check;
+pub mod generate;
+pub mod grid;
+mod limits;
 pub mod logic;
-mod parse;
-mod solve;
+pub mod solve;
 
-pub use check::{Check, Conflict, Entries, Entry};
-pub use error::{Cell, GridError, House, SolveError};
-pub use generate::{
-    DEFAULT_ATTEMPTS, GenerateError, GenerateOptions, Generated, Generator, LARGE_GRID_FLOOR,
-    Rater, SeRater, Symmetry, UnknownSymmetry, level_band, next_seed,
-};
-pub use grid::{Grid, Shape, Value};
-pub use parse::{parse, parse_entries};
-pub use solve::{Algorithm, Options, Outcome, Report, Stats, StopReason, solve, solve_until};
+pub use grid::{Grid, GridError, Shape};
+pub use limits::{Limits, StopReason};
+pub use solve::{Options, Outcome, Report, SolveError, solve};

@@ -2,7 +2,8 @@
 
 mod support;
 
-use solver_core::{Algorithm, Outcome, solve};
+use solver_core::solve::Algorithm;
+use solver_core::{Outcome, solve};
 use support::{assert_solves, datasets, with};
 
 #[test]

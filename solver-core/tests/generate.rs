@@ -5,10 +5,10 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use solver_core::{
-    GenerateError, GenerateOptions, Generated, Generator, Grid, LARGE_GRID_FLOOR, Options, Outcome,
-    Shape, StopReason, Symmetry, next_seed, solve,
+use solver_core::generate::{
+    GenerateError, GenerateOptions, Generated, Generator, LARGE_GRID_FLOOR, Symmetry, next_seed,
 };
+use solver_core::{Grid, Limits, Options, Outcome, Shape, StopReason, solve};
 
 fn shape(r: usize, c: usize) -> Shape {
     Shape::new(r, c).expect("a supported shape")
@@ -234,8 +234,11 @@ fn limits_end_generation_with_a_clear_error() {
     let never = |_: &Grid| Some(0u16);
     let options = GenerateOptions {
         rating: Some(100..=110),
-        attempts: None,
-        deadline: Some(Instant::now() + Duration::from_millis(200)),
+        max_attempts: None,
+        limits: Limits {
+            deadline: Some(Instant::now() + Duration::from_millis(200)),
+            ..Limits::default()
+        },
         ..GenerateOptions::default()
     };
     let err = Generator::new(options.clone(), Some(&never))
@@ -258,8 +261,10 @@ fn limits_end_generation_with_a_clear_error() {
 
     let cancel = Arc::new(AtomicBool::new(true));
     let cancelled = GenerateOptions {
-        deadline: None,
-        cancel: Some(cancel),
+        limits: Limits {
+            deadline: None,
+            cancel: Some(cancel),
+        },
         ..options
     };
     let err = Generator::new(cancelled, Some(&never))
@@ -282,8 +287,8 @@ fn limits_end_generation_with_a_clear_error() {
 
 #[test]
 fn level_targets_are_met_by_our_rater() {
+    use solver_core::generate::{SeRater, level_band};
     use solver_core::logic::{Level, RateOptions, rate};
-    use solver_core::{SeRater, level_band};
 
     let rater = SeRater::default();
     for (level, count) in [(Level::Easy, 3), (Level::Medium, 2), (Level::Hard, 2)] {
@@ -308,8 +313,8 @@ fn level_targets_are_met_by_our_rater() {
 
 #[test]
 fn extreme_and_hardest_come_within_the_default_attempts() {
+    use solver_core::generate::{SeRater, level_band};
     use solver_core::logic::{Level, RateOptions, rate};
-    use solver_core::{SeRater, level_band};
 
     let rater = SeRater::default();
     for level in [Level::Extreme, Level::Hardest] {
@@ -328,8 +333,8 @@ fn extreme_and_hardest_come_within_the_default_attempts() {
 
 #[test]
 fn sixteen_by_sixteen_levels_are_met_by_handing_givens_back() {
+    use solver_core::generate::{SeRater, level_band};
     use solver_core::logic::{Level, RateOptions, rate};
-    use solver_core::{SeRater, level_band};
 
     // Carved as far as uniqueness allows, a 16x16 puzzle is mostly one the engine cannot
     // finish (its chains are 9x9 only): givens come back until it rates in the band.
@@ -343,7 +348,7 @@ fn sixteen_by_sixteen_levels_are_met_by_handing_givens_back() {
             shape: shape(4, 4),
             symmetry,
             rating: Some(band.clone()),
-            attempts: Some(20),
+            max_attempts: Some(20),
             seed: 8,
             ..GenerateOptions::default()
         };

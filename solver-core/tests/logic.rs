@@ -9,10 +9,11 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
+use solver_core::check::{Entries, Entry};
 use solver_core::logic::{
     Candidates, End, LogicError, RateOptions, Step, Technique, explain, hint, rate,
 };
-use solver_core::{Entries, Entry, Grid, Options, Outcome, Shape, StopReason, solve};
+use solver_core::{Grid, Limits, Options, Outcome, Shape, StopReason, solve};
 use support::{Rng, Symmetry, data_dir, unique_puzzle};
 
 /// `(puzzle, SE rating in tenths)` from the rated file; `None` (loudly) when it is missing.
@@ -361,7 +362,7 @@ fn limits_make_the_rating_a_lower_bound() {
         .find(|(_, se)| *se >= 30)
         .expect("a harder puzzle");
     let budget = RateOptions {
-        budget: Some(3),
+        max_steps: Some(3),
         ..RateOptions::default()
     };
     let r = rate(grid, &budget).expect("unique");
@@ -369,7 +370,10 @@ fn limits_make_the_rating_a_lower_bound() {
     assert_eq!(r.end, End::Stopped(StopReason::Budget));
     assert_eq!(r.steps, 3);
     let cancelled = RateOptions {
-        cancel: Some(Arc::new(AtomicBool::new(true))),
+        limits: Limits {
+            cancel: Some(Arc::new(AtomicBool::new(true))),
+            ..Limits::default()
+        },
         ..RateOptions::default()
     };
     let r = rate(grid, &cancelled);
@@ -379,7 +383,10 @@ fn limits_make_the_rating_a_lower_bound() {
         Err(e) => assert_eq!(e, LogicError::Stopped(StopReason::Cancelled)),
     }
     let late = RateOptions {
-        deadline: Some(Instant::now()),
+        limits: Limits {
+            deadline: Some(Instant::now()),
+            ..Limits::default()
+        },
         ..RateOptions::default()
     };
     match rate(grid, &late) {

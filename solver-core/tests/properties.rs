@@ -4,7 +4,9 @@
 mod support;
 
 use proptest::prelude::*;
-use solver_core::{Algorithm, Grid, Outcome, Shape, parse, solve};
+use solver_core::grid::parse;
+use solver_core::solve::Algorithm;
+use solver_core::{Grid, Outcome, Shape, solve};
 use support::{Rng, Symmetry, assert_solves, datasets, shapes, sparse_puzzle, unique_puzzle, with};
 
 fn small_shapes() -> Vec<Shape> {
@@ -76,7 +78,7 @@ proptest! {
         if let Err(err) = text.parse::<Grid>() {
             let message = err.to_string();
             prop_assert!(!message.is_empty());
-            if let Some(solver_core::Cell { row, col }) = err.position() {
+            if let Some(solver_core::grid::Cell { row, col }) = err.position() {
                 prop_assert!(row >= 1 && col >= 1);
                 let expected = format!("row {row}");
                 prop_assert!(message.contains(&expected));

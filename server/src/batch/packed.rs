@@ -116,7 +116,7 @@ impl Batched for pb::PackedPuzzles {
             // Refused options refuse every puzzle of the message, each with the reason.
             let options = options
                 .map(|mut options| {
-                    options.cancel = Some(to.cancel.clone());
+                    options.limits.cancel = Some(to.cancel.clone());
                     options
                 })
                 .map_err(|e| e.to_pb());
@@ -313,7 +313,7 @@ fn unpack(shape: Shape, bytes: &[u8]) -> Result<Grid, GridError> {
             b'a'..=b'z' => b - b'a' + 10,
             _ => {
                 return Err(GridError::NotADigit {
-                    at: solver_core::Cell::at_index(i, side),
+                    at: solver_core::grid::Cell::at_index(i, side),
                     text: char::from(b).escape_default().to_string(),
                 });
             }
@@ -1039,7 +1039,7 @@ mod tests {
         cells[last] = 36;
         let out_of_range = unpack(shape, &cells).expect_err("out of range");
         let unsupported = solver_core::SolveError::Unsupported {
-            algorithm: solver_core::Algorithm::Fast,
+            algorithm: solver_core::solve::Algorithm::Fast,
             shape,
         };
         let reasons = [

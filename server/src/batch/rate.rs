@@ -44,7 +44,10 @@ impl Batched for pb::RateRequest {
             };
             let options = RateOptions {
                 uniqueness: !message.options.unwrap_or_default().no_uniqueness_techniques,
-                cancel: Some(to.cancel.clone()),
+                limits: solver_core::Limits {
+                    cancel: Some(to.cancel.clone()),
+                    ..solver_core::Limits::default()
+                },
                 ..RateOptions::default()
             };
             let (out, progress, id) = (to.out.clone(), to.progress.clone(), message.id);
@@ -57,7 +60,10 @@ impl Batched for pb::RateRequest {
                     // The time cap starts with the rating, as a solve's does, not when the
                     // group arrived: puzzles queued behind others keep their full time.
                     let options = RateOptions {
-                        deadline: Some(until.deadline),
+                        limits: solver_core::Limits {
+                            deadline: Some(until.deadline),
+                            ..options.limits.clone()
+                        },
                         ..options.clone()
                     };
                     logic::rate(&grid, &options)

@@ -284,7 +284,8 @@ mod tests {
 
     #[test]
     fn solves_are_counted_under_their_outcome() {
-        use solver_core::{Algorithm, Outcome, Report, Stats, StopReason};
+        use solver_core::solve::{Algorithm, Stats};
+        use solver_core::{Outcome, Report, StopReason};
         let metrics = Metrics::new();
         let stats = Stats {
             guesses: 0,

@@ -63,7 +63,10 @@ impl Explaining {
         let explainer = loop {
             let until = Until::for_piece(turn.short, caller, cap.saturating_sub(spent));
             let options = RateOptions {
-                deadline: Some(until.deadline),
+                limits: solver_core::Limits {
+                    deadline: Some(until.deadline),
+                    ..call.options.limits.clone()
+                },
                 ..call.options.clone()
             };
             let grid = grid.clone();
@@ -116,7 +119,10 @@ impl Explaining {
             let until =
                 Until::for_piece(self.turn.short, self.caller, cap.saturating_sub(self.spent));
             let options = RateOptions {
-                deadline: Some(until.deadline),
+                limits: solver_core::Limits {
+                    deadline: Some(until.deadline),
+                    ..self.options.limits.clone()
+                },
                 ..self.options.clone()
             };
             let mut explainer = self.explainer;

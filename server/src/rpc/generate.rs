@@ -4,11 +4,11 @@ use std::ops::RangeInclusive;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use solver_core::logic::{Level, RateOptions};
-use solver_core::{
-    GenerateError, GenerateOptions, Generated, Generator, Rater, SeRater, Shape, StopReason,
-    Symmetry, next_seed,
+use solver_core::generate::{
+    GenerateError, GenerateOptions, Generated, Generator, Rater, SeRater, Symmetry, next_seed,
 };
+use solver_core::logic::{Level, RateOptions};
+use solver_core::{Shape, StopReason};
 use sudoku_proto::{grid_to_pb, pb};
 use tokio::sync::mpsc;
 use tonic::{Code, Status};
@@ -210,14 +210,20 @@ pub(crate) fn stream(
             };
             let options = GenerateOptions {
                 seed,
-                cancel: Some(cancel.0.clone()),
+                limits: solver_core::Limits {
+                    cancel: Some(cancel.0.clone()),
+                    ..order.options.limits.clone()
+                },
                 ..order.options.clone()
             };
             let begun = Instant::now();
             let work = move |until: Until| {
                 make(
                     GenerateOptions {
-                        deadline: Some(until.deadline),
+                        limits: solver_core::Limits {
+                            deadline: Some(until.deadline),
+                            ..options.limits.clone()
+                        },
                         ..options.clone()
                     },
                     rate,
@@ -281,8 +287,7 @@ fn make(options: GenerateOptions, rate: bool) -> Result<Generated, GenerateError
     // which puzzles are too easy to be worth rating for a high band.
     let rater = SeRater {
         options: RateOptions {
-            deadline: options.deadline,
-            cancel: options.cancel.clone(),
+            limits: options.limits.clone(),
             ..RateOptions::default()
         },
     };

@@ -4,8 +4,9 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use solver_core::check::Entries;
 use solver_core::logic::{self, LogicError, RateOptions};
-use solver_core::{Entries, Grid, Outcome, Shape, StopReason};
+use solver_core::{Grid, Outcome, Shape, StopReason};
 use sudoku_proto::{entries_from_pb, grid_from_pb, pb, rating_to_pb, verdict_of};
 use tokio::sync::mpsc;
 use tonic::{Request, Response, Status, Streaming};
@@ -73,7 +74,10 @@ impl PuzzlesService {
     fn logic_options(&self, wire: Option<pb::LogicOptions>, cancel: &CancelOnDrop) -> RateOptions {
         RateOptions {
             uniqueness: !wire.unwrap_or_default().no_uniqueness_techniques,
-            cancel: Some(cancel.0.clone()),
+            limits: solver_core::Limits {
+                cancel: Some(cancel.0.clone()),
+                ..solver_core::Limits::default()
+            },
             ..RateOptions::default()
         }
     }
@@ -91,7 +95,10 @@ impl PuzzlesService {
         let cap = self.shared.limits.max_solve_time;
         let run = move |until: Until| {
             let options = RateOptions {
-                deadline: Some(until.deadline),
+                limits: solver_core::Limits {
+                    deadline: Some(until.deadline),
+                    ..options.limits.clone()
+                },
                 ..options.clone()
             };
             work(&options)
@@ -145,7 +152,7 @@ impl PuzzlesService {
     ) -> Result<(pb::Verdict, Option<Grid>), Status> {
         let cancel = CancelOnDrop::new();
         let mut options = self.shared.limits.uniqueness(deadline);
-        options.cancel = Some(cancel.0.clone());
+        options.limits.cancel = Some(cancel.0.clone());
         let solution = self
             .shared
             .pool

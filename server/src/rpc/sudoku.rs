@@ -74,7 +74,7 @@ impl SudokuService {
 /// The DEADLINE_EXCEEDED of a solve the caller's deadline stopped, with the work done in its
 /// `ErrorInfo` (reason [`sudoku_proto::SOLVE_STOPPED`]), so that clients keep the stats a
 /// stopped answer has.
-fn stopped_status(stats: &solver_core::Stats) -> Status {
+fn stopped_status(stats: &solver_core::solve::Stats) -> Status {
     let micros = stats.elapsed.as_micros();
     let algorithm = pb::Algorithm::from(stats.algorithm).as_str_name();
     let metadata = [

@@ -127,7 +127,7 @@ impl Pool {
     }
 
     /// Solves `job` for `tenant`, on a solver thread unless it is small and settles within
-    /// a few guesses; `options.cancel` skips or stops it.
+    /// a few guesses; `options.limits.cancel` skips or stops it.
     pub async fn solve(&self, tenant: Tenant, job: Job) -> Result<Report, PoolError> {
         if !job.fault_panic()
             && let Some(solution) = self.try_inline(&job.grid, &job.options)
@@ -149,7 +149,7 @@ impl Pool {
     /// off the executor to about 10 µs, inside tokio's guidance of 10–100 µs between awaits;
     /// a puzzle that needs more starts afresh on a solver thread. `None` means "use the pool".
     fn try_inline(&self, grid: &Grid, options: &Options) -> Option<Result<Report, PoolError>> {
-        let budget = options.budget.unwrap_or(u64::MAX);
+        let budget = options.max_guesses.unwrap_or(u64::MAX);
         // A caller's budget within the cap makes the inline answer final: always worth it,
         // and no sign of what other calls need.
         let own_budget = budget <= INLINE_GUESSES;
@@ -157,7 +157,7 @@ impl Pool {
             return None;
         }
         let capped = Options {
-            budget: Some(budget.min(INLINE_GUESSES)),
+            max_guesses: Some(budget.min(INLINE_GUESSES)),
             ..options.clone()
         };
         let solution = match guarded(&self.metrics, || solver_core::solve(grid, &capped)) {
@@ -373,7 +373,7 @@ fn run(
     slice_end: Option<Instant>,
 ) -> Ran {
     // The solve-time cap starts now, not when the request arrived.
-    let capped = match (job.options.deadline, now.checked_add(job.cap)) {
+    let capped = match (job.options.limits.deadline, now.checked_add(job.cap)) {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
     };
@@ -402,6 +402,7 @@ fn solve_job(
     let options = &job.options;
     let cancelled = || {
         options
+            .limits
             .cancel
             .as_ref()
             .is_some_and(|c| c.load(Ordering::Relaxed))
@@ -415,7 +416,7 @@ fn solve_job(
         if job.fault_panic() {
             panic!("fault injected by a test");
         }
-        solver_core::solve_until(&job.grid, options, start, deadline)
+        solver_core::solve::solve_until(&job.grid, options, start, deadline)
     });
     let solution = match solution {
         Ok(solution) => solution,
@@ -522,7 +523,7 @@ mod tests {
         // prove that, so it must leave the executor.
         let empty = grid(&".".repeat(81));
         let options = Options {
-            algorithm: solver_core::Algorithm::Backtracking,
+            algorithm: solver_core::solve::Algorithm::Backtracking,
             ..Options::default()
         };
         assert!(pool().try_inline(&empty, &options).is_none());
@@ -559,7 +560,7 @@ mod tests {
         let pool = pool();
         let hard = grid(&".".repeat(81));
         let options = Options {
-            algorithm: solver_core::Algorithm::Backtracking,
+            algorithm: solver_core::solve::Algorithm::Backtracking,
             ..Options::default()
         };
         for _ in 0..INLINE_MISSES {
@@ -567,7 +568,7 @@ mod tests {
         }
         // A caller's own small budget still runs inline, and tells nothing of the others.
         let small = Options {
-            budget: Some(INLINE_GUESSES),
+            max_guesses: Some(INLINE_GUESSES),
             ..options.clone()
         };
         for _ in 0..INLINE_PROBE_EVERY {
@@ -597,8 +598,8 @@ mod tests {
     fn a_callers_small_budget_is_final_inline() {
         let empty = grid(&".".repeat(81));
         let options = Options {
-            algorithm: solver_core::Algorithm::Backtracking,
-            budget: Some(5),
+            algorithm: solver_core::solve::Algorithm::Backtracking,
+            max_guesses: Some(5),
             ..Options::default()
         };
         let solution = pool()
@@ -741,7 +742,7 @@ mod tests {
                 Job::new(
                     empty.clone(),
                     Options {
-                        algorithm: solver_core::Algorithm::Backtracking,
+                        algorithm: solver_core::solve::Algorithm::Backtracking,
                         ..Options::default()
                     },
                     Duration::from_secs(10),

@@ -14,11 +14,13 @@
 
 use super::classic::Classic;
 use crate::grid::{Grid, Shape};
-use crate::solve::{Givens, Options, Outcome, StopReason, count_classic, solve};
+use crate::limits::StopReason;
+use crate::solve::{Givens, Options, Outcome, count_classic, solve};
 
 /// What a uniqueness check found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Check {
+pub(crate) enum Uniqueness {
+    /// Exactly one solution.
     Unique,
     /// Two solutions, or none (impossible here: every candidate is a subset of a solution).
     NotUnique,
@@ -27,33 +29,37 @@ pub(crate) enum Check {
 }
 
 /// Solves `cells` counting to two.
-pub(crate) fn check(shape: Shape, cells: &[u8], options: &Options) -> Check {
-    check_counting(shape, cells, options).0
+pub(crate) fn uniqueness(shape: Shape, cells: &[u8], options: &Options) -> Uniqueness {
+    uniqueness_counting(shape, cells, options).0
 }
 
-/// [`check`], and the guesses the search made: a measure of how hard the puzzle is.
-pub(crate) fn check_counting(shape: Shape, cells: &[u8], options: &Options) -> (Check, u64) {
+/// [`uniqueness`], and the guesses the search made: a measure of how hard the puzzle is.
+pub(crate) fn uniqueness_counting(
+    shape: Shape,
+    cells: &[u8],
+    options: &Options,
+) -> (Uniqueness, u64) {
     if let Ok(classic) = <&[u8; 81]>::try_from(cells)
         && shape == Shape::CLASSIC
     {
         return match count_classic(&Givens::new(classic), None, options) {
-            Ok((1, guesses)) => (Check::Unique, guesses),
-            Ok((_, guesses)) => (Check::NotUnique, guesses),
-            Err(reason) => (Check::Stopped(reason), 0),
+            Ok((1, guesses)) => (Uniqueness::Unique, guesses),
+            Ok((_, guesses)) => (Uniqueness::NotUnique, guesses),
+            Err(reason) => (Uniqueness::Stopped(reason), 0),
         };
     }
     // Every carved grid keeps a subset of a valid solution's cells, so it has no repeats.
     let Ok(grid) = Grid::from_values(shape, cells.into()) else {
-        return (Check::NotUnique, 0);
+        return (Uniqueness::NotUnique, 0);
     };
     // `Auto` supports every shape, so `solve` cannot refuse.
     match solve(&grid, options) {
         Ok(report) => match report.outcome {
-            Outcome::Unique(_) => (Check::Unique, report.stats.guesses),
-            Outcome::Stopped { reason, .. } => (Check::Stopped(reason), 0),
-            _ => (Check::NotUnique, report.stats.guesses),
+            Outcome::Unique(_) => (Uniqueness::Unique, report.stats.guesses),
+            Outcome::Stopped { reason, .. } => (Uniqueness::Stopped(reason), 0),
+            _ => (Uniqueness::NotUnique, report.stats.guesses),
         },
-        Err(_) => (Check::NotUnique, 0),
+        Err(_) => (Uniqueness::NotUnique, 0),
     }
 }
 
@@ -62,12 +68,12 @@ pub(crate) fn check_counting(shape: Shape, cells: &[u8], options: &Options) -> (
 /// solved for one solution. A wrong digit usually fails after little search, which makes this
 /// far cheaper than counting solutions of the whole puzzle; a digit no peer rules out is the
 /// only kind tried, so a cell its peers force costs nothing.
-pub(crate) fn check_removal(
+pub(crate) fn uniqueness_without(
     solution: &Grid,
     cells: &[u8],
     orbit: &[usize],
     options: &Options,
-) -> Check {
+) -> Uniqueness {
     let shape = solution.shape();
     let side = shape.side();
     let first = Options {
@@ -98,13 +104,13 @@ pub(crate) fn check_removal(
             };
             match solve(&grid, &first).map(|s| s.outcome) {
                 Ok(Outcome::NoSolution) => {}
-                Ok(Outcome::Stopped { reason, .. }) => return Check::Stopped(reason),
-                _ => return Check::NotUnique,
+                Ok(Outcome::Stopped { reason, .. }) => return Uniqueness::Stopped(reason),
+                _ => return Uniqueness::NotUnique,
             }
         }
         trial[c] = 0;
     }
-    Check::Unique
+    Uniqueness::Unique
 }
 
 /// A carved puzzle.
@@ -152,13 +158,13 @@ pub(crate) fn carve(
             }
         }
         let found = if let Some(classic) = &classic {
-            classic.check(batch, options)
+            classic.uniqueness(batch, options)
         } else if take == 1 {
-            check_removal(solution, &cells, &batch[0], options)
+            uniqueness_without(solution, &cells, &batch[0], options)
         } else {
-            check(shape, &cells, options)
+            uniqueness(shape, &cells, options)
         };
-        if found == Check::Unique {
+        if found == Uniqueness::Unique {
             givens -= removed;
             i += take;
             if !failed {
@@ -173,9 +179,9 @@ pub(crate) fn carve(
             }
         }
         match found {
-            Check::Stopped(StopReason::Budget) if take == 1 => orbit_minimal = false,
-            Check::Stopped(StopReason::Budget) => {}
-            Check::Stopped(reason) => return Err(reason),
+            Uniqueness::Stopped(StopReason::Budget) if take == 1 => orbit_minimal = false,
+            Uniqueness::Stopped(StopReason::Budget) => {}
+            Uniqueness::Stopped(reason) => return Err(reason),
             _ => {}
         }
         if take == 1 {
@@ -221,10 +227,10 @@ pub(crate) fn is_minimal(
             continue;
         }
         trial[i] = 0;
-        match check(shape, &trial, options) {
-            Check::Unique => return Ok(false),
-            Check::Stopped(reason) => return Err(reason),
-            Check::NotUnique => {}
+        match uniqueness(shape, &trial, options) {
+            Uniqueness::Unique => return Ok(false),
+            Uniqueness::Stopped(reason) => return Err(reason),
+            Uniqueness::NotUnique => {}
         }
         trial[i] = v;
     }
@@ -250,7 +256,7 @@ mod tests {
         for orbit in &orbits {
             let c = orbit[0];
             single[c] = 0;
-            if check(Shape::CLASSIC, &single, &options) != Check::Unique {
+            if uniqueness(Shape::CLASSIC, &single, &options) != Uniqueness::Unique {
                 single[c] = solution.cells()[c];
             }
         }

@@ -2,9 +2,10 @@
 //! digits per house and as a cell mask, so that a removal is tested without a pass over the
 //! grid, and most without a search.
 
-use super::carve::Check;
+use super::carve::Uniqueness;
 use super::unavoidable::{Cells, Unavoidable};
-use crate::solve::{Givens, Options, StopReason, count_classic};
+use crate::limits::StopReason;
+use crate::solve::{Givens, Options, count_classic};
 
 /// A puzzle being carved out of a 9×9 solution.
 pub(super) struct Classic {
@@ -66,9 +67,9 @@ impl Classic {
 
     /// Whether the puzzle is still unique now that `cleared` (one or more orbits) are empty.
     /// One orbit: each of its cells is tested for another digit; several: a count to two.
-    pub(super) fn check(&self, cleared: &[Vec<usize>], options: &Options) -> Check {
+    pub(super) fn uniqueness(&self, cleared: &[Vec<usize>], options: &Options) -> Uniqueness {
         if self.bank.missed_by(self.filled) {
-            return Check::NotUnique;
+            return Uniqueness::NotUnique;
         }
         let [orbit] = cleared else {
             let count = Options {
@@ -76,15 +77,15 @@ impl Classic {
                 ..options.clone()
             };
             return match count_classic(&self.givens, None, &count) {
-                Ok((1, _)) => Check::Unique,
-                Ok(_) => Check::NotUnique,
-                Err(reason) => Check::Stopped(reason),
+                Ok((1, _)) => Uniqueness::Unique,
+                Ok(_) => Uniqueness::NotUnique,
+                Err(reason) => Uniqueness::Stopped(reason),
             };
         };
-        self.check_cells(orbit, options)
+        self.uniqueness_without(orbit, options)
     }
 
-    /// Whether no single given can go, each tested as [`Classic::check`] tests one cell; `Err`
+    /// Whether no single given can go, each tested as [`Classic::uniqueness`] tests one cell; `Err`
     /// when a search stopped.
     pub(super) fn is_minimal(&mut self, options: &Options) -> Result<bool, StopReason> {
         for cell in 0..81 {
@@ -93,15 +94,15 @@ impl Classic {
             }
             self.clear(cell);
             let found = if self.bank.missed_by(self.filled) {
-                Check::NotUnique
+                Uniqueness::NotUnique
             } else {
-                self.check_cells(&[cell], options)
+                self.uniqueness_without(&[cell], options)
             };
             self.restore(cell);
             match found {
-                Check::Unique => return Ok(false),
-                Check::Stopped(reason) => return Err(reason),
-                Check::NotUnique => {}
+                Uniqueness::Unique => return Ok(false),
+                Uniqueness::Stopped(reason) => return Err(reason),
+                Uniqueness::NotUnique => {}
             }
         }
         Ok(true)
@@ -109,7 +110,7 @@ impl Classic {
 
     /// Whether no solution puts another digit in any of the cleared `cells`: each is settled by
     /// a single, or searched for one solution with its digit ruled out.
-    fn check_cells(&self, cells: &[usize], options: &Options) -> Check {
+    fn uniqueness_without(&self, cells: &[usize], options: &Options) -> Uniqueness {
         let first = Options {
             max_solutions: 1,
             ..options.clone()
@@ -120,11 +121,11 @@ impl Classic {
             }
             match count_classic(&self.givens, Some((c, self.solution[c])), &first) {
                 Ok((0, _)) => {}
-                Ok(_) => return Check::NotUnique,
-                Err(reason) => return Check::Stopped(reason),
+                Ok(_) => return Uniqueness::NotUnique,
+                Err(reason) => return Uniqueness::Stopped(reason),
             }
         }
-        Check::Unique
+        Uniqueness::Unique
     }
 
     /// Whether the givens force the solution's digit into the empty `cell` by a single: every
@@ -152,7 +153,7 @@ impl Classic {
 
 #[cfg(test)]
 mod tests {
-    use super::super::carve::{check, is_minimal};
+    use super::super::carve::{is_minimal, uniqueness};
     use super::super::fill::random_solution;
     use super::super::rng::Random;
     use super::*;
@@ -176,10 +177,10 @@ mod tests {
             let mut verdicts = [0; 2];
             for orbit in &orbits {
                 orbit.iter().for_each(|&c| classic.clear(c));
-                let found = classic.check(std::slice::from_ref(orbit), &options);
-                assert_eq!(found, check(Shape::CLASSIC, &classic.cells, &options));
-                verdicts[usize::from(found == Check::Unique)] += 1;
-                if found != Check::Unique {
+                let found = classic.uniqueness(std::slice::from_ref(orbit), &options);
+                assert_eq!(found, uniqueness(Shape::CLASSIC, &classic.cells, &options));
+                verdicts[usize::from(found == Uniqueness::Unique)] += 1;
+                if found != Uniqueness::Unique {
                     orbit.iter().for_each(|&c| classic.restore(c));
                 }
             }

@@ -4,7 +4,7 @@ use thiserror::Error;
 
 use super::Symmetry;
 use crate::grid::Shape;
-use crate::solve::StopReason;
+use crate::limits::StopReason;
 
 /// Why no puzzle came out.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]

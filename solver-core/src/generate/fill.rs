@@ -115,7 +115,7 @@ fn classic_solution(rng: &mut Random) -> Option<Grid> {
     let seeded = Grid::new(Shape::CLASSIC, &cells).ok()?;
     let options = Options {
         max_solutions: 1,
-        budget: Some(COMPLETION_GUESSES),
+        max_guesses: Some(COMPLETION_GUESSES),
         ..Options::default()
     };
     let Ok(Report {

@@ -12,7 +12,8 @@
 //! grids each; the rater's [`Rater::guesses`] spares most of the ratings).
 //!
 //! ```
-//! use solver_core::{GenerateOptions, Generator, Outcome, Options, solve};
+//! use solver_core::{Outcome, Options, solve};
+//! use solver_core::generate::{GenerateOptions, Generator};
 //!
 //! let options = GenerateOptions { minimal: true, seed: 7, ..GenerateOptions::default() };
 //! for made in Generator::new(options, None).expect("a valid request").take(2) {
@@ -33,9 +34,6 @@ mod symmetry;
 mod unavoidable;
 
 use std::ops::RangeInclusive;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
 
 pub use error::GenerateError;
 pub use rate::{SeRater, level_band};
@@ -43,7 +41,8 @@ pub use rng::next_seed;
 pub use symmetry::{Symmetry, UnknownSymmetry};
 
 use crate::grid::{Grid, Shape};
-use crate::solve::{Options, StopReason};
+use crate::limits::{Limits, StopReason};
+use crate::solve::Options;
 use rng::Random;
 
 /// Complete grids tried per puzzle when the caller sets no budget, so that a request no
@@ -99,11 +98,9 @@ pub struct GenerateOptions {
     /// The request's seed: puzzle k is seeded by `next_seed` applied k times to it.
     pub seed: u64,
     /// Complete grids tried per puzzle before giving up; `None` for no limit.
-    pub attempts: Option<u64>,
-    /// A time after which generation stops with an error.
-    pub deadline: Option<Instant>,
-    /// A flag another thread may raise to stop generation.
-    pub cancel: Option<Arc<AtomicBool>>,
+    pub max_attempts: Option<u64>,
+    /// When generation stops with an error; its uniqueness checks stop then too.
+    pub limits: Limits,
 }
 
 impl Default for GenerateOptions {
@@ -115,9 +112,8 @@ impl Default for GenerateOptions {
             givens: None,
             rating: None,
             seed: 0,
-            attempts: Some(DEFAULT_ATTEMPTS),
-            deadline: None,
-            cancel: None,
+            max_attempts: Some(DEFAULT_ATTEMPTS),
+            limits: Limits::default(),
         }
     }
 }
@@ -168,7 +164,7 @@ impl<'r> Generator<'r> {
         let mut rng = Random::new(seed);
         let mut orbits = self.orbits.clone();
         let checks = self.check_options();
-        let limit = options.attempts.unwrap_or(u64::MAX);
+        let limit = options.max_attempts.unwrap_or(u64::MAX);
         let mut attempts = 0;
         loop {
             if let Some(reason) = self.stop_reason(attempts, limit) {
@@ -193,14 +189,17 @@ impl<'r> Generator<'r> {
             // Carving proved each step; one count-to-two solve of the result is the proof
             // every caller can rely on, whatever shortcuts carving takes.
             let unbudgeted = Options {
-                budget: None,
+                max_guesses: None,
                 ..checks.clone()
             };
-            let guesses = match carve::check_counting(options.shape, &carved.cells, &unbudgeted) {
-                (carve::Check::Unique, guesses) => guesses,
-                (carve::Check::Stopped(reason), _) => return Err(self.stopped(reason, attempts)),
-                (carve::Check::NotUnique, _) => continue,
-            };
+            let guesses =
+                match carve::uniqueness_counting(options.shape, &carved.cells, &unbudgeted) {
+                    (carve::Uniqueness::Unique, guesses) => guesses,
+                    (carve::Uniqueness::Stopped(reason), _) => {
+                        return Err(self.stopped(reason, attempts));
+                    }
+                    (carve::Uniqueness::NotUnique, _) => continue,
+                };
             if self.out_of_band(guesses) {
                 continue;
             }
@@ -274,9 +273,8 @@ impl<'r> Generator<'r> {
         let side = self.options.shape.side();
         Options {
             max_solutions: 2,
-            budget: (side > 9 && !self.options.minimal).then_some(CHECK_GUESSES),
-            deadline: self.options.deadline,
-            cancel: self.options.cancel.clone(),
+            max_guesses: (side > 9 && !self.options.minimal).then_some(CHECK_GUESSES),
+            limits: self.options.limits.clone(),
             ..Options::default()
         }
     }
@@ -323,18 +321,7 @@ impl<'r> Generator<'r> {
         if attempts >= limit {
             return Some(StopReason::Budget);
         }
-        if self
-            .options
-            .cancel
-            .as_ref()
-            .is_some_and(|c| c.load(Ordering::Relaxed))
-        {
-            return Some(StopReason::Cancelled);
-        }
-        if self.options.deadline.is_some_and(|d| Instant::now() >= d) {
-            return Some(StopReason::Deadline);
-        }
-        None
+        self.options.limits.reached()
     }
 
     fn stopped(&self, reason: StopReason, attempts: u64) -> GenerateError {
@@ -548,7 +535,7 @@ mod tests {
         let options = GenerateOptions {
             minimal: true,
             givens: Some(60..=60),
-            attempts: Some(3),
+            max_attempts: Some(3),
             ..GenerateOptions::default()
         };
         let err = Generator::new(options, None)

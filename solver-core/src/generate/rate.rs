@@ -10,7 +10,7 @@ use crate::logic::{Level, RateOptions, rate};
 /// a shape it does not support counts as unrated, so it meets no target.
 #[derive(Debug, Clone, Default)]
 pub struct SeRater {
-    /// Options for each rating (budget, deadline, cancel).
+    /// Options for each rating (step budget and limits).
     pub options: RateOptions,
 }
 

@@ -1,14 +1,11 @@
 //! The solving loop: try techniques simplest first, apply the first that makes progress.
 
-use std::sync::atomic::Ordering;
-use std::time::Instant;
-
+use super::RateOptions;
 use super::board::Candidates;
 use super::step::Found;
 use super::step::Technique;
-use super::{
-    RateOptions, fish, grouped, locked, loops, named, singles, strong, subsets, turbot, unique,
-    wings, wxyz,
+use super::techniques::{
+    fish, grouped, locked, loops, named, singles, strong, subsets, turbot, unique, wings, wxyz,
 };
 use crate::StopReason;
 
@@ -124,7 +121,7 @@ pub(crate) fn run(
     mut on_step: impl FnMut(&Found, &Candidates),
 ) -> End {
     let mut steps = 0u64;
-    let budget = options.budget.unwrap_or(u64::MAX);
+    let budget = options.max_steps.unwrap_or(u64::MAX);
     loop {
         if board.is_solved() {
             return End::Solved;
@@ -132,15 +129,8 @@ pub(crate) fn run(
         if steps >= budget {
             return End::Stopped(StopReason::Budget);
         }
-        if options
-            .cancel
-            .as_deref()
-            .is_some_and(|flag| flag.load(Ordering::Relaxed))
-        {
-            return End::Stopped(StopReason::Cancelled);
-        }
-        if options.deadline.is_some_and(|d| Instant::now() >= d) {
-            return End::Stopped(StopReason::Deadline);
+        if let Some(reason) = options.limits.reached() {
+            return End::Stopped(reason);
         }
         let Some(found) = next(board, options) else {
             return End::Stuck;

@@ -1,5 +1,5 @@
 //! Human-style solving: rate a puzzle on the Sudoku Explainer (SE) scale, give the next hint,
-//! explain a whole solve. (Checking a player's grid is [`crate::Entries::check`].)
+//! explain a whole solve. (Checking a player's grid is [`crate::check::Entries::check`].)
 //!
 //! The engine works on a [`Candidates`] grid and always applies the simplest technique that
 //! makes progress, in SE's order of difficulty; a puzzle's rating is its hardest step's.
@@ -52,27 +52,10 @@
 mod board;
 mod chain;
 mod engine;
-mod fish;
-mod grouped;
-mod house_memo;
-mod locked;
-mod loops;
-mod named;
-mod per_digit;
 mod rating;
-mod singles;
 mod step;
-mod strong;
-mod subsets;
-mod turbot;
-mod unique;
-mod wings;
+mod techniques;
 mod wording;
-mod wxyz;
-
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
-use std::time::Instant;
 
 use thiserror::Error;
 
@@ -81,7 +64,7 @@ pub use engine::End;
 pub use rating::{Level, Rating, rate};
 pub use step::{Mark, Step, Technique};
 
-use crate::{Grid, Options, Outcome, StopReason, solve};
+use crate::{Grid, Limits, Options, Outcome, StopReason, solve};
 
 /// Options shared by [`rate`], [`hint`] and [`explain`].
 #[derive(Debug, Clone)]
@@ -89,20 +72,18 @@ pub struct RateOptions {
     /// Whether techniques that assume a unique solution (unique rectangles, BUG) may be used.
     pub uniqueness: bool,
     /// The most steps the engine may take before it stops.
-    pub budget: Option<u64>,
-    /// A time after which the engine stops (the rating is then a lower bound).
-    pub deadline: Option<Instant>,
-    /// A flag another thread may raise to stop the engine.
-    pub cancel: Option<Arc<AtomicBool>>,
+    pub max_steps: Option<u64>,
+    /// When the engine must stop (a rating is then a lower bound); the check for a unique
+    /// solution stops then too.
+    pub limits: Limits,
 }
 
 impl Default for RateOptions {
     fn default() -> Self {
         RateOptions {
             uniqueness: true,
-            budget: None,
-            deadline: None,
-            cancel: None,
+            max_steps: None,
+            limits: Limits::default(),
         }
     }
 }
@@ -135,11 +116,7 @@ pub enum LogicError {
 
 /// The unique solution of `grid`, or why there is none.
 pub(crate) fn unique_solution(grid: &Grid, options: &RateOptions) -> Result<Grid, LogicError> {
-    let solve_options = Options {
-        deadline: options.deadline,
-        cancel: options.cancel.clone(),
-        ..Options::default()
-    };
+    let solve_options = Options::default().limits(options.limits.clone());
     // Every shape is supported by the automatic choice of algorithm.
     let solution = solve(grid, &solve_options).map_err(|_| LogicError::NoSolution)?;
     match solution.outcome {
@@ -251,7 +228,7 @@ impl Explainer {
     /// later call goes on from there.
     pub fn next_steps(&mut self, max: u64, options: &RateOptions) -> (Vec<Step>, Option<End>) {
         let options = RateOptions {
-            budget: Some(max),
+            max_steps: Some(max),
             ..options.clone()
         };
         let mut steps = Vec::new();

@@ -21,19 +21,19 @@ pub(crate) struct Control<'a> {
 }
 
 impl<'a> Control<'a> {
-    /// Stops at the earlier of `options.deadline` and `deadline`.
+    /// Stops at the earlier of `options.limits.deadline` and `deadline`.
     pub(crate) fn new(options: &'a Options, deadline: Option<Instant>) -> Self {
         Control {
             limit: options.max_solutions.max(1),
             found: 0,
             first: None,
             guesses: 0,
-            budget: options.budget.unwrap_or(u64::MAX),
-            deadline: match (options.deadline, deadline) {
+            budget: options.max_guesses.unwrap_or(u64::MAX),
+            deadline: match (options.limits.deadline, deadline) {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
             },
-            cancel: options.cancel.as_deref(),
+            cancel: options.limits.cancel.as_deref(),
         }
     }
 

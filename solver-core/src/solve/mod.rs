@@ -2,30 +2,20 @@
 
 mod backtrack;
 mod control;
+mod error;
 mod fast;
 mod general;
 mod options;
 
 use std::time::{Duration, Instant};
 
+pub use error::SolveError;
 pub(crate) use fast::Givens;
 pub use options::{Algorithm, Options};
 
-use crate::error::SolveError;
 use crate::grid::{Grid, Shape};
+use crate::limits::StopReason;
 use control::Control;
-
-/// Why a search stopped before it was complete.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum StopReason {
-    /// The guess budget ran out.
-    Budget,
-    /// The cancel flag was raised.
-    Cancelled,
-    /// The deadline passed.
-    Deadline,
-}
 
 /// What a search found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -102,7 +92,7 @@ pub fn solve(grid: &Grid, options: &Options) -> Result<Report, SolveError> {
 }
 
 /// As [`solve`], timed from `start` and stopping at `deadline` too when it comes before
-/// `options.deadline`. One `Options` can then be shared by many solves (and threads), each
+/// `options.limits.deadline`. One `Options` can then be shared by many solves (and threads), each
 /// with its own time limit, without a copy that would touch the cancel flag's reference
 /// count; and a caller solving one puzzle after another passes the end of the last solve as
 /// the start of the next, so the clock is read once a solve, not twice.

@@ -5,6 +5,8 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
+use crate::limits::Limits;
+
 /// Which search to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
@@ -38,7 +40,7 @@ impl fmt::Display for Algorithm {
     }
 }
 
-/// Options for [`solve`](crate::solve).
+/// Options for [`solve`](crate::solve()).
 #[derive(Debug, Clone)]
 pub struct Options {
     /// Solutions to look for: 1 = any (fastest), 2 = prove uniqueness (default), N = count to N.
@@ -47,11 +49,9 @@ pub struct Options {
     /// The algorithm; `Auto` picks the best one for the grid's shape.
     pub algorithm: Algorithm,
     /// The most guesses the search may make before it stops.
-    pub budget: Option<u64>,
-    /// A time after which the search stops.
-    pub deadline: Option<Instant>,
-    /// A flag another thread may raise to stop the search.
-    pub cancel: Option<Arc<AtomicBool>>,
+    pub max_guesses: Option<u64>,
+    /// When the search must stop, whatever it has found.
+    pub limits: Limits,
 }
 
 /// Builder-style setters: `Options::default().max_solutions(1).deadline(at)`.
@@ -69,20 +69,26 @@ impl Options {
     }
 
     /// The most guesses the search may make.
-    pub fn budget(mut self, guesses: u64) -> Options {
-        self.budget = Some(guesses);
+    pub fn max_guesses(mut self, guesses: u64) -> Options {
+        self.max_guesses = Some(guesses);
         self
     }
 
     /// When the search must stop.
     pub fn deadline(mut self, deadline: Instant) -> Options {
-        self.deadline = Some(deadline);
+        self.limits.deadline = Some(deadline);
         self
     }
 
     /// A flag another thread may raise to stop the search.
     pub fn cancel(mut self, flag: Arc<AtomicBool>) -> Options {
-        self.cancel = Some(flag);
+        self.limits.cancel = Some(flag);
+        self
+    }
+
+    /// The deadline and cancel flag, as shared with rating and generating.
+    pub fn limits(mut self, limits: Limits) -> Options {
+        self.limits = limits;
         self
     }
 }
@@ -92,9 +98,8 @@ impl Default for Options {
         Options {
             max_solutions: 2,
             algorithm: Algorithm::Auto,
-            budget: None,
-            deadline: None,
-            cancel: None,
+            max_guesses: None,
+            limits: Limits::default(),
         }
     }
 }

@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use super::*;
+use crate::Limits;
 
 const CLASSIC: &str =
     "3.65.84..52........87....31..3.1..8.9..863..5.5..9.6..13....25........74..52.63..";
@@ -159,7 +160,7 @@ fn budget_stops_every_algorithm() {
     for algorithm in ALL {
         let options = Options {
             algorithm,
-            budget: Some(3),
+            max_guesses: Some(3),
             max_solutions: 2,
             ..Options::default()
         };
@@ -187,7 +188,10 @@ fn raised_cancel_flag_stops_backtracking() {
     let flag = Arc::new(AtomicBool::new(true));
     let options = Options {
         algorithm: Algorithm::Backtracking,
-        cancel: Some(flag),
+        limits: Limits {
+            cancel: Some(flag),
+            ..Limits::default()
+        },
         ..Options::default()
     };
     let solution = solve(&puzzle, &options).unwrap();
@@ -207,7 +211,10 @@ fn cancel_from_another_thread_stops_a_long_search() {
     let flag = Arc::new(AtomicBool::new(false));
     let options = Options {
         algorithm: Algorithm::Backtracking,
-        cancel: Some(flag.clone()),
+        limits: Limits {
+            cancel: Some(flag.clone()),
+            ..Limits::default()
+        },
         // Counting every solution of a sparse grid never ends by itself.
         max_solutions: usize::MAX,
         ..Options::default()
@@ -239,7 +246,10 @@ fn deadline_stops_every_algorithm() {
         let options = Options {
             algorithm,
             max_solutions: usize::MAX,
-            deadline: Some(Instant::now() + Duration::from_millis(5)),
+            limits: Limits {
+                deadline: Some(Instant::now() + Duration::from_millis(5)),
+                ..Limits::default()
+            },
             ..Options::default()
         };
         let solution = solve(&empty, &options).unwrap();
@@ -256,7 +266,10 @@ fn deadline_stops_every_algorithm() {
     let options = Options {
         algorithm: Algorithm::Fast,
         max_solutions: usize::MAX,
-        deadline: Some(Instant::now() + Duration::from_millis(5)),
+        limits: Limits {
+            deadline: Some(Instant::now() + Duration::from_millis(5)),
+            ..Limits::default()
+        },
         ..Options::default()
     };
     let solution = solve(&Grid::empty(Shape::CLASSIC), &options).unwrap();
@@ -274,7 +287,10 @@ fn solve_until_stops_at_the_earlier_deadline() {
     let empty = Grid::empty(Shape::CLASSIC);
     let counting = |deadline: Option<Instant>| Options {
         max_solutions: usize::MAX,
-        deadline,
+        limits: Limits {
+            deadline,
+            ..Limits::default()
+        },
         ..Options::default()
     };
     let stopped_by_deadline = |report: &Report| {

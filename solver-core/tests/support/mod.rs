@@ -1,7 +1,8 @@
 //! Test and benchmark support: datasets, a small PRNG, grid symmetries and a puzzle generator.
 #![allow(dead_code)]
 
-use solver_core::{Algorithm, Grid, Options, Outcome, Shape, solve};
+use solver_core::solve::Algorithm;
+use solver_core::{Grid, Options, Outcome, Shape, solve};
 #[allow(unused_imports)] // not every test binary reads a file by name
 pub use test_support::data_dir;
 
@@ -130,7 +131,7 @@ pub fn unique_puzzle(shape: Shape, keep: usize, rng: &mut Rng) -> Grid {
     rng.shuffle(&mut order);
     let mut left = cells.len();
     let options = Options {
-        budget: Some(2_000),
+        max_guesses: Some(2_000),
         ..Options::default()
     };
     for i in order {

@@ -3,9 +3,9 @@
 
 use std::rc::Rc;
 
-use super::board::{Candidates, bits, digit_char};
 use super::per_digit;
-use super::step::{Found, Technique};
+use crate::logic::board::{Candidates, bits, digit_char};
+use crate::logic::step::{Found, Technique};
 
 /// Region kinds in SE's numbering: 0 box, 1 row, 2 column.
 fn first_house(side: usize, kind: usize) -> usize {

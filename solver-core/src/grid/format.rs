@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::grid::Grid;
+use super::Grid;
 
 /// The one-character form of a value: `.` empty, `1-9`, then `A-Z`.
 pub(crate) fn value_char(v: u8) -> char {
@@ -80,9 +80,9 @@ mod tests {
             let mut cells = vec![0u32; shape.cells()];
             cells[0] = shape.side() as u32;
             let grid = Grid::new(shape, &cells).unwrap();
-            let back = crate::parse(&grid.to_string(), Some(shape)).unwrap();
+            let back = crate::grid::parse(&grid.to_string(), Some(shape)).unwrap();
             assert_eq!(back, grid, "{}", grid);
-            let back = crate::parse(&grid.to_line(), Some(shape)).unwrap();
+            let back = crate::grid::parse(&grid.to_line(), Some(shape)).unwrap();
             assert_eq!(back, grid);
         }
     }

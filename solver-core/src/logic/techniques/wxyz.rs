@@ -2,9 +2,9 @@
 //! three candidates): three cells that see each other hold four digits between them (an
 //! almost locked set), and a bivalue cell xz links to it.
 
-use super::board::{Candidates, bits, digit_names};
 use super::house_memo::{self, Narrowing, WORDS};
-use super::step::{Found, Technique};
+use crate::logic::board::{Candidates, bits, digit_names};
+use crate::logic::step::{Found, Technique};
 
 /// The WXYZ-Wing SE would pick: lowest rating, then most eliminations.
 ///
@@ -156,7 +156,7 @@ fn wing(
         )
     };
     let [a, b, c] = set;
-    let support = || super::step::candidates_of(board, [a, b, c, y], u64::MAX);
+    let support = || crate::logic::step::candidates_of(board, [a, b, c, y], u64::MAX);
     Found::removing(Technique::WxyzWing, tenths, elims)
         .resting_on(support)
         .saying(text)
@@ -261,8 +261,8 @@ fn eliminations(
 
 #[cfg(test)]
 mod tests {
-    use super::super::engine;
     use super::*;
+    use crate::logic::engine;
 
     #[test]
     fn searches_after_one_that_found_nothing_find_what_a_full_search_finds() {

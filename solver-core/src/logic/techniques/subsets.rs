@@ -1,9 +1,9 @@
 //! Naked and hidden subsets (pairs, triples, quads), and SE's direct hidden pair and triple.
 
-use super::board::{Candidates, bits, digit_char, digit_names};
 use super::house_memo;
 use super::singles::house_order;
-use super::step::{Found, Technique, candidates_of};
+use crate::logic::board::{Candidates, bits, digit_char, digit_names};
+use crate::logic::step::{Found, Technique, candidates_of};
 
 /// Calls `visit` with every `k`-subset of `items` (as a bitmask of positions in `items`, and
 /// the OR of their `masks`) until it returns a step.
@@ -290,8 +290,8 @@ fn direct_single(board: &Candidates, house: usize, set: u64, others: u64) -> Opt
 
 #[cfg(test)]
 mod tests {
-    use super::super::board::testing::{empty, remove, removed};
     use super::*;
+    use crate::logic::board::testing::{empty, remove, removed};
 
     #[test]
     fn naked_pair_on_a_16x16_board() {

@@ -1,9 +1,9 @@
 //! Basic fish: X-Wing, Swordfish and Jellyfish, on rows and on columns.
 
-use super::board::{Candidates, bits, digit_char};
 use super::per_digit;
-use super::step::{Found, Technique};
 use super::subsets::combos_within;
+use crate::logic::board::{Candidates, bits, digit_char};
+use crate::logic::step::{Found, Technique};
 
 /// A digit whose places in `k` rows (or columns) lie in `k` columns (rows): it leaves the
 /// rest of those columns (rows).
@@ -107,7 +107,7 @@ fn describe(
     // The fish's cells: the digit's places in the base lines, all on the cover lines.
     let corners = || {
         let cells: Vec<usize> = support().iter().map(|&(c, _)| usize::from(c)).collect();
-        super::wording::compact_cells(&cells, board.side())
+        crate::logic::wording::compact_cells(&cells, board.side())
     };
     let text = || {
         format!(
@@ -125,8 +125,8 @@ fn describe(
 
 #[cfg(test)]
 mod tests {
-    use super::super::board::testing::{empty, remove, removed};
     use super::*;
+    use crate::logic::board::testing::{empty, remove, removed};
 
     #[test]
     fn x_wing_on_a_6x6_board() {

@@ -2,8 +2,8 @@
 //! W-Wing and ALS-XZ. Hints and explanations offer them where SE's next step would be a chain,
 //! with the rating SE gives that step; ratings never use them, so they stay SE's.
 
-use super::board::{Candidates, bits, digit_char, digit_names};
-use super::step::{Found, Technique, candidates_of};
+use crate::logic::board::{Candidates, bits, digit_char, digit_names};
+use crate::logic::step::{Found, Technique, candidates_of};
 
 /// Most cells in an almost locked set: larger sets are rare in hints and costly to pair.
 const MAX_ALS_CELLS: usize = 4;

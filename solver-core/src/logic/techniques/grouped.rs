@@ -4,9 +4,9 @@
 
 use std::rc::Rc;
 
-use super::board::{Candidates, HouseKind, bits, digit_char};
 use super::per_digit;
-use super::step::{Found, Technique};
+use crate::logic::board::{Candidates, HouseKind, bits, digit_char};
+use crate::logic::step::{Found, Technique};
 
 /// Words of a cell set: enough for the largest grid (35 × 35 cells).
 const WORDS: usize = (crate::Shape::MAX_SIDE * crate::Shape::MAX_SIDE).div_ceil(64);
@@ -126,7 +126,7 @@ impl std::ops::Deref for Group {
 
 /// A group for people: `r2c78` (one cell or several in a line).
 fn group_name(board: &Candidates, group: &Group) -> String {
-    super::wording::compact_cells(group, board.side())
+    crate::logic::wording::compact_cells(group, board.side())
 }
 
 /// Groups joined by strong and weak links in turn, the first strong, in Eureka notation:
@@ -562,8 +562,8 @@ fn consider_three<const W: usize>(
 
 #[cfg(test)]
 mod tests {
-    use super::super::board::testing::{self, empty};
     use super::*;
+    use crate::logic::board::testing::{self, empty};
 
     /// The groups of a box's places found cell by cell: the first heart (in box order) not
     /// among the places whose row and column hold them all, with places on both.

@@ -1,7 +1,7 @@
 //! Singles: full house, hidden single (box, then line) and naked single.
 
-use super::board::{Candidates, HouseKind, digit_char};
-use super::step::{Found, Technique};
+use crate::logic::board::{Candidates, HouseKind, digit_char};
+use crate::logic::step::{Found, Technique};
 
 /// The last empty cell of a house takes the one digit the house lacks (SE 1.0).
 pub(crate) fn full_house(board: &Candidates) -> Option<Found> {
@@ -45,7 +45,7 @@ pub(crate) fn hidden_single(board: &Candidates) -> Option<Found> {
     let side = board.side();
     for house in house_order(side) {
         let open = ((1u64 << side) - 1) & !board.placed_in(house);
-        for d in super::board::bits(open) {
+        for d in crate::logic::board::bits(open) {
             let digit = d as u8 + 1;
             let pos = board.positions(house, digit);
             if pos.count_ones() == 1 {

@@ -1,8 +1,8 @@
 //! Locked candidates: pointing (box to line) and claiming (line to box), and SE's direct forms.
 
-use super::board::{Candidates, MEETS, bits, digit_char};
 use super::per_digit::{self, Nothing};
-use super::step::{Found, Technique};
+use crate::logic::board::{Candidates, MEETS, bits, digit_char};
+use crate::logic::step::{Found, Technique};
 
 /// One locked-candidates pattern: `digit` of house `from` confined to its meeting with `to`.
 struct Lock {
@@ -202,8 +202,8 @@ fn single_after(board: &Candidates, lock: &Lock) -> Option<(usize, usize)> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::board::testing::{empty, remove, removed};
     use super::*;
+    use crate::logic::board::testing::{empty, remove, removed};
 
     #[test]
     fn pointing_on_a_4x4_board() {
@@ -249,8 +249,8 @@ mod tests {
 
 #[cfg(test)]
 mod memo_tests {
-    use super::super::engine;
     use super::*;
+    use crate::logic::engine;
 
     #[test]
     fn searches_skipping_digits_that_found_nothing_find_what_a_full_search_finds() {
@@ -283,9 +283,9 @@ mod memo_tests {
 
 #[cfg(test)]
 mod kept_tests {
-    use super::super::board::testing::{empty, remove};
-    use super::super::wording::Unread;
     use super::*;
+    use crate::logic::board::testing::{empty, remove};
+    use crate::logic::wording::Unread;
 
     #[test]
     fn a_step_kept_unworded_by_the_rater_is_worded_when_asked_again() {

@@ -11,10 +11,10 @@
 use std::any::Any;
 use std::cell::RefCell;
 
-use super::board::Candidates;
-use super::step::Found;
-use super::wording;
 use crate::Shape;
+use crate::logic::board::Candidates;
+use crate::logic::step::Found;
+use crate::logic::wording;
 
 /// The searches whose per-digit results are kept (one slot per digit each).
 #[derive(Debug, Clone, Copy)]

@@ -1,8 +1,8 @@
 //! XY-Wing and XYZ-Wing.
 
-use super::board::{Candidates, digit_char};
 use super::house_memo::{self, Narrowing, WORDS};
-use super::step::{Found, Technique};
+use crate::logic::board::{Candidates, digit_char};
+use crate::logic::step::{Found, Technique};
 
 /// A pivot with candidates xy (XY-Wing, 4.2) or xyz (XYZ-Wing, 4.4) seeing pincers xz and yz:
 /// z leaves every cell that sees both pincers (and the pivot, for XYZ).
@@ -73,7 +73,7 @@ fn first_wing(board: &Candidates, xyz: bool, changed: Option<&[u64; WORDS]>) -> 
                 if elims.is_empty() {
                     continue;
                 }
-                let support = || super::step::candidates_of(board, [pivot, a, b], u64::MAX);
+                let support = || crate::logic::step::candidates_of(board, [pivot, a, b], u64::MAX);
                 let text = || {
                     format!(
                         "pivot {} with pincers {} and {}: whichever holds, digit {} is in a pincer{}, so it is removed from the cells that see {}",
@@ -132,8 +132,8 @@ fn pincers(
 
 #[cfg(test)]
 mod tests {
-    use super::super::engine;
     use super::*;
+    use crate::logic::engine;
 
     #[test]
     fn searches_after_one_that_found_nothing_find_what_a_full_search_finds() {

@@ -3,10 +3,10 @@
 
 use std::cell::RefCell;
 
-use super::board::{Candidates, bits, digit_char, digit_names};
-use super::step::{Found, Technique, candidates_of};
 use super::subsets::{combos, combos_within};
 use crate::Shape;
+use crate::logic::board::{Candidates, bits, digit_char, digit_names};
+use crate::logic::step::{Found, Technique, candidates_of};
 
 /// SE's region types in order: box, row, column, as slots of `cell_houses`.
 const REGION_SLOTS: [usize; 3] = [2, 0, 1];
@@ -580,8 +580,8 @@ fn hidden_type3(
 
 #[cfg(test)]
 mod tests {
-    use super::super::engine;
     use super::*;
+    use crate::logic::engine;
 
     #[test]
     fn walks_passing_over_earlier_starts_find_the_same_step() {

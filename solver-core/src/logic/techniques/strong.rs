@@ -2,9 +2,9 @@
 //! ("strong-linked fishes"): either the first cell holds the digit or, link by link, the
 //! last one does, so cells seeing both lose it.
 
-use super::board::{Candidates, HouseKind, digit_char};
 use super::per_digit;
-use super::step::{Found, Technique};
+use crate::logic::board::{Candidates, HouseKind, digit_char};
+use crate::logic::step::{Found, Technique};
 
 /// A conjugate pair: the digit's only two places in a house, oriented `from` → `to`.
 #[derive(Clone, Copy)]

@@ -10,9 +10,7 @@
 
 use std::str::FromStr;
 
-use crate::check::Entries;
-use crate::error::{Cell, GridError};
-use crate::grid::{Grid, Shape};
+use super::{Cell, Grid, GridError, Shape};
 
 /// One cell's text before it is decoded, kept so errors can quote it.
 enum Raw<'a> {
@@ -26,15 +24,11 @@ pub fn parse(text: &str, shape: Option<Shape>) -> Result<Grid, GridError> {
     Grid::from_values(shape, values)
 }
 
-/// Parses a player's grid as [`parse`] does, but keeps repeated digits: checking them is
-/// [`Entries::check`]'s job.
-pub fn parse_entries(text: &str, shape: Option<Shape>) -> Result<Entries, GridError> {
-    let (shape, values) = parse_values(text, shape)?;
-    Ok(Entries::from_values(shape, values))
-}
-
 /// The shape and the cell values, each in range; repeats are not looked for.
-fn parse_values(text: &str, shape: Option<Shape>) -> Result<(Shape, Box<[u8]>), GridError> {
+pub(crate) fn parse_values(
+    text: &str,
+    shape: Option<Shape>,
+) -> Result<(Shape, Box<[u8]>), GridError> {
     if shape.is_none_or(|shape| shape == Shape::CLASSIC)
         && let Some(values) = classic_line(text)
     {
@@ -293,17 +287,6 @@ mod tests {
                 shape: Shape::CLASSIC
             })
         );
-    }
-
-    #[test]
-    fn players_grids_keep_their_repeats() {
-        let text = format!("33{}", ".".repeat(79));
-        assert!(parse(&text, None).is_err());
-        let entries = parse_entries(&text, None).expect("repeats are allowed");
-        assert_eq!(&entries.cells()[..3], &[3, 3, 0]);
-        assert_eq!(entries.check(None).conflicts.len(), 1);
-        let err = parse_entries("3#", None).unwrap_err();
-        assert!(matches!(err, GridError::CellCount { found: 2 }), "{err}");
     }
 
     #[test]

@@ -7,8 +7,8 @@
 
 use std::cell::RefCell;
 
-use super::board::Candidates;
 use crate::Shape;
+use crate::logic::board::Candidates;
 
 /// The searches that remember (one board each).
 #[derive(Debug, Clone, Copy)]

@@ -1,9 +1,9 @@
 //! Techniques that assume a unique solution: bivalue universal graves (BUG types 1-4).
 
-use super::board::{Candidates, bits, digit_names};
 use super::house_memo::WORDS;
-use super::step::{Found, Technique, candidates_of};
 use super::subsets::combos_within;
+use crate::logic::board::{Candidates, bits, digit_names};
+use crate::logic::step::{Found, Technique, candidates_of};
 
 /// The cells and digits that break a bivalue universal grave, found as SE does: a digit with
 /// other than 0 or 2 places in a house must owe it to exactly one cell of 3+ candidates.
@@ -223,8 +223,8 @@ fn bug_type3(board: &Candidates, bug: &Bug) -> Option<Found> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::engine;
     use super::*;
+    use crate::logic::engine;
 
     #[test]
     fn the_cells_common_to_a_bug_are_those_seeing_every_bug_cell() {
