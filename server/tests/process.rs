@@ -161,8 +161,11 @@ fn spawn_server(
     std::io::Lines<BufReader<std::process::ChildStderr>>,
 ) {
     let port = free_port();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sudoku-server"))
-        .args(["--metrics-listen", "off"])
+    let mut command = Command::new(env!("CARGO_BIN_EXE_sudoku-server"));
+    if !args.contains(&"--metrics-listen") {
+        command.args(["--metrics-listen", "off"]);
+    }
+    let mut child = command
         .args(args)
         .env("SUDOKU_LISTEN", format!("127.0.0.1:{port}"))
         .env_remove("NO_COLOR")
@@ -179,10 +182,33 @@ fn spawn_server(
     (child, port, lines)
 }
 
+/// The metrics the server on `port` serves.
+async fn metrics(port: u16) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .expect("the metrics port answers");
+    stream
+        .write_all(b"GET /metrics HTTP/1.0\r\nHost: test\r\n\r\n")
+        .await
+        .expect("sent");
+    let mut body = String::new();
+    stream.read_to_string(&mut body).await.expect("read");
+    body
+}
+
 #[tokio::test]
 async fn a_second_signal_exits_without_waiting_for_the_drain() {
-    let (mut child, port, mut lines) =
-        spawn_server(&["--grace-ms", "30000", "--max-solve-ms", "60000"]);
+    let metrics_port = free_port();
+    let metrics_at = format!("127.0.0.1:{metrics_port}");
+    let (mut child, port, mut lines) = spawn_server(&[
+        "--grace-ms",
+        "30000",
+        "--max-solve-ms",
+        "60000",
+        "--metrics-listen",
+        &metrics_at,
+    ]);
     let mut client = SudokuClient::connect(format!("http://127.0.0.1:{port}"))
         .await
         .expect("connects");
@@ -199,7 +225,20 @@ async fn a_second_signal_exits_without_waiting_for_the_drain() {
         ..Default::default()
     };
     let call = tokio::spawn(async move { client.solve(endless).await });
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    // The drain has the call to wait for only once the server has it: a signal before that
+    // would find nothing in flight, and the server would exit 0 at once.
+    let mut in_flight = false;
+    for _ in 0..200 {
+        if metrics(metrics_port)
+            .await
+            .contains("sudoku_puzzles_in_flight 1")
+        {
+            in_flight = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(in_flight, "the endless call reached the solver threads");
     let pid = child.id().to_string();
     assert!(
         Command::new("kill")
