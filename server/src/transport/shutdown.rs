@@ -5,6 +5,10 @@
 pub struct Signal {
     #[cfg(unix)]
     term: Option<tokio::signal::unix::Signal>,
+    /// Kept between calls, as `term` is: a listener made anew for each call would miss a
+    /// second Ctrl-C sent before the next call began.
+    #[cfg(unix)]
+    interrupt: Option<tokio::signal::unix::Signal>,
 }
 
 impl Signal {
@@ -17,7 +21,11 @@ impl Signal {
                     tracing::warn!(%err, "cannot watch SIGTERM; only SIGINT will stop the server");
                 })
                 .ok();
-            Signal { term }
+            let interrupt =
+                tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
+                    .map_err(|err| tracing::warn!(%err, "cannot watch SIGINT"))
+                    .ok();
+            Signal { term, interrupt }
         }
         #[cfg(not(unix))]
         Signal {}
@@ -25,16 +33,27 @@ impl Signal {
 
     /// Resolves on the next SIGTERM or SIGINT.
     pub async fn recv(&mut self) {
-        let interrupt = tokio::signal::ctrl_c();
         #[cfg(unix)]
-        if let Some(term) = self.term.as_mut() {
+        {
+            let term = async {
+                match self.term.as_mut() {
+                    Some(term) => term.recv().await,
+                    None => std::future::pending().await,
+                }
+            };
+            let interrupt = async {
+                match self.interrupt.as_mut() {
+                    Some(interrupt) => interrupt.recv().await,
+                    None => std::future::pending().await,
+                }
+            };
             tokio::select! {
+                _ = term => {}
                 _ = interrupt => {}
-                _ = term.recv() => {}
             }
-            return;
         }
-        let _ = interrupt.await;
+        #[cfg(not(unix))]
+        let _ = tokio::signal::ctrl_c().await;
     }
 }
 
