@@ -254,8 +254,8 @@ const fn perms() -> [u32; 512] {
     table
 }
 
-/// A 9×9 puzzle's givens as cells per digit and band, for callers that change one given at a
-/// time between searches: a state built from these skips the pass over the cells.
+/// A 9×9 puzzle's givens as cells per digit and band: every search starts from these, and
+/// callers that change one given at a time between searches keep them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Givens([u32; 27]);
 
@@ -263,9 +263,15 @@ impl Givens {
     /// The givens of 9×9 cells (0 for empty).
     pub(crate) fn new(cells: &[u8; 81]) -> Givens {
         let mut givens = Givens([0; 27]);
-        for (i, &v) in cells.iter().enumerate() {
-            if v != 0 {
-                givens.set(i, v);
+        for (band, cells) in cells.chunks_exact(27).enumerate() {
+            let digits: &mut [u32; 9] = (&mut givens.0[9 * band..9 * band + 9])
+                .try_into()
+                .expect("9 digits per band");
+            for (bit, &v) in cells.iter().enumerate() {
+                // An empty cell (0) wraps past the nine digits and is skipped.
+                if let Some(m) = digits.get_mut(usize::from(v).wrapping_sub(1)) {
+                    *m |= 1 << bit;
+                }
             }
         }
         givens
@@ -293,37 +299,8 @@ struct State {
 }
 
 impl State {
-    fn new(cells: &[u8]) -> State {
-        let mut state = State {
-            cand: [BAND; 27],
-            dirty: (1 << 27) - 1,
-            unsolved: [BAND; 3],
-        };
-        // Givens are eliminated here, in one go, so the first propagation starts from
-        // settled cells instead of rediscovering each as a row single. Plain masking rather
-        // than `clear_cells` and `keep`: every digit-band is dirty already, and their change
-        // tracking cost 17-clue puzzles 4% here.
-        for (i, &v) in cells.iter().enumerate() {
-            if v != 0 {
-                let (digit, band, cell) = (usize::from(v - 1), i / 27, 1u32 << (i % 27));
-                let idx = 9 * band + digit;
-                let own = state.cand[idx];
-                for m in &mut state.cand[9 * band..9 * band + 9] {
-                    *m &= !cell;
-                }
-                let row = ROW[(i % 27) / 9];
-                state.cand[idx] = own & (!row | cell);
-                let col = !(COLS << (i % 9));
-                state.cand[(idx + 9) % 27] &= col;
-                state.cand[(idx + 18) % 27] &= col;
-                state.unsolved[band] &= !cell;
-            }
-        }
-        state
-    }
-
-    /// The state of `givens`, every elimination done per digit in bulk: a fixed ~400
-    /// instructions, where [`State::new`] pays ~30 per given (the generator's dense puzzles).
+    /// The state of `givens`, every elimination done per digit in bulk (a fixed cost, whatever
+    /// the number of givens), so the first propagation starts from settled cells.
     fn from_givens(givens: &Givens) -> State {
         let given = &givens.0;
         let mut placed = [0u32; 3];
@@ -835,7 +812,10 @@ fn clear_digits(digits: &mut [u32; 9], cells: u32) -> u32 {
 
 /// Searches a 9×9 grid, reporting solutions to `control`.
 pub(crate) fn search(grid: &Grid, control: &mut Control) -> SearchResult {
-    let mut state = State::new(grid.cells());
+    let Ok(cells) = <&[u8; 81]>::try_from(grid.cells()) else {
+        unreachable!("the fast solver is only called on 9x9 grids");
+    };
+    let mut state = State::from_givens(&Givens::new(cells));
     recurse::<true>(&mut state, control).map(|_| ())
 }
 
