@@ -208,12 +208,13 @@ fn counts_of_one_are_singular() {
         .args(["--format", "pretty", "solve", "--count", "1", one_guess])
         .output()
         .expect("runs");
-    let out = String::from_utf8_lossy(&output.stdout);
-    assert!(output.status.success(), "{out}");
-    assert!(out.contains("(1 guess, "), "{out}");
+    // The grid goes to stdout, the verdict with its counts to stderr.
+    let verdict = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{verdict}");
+    assert!(verdict.contains("(1 guess, "), "{verdict}");
     assert!(
-        !out.contains("1 guesses") && !out.contains("guesss"),
-        "{out}"
+        !verdict.contains("1 guesses") && !verdict.contains("guesss"),
+        "{verdict}"
     );
 }
 

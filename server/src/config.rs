@@ -524,7 +524,7 @@ mod tests {
     }
 
     #[test]
-    fn budgets_past_what_a_semaphore_holds_are_refused_by_name() {
+    fn budgets_and_counts_past_their_limits_are_refused_by_name() {
         let huge = Config {
             max_batch_bytes: usize::MAX,
             ..Config::embedded()
