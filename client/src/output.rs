@@ -148,10 +148,11 @@ impl Printer {
                     write!(out, "{grid}")?;
                 }
                 let stats = response.stats.unwrap_or_default();
+                let guesses = crate::shown::counted(stats.guesses, "guess", "guesses");
                 let work = if packed {
-                    format!("{} guesses", stats.guesses)
+                    guesses
                 } else {
-                    format!("{} guesses, {} µs", stats.guesses, stats.solve_micros)
+                    format!("{guesses}, {} µs", stats.solve_micros)
                 };
                 let verdict = match outcome {
                     Outcome::Unique => format!("unique solution ({work})"),

@@ -38,8 +38,9 @@ pub enum MarksError {
     },
     /// Neither form: the wrong number of characters or cells.
     #[error(
-        "found {words} cells of candidates, expected {cells} (a pencil-mark grid) or {chars} \
-         characters (the compact form)"
+        "found {} of candidates, expected {cells} (a pencil-mark grid) or {chars} \
+         characters (the compact form)",
+        crate::shown::plural(*words as u64, "cell")
     )]
     Count {
         /// Words found.

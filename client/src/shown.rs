@@ -35,6 +35,16 @@ pub fn plural(n: u64, noun: &str) -> String {
     }
 }
 
+/// `n` and `one` or `many`, for nouns whose plural is not the singular and an "s": "1 guess",
+/// "2 guesses".
+pub fn counted(n: u64, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -44,5 +54,7 @@ mod tests {
         assert_eq!(plural(0, "puzzle"), "0 puzzles");
         assert_eq!(plural(1, "puzzle"), "1 puzzle");
         assert_eq!(plural(2, "error"), "2 errors");
+        assert_eq!(counted(1, "guess", "guesses"), "1 guess");
+        assert_eq!(counted(0, "guess", "guesses"), "0 guesses");
     }
 }

@@ -128,6 +128,35 @@ fn a_wrong_cell_count_names_the_nearest_sizes() {
 }
 
 #[test]
+fn a_number_too_large_for_a_cell_says_which_digits_are_allowed() {
+    for (first, says) in [
+        (
+            "10",
+            "row 1, column 1: 10 is not a digit of a 9x9 grid (digits are 1 to 9, 0 or . for empty)",
+        ),
+        (
+            "99999999999999999999",
+            "row 1, column 1: 99999999999999999999 is not a digit of a 9x9 grid \
+             (digits are 1 to 9, 0 or . for empty)",
+        ),
+    ] {
+        // The space-separated form, where a cell may hold a number of several digits.
+        let mut cells: Vec<String> = CLASSIC
+            .chars()
+            .map(|c| if c == '.' { "0".into() } else { c.to_string() })
+            .collect();
+        cells[0] = first.into();
+        let puzzle = cells.join(" ");
+        let args = ["--format", "line", "solve", &puzzle];
+        let (code, err) = fails(&args);
+        assert_eq!(code, Some(1), "{err}");
+        assert!(err.contains(says), "{err}");
+        assert_plain(&args, &err);
+        assert!(!err.contains("out of range"), "{err}");
+    }
+}
+
+#[test]
 fn repeated_errors_from_one_file_are_summed_up() {
     let lines: String = (0..600).map(|i| format!("not a puzzle {i}\n\n")).collect();
     let file = temp_file("many-bad.txt", &lines);
@@ -172,6 +201,21 @@ fn counts_of_one_are_singular() {
     // Not "271 puzzles/s", which ends in a one too.
     let plural_one = |l: &str| l.starts_with("1 puzzles") || l.contains(" 1 puzzles");
     assert!(!err.lines().any(plural_one), "{err}");
+    // A puzzle that takes one guess (and none whose plural needs more than an "s").
+    let one_guess =
+        ".................1.....2.3......3.2...1.4......5....6..3......4.7..8...962...7...";
+    let output = sudoku()
+        .args(["--format", "pretty", "solve", "--count", "1", one_guess])
+        .output()
+        .expect("runs");
+    // The grid goes to stdout, the verdict with its counts to stderr.
+    let verdict = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{verdict}");
+    assert!(verdict.contains("(1 guess, "), "{verdict}");
+    assert!(
+        !verdict.contains("1 guesses") && !verdict.contains("guesss"),
+        "{verdict}"
+    );
 }
 
 /// A cell's image in a left-right mirror, and in a top-bottom one, on a 9x9 grid.

@@ -569,7 +569,7 @@ fn candidates_come_in_the_compact_form_or_as_a_pencil_mark_grid() {
     let (code, _, err) = run(&["hint", CLASSIC, "--candidates", "123"]);
     assert_eq!(code, 2);
     assert!(
-        err.contains("found 1 cells of candidates, expected 81"),
+        err.contains("found 1 cell of candidates, expected 81"),
         "{err}"
     );
     // A mark that removes the solution's digit is reported, and the hint is still sound.

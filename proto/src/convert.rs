@@ -102,7 +102,7 @@ mod tests {
         assert_eq!((wire_err.row, wire_err.col), (2, 3));
         assert_eq!(
             wire_err.message,
-            "row 2, column 3: value 9 is out of range 1..=4"
+            "row 2, column 3: 9 is not a digit of a 4x4 grid (digits are 1 to 4, 0 or . for empty)"
         );
     }
 }

@@ -56,14 +56,17 @@ pub const DEFAULT_MAX_CONNECTION_AGE_MS: u64 = 30 * 60 * 1000;
 pub const DEFAULT_MAX_CONNECTION_AGE_GRACE_MS: u64 = 10 * 60 * 1000;
 /// The largest grid side the solver handles.
 pub const MAX_GRID_SIDE: usize = solver_core::Shape::MAX_SIDE;
+/// The most `--max-connections` may be: far beyond what one process's file descriptors allow.
+pub const MAX_CONNECTIONS: usize = 1_000_000;
+/// The largest `--memory-budget`, 1 PiB: the byte budgets it sizes are counted by semaphores,
+/// which hold at most 2^61 permits.
+pub const MAX_MEMORY_BUDGET: usize = 1 << 50;
 
 /// A configuration that cannot be served.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ConfigError {
     /// The grid side limit is outside what the solver handles.
-    #[error(
-        "--max-grid-side {0} is outside 4..={MAX_GRID_SIDE}, the grid sides the solver handles"
-    )]
+    #[error("--max-grid-side {0} is not a grid side from 4 to {MAX_GRID_SIDE}")]
     GridSide(usize),
     /// The batch room cannot hold even one stream's share.
     #[error("the batch streams' budget must be at least one stream's share")]
@@ -71,9 +74,9 @@ pub enum ConfigError {
     /// A limit that must be at least 1 is 0.
     #[error("--{0} must be at least 1")]
     Zero(&'static str),
-    /// A count or budget is larger than a semaphore holds.
+    /// A count or budget is larger than the server counts: the flag, and its limit in words.
     #[error("--{0} must be at most {1}")]
-    TooLarge(&'static str, usize),
+    TooLarge(&'static str, &'static str),
 }
 
 /// How logs are written.
@@ -123,7 +126,7 @@ pub struct Config {
         long,
         env = "SUDOKU_MAX_GRID_SIDE",
         default_value_t = DEFAULT_MAX_GRID_SIDE,
-        value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(4..=MAX_GRID_SIDE as u64)
+        value_parser = parse_grid_side
     )]
     pub max_grid_side: usize,
     /// Largest request message, in bytes; not a flag.
@@ -133,7 +136,7 @@ pub struct Config {
     /// waiting, message buffers batch streams keep); default: 5/8 of the container's memory
     /// limit (cgroup), or 320 MiB where there is none. Sizes the byte budgets and each batch
     /// stream's share.
-    #[arg(long, env = "SUDOKU_MEMORY_BUDGET")]
+    #[arg(long, env = "SUDOKU_MEMORY_BUDGET", value_parser = parse_memory_budget)]
     pub memory_budget: Option<usize>,
     /// HTTP/2 streams per connection; not a flag (with `--max-connections` it bounds the
     /// calls open).
@@ -164,7 +167,12 @@ pub struct Config {
     #[arg(skip)]
     pub solvers_yield: bool,
     /// Open client connections; more are closed as soon as accepted.
-    #[arg(long, env = "SUDOKU_MAX_CONNECTIONS", default_value_t = DEFAULT_MAX_CONNECTIONS)]
+    #[arg(
+        long,
+        env = "SUDOKU_MAX_CONNECTIONS",
+        default_value_t = DEFAULT_MAX_CONNECTIONS,
+        value_parser = parse_max_connections
+    )]
     pub max_connections: usize,
     /// Time a new connection gets to send the HTTP/2 preface (and finish TLS), in
     /// milliseconds; not a flag (tests set it).
@@ -229,17 +237,58 @@ pub struct Config {
     pub tls_key: Option<PathBuf>,
 }
 
+/// A whole number from `min` to `max`; otherwise `rule`, which says in words what is allowed
+/// (clap shows the value given beside it).
+fn whole_number(text: &str, min: usize, max: usize, rule: &str) -> Result<usize, String> {
+    let digits = text.trim();
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!("not a whole number; {rule}"));
+    }
+    match digits.parse::<usize>() {
+        Ok(n) if (min..=max).contains(&n) => Ok(n),
+        _ => Err(rule.to_owned()),
+    }
+}
+
+/// `--max-grid-side`: a side the solver handles.
+fn parse_grid_side(text: &str) -> Result<usize, String> {
+    let digits = text.trim();
+    match digits.parse::<usize>() {
+        Ok(side) if (4..=MAX_GRID_SIDE).contains(&side) => Ok(side),
+        _ => Err(format!(
+            "'{text}' is not a grid side from 4 to {MAX_GRID_SIDE}"
+        )),
+    }
+}
+
+/// What `--max-connections` may be, in words.
+const CONNECTIONS_RULE: &str = "the server takes 1 to 1,000,000 connections";
+/// What `--memory-budget` may be, in words.
+const MEMORY_BUDGET_RULE: &str = "a memory budget is 1 byte to 1 PiB (1,125,899,906,842,624 bytes)";
+
+/// `--max-connections`.
+fn parse_max_connections(text: &str) -> Result<usize, String> {
+    whole_number(text, 1, MAX_CONNECTIONS, CONNECTIONS_RULE)
+}
+
+/// `--memory-budget`, in bytes.
+fn parse_memory_budget(text: &str) -> Result<usize, String> {
+    whole_number(text, 1, MAX_MEMORY_BUDGET, MEMORY_BUDGET_RULE)
+}
+
 /// An origin for `--cors-origins`: a scheme and a host, with a port if any, and nothing else.
 fn parse_origin(origin: &str) -> Result<http::HeaderValue, String> {
     let scheme_ok = origin.starts_with("http://") || origin.starts_with("https://");
     let host = origin.split_once("://").map_or("", |(_, rest)| rest);
     if !scheme_ok || host.is_empty() || host.contains('/') {
         return Err(format!(
-            "{origin:?} is not an origin: write it as a browser sends it, such as \
-             https://example.com or http://localhost:8080 (no path)"
+            "'{}' is not an origin: write it as a browser sends it, such as \
+             https://example.com or http://localhost:8080 (no path)",
+            origin.escape_debug()
         ));
     }
-    http::HeaderValue::from_str(origin).map_err(|_| format!("{origin:?} is not an origin"))
+    http::HeaderValue::from_str(origin)
+        .map_err(|_| format!("'{}' is not an origin", origin.escape_debug()))
 }
 
 /// The default memory budget: 5/8 of the cgroup's memory limit where one is set (v2's
@@ -379,15 +428,16 @@ impl Config {
         if self.max_receiving_bytes == 0 {
             return Err(ConfigError::Zero("memory-budget"));
         }
-        let counted = [
-            ("max-connections", self.max_connections),
-            ("memory-budget", self.max_stream_bytes),
-            ("memory-budget", self.max_batch_bytes),
-            ("memory-budget", self.max_receiving_bytes),
+        if self.max_connections > MAX_CONNECTIONS {
+            return Err(ConfigError::TooLarge("max-connections", "1,000,000"));
+        }
+        let budgets = [
+            self.max_stream_bytes,
+            self.max_batch_bytes,
+            self.max_receiving_bytes,
         ];
-        let most = tokio::sync::Semaphore::MAX_PERMITS;
-        if let Some(&(flag, _)) = counted.iter().find(|(_, value)| *value > most) {
-            return Err(ConfigError::TooLarge(flag, most));
+        if budgets.iter().any(|&bytes| bytes > MAX_MEMORY_BUDGET) {
+            return Err(ConfigError::TooLarge("memory-budget", "1 PiB"));
         }
         if self.max_batch_bytes < self.max_stream_bytes {
             return Err(ConfigError::BatchBelowStream);
@@ -474,18 +524,20 @@ mod tests {
     }
 
     #[test]
-    fn budgets_past_what_a_semaphore_holds_are_refused_by_name() {
+    fn budgets_and_counts_past_their_limits_are_refused_by_name() {
         let huge = Config {
             max_batch_bytes: usize::MAX,
             ..Config::embedded()
         };
         let err = huge.check().expect_err("too large");
+        assert_eq!(err.to_string(), "--memory-budget must be at most 1 PiB");
+        let crowded = Config {
+            max_connections: MAX_CONNECTIONS + 1,
+            ..Config::embedded()
+        };
         assert_eq!(
-            err.to_string(),
-            format!(
-                "--memory-budget must be at most {}",
-                tokio::sync::Semaphore::MAX_PERMITS
-            )
+            crowded.check().expect_err("too many").to_string(),
+            "--max-connections must be at most 1,000,000"
         );
         let zero = Config {
             max_receiving_bytes: 0,
@@ -504,7 +556,11 @@ mod tests {
         let err = Config::try_parse_from(["sudoku-server", "--max-grid-side", "36"])
             .expect_err("beyond the solver");
         assert!(err.to_string().contains("--max-grid-side"), "{err}");
-        assert!(err.to_string().contains("4..=35"), "{err}");
+        assert!(
+            err.to_string()
+                .contains("'36' is not a grid side from 4 to 35"),
+            "{err}"
+        );
         let parsed = Config::try_parse_from(["sudoku-server", "--max-grid-side", "35"])
             .expect("the solver's own limit parses");
         assert_eq!(parsed.check(), Ok(()));
@@ -516,8 +572,67 @@ mod tests {
         assert_eq!(built.check(), Err(ConfigError::GridSide(100)));
         assert_eq!(
             built.check().unwrap_err().to_string(),
-            "--max-grid-side 100 is outside 4..=35, the grid sides the solver handles"
+            "--max-grid-side 100 is not a grid side from 4 to 35"
         );
+    }
+
+    #[test]
+    fn numbers_out_of_range_say_what_is_allowed() {
+        for (flag, value, says) in [
+            (
+                "--max-grid-side",
+                "100",
+                "'100' is not a grid side from 4 to 35",
+            ),
+            (
+                "--max-grid-side",
+                "3",
+                "'3' is not a grid side from 4 to 35",
+            ),
+            (
+                "--max-grid-side",
+                "big",
+                "'big' is not a grid side from 4 to 35",
+            ),
+            ("--max-connections", "0", CONNECTIONS_RULE),
+            ("--max-connections", "3000000000000000000", CONNECTIONS_RULE),
+            (
+                "--max-connections",
+                "99999999999999999999999",
+                CONNECTIONS_RULE,
+            ),
+            (
+                "--max-connections",
+                "lots",
+                "not a whole number; the server takes 1",
+            ),
+            ("--memory-budget", "0", MEMORY_BUDGET_RULE),
+            ("--memory-budget", "3000000000000000000", MEMORY_BUDGET_RULE),
+            (
+                "--memory-budget",
+                "1.5",
+                "not a whole number; a memory budget is 1 byte",
+            ),
+            ("--cors-origins", "ftp://x", "'ftp://x' is not an origin"),
+        ] {
+            let err = Config::try_parse_from(["sudoku-server", flag, value])
+                .expect_err("out of range")
+                .to_string();
+            assert!(err.contains(flag) && err.contains(says), "{err}");
+            let told = err.replace(value, "");
+            for rust in ["..", "2305843009213693951", "18446744073709551615"] {
+                assert!(!told.contains(rust), "{flag} {value}: {err}");
+            }
+        }
+        let most = Config::try_parse_from(["sudoku-server", "--max-connections", "1000000"])
+            .expect("the limit itself parses");
+        assert_eq!(most.max_connections, MAX_CONNECTIONS);
+        assert_eq!(most.check(), Ok(()));
+        let budget = MAX_MEMORY_BUDGET.to_string();
+        let mut most = Config::try_parse_from(["sudoku-server", "--memory-budget", &budget])
+            .expect("the largest budget parses");
+        most.apply_memory_budget();
+        assert_eq!(most.check(), Ok(()));
     }
 
     #[test]

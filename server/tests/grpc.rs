@@ -151,7 +151,7 @@ async fn invalid_puzzles_are_invalid_argument_with_the_cell() {
     assert_eq!(status.code(), Code::InvalidArgument);
     assert_eq!(
         status.message(),
-        "row 5, column 5: value 10 is out of range 1..=9"
+        "row 5, column 5: 10 is not a digit of a 9x9 grid (digits are 1 to 9, 0 or . for empty)"
     );
     assert_eq!(
         status.get_details_bad_request().unwrap().field_violations[0].field,
@@ -295,7 +295,7 @@ async fn batch_reports_invalid_items_and_goes_on() {
                 assert_eq!((error.row, error.col), (2, 5));
                 assert_eq!(
                     error.message,
-                    "row 2, column 5: value 42 is out of range 1..=9"
+                    "row 2, column 5: 42 is not a digit of a 9x9 grid (digits are 1 to 9, 0 or . for empty)"
                 );
             }
             12 => assert_eq!(

@@ -233,7 +233,11 @@ async fn nibble_packed_puzzles_get_nibble_packed_solutions() {
     assert_eq!(answer.errors[0].offset, 200);
     assert_eq!(
         (error.message.as_str(), error.row, error.col),
-        ("row 2, column 4: value 10 is out of range 1..=9", 2, 4)
+        (
+            "row 2, column 4: 10 is not a digit of a 9x9 grid (digits are 1 to 9, 0 or . for empty)",
+            2,
+            4
+        )
     );
     // Odd cell counts: a 4x4 puzzle in 8 bytes, a 3x5 one (15 cells a row) in 113.
     let small = PackedPuzzles {

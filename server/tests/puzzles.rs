@@ -176,7 +176,7 @@ async fn validate_refuses_bad_grids_naming_the_field() {
     assert_invalid(
         &status,
         "grid.cells[13]",
-        "row 2, column 5: value 12 is out of range",
+        "row 2, column 5: 12 is not a digit of a 9x9 grid",
     );
 
     let mut puzzle = grid_to_pb(&grid(CLASSIC));

@@ -17,6 +17,16 @@ pub enum StopReason {
     Deadline,
 }
 
+impl std::fmt::Display for StopReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            StopReason::Budget => "its budget ran out",
+            StopReason::Cancelled => "it was cancelled",
+            StopReason::Deadline => "its time ran out",
+        })
+    }
+}
+
 /// When a solve, a rating or a generation must stop, whatever it counts.
 #[derive(Debug, Clone, Default)]
 pub struct Limits {

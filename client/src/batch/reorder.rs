@@ -8,6 +8,7 @@ use sudoku_proto::pb::{self, Outcome};
 use super::Item;
 use super::read::{Chunk, Held};
 use crate::input::Origin;
+use crate::shown::plural;
 
 /// A puzzle read, waiting for its turn to be printed.
 enum Slot {
@@ -125,19 +126,20 @@ impl Reorder {
         };
         anyhow::ensure!(
             reply.outcomes.len() == sent.chunk.len(),
-            "message {}: {} outcomes for {} puzzles{older}",
+            "message {}: {} for {}{older}",
             chunk.id,
-            reply.outcomes.len(),
-            sent.chunk.len()
+            plural(reply.outcomes.len() as u64, "outcome"),
+            plural(sent.chunk.len() as u64, "puzzle")
         );
         let (solutions, field) = chunk.solutions(&reply);
         let solutions = solutions.len();
         anyhow::ensure!(
             solutions == sent.chunk.len() * chunk.bytes_each(),
-            "message {}: {field} holds {solutions} bytes for {} puzzles of {} bytes",
+            "message {}: {field} holds {} for {} of {}",
             chunk.id,
-            sent.chunk.len(),
-            chunk.bytes_each(),
+            plural(solutions as u64, "byte"),
+            plural(sent.chunk.len() as u64, "puzzle"),
+            plural(chunk.bytes_each() as u64, "byte"),
         );
         sent.reply = Some(reply);
         Ok(())
@@ -379,5 +381,19 @@ mod tests {
             "message 0: 0 outcomes for 2 puzzles (a server too old to read puzzles sent two \
              cells a byte?)"
         );
+        // One of anything is not "1 puzzles" or "1 bytes".
+        let one = chunk(1, 3, 1);
+        reorder.push(Item::Puzzles(one.clone()));
+        let mut short = solved(&one);
+        short.solution_nibbles = short.solution_nibbles.slice(..1);
+        let err = reorder.answer(&one, short).expect_err("short");
+        assert_eq!(
+            err.to_string(),
+            "message 1: solution_nibbles holds 1 byte for 1 puzzle of 41 bytes"
+        );
+        let mut two = solved(&one);
+        two.outcomes.push(two.outcomes[0]);
+        let err = reorder.answer(&one, two).expect_err("an outcome too many");
+        assert_eq!(err.to_string(), "message 1: 2 outcomes for 1 puzzle");
     }
 }

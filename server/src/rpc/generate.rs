@@ -63,7 +63,7 @@ pub(crate) fn order(request: &pb::GenerateRequest, shared: &Shared) -> Result<Or
         Ok(pb::Symmetry::Rotate180) => Symmetry::Rotate180,
         Ok(pb::Symmetry::Rotate90) => Symmetry::Rotate90,
         Ok(pb::Symmetry::Mirror) => Symmetry::Mirror,
-        Ok(pb::Symmetry::MirrorVertical) => Symmetry::MirrorVertical,
+        Ok(pb::Symmetry::MirrorVertical) => Symmetry::MirrorTopBottom,
         Ok(pb::Symmetry::Diagonal) => Symmetry::Diagonal,
         Ok(pb::Symmetry::AntiDiagonal) => Symmetry::AntiDiagonal,
         Err(_) => {

@@ -17,7 +17,7 @@ pub enum Symmetry {
     /// Unchanged by a left-right reflection (in the vertical axis): `mirror-left-right`.
     Mirror,
     /// Unchanged by a top-bottom reflection (in the horizontal axis): `mirror-top-bottom`.
-    MirrorVertical,
+    MirrorTopBottom,
     /// Unchanged by reflection in the main diagonal (top left to bottom right).
     Diagonal,
     /// Unchanged by reflection in the anti-diagonal (top right to bottom left).
@@ -31,7 +31,7 @@ impl Symmetry {
         Symmetry::Rotate180,
         Symmetry::Rotate90,
         Symmetry::Mirror,
-        Symmetry::MirrorVertical,
+        Symmetry::MirrorTopBottom,
         Symmetry::Diagonal,
         Symmetry::AntiDiagonal,
     ];
@@ -43,7 +43,7 @@ impl Symmetry {
             Symmetry::Rotate180 => "rotate180",
             Symmetry::Rotate90 => "rotate90",
             Symmetry::Mirror => "mirror-left-right",
-            Symmetry::MirrorVertical => "mirror-top-bottom",
+            Symmetry::MirrorTopBottom => "mirror-top-bottom",
             Symmetry::Diagonal => "diagonal",
             Symmetry::AntiDiagonal => "anti-diagonal",
         }
@@ -62,7 +62,7 @@ impl Symmetry {
                 (last - col, row),
             ],
             Symmetry::Mirror => vec![(row, col), (row, last - col)],
-            Symmetry::MirrorVertical => vec![(row, col), (last - row, col)],
+            Symmetry::MirrorTopBottom => vec![(row, col), (last - row, col)],
             Symmetry::Diagonal => vec![(row, col), (col, row)],
             Symmetry::AntiDiagonal => vec![(row, col), (last - col, last - row)],
         };
@@ -178,10 +178,10 @@ mod tests {
         assert_eq!(Symmetry::Mirror.name(), "mirror-left-right");
         // Top-bottom: a cell and the one across the horizontal axis, in the same column.
         assert_eq!(
-            Symmetry::MirrorVertical.images(9, 2, 1),
+            Symmetry::MirrorTopBottom.images(9, 2, 1),
             vec![(2, 1), (6, 1)]
         );
-        assert_eq!(Symmetry::MirrorVertical.name(), "mirror-top-bottom");
+        assert_eq!(Symmetry::MirrorTopBottom.name(), "mirror-top-bottom");
         assert_eq!("mirror".parse(), Ok(Symmetry::Mirror));
         assert!("mirror-vertical".parse::<Symmetry>().is_err());
     }

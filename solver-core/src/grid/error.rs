@@ -45,13 +45,23 @@ pub enum GridError {
         /// What the cell held.
         text: String,
     },
-    /// A cell holds a number outside 1..=side.
-    #[error("{at}: value {value} is out of range 1..={side}")]
+    /// A cell holds a number above the grid's side.
+    #[error("{at}: {value} is not a digit of a {side}x{side} grid ({})", allowed_digits(*side))]
     OutOfRange {
         /// The cell.
         at: Cell,
         /// The value found.
         value: u64,
+        /// The grid's side, the largest allowed value.
+        side: usize,
+    },
+    /// A cell holds a number too large to read, shown as the user wrote it.
+    #[error("{at}: {text} is not a digit of a {side}x{side} grid ({})", allowed_digits(*side))]
+    NumberTooLarge {
+        /// The cell.
+        at: Cell,
+        /// The number as written.
+        text: String,
         /// The grid's side, the largest allowed value.
         side: usize,
     },
@@ -73,11 +83,23 @@ impl GridError {
     /// The cell the error points at, if it points at one.
     pub fn position(&self) -> Option<Cell> {
         match *self {
-            GridError::NotADigit { at, .. } | GridError::OutOfRange { at, .. } => Some(at),
+            GridError::NotADigit { at, .. }
+            | GridError::OutOfRange { at, .. }
+            | GridError::NumberTooLarge { at, .. } => Some(at),
             GridError::Duplicate { second, .. } => Some(second),
             _ => None,
         }
     }
+}
+
+/// What a cell of a grid with `side` digits may hold, in words.
+fn allowed_digits(side: usize) -> String {
+    if side <= 9 {
+        return format!("digits are 1 to {side}, 0 or . for empty");
+    }
+    // Letters stand for 10 and up: A is 10, so the last is side - 10 letters after A.
+    let last = char::from(b'A' + (side - 10).min(25) as u8);
+    format!("digits are 1 to {side}, or A to {last} for 10 to {side}; 0 or . for empty")
 }
 
 /// The grid sizes nearest `found` cells, in words: the one below and the one above it.
@@ -127,5 +149,36 @@ mod tests {
             "{}",
             says(49)
         );
+    }
+
+    #[test]
+    fn a_number_too_large_says_which_digits_are_allowed() {
+        let at = Cell { row: 1, col: 1 };
+        let says = |value, side| GridError::OutOfRange { at, value, side }.to_string();
+        assert_eq!(
+            says(10, 9),
+            "row 1, column 1: 10 is not a digit of a 9x9 grid (digits are 1 to 9, 0 or . for empty)"
+        );
+        assert_eq!(
+            says(17, 16),
+            "row 1, column 1: 17 is not a digit of a 16x16 grid \
+             (digits are 1 to 16, or A to G for 10 to 16; 0 or . for empty)"
+        );
+        assert!(
+            says(36, 35).contains("or A to Z for 10 to 35"),
+            "{}",
+            says(36, 35)
+        );
+        let huge = GridError::NumberTooLarge {
+            at,
+            text: "99999999999999999999".into(),
+            side: 4,
+        };
+        assert_eq!(
+            huge.to_string(),
+            "row 1, column 1: 99999999999999999999 is not a digit of a 4x4 grid \
+             (digits are 1 to 4, 0 or . for empty)"
+        );
+        assert_eq!(huge.position(), Some(at));
     }
 }

@@ -124,6 +124,8 @@ fn split_cells(text: &str) -> Vec<Raw<'_>> {
 enum CellError {
     NotADigit(String),
     OutOfRange(u64),
+    /// All digits, but too many to read as a number: shown as written.
+    TooLarge(String),
 }
 
 impl CellError {
@@ -138,6 +140,11 @@ impl CellError {
                 value,
                 side,
             },
+            CellError::TooLarge(text) => GridError::NumberTooLarge {
+                at: Cell { row, col },
+                text,
+                side,
+            },
         }
     }
 }
@@ -145,10 +152,9 @@ impl CellError {
 fn decode(cell: &Raw<'_>, side: usize) -> Result<u8, CellError> {
     let value = match *cell {
         Raw::Char(c) => decode_char(c, side)?,
-        Raw::Token(t) if t.bytes().all(|b| b.is_ascii_digit()) => {
-            // Saturate: a 30-digit number is as out of range as 36.
-            t.parse::<u64>().unwrap_or(u64::MAX)
-        }
+        Raw::Token(t) if t.bytes().all(|b| b.is_ascii_digit()) => t
+            .parse::<u64>()
+            .map_err(|_| CellError::TooLarge(t.to_owned()))?,
         Raw::Token(t) => {
             let mut chars = t.chars();
             match (chars.next(), chars.next()) {
@@ -317,7 +323,7 @@ mod tests {
         );
         assert_eq!(
             err.to_string(),
-            "row 3, column 2: value 5 is out of range 1..=4"
+            "row 3, column 2: 5 is not a digit of a 4x4 grid (digits are 1 to 4, 0 or . for empty)"
         );
 
         rows[2] = "0 x1 0 0";
@@ -339,11 +345,22 @@ mod tests {
         assert_eq!("".parse::<Grid>(), Err(GridError::CellCount { found: 0 }));
         assert_eq!(
             "99999999999999999999999 0 0 0\n".repeat(4).parse::<Grid>(),
-            Err(GridError::OutOfRange {
+            Err(GridError::NumberTooLarge {
                 at: Cell { row: 1, col: 1 },
-                value: u64::MAX,
+                text: "99999999999999999999999".into(),
                 side: 4
             })
+        );
+        // The user's own digits, not a type's limit.
+        let err = "99999999999999999999999 0 0 0\n"
+            .repeat(4)
+            .parse::<Grid>()
+            .unwrap_err();
+        assert!(
+            err.to_string().starts_with(
+                "row 1, column 1: 99999999999999999999999 is not a digit of a 4x4 grid"
+            ),
+            "{err}"
         );
     }
 }

@@ -99,7 +99,7 @@ pub enum LogicError {
     #[error("the grid has more than one solution")]
     MultipleSolutions,
     /// Checking the solution stopped early.
-    #[error("checking the grid's solution stopped early: {0:?}")]
+    #[error("checking the grid's solution stopped early: {0}")]
     Stopped(StopReason),
     /// The pencil marks do not cover the grid.
     #[error("wrong number of pencil-mark cells: found {found}, expected {expected}")]
@@ -295,5 +295,21 @@ mod tests {
         assert!(whole.steps.len() > 3, "the puzzle takes several runs");
         assert_eq!(steps, whole.steps);
         assert_eq!(end, whole.end);
+    }
+
+    #[test]
+    fn a_stop_is_said_in_words() {
+        for (reason, words) in [
+            (StopReason::Budget, "its budget ran out"),
+            (StopReason::Cancelled, "it was cancelled"),
+            (StopReason::Deadline, "its time ran out"),
+        ] {
+            let said = LogicError::Stopped(reason).to_string();
+            assert_eq!(
+                said,
+                format!("checking the grid's solution stopped early: {words}")
+            );
+            assert!(!said.contains(&format!("{reason:?}")), "{said}");
+        }
     }
 }

@@ -301,8 +301,8 @@ fn first_triple(s: &Start, now: &Board, changed: Set) -> Option<Deduction> {
     let base_set: Set = cells(open)
         .filter(|&c| digits[c].count_ones() >= 2)
         .fold(0, |m, c| m | 1 << c);
-    // Only common peers of at most three digits can exclude a combination; a triple without
-    // one has nothing to find (it used to be built and rejected, most of the search's time).
+    // Only common peers of at most three digits can exclude a combination, so a triple without
+    // one has nothing to find: such triples are never built, as they would be most of the search.
     let small: Set = cells(open)
         .filter(|&c| digits[c].count_ones() <= 3)
         .fold(0, |m, c| m | 1 << c);
