@@ -2,7 +2,8 @@
 //! headers where a mesh sends those) and carries its trace id into log lines; solver and logic
 //! work inside a call has a span of its own. Spans leave the process over OTLP/gRPC only when
 //! `OTEL_EXPORTER_OTLP_ENDPOINT` is set (the standard OpenTelemetry variables configure the
-//! exporter); otherwise they are log context alone.
+//! exporter); otherwise they are log context alone, and log lines carry a trace id only where
+//! the caller sent one.
 
 use opentelemetry::propagation::{Extractor, TextMapCompositePropagator, TextMapPropagator};
 use opentelemetry::trace::TraceContextExt;
@@ -95,13 +96,50 @@ pub(crate) fn call_span(path: &str, headers: &HeaderMap) -> Span {
         // Set apart from `set_parent`, so that logs carry it where nothing is exported.
         span.record("trace_id", tracing::field::display(caller.trace_id()));
         let _ = span.set_parent(parent);
+    } else {
+        // A trace this call starts: its id exists only where spans are exported.
+        let own = span.context().span().span_context().trace_id();
+        if own != opentelemetry::trace::TraceId::INVALID {
+            span.record("trace_id", tracing::field::display(own));
+        }
     }
     span
 }
 
-/// Records a solve's grid, algorithm, outcome and guesses on the current call's span.
-pub(crate) fn record_solve(side: usize, report: &solver_core::Report) {
-    let span = Span::current();
+/// A span for a call's work, a child of the current span (the call's), with room for the
+/// attributes the `record_*` functions set; the current span itself where spans are off.
+macro_rules! work_span {
+    ($name:literal) => {
+        tracing::info_span!(
+            $name,
+            sudoku.grid.side = tracing::field::Empty,
+            sudoku.algorithm = tracing::field::Empty,
+            sudoku.outcome = tracing::field::Empty,
+            sudoku.guesses = tracing::field::Empty,
+            sudoku.rating = tracing::field::Empty,
+            sudoku.puzzles = tracing::field::Empty,
+        )
+        .or_current()
+    };
+}
+
+/// The span of solver work: one solve, or one solver thread's share of a batch.
+pub(crate) fn solve_span() -> Span {
+    work_span!("solve")
+}
+
+/// The span of logic-engine work: a rating, a hint, an explanation.
+pub(crate) fn logic_span() -> Span {
+    work_span!("logic")
+}
+
+/// The span of one generated puzzle's making.
+pub(crate) fn generate_span() -> Span {
+    work_span!("generate")
+}
+
+/// Records a solve's grid, algorithm, outcome and guesses on `span`.
+pub(crate) fn record_solve(span: &Span, side: usize, report: &solver_core::Report) {
     span.record("sudoku.grid.side", side);
     let algorithm = sudoku_proto::pb::Algorithm::from(report.stats.algorithm);
     span.record("sudoku.algorithm", algorithm.as_str_name());
@@ -110,14 +148,17 @@ pub(crate) fn record_solve(side: usize, report: &solver_core::Report) {
     span.record("sudoku.guesses", report.stats.guesses);
 }
 
-/// Records the grid a logic call works on, and its rating where it has one, on the current
-/// call's span.
-pub(crate) fn record_logic(side: usize, rating: Option<f64>) {
-    let span = Span::current();
+/// Records the grid logic work is on, and its rating where it has one, on `span`.
+pub(crate) fn record_logic(span: &Span, side: usize, rating: Option<f64>) {
     span.record("sudoku.grid.side", side);
     if let Some(rating) = rating {
         span.record("sudoku.rating", rating);
     }
+}
+
+/// Records how many puzzles a share of a batch holds on its span.
+pub(crate) fn record_puzzles(span: &Span, puzzles: usize) {
+    span.record("sudoku.puzzles", puzzles);
 }
 
 /// Records how the call ended on its span.

@@ -1,5 +1,5 @@
-//! gRPC-Web over plain HTTP/1.1, as a browser's client sends it, with `curl --http1.1`: unary
-//! and server-streaming calls in binary and text form, refusals from the same door as gRPC's,
+//! gRPC-Web over plain HTTP/1.1, as a browser's client sends it, with `curl --http1.1` (and
+//! over HTTP/2): unary and server-streaming calls in binary and text form, refusals from the same door as gRPC's,
 //! and CORS off unless origins are named.
 
 mod support;
@@ -88,7 +88,8 @@ fn curl(args: &[&str]) -> Vec<u8> {
 /// curl's flag for HTTP/2 on a plaintext port.
 const HTTP2: &str = "--http2-prior-knowledge";
 
-/// Calls `method` over gRPC-Web with `request`, in `form` (`proto` or `text`), over HTTP/1.1.
+/// Calls `method` over gRPC-Web with `request`, in `form` (`proto`, `text`, or `plain` for
+/// binary under the bare `application/grpc-web`), over HTTP/1.1.
 async fn call(addr: std::net::SocketAddr, method: &str, request: Vec<u8>, form: &str) -> Answer {
     call_over("--http1.1", addr, method, request, form).await
 }
@@ -104,6 +105,7 @@ async fn call_over(
     let url = format!("http://{addr}/{method}");
     let kind = match form {
         "text" => "application/grpc-web-text",
+        "plain" => "application/grpc-web",
         _ => "application/grpc-web+proto",
     };
     let content_type = format!("content-type: {kind}");
@@ -185,11 +187,11 @@ fn solve_request(puzzle: &str) -> pb::SolveRequest {
 }
 
 #[tokio::test]
-async fn a_solve_is_answered_in_both_forms_over_http1_and_http2() {
+async fn a_solve_is_answered_in_every_form_over_http1_and_http2() {
     let server = sudoku_server::start(Config::embedded())
         .await
         .expect("starts");
-    for form in ["proto", "text"] {
+    for form in ["proto", "text", "plain"] {
         let request = framed(&solve_request(support::HARD));
         let answer = call(server.addr(), "sudoku.v1.Sudoku/Solve", request, form).await;
         assert_eq!(answer.status(), Some(0), "{form}: {}", answer.trailers);
@@ -214,7 +216,7 @@ async fn a_solve_is_answered_in_both_forms_over_http1_and_http2() {
 }
 
 #[tokio::test]
-async fn generate_streams_its_puzzles_over_http1() {
+async fn generate_streams_its_puzzles_over_http1_and_http2() {
     let server = sudoku_server::start(Config::embedded())
         .await
         .expect("starts");
@@ -223,6 +225,7 @@ async fn generate_streams_its_puzzles_over_http1() {
         count: 3,
         ..pb::GenerateRequest::default()
     };
+    let mut streamed = Vec::new();
     for form in ["proto", "text"] {
         let answer = call(
             server.addr(),
@@ -245,7 +248,20 @@ async fn generate_streams_its_puzzles_over_http1() {
                 "{form}: a unique solution"
             );
         }
+        streamed.push(answer.messages);
     }
+    assert_eq!(streamed[0], streamed[1], "the same seed, the same puzzles");
+    // The same stream over HTTP/2.
+    let answer = call_over(
+        HTTP2,
+        server.addr(),
+        "sudoku.v1.Puzzles/Generate",
+        framed(&request),
+        "proto",
+    )
+    .await;
+    assert_eq!(answer.status(), Some(0), "HTTP/2: {}", answer.trailers);
+    assert_eq!(answer.messages, streamed[0], "HTTP/2: the same puzzles");
     server.shutdown().await.expect("clean shutdown");
 }
 

@@ -104,34 +104,118 @@ fn with_headers<T>(message: T, headers: &[(&'static str, String)]) -> tonic::Req
     request
 }
 
+/// A `sudoku-server` process exporting its spans to a receiver, with its log lines to come.
+struct Exporting {
+    receiver: Receiver,
+    server: std::process::Child,
+    logs: std::io::Lines<BufReader<std::process::ChildStderr>>,
+    url: String,
+}
+
+impl Exporting {
+    /// Starts the server, exporting to a new receiver, and waits until it serves.
+    async fn start() -> Exporting {
+        let (receiver, otlp) = receiver().await;
+        let port = free_port();
+        let mut server = Command::new(env!("CARGO_BIN_EXE_sudoku-server"))
+            .args(["--metrics-listen", "off", "--log-format", "json"])
+            .env("SUDOKU_LISTEN", format!("127.0.0.1:{port}"))
+            .env("OTEL_EXPORTER_OTLP_ENDPOINT", format!("http://{otlp}"))
+            .env("OTEL_BSP_SCHEDULE_DELAY", "100")
+            .env("RUST_LOG", "info,sudoku_server=debug")
+            .stderr(Stdio::piped())
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("server starts");
+        let mut logs = BufReader::new(server.stderr.take().expect("stderr piped")).lines();
+        let first = logs.next().expect("a log line").expect("utf-8");
+        assert!(first.contains("serving"), "{first}");
+        Exporting {
+            receiver,
+            server,
+            logs,
+            url: format!("http://127.0.0.1:{port}"),
+        }
+    }
+
+    /// Stops the server with SIGTERM (it drains, then sends its last spans before it exits):
+    /// every span the receiver got, and every log line.
+    async fn finish(self) -> (Vec<Span>, Vec<String>) {
+        let Exporting {
+            receiver,
+            mut server,
+            logs,
+            ..
+        } = self;
+        let status = Command::new("kill")
+            .args(["-TERM", &server.id().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(status.success());
+        let exited = tokio::task::spawn_blocking(move || server.wait())
+            .await
+            .expect("waited")
+            .expect("exit status");
+        assert!(exited.success(), "{exited:?}");
+        let logs = logs.map_while(Result::ok).collect();
+        let spans = receiver.0.lock().expect("unpoisoned").clone();
+        (spans, logs)
+    }
+}
+
+/// The one span named `name`.
+fn named(spans: &[Span], name: &str) -> Span {
+    let mut found = spans.iter().filter(|s| s.name == name);
+    let span = found
+        .next()
+        .unwrap_or_else(|| panic!("no {name} span among {:?}", names(spans)));
+    assert!(found.next().is_none(), "more than one {name} span");
+    span.clone()
+}
+
+/// The spans named `name` inside `call`, each checked to be in its trace.
+fn children(spans: &[Span], call: &Span, name: &str) -> Vec<Span> {
+    let found: Vec<Span> = spans
+        .iter()
+        .filter(|s| s.name == name && s.parent_span_id == call.span_id)
+        .cloned()
+        .collect();
+    assert!(
+        !found.is_empty(),
+        "no {name} span inside {} among {:?}",
+        call.name,
+        names(spans)
+    );
+    for span in &found {
+        assert_eq!(
+            span.trace_id, call.trace_id,
+            "{name} in {}'s trace",
+            call.name
+        );
+    }
+    found
+}
+
+fn traceparent() -> [(&'static str, String); 1] {
+    [("traceparent", format!("00-{TRACE}-{PARENT}-01"))]
+}
+
+fn solve_request(grid: &solver_core::Grid) -> pb::SolveRequest {
+    pb::SolveRequest {
+        puzzle: Some(sudoku_proto::grid_to_pb(grid)),
+        ..pb::SolveRequest::default()
+    }
+}
+
 #[tokio::test]
 async fn each_call_is_a_span_of_the_callers_trace_exported_over_otlp() {
-    let (receiver, otlp) = receiver().await;
-    let port = free_port();
-    let mut server = Command::new(env!("CARGO_BIN_EXE_sudoku-server"))
-        .args(["--metrics-listen", "off", "--log-format", "json"])
-        .env("SUDOKU_LISTEN", format!("127.0.0.1:{port}"))
-        .env("OTEL_EXPORTER_OTLP_ENDPOINT", format!("http://{otlp}"))
-        .env("OTEL_BSP_SCHEDULE_DELAY", "100")
-        .env("RUST_LOG", "info,sudoku_server=debug")
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("server starts");
-    let mut logs = BufReader::new(server.stderr.take().expect("stderr piped")).lines();
-    let first = logs.next().expect("a log line").expect("utf-8");
-    assert!(first.contains("serving"), "{first}");
-    let url = format!("http://127.0.0.1:{port}");
-
+    let server = Exporting::start().await;
     let grid: solver_core::Grid = PUZZLE.parse().expect("a puzzle");
-    let solve = pb::SolveRequest {
-        puzzle: Some(sudoku_proto::grid_to_pb(&grid)),
-        ..pb::SolveRequest::default()
-    };
-    let traceparent = format!("00-{TRACE}-{PARENT}-01");
-    let mut sudoku = SudokuClient::connect(url.clone()).await.expect("connects");
+    let mut sudoku = SudokuClient::connect(server.url.clone())
+        .await
+        .expect("connects");
     let answer = sudoku
-        .solve(with_headers(solve, &[("traceparent", traceparent)]))
+        .solve(with_headers(solve_request(&grid), &traceparent()))
         .await
         .expect("solved")
         .into_inner();
@@ -146,35 +230,17 @@ async fn each_call_is_a_span_of_the_callers_trace_exported_over_otlp() {
         ("x-b3-spanid", B3_PARENT.to_owned()),
         ("x-b3-sampled", "1".to_owned()),
     ];
-    let mut puzzles = PuzzlesClient::connect(url).await.expect("connects");
+    let mut puzzles = PuzzlesClient::connect(server.url.clone())
+        .await
+        .expect("connects");
     let rated = puzzles
         .rate(with_headers(rate, &b3))
         .await
         .expect("rated")
         .into_inner();
+    let (spans, logs) = server.finish().await;
 
-    // SIGTERM: the server drains, then sends its last spans before it exits.
-    let status = Command::new("kill")
-        .args(["-TERM", &server.id().to_string()])
-        .status()
-        .expect("kill runs");
-    assert!(status.success());
-    let exited = tokio::task::spawn_blocking(move || server.wait())
-        .await
-        .expect("waited")
-        .expect("exit status");
-    assert!(exited.success(), "{exited:?}");
-    let logs: Vec<String> = logs.map_while(Result::ok).collect();
-
-    let spans = receiver.0.lock().expect("unpoisoned").clone();
-    let named = |name: &str| {
-        spans
-            .iter()
-            .find(|s| s.name == name)
-            .unwrap_or_else(|| panic!("no {name} span among {:?}", names(&spans)))
-            .clone()
-    };
-    let call = named("sudoku.v1.Sudoku/Solve");
+    let call = named(&spans, "sudoku.v1.Sudoku/Solve");
     assert_eq!(hex(&call.trace_id), TRACE, "in the caller's trace");
     assert_eq!(
         hex(&call.parent_span_id),
@@ -191,25 +257,171 @@ async fn each_call_is_a_span_of_the_callers_trace_exported_over_otlp() {
     let stats = answer.stats.expect("stats");
     assert_eq!(seen["sudoku.guesses"], stats.guesses.to_string());
     assert_eq!(seen["sudoku.algorithm"], stats.algorithm().as_str_name());
-    let work = named("solve");
-    assert_eq!(work.trace_id, call.trace_id);
-    assert_eq!(
-        work.parent_span_id, call.span_id,
-        "the solve is inside the call"
-    );
+    children(&spans, &call, "solve");
 
-    let rate_call = named("sudoku.v1.Puzzles/Rate");
+    let rate_call = named(&spans, "sudoku.v1.Puzzles/Rate");
     assert_eq!(hex(&rate_call.trace_id), B3_TRACE, "B3's trace");
     assert_eq!(hex(&rate_call.parent_span_id), B3_PARENT);
     let rating = attributes(&rate_call)["sudoku.rating"].parse::<f64>();
     assert_eq!(rating.expect("a rating"), rated.rating);
-    let logic = named("logic");
-    assert_eq!(logic.parent_span_id, rate_call.span_id);
+    children(&spans, &rate_call, "logic");
 
     // The call's log line (at debug) carries the caller's trace id.
     assert!(
         logs.iter().any(|line| line.contains(TRACE)),
         "no log line carries {TRACE}: {logs:?}"
+    );
+}
+
+#[tokio::test]
+async fn streams_and_batches_have_a_span_for_their_work_inside_the_call() {
+    let server = Exporting::start().await;
+    let grid: solver_core::Grid = PUZZLE.parse().expect("a puzzle");
+    let mut puzzles = PuzzlesClient::connect(server.url.clone())
+        .await
+        .expect("connects");
+    let explain = pb::HintRequest {
+        grid: Some(sudoku_proto::grid_to_pb(&grid)),
+        ..pb::HintRequest::default()
+    };
+    let mut steps = puzzles
+        .explain(with_headers(explain, &traceparent()))
+        .await
+        .expect("explaining")
+        .into_inner();
+    let mut last = None;
+    while let Some(message) = steps.message().await.expect("a step") {
+        last = Some(message);
+    }
+    assert!(last.expect("messages").solved, "the explanation solves it");
+
+    let generate = pb::GenerateRequest {
+        seed: 11,
+        count: 2,
+        ..pb::GenerateRequest::default()
+    };
+    let mut made = puzzles
+        .generate(with_headers(generate, &traceparent()))
+        .await
+        .expect("generating")
+        .into_inner();
+    let mut ratings = Vec::new();
+    while let Some(generated) = made.message().await.expect("a puzzle") {
+        let wire = |g: Option<&pb::Grid>| sudoku_proto::grid_from_pb(g.expect("a grid"));
+        let puzzle = wire(generated.puzzle.as_ref()).expect("a puzzle");
+        let solution = wire(generated.solution.as_ref()).expect("a solution");
+        assert!(solution.is_solution_of(&puzzle), "{generated:?}");
+        ratings.push(generated.rating.to_string());
+    }
+
+    let mut sudoku = SudokuClient::connect(server.url.clone())
+        .await
+        .expect("connects");
+    let batch = tokio_stream::iter(vec![solve_request(&grid); 3]);
+    let mut answers = sudoku
+        .batch_solve(with_headers(batch, &traceparent()))
+        .await
+        .expect("a batch")
+        .into_inner();
+    let mut solved = 0;
+    while let Some(answer) = answers.message().await.expect("an answer") {
+        let solution = sudoku_proto::grid_from_pb(answer.solution.as_ref().expect("solved"));
+        assert!(solution.expect("a grid").is_solution_of(&grid));
+        solved += 1;
+    }
+    assert_eq!(solved, 3);
+
+    let rate = pb::RateRequest {
+        puzzle: Some(sudoku_proto::grid_to_pb(&grid)),
+        ..pb::RateRequest::default()
+    };
+    let mut rated = puzzles
+        .batch_rate(with_headers(tokio_stream::iter([rate]), &traceparent()))
+        .await
+        .expect("a batch")
+        .into_inner();
+    let rating = rated.message().await.expect("an answer").expect("one");
+    assert_eq!(rating.verdict(), pb::Verdict::Unique);
+
+    let mut filled = sudoku_proto::grid_to_pb(&grid);
+    filled.cells[1] = filled.cells[0];
+    let validate = pb::ValidateRequest {
+        grid: Some(filled),
+        puzzle: Some(sudoku_proto::grid_to_pb(&grid)),
+    };
+    let checked = puzzles
+        .validate(with_headers(validate, &traceparent()))
+        .await
+        .expect("validated")
+        .into_inner();
+    assert_eq!(checked.puzzle_verdict(), pb::Verdict::Unique);
+    assert!(!checked.valid, "a repeated digit: {checked:?}");
+    let (spans, _) = server.finish().await;
+
+    let rate = named(&spans, "sudoku.v1.Puzzles/BatchRate");
+    let logic = children(&spans, &rate, "logic");
+    let seen: Vec<String> = logic
+        .iter()
+        .map(|span| attributes(span)["sudoku.rating"].clone())
+        .collect();
+    assert_eq!(seen, [rating.rating.to_string()], "one span a puzzle");
+
+    let validate = named(&spans, "sudoku.v1.Puzzles/Validate");
+    assert_eq!(attributes(&validate)["sudoku.outcome"], "OUTCOME_UNIQUE");
+    children(&spans, &validate, "solve");
+
+    let explain = named(&spans, "sudoku.v1.Puzzles/Explain");
+    assert_eq!(hex(&explain.trace_id), TRACE);
+    assert_eq!(attributes(&explain)["sudoku.grid.side"], "9");
+    assert_eq!(
+        children(&spans, &explain, "logic").len(),
+        1,
+        "one span for it all"
+    );
+
+    let generate = named(&spans, "sudoku.v1.Puzzles/Generate");
+    let pieces = children(&spans, &generate, "generate");
+    let mut rated: Vec<String> = pieces
+        .iter()
+        .map(|span| attributes(span)["sudoku.rating"].clone())
+        .collect();
+    rated.sort();
+    ratings.sort();
+    assert_eq!(rated, ratings, "one span a puzzle, with its rating");
+
+    let batch = named(&spans, "sudoku.v1.Sudoku/BatchSolve");
+    let shares = children(&spans, &batch, "solve");
+    let counted: u64 = shares
+        .iter()
+        .map(|span| {
+            attributes(span)["sudoku.puzzles"]
+                .parse::<u64>()
+                .expect("a count")
+        })
+        .sum();
+    assert_eq!(counted, 3, "every puzzle in a share's span");
+}
+
+#[tokio::test]
+async fn a_trace_the_server_starts_is_in_its_log_lines() {
+    let server = Exporting::start().await;
+    let grid: solver_core::Grid = PUZZLE.parse().expect("a puzzle");
+    let mut sudoku = SudokuClient::connect(server.url.clone())
+        .await
+        .expect("connects");
+    let answer = sudoku.solve(solve_request(&grid)).await.expect("solved");
+    assert_eq!(answer.into_inner().outcome(), pb::Outcome::Unique);
+    let (spans, logs) = server.finish().await;
+
+    let call = named(&spans, "sudoku.v1.Sudoku/Solve");
+    assert!(call.parent_span_id.is_empty(), "a trace of its own");
+    let trace = hex(&call.trace_id);
+    assert_ne!(trace, "0".repeat(32));
+    children(&spans, &call, "solve");
+    assert!(
+        logs.iter()
+            .any(|line| line.contains("call ended") && line.contains(&trace)),
+        "no log line of the call carries its trace {trace}: {logs:?}"
     );
 }
 

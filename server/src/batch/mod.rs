@@ -28,6 +28,7 @@ use crate::admission::streams::{self, StreamRoom, Why};
 use crate::scheduling::lanes::Tenant;
 use crate::scheduling::pool::{Deliver, PoolError, Work};
 use crate::solving::Limits;
+use crate::telemetry;
 
 pub(crate) use answers::Answers;
 
@@ -94,9 +95,13 @@ impl<A> Submit<'_, A> {
     /// Hands `jobs` to the short lane's solver threads for the caller, counted as the
     /// stream's work in the pool until `each` has been given every result.
     pub(crate) fn solve<J: Work>(&self, jobs: Vec<J>, each: impl Deliver<J>) {
+        // One span for the task, not one a puzzle: a packed stream's tasks hold thousands.
+        let span = telemetry::solve_span();
+        telemetry::record_puzzles(&span, jobs.len());
         let each = Tracked {
             inner: each,
             _in_pool: self.in_pool(),
+            _span: span,
         };
         self.shared.pool.submit(self.caller.tenant, jobs, each);
     }
@@ -137,11 +142,12 @@ impl Drop for InPool {
     }
 }
 
-/// A [`Deliver`] counted in its stream's work in the pool. Fields drop in order: the inner
-/// one first, sending on its last answers, then the count.
+/// A [`Deliver`] counted in its stream's work in the pool, in a span of its own. Fields drop
+/// in order: the inner one first, sending on its last answers, then the count, then the span.
 struct Tracked<D> {
     inner: D,
     _in_pool: InPool,
+    _span: tracing::Span,
 }
 
 impl<J, D: Deliver<J>> Deliver<J> for Tracked<D> {

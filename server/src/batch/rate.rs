@@ -11,6 +11,7 @@ use super::{Batched, Read, Submit};
 use crate::scheduling::pool::PoolError;
 use crate::solving::Limits;
 use crate::status::RequestError;
+use crate::telemetry;
 
 impl Batched for pb::RateRequest {
     type Answer = pb::RateResponse;
@@ -52,6 +53,9 @@ impl Batched for pb::RateRequest {
             };
             let (out, progress, id) = (to.out.clone(), to.progress.clone(), message.id);
             let in_pool = to.in_pool();
+            // The puzzle's span, ended once its answer is on its way.
+            let (span, side) = (telemetry::logic_span(), grid.side());
+            telemetry::record_logic(&span, side, None);
             to.shared.pool.spawn_sliced(
                 to.caller.tenant,
                 client_deadline,
@@ -76,7 +80,10 @@ impl Batched for pb::RateRequest {
                     // Counted in the pool until the answer is on its way.
                     let _in_pool = in_pool;
                     let answer = match result {
-                        Ok(Ok(rating)) => rating_to_pb(&rating),
+                        Ok(Ok(rating)) => {
+                            telemetry::record_logic(&span, side, Some(rating.rating()));
+                            rating_to_pb(&rating)
+                        }
                         Ok(Err(err)) => match verdict_of(&err) {
                             Some(verdict) => pb::RateResponse {
                                 verdict: verdict.into(),

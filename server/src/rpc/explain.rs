@@ -10,12 +10,14 @@ use solver_core::logic::{End, Explainer, LogicError, RateOptions, Step};
 use sudoku_proto::{pb, verdict_of};
 use tokio::sync::mpsc;
 use tonic::Status;
+use tracing::{Instrument, Span};
 
 use crate::Shared;
 use crate::rpc::puzzles::{LogicCall, pool_status};
 use crate::scheduling::lanes::Tenant;
 use crate::scheduling::logic::Until;
 use crate::scheduling::pool::CancelOnDrop;
+use crate::telemetry;
 
 /// Steps made per piece of work: enough that a piece's cost dwarfs its hand-over, few enough
 /// that an unread stream holds little (a 25×25 step's message is up to a few KiB).
@@ -39,6 +41,8 @@ pub(crate) struct Explaining {
     turn: Turn,
     /// Solver time spent so far, against the server's cap.
     spent: Duration,
+    /// The span of the whole explanation's work, every piece in it; it ends with the last.
+    work: Span,
     /// Raises the engine's cancel flag when the explanation is dropped.
     _cancel: CancelOnDrop,
 }
@@ -60,6 +64,7 @@ impl Explaining {
         let grid = Arc::new((call.grid, call.marks));
         let mut turn = Turn { short: true };
         let mut spent = Duration::ZERO;
+        let work = telemetry::logic_span();
         let explainer = loop {
             let until = Until::for_piece(turn.short, caller, cap.saturating_sub(spent));
             let options = RateOptions {
@@ -76,6 +81,7 @@ impl Explaining {
                 .run_piece(tenant, turn.short, move || {
                     Explainer::new(&grid.0, grid.1.as_deref(), &options)
                 })
+                .instrument(work.clone())
                 .await
                 .map_err(pool_status)?;
             spent += begun.elapsed();
@@ -101,6 +107,7 @@ impl Explaining {
             explainer,
             turn,
             spent,
+            work,
             _cancel: call._cancel,
         })))
     }
@@ -134,6 +141,7 @@ impl Explaining {
                     let (steps, end) = explainer.next_steps(RUN, &options);
                     (explainer, steps, end)
                 })
+                .instrument(self.work.clone())
                 .await;
             self.spent += begun.elapsed();
             let (explainer, steps, end) = match piece {

@@ -13,11 +13,13 @@ use sudoku_proto::{grid_to_pb, pb};
 use tokio::sync::mpsc;
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, StatusExt};
+use tracing::Instrument;
 
 use crate::Shared;
 use crate::scheduling::lanes::Tenant;
 use crate::scheduling::logic::Until;
 use crate::scheduling::pool::{CancelOnDrop, PoolError};
+use crate::telemetry;
 
 /// Most puzzles one request may ask for.
 pub(crate) const MAX_COUNT: u32 = 100_000;
@@ -197,6 +199,8 @@ pub(crate) fn stream(
     deadline: Option<Instant>,
 ) -> mpsc::Receiver<Result<pb::GeneratedPuzzle, Status>> {
     let (tx, rx) = mpsc::channel(2);
+    let side = order.options.shape.side();
+    telemetry::record_logic(&tracing::Span::current(), side, None);
     let making = async move {
         let cancel = CancelOnDrop::new();
         let cap = shared.limits.max_solve_time;
@@ -217,23 +221,28 @@ pub(crate) fn stream(
                 ..order.options.clone()
             };
             let begun = Instant::now();
-            let work = move |until: Until| {
-                make(
-                    GenerateOptions {
-                        limits: solver_core::Limits {
-                            deadline: Some(until.deadline),
-                            ..options.limits.clone()
-                        },
-                        ..options.clone()
-                    },
-                    rate,
+            let span = telemetry::generate_span();
+            let run = shared
+                .pool
+                .run_sliced(
+                    tenant,
+                    deadline,
+                    left,
+                    slices(options, rate),
+                    stopped_at_deadline,
                 )
-            };
+                .instrument(span.clone());
             let made = tokio::select! {
-                made = shared.pool.run_sliced(tenant, deadline, left, work, stopped_at_deadline) => made,
+                made = run => made,
                 () = tx.closed() => break,
             };
             spent += begun.elapsed();
+            if let Ok(Ok(made)) = &made {
+                let rating = made.rating.map(|tenths| f64::from(tenths) / 10.0);
+                telemetry::record_logic(&span, side, rating);
+            }
+            // The puzzle's span ends with its making, not once the client has taken it.
+            drop(span);
             let message = match made {
                 Ok(Ok(made)) => Ok(generated(index, &made)),
                 Ok(Err(GenerateError::Stopped {
@@ -257,8 +266,25 @@ pub(crate) fn stream(
         }
     };
     // In the call's span: the puzzles' logs carry its trace.
-    tokio::spawn(tracing::Instrument::in_current_span(making));
+    tokio::spawn(making.in_current_span());
     rx
+}
+
+/// The work of making one puzzle, each slice of it stopping at its own deadline.
+fn slices(
+    options: GenerateOptions,
+    rate: bool,
+) -> impl FnMut(Until) -> Result<Generated, GenerateError> + Send + 'static {
+    move |until: Until| {
+        let options = GenerateOptions {
+            limits: solver_core::Limits {
+                deadline: Some(until.deadline),
+                ..options.limits.clone()
+            },
+            ..options.clone()
+        };
+        make(options, rate)
+    }
 }
 
 /// Whether generation stopped at its deadline (the end of its slice, or of its time).

@@ -10,7 +10,7 @@ use solver_core::{Grid, Outcome, Shape, StopReason};
 use sudoku_proto::{entries_from_pb, grid_from_pb, pb, rating_to_pb, verdict_of};
 use tokio::sync::mpsc;
 use tonic::{Request, Response, Status, Streaming};
-use tracing::Instrument;
+use tracing::{Instrument, Span};
 
 use crate::Shared;
 use crate::rpc::explain::{Explaining, Started};
@@ -103,7 +103,7 @@ impl PuzzlesService {
             };
             work(&options)
         };
-        let work = tracing::info_span!("logic").or_current();
+        let work = telemetry::logic_span();
         let ran = self
             .shared
             .pool
@@ -153,15 +153,16 @@ impl PuzzlesService {
         let cancel = CancelOnDrop::new();
         let mut options = self.shared.limits.uniqueness(deadline);
         options.limits.cancel = Some(cancel.0.clone());
+        let side = puzzle.side();
+        let job = Job::new(puzzle, options, self.shared.limits.max_solve_time);
         let solution = self
             .shared
             .pool
-            .solve(
-                tenant,
-                Job::new(puzzle, options, self.shared.limits.max_solve_time),
-            )
+            .solve(tenant, job)
+            .instrument(telemetry::solve_span())
             .await
             .map_err(pool_status)?;
+        telemetry::record_solve(&Span::current(), side, &solution);
         Ok(match solution.outcome {
             Outcome::Unique(grid) => (pb::Verdict::Unique, Some(grid)),
             Outcome::NoSolution => (pb::Verdict::NoSolution, None),
@@ -250,7 +251,7 @@ impl pb::puzzles_server::Puzzles for PuzzlesService {
             )
             .await?;
         let rated = rating.as_ref().ok().map(logic::Rating::rating);
-        telemetry::record_logic(side, rated);
+        telemetry::record_logic(&Span::current(), side, rated);
         let mut answer = match rating {
             Ok(rating) => rating_to_pb(&rating),
             Err(err) => match verdict_of(&err) {
@@ -279,7 +280,7 @@ impl pb::puzzles_server::Puzzles for PuzzlesService {
         request: Request<pb::HintRequest>,
     ) -> Result<Response<pb::HintResponse>, Status> {
         let call = self.logic_call(request)?;
-        telemetry::record_logic(call.grid.side(), None);
+        telemetry::record_logic(&Span::current(), call.grid.side(), None);
         // The call keeps its cancel guard until the answer is made.
         let (grid, marks) = (call.grid, call.marks);
         let hint = self
@@ -315,7 +316,9 @@ impl pb::puzzles_server::Puzzles for PuzzlesService {
         &self,
         request: Request<pb::HintRequest>,
     ) -> Result<Response<Self::ExplainStream>, Status> {
-        let started = Explaining::start(self.shared.clone(), self.logic_call(request)?).await?;
+        let call = self.logic_call(request)?;
+        telemetry::record_logic(&Span::current(), call.grid.side(), None);
+        let started = Explaining::start(self.shared.clone(), call).await?;
         let (tx, rx) = mpsc::channel(2);
         match started {
             Started::Explaining(explaining) => {

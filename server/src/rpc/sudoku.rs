@@ -46,7 +46,7 @@ impl SudokuService {
         let cancel = CancelOnDrop::new();
         job.cancel_with(cancel.0.clone());
         let side = shape.map_or(0, |s| s.side());
-        let work = tracing::info_span!("solve").or_current();
+        let work = telemetry::solve_span();
         let solved = self.shared.pool.solve(tenant, job).instrument(work).await;
         let solution = match solved {
             Ok(solution) => solution,
@@ -63,7 +63,7 @@ impl SudokuService {
                 ..
             }
         ) && deadline.is_some_and(|d| Instant::now() >= d);
-        telemetry::record_solve(side, &solution);
+        telemetry::record_solve(&tracing::Span::current(), side, &solution);
         if stopped_by_caller {
             return Err(stopped_status(&solution.stats));
         }
