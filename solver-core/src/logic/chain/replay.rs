@@ -5,8 +5,9 @@
 
 use std::collections::HashMap;
 
+use super::closure::{self, Refute};
 use super::deduction::fact as say;
-use super::propagate::PLUS;
+use super::propagate::{PLUS, inner, refute};
 use super::state::{State, cells, tables};
 use super::trail::{Link, Told, contradiction, trail, write};
 
@@ -84,7 +85,12 @@ impl Replay<'_> {
             if level >= PLUS && self.locked(st) {
                 continue;
             }
-            if level >= 2 && self.nested(st, level - 2)? {
+            if let Some(refute) = refute(level)
+                && self.statics(st, refute)
+            {
+                continue;
+            }
+            if level >= 4 && self.nested(st, inner(level))? {
                 continue;
             }
             return Ok(());
@@ -181,6 +187,87 @@ impl Replay<'_> {
         Ok(progress)
     }
 
+    /// One pass of static chains ([`closure::pass`]): each candidate they remove or set is
+    /// recorded resting on the facts of this branch its inner chain uses, then applied.
+    fn statics(&mut self, st: &mut State, refute: Refute) -> bool {
+        let changes = closure::pass(st, refute);
+        let before = *st;
+        let masks = closure::masks(&before);
+        let shown = changes.removed.iter().map(|&(c, d)| (c, d, false));
+        let shown = shown.chain(changes.set.iter().map(|&(c, d)| (c, d, true)));
+        for (c, d, on) in shown.collect::<Vec<_>>() {
+            let mark = self.nodes.len();
+            self.scopes.push(HashMap::new());
+            let clash = self.static_chain(&before, &masks, (c, d, !on), refute);
+            self.scopes.pop();
+            let Some(clash) = clash else {
+                self.nodes.truncate(mark);
+                continue;
+            };
+            let uses = self.outer_facts(&clash, mark);
+            let n = self.add((c, d, on), uses, Some(clash));
+            if on {
+                for e in (0..9).filter(|&e| e != d && st.has(c, e)) {
+                    self.add((c, e, false), vec![n], None);
+                }
+            }
+        }
+        closure::apply(st, &changes)
+    }
+
+    /// The static chain from `start` on `board` to a contradiction, recorded in the current
+    /// scope (see [`closure::refutes`]); the contradiction's nodes, `None` if there is none.
+    fn static_chain(
+        &mut self,
+        board: &State,
+        masks: &[u16; 81],
+        start: Told,
+        refute: Refute,
+    ) -> Option<Clash> {
+        let root = self.add(start, Vec::new(), None);
+        let mut next = root;
+        while next < self.nodes.len() {
+            let fact = self.nodes[next].fact;
+            let mut found: Vec<Told> = Vec::new();
+            closure::consequences(board, masks, fact, |c, d, on| found.push((c, d, on)));
+            for (c, d, on) in found {
+                let scope = self.scopes.last().expect("a scope per search");
+                if scope.contains_key(&(c, d, on)) {
+                    continue;
+                }
+                let parents = if on {
+                    self.strong_parents(board, (c, d), fact)
+                } else {
+                    vec![next]
+                };
+                let n = self.add((c, d, on), parents, None);
+                let scope = self.scopes.last().expect("a scope per search");
+                if let Some(&m) = scope.get(&(c, d, !on))
+                    && (refute == Refute::Any || (c, d, !on) == start)
+                {
+                    return Some(vec![m, n]);
+                }
+            }
+            next += 1;
+        }
+        None
+    }
+
+    /// The facts a static strong link to `(c, d)` true rests on: every other candidate of
+    /// its cell, or every other place of its digit in the house of the false fact `from`,
+    /// shown false.
+    fn strong_parents(&self, board: &State, (c, d): (usize, usize), from: Told) -> Vec<usize> {
+        let (fc, fd, _) = from;
+        if fc == c {
+            return self.offs(1 << c, 0x1ff & !(1 << d));
+        }
+        let house = tables().house_sets[c]
+            .into_iter()
+            .find(|h| h >> fc & 1 != 0 && (board.cand[fd] & h).count_ones() == 2)
+            .unwrap_or(0);
+        self.offs(house & !(1 << c), 1 << d)
+    }
+
     /// The nodes before `mark` (this branch's) that the nodes `from` rest on, stopping there.
     fn outer_facts(&self, from: &[usize], mark: usize) -> Vec<usize> {
         let mut seen = vec![false; self.nodes.len()];
@@ -226,11 +313,11 @@ impl Replay<'_> {
                 .map(|&p| self.nodes[p].fact)
                 .collect();
             if let Some(clash) = &node.inner {
-                let (c, d, _) = node.fact;
+                let (c, d, on) = node.fact;
                 let inner = self.told(clash, depth + 1, chains);
                 chains.push(format!(
                     "{} leads to {}: {inner}",
-                    say(c, d, true),
+                    say(c, d, !on),
                     clash_name(&self.nodes, clash)
                 ));
                 link.chain = Some(chains.len());
@@ -245,6 +332,62 @@ impl Replay<'_> {
 fn clash_name(nodes: &[Node], clash: &[usize]) -> String {
     let facts: Vec<Told> = clash.iter().map(|&n| nodes[n].fact).collect();
     contradiction(&facts)
+}
+
+impl Replay<'_> {
+    /// SE's complexity of the contradiction `clash` of the search at `depth`: the facts each
+    /// side of it rests on in that search (counted per side, as SE counts a contradiction's
+    /// two chains), plus once each inner chain among them with its own complexity.
+    fn complexity(&self, clash: &[usize], depth: usize) -> usize {
+        let sides: Vec<&[usize]> = match clash {
+            [a, b] if self.nodes[*a].fact.2 != self.nodes[*b].fact.2 => {
+                vec![&clash[..1], &clash[1..]]
+            }
+            [rest @ .., last] => vec![rest, std::slice::from_ref(last)],
+            [] => Vec::new(),
+        };
+        let mut inner_seen = vec![false; self.nodes.len()];
+        let mut total = 0;
+        for (k, side) in sides.iter().enumerate() {
+            let mut seen = vec![false; self.nodes.len()];
+            let mut stack = side.to_vec();
+            // The empty cell or house: its last fact stands for the single the rest make.
+            let mut count = usize::from(sides.len() == 2 && k == 0 && side.len() > 1);
+            while let Some(n) = stack.pop() {
+                if self.nodes[n].depth < depth || std::mem::replace(&mut seen[n], true) {
+                    continue;
+                }
+                count += 1;
+                stack.extend(&self.nodes[n].parents);
+                if let Some(inner) = &self.nodes[n].inner
+                    && !std::mem::replace(&mut inner_seen[n], true)
+                {
+                    count += self.complexity(inner, depth + 1);
+                }
+            }
+            total += count;
+        }
+        total
+    }
+}
+
+/// SE's complexity of the failing branch from assuming digit index `d` in `c` (`on`) or out
+/// of it, propagated at `level` (see [`Replay::complexity`]); `None` if it does not fail.
+pub(crate) fn branch_complexity(board: &State, (c, d, on): Told, level: u8) -> Option<usize> {
+    let mut replay = Replay {
+        board,
+        nodes: Vec::new(),
+        scopes: vec![HashMap::new()],
+    };
+    let mut st = *board;
+    if on {
+        replay.place(&mut st, (c, d), Vec::new());
+    } else {
+        replay.add((c, d, false), Vec::new(), None);
+        st.eliminate(c, d);
+    }
+    let clash = replay.propagate(&mut st, level).err()?;
+    Some(replay.complexity(&clash, 0))
 }
 
 /// The failing branch from assuming digit index `d` in `c` (`on`) or out of it, propagated at
