@@ -69,16 +69,18 @@ pub(crate) fn consequences(
     }
 }
 
-/// Whether assuming `start` on `s` leads by static links to what `refute` asks for.
+/// Whether assuming `start` on `s` leads by static links to what `refute` asks for; `queue`
+/// is scratch space.
 pub(crate) fn refutes(
     s: &State,
     masks: &[u16; 81],
     start: (usize, usize, bool),
     refute: Refute,
+    queue: &mut Vec<(usize, usize, bool)>,
 ) -> bool {
     // Shown facts by sign and digit, and a queue of facts to follow.
     let mut shown = [[0u128; 9]; 2];
-    let mut queue: Vec<(usize, usize, bool)> = Vec::with_capacity(64);
+    queue.clear();
     let (c0, d0, on0) = start;
     shown[usize::from(on0)][d0] |= 1 << c0;
     queue.push(start);
@@ -110,11 +112,12 @@ pub(crate) fn refutes(
 pub(crate) fn pass(s: &State, refute: Refute) -> Changes {
     let masks = masks(s);
     let mut out = Changes::default();
+    let mut queue = Vec::with_capacity(256);
     for c in cells(s.open()) {
         for d in (0..9).filter(|&d| masks[c] >> d & 1 != 0) {
-            if refutes(s, &masks, (c, d, true), refute) {
+            if refutes(s, &masks, (c, d, true), refute, &mut queue) {
                 out.removed.push((c, d));
-            } else if refutes(s, &masks, (c, d, false), refute) {
+            } else if refutes(s, &masks, (c, d, false), refute, &mut queue) {
                 out.set.push((c, d));
             }
         }
@@ -164,8 +167,9 @@ mod tests {
         keep(&mut b, (4, 0), [2, 3]);
         let s = State::from_board(&b);
         let m = masks(&s);
-        assert!(refutes(&s, &m, (4 * 9 + 4, 2, true), Refute::Own));
-        assert!(!refutes(&s, &m, (80, 2, true), Refute::Any));
+        let q = &mut Vec::new();
+        assert!(refutes(&s, &m, (4 * 9 + 4, 2, true), Refute::Own, q));
+        assert!(!refutes(&s, &m, (80, 2, true), Refute::Any, q));
         let changes = pass(&s, Refute::Own);
         assert!(changes.removed.contains(&(4 * 9 + 4, 2)), "{changes:?}");
         assert!(changes.set.is_empty(), "{changes:?}");
