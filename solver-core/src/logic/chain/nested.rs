@@ -9,8 +9,8 @@ use super::rating;
 use super::replay::{branch_complexity, failing_branch};
 use super::state::{State, cells};
 
-/// The failing branches counted at the static levels, at most.
-const REPLAYED: usize = 8;
+/// The failing branches counted at the static levels, at most (each is replayed).
+const REPLAYED: usize = 3;
 
 /// SE's name for every nested level.
 const NAME: &str = "Nested forcing chain";
