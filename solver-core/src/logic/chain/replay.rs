@@ -216,7 +216,8 @@ impl Replay<'_> {
     }
 
     /// The static chain from `start` on `board` to a contradiction, recorded in the current
-    /// scope (see [`closure::refutes`]); the contradiction's nodes, `None` if there is none.
+    /// scope (the search [`closure::pass`] makes for each candidate); the contradiction's
+    /// nodes, `None` if there is none.
     fn static_chain(
         &mut self,
         board: &State,
