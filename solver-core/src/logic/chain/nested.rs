@@ -3,8 +3,10 @@
 //! branch is replayed and the step is the one of least complexity, counted as SE counts it;
 //! deeper levels take the first failing branch, rated by the facts it changed.
 
+use std::collections::HashMap;
+
 use super::deduction::{Deduction, fact};
-use super::propagate::{MULTIPLE, propagate};
+use super::propagate::{MULTIPLE, PLUS, propagate};
 use super::rating;
 use super::replay::{branch_complexity, failing_branch};
 use super::state::{State, cells};
@@ -56,6 +58,9 @@ fn branches(s: &State, level: u8) -> impl Iterator<Item = (usize, usize, bool, S
         .collect();
     let removals = order.into_iter().map(|(c, d)| (c, d, false));
     let settings = pairs.into_iter().map(|(c, d)| (c, d, true));
+    // Many assumptions force the same board through singles and locked candidates (a
+    // bivalue cell's digit out, its other digit in): the rest of the branch is then the same.
+    let mut seen: HashMap<State, Option<State>> = HashMap::new();
     removals.chain(settings).filter_map(move |(c, d, on)| {
         let mut trial = *s;
         if on {
@@ -63,7 +68,14 @@ fn branches(s: &State, level: u8) -> impl Iterator<Item = (usize, usize, bool, S
         } else {
             trial.place(c, d);
         }
-        (!propagate(&mut trial, level)).then_some((c, d, on, trial))
+        if !propagate(&mut trial, PLUS) {
+            return Some((c, d, on, trial));
+        }
+        let failed = *seen.entry(trial).or_insert_with(|| {
+            let mut rest = trial;
+            (!propagate(&mut rest, level)).then_some(rest)
+        });
+        failed.map(|end| (c, d, on, end))
     })
 }
 
