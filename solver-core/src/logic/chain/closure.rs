@@ -238,7 +238,13 @@ impl Graph {
                 let v = usize::from(members[at]);
                 own[v / 64] |= 1 << (v % 64);
                 for &w in self.links(v) {
-                    let j = comp[usize::from(w)] as usize;
+                    let w = usize::from(w);
+                    if self.first[w] == self.first[w + 1] {
+                        // A fact that implies nothing reaches only itself.
+                        own[w / 64] |= 1 << (w % 64);
+                        continue;
+                    }
+                    let j = comp[w] as usize;
                     if j != k {
                         let theirs = &done[j * words..(j + 1) * words];
                         own.iter_mut().zip(theirs).for_each(|(a, b)| *a |= b);

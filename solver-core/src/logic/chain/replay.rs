@@ -3,8 +3,6 @@
 //! candidates, inner contradiction searches) step for step, each fact with the facts it
 //! follows from, each inner search that removes a candidate kept as an inner chain.
 
-use std::collections::HashMap;
-
 use super::closure::{self, Refute};
 use super::deduction::fact as say;
 use super::propagate::{PLUS, inner, refute};
@@ -26,7 +24,35 @@ struct Replay<'a> {
     /// The board the step is found on: facts rest on its candidates.
     board: &'a State,
     nodes: Vec<Node>,
-    scopes: Vec<HashMap<Told, usize>>,
+    scopes: Vec<Scope>,
+}
+
+/// The node of each fact found in one search, by fact.
+struct Scope(Vec<u32>);
+
+impl Scope {
+    fn new() -> Scope {
+        Scope(vec![0; 81 * 9 * 2])
+    }
+
+    fn slot((c, d, on): Told) -> usize {
+        (c * 9 + d) * 2 + usize::from(on)
+    }
+
+    fn get(&self, fact: &Told) -> Option<usize> {
+        // Stored one up, so that zero is no node.
+        self.0[Scope::slot(*fact)]
+            .checked_sub(1)
+            .map(|n| n as usize)
+    }
+
+    fn contains_key(&self, fact: &Told) -> bool {
+        self.0[Scope::slot(*fact)] != 0
+    }
+
+    fn insert(&mut self, fact: Told, n: usize) {
+        self.0[Scope::slot(fact)] = n as u32 + 1;
+    }
 }
 
 /// A contradiction: the nodes it rests on.
@@ -34,7 +60,7 @@ type Clash = Vec<usize>;
 
 impl Replay<'_> {
     fn find(&self, f: Told) -> Option<usize> {
-        self.scopes.iter().rev().find_map(|m| m.get(&f).copied())
+        self.scopes.iter().rev().find_map(|m| m.get(&f))
     }
 
     fn add(&mut self, fact: Told, parents: Vec<usize>, inner: Option<Vec<usize>>) -> usize {
@@ -170,7 +196,7 @@ impl Replay<'_> {
             }
             let mark = self.nodes.len();
             let mut trial = *st;
-            self.scopes.push(HashMap::new());
+            self.scopes.push(Scope::new());
             self.place(&mut trial, (c, d), Vec::new());
             let outcome = self.propagate(&mut trial, inner);
             self.scopes.pop();
@@ -197,7 +223,7 @@ impl Replay<'_> {
         let shown = shown.chain(changes.set.iter().map(|&(c, d)| (c, d, true)));
         for (c, d, on) in shown.collect::<Vec<_>>() {
             let mark = self.nodes.len();
-            self.scopes.push(HashMap::new());
+            self.scopes.push(Scope::new());
             let clash = self.static_chain(&before, &masks, (c, d, !on), refute);
             self.scopes.pop();
             let Some(clash) = clash else {
@@ -243,7 +269,7 @@ impl Replay<'_> {
                 };
                 let n = self.add((c, d, on), parents, None);
                 let scope = self.scopes.last().expect("a scope per search");
-                if let Some(&m) = scope.get(&(c, d, !on))
+                if let Some(m) = scope.get(&(c, d, !on))
                     && (refute == Refute::Any || (c, d, !on) == start)
                 {
                     return Some(vec![m, n]);
@@ -378,7 +404,7 @@ pub(crate) fn branch_complexity(board: &State, (c, d, on): Told, level: u8) -> O
     let mut replay = Replay {
         board,
         nodes: Vec::new(),
-        scopes: vec![HashMap::new()],
+        scopes: vec![Scope::new()],
     };
     let mut st = *board;
     if on {
@@ -398,7 +424,7 @@ pub(crate) fn failing_branch(board: &State, (c, d, on): Told, level: u8) -> Opti
     let mut replay = Replay {
         board,
         nodes: Vec::new(),
-        scopes: vec![HashMap::new()],
+        scopes: vec![Scope::new()],
     };
     let mut st = *board;
     if on {
