@@ -192,7 +192,14 @@ impl Graph {
                 if let Some(&w) = self.links(v).get(*pos) {
                     *pos += 1;
                     let w = usize::from(w);
-                    if order[w] == UNSEEN {
+                    if order[w] == UNSEEN && self.first[w] == self.first[w + 1] {
+                        // A fact that implies nothing is a component of its own at once.
+                        order[w] = counter;
+                        counter += 1;
+                        comp[w] = count;
+                        members.push(w as u16);
+                        count += 1;
+                    } else if order[w] == UNSEEN {
                         order[w] = counter;
                         low[w] = counter;
                         counter += 1;
