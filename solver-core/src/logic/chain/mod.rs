@@ -1,8 +1,10 @@
 //! The chain family, tried when no basic technique applies (9x9 only), in SE's order:
 //! aligned pair exclusion, forcing X/Y/XY-chains, aligned triplet exclusion, Nishio, static multiple forcing chains, dynamic
-//! forcing chains, dynamic forcing chains (+), then nested forcing chains of growing depth.
+//! forcing chains, dynamic forcing chains (+), then nested forcing chains of growing depth
+//! (static, multiple, then dynamic chains inside).
 //! Each level reports its lowest-rated deduction (nested levels their first).
 
+mod closure;
 mod deduction;
 mod exclusion;
 mod forcing;
@@ -27,10 +29,10 @@ use deduction::Deduction;
 use state::{Start, State};
 use trace::Mode;
 
-/// The deepest propagation level tried: 3 (dynamic (+) chains nested in a chain, close to
-/// trial and error of depth two) solves every puzzle of the forum's hardest list; 4 and 5
+/// The deepest propagation level tried: 5 (dynamic (+) chains nested in a chain, close to
+/// trial and error of depth two) solves every puzzle of the forum's hardest list; 6 and 7
 /// nest twice and are a last resort (each level costs some 200 times the one below).
-const DEEPEST: u8 = 5;
+const DEEPEST: u8 = 7;
 
 /// The engine's hook: the simplest chain-family step on a 9x9 board.
 pub(crate) fn finder(board: &Candidates) -> Option<Found> {
@@ -50,7 +52,14 @@ fn find(s: &Start) -> Option<Deduction> {
             let name = "Dynamic forcing chain (+)";
             multiple::multiple(s, Mode::Plus, name, rating::PLUS)
         })
-        .or_else(|| (2..=DEEPEST).find_map(|level| nested::nested(s, level)))
+        .or_else(|| {
+            // Level 3's static pass changes what level 2's does (every static link has its
+            // contrapositive, so an assumption that reaches a fact and its opposite reaches
+            // its own opposite): it finds nothing level 2 did not.
+            (2..=DEEPEST)
+                .filter(|&level| level != propagate::MULTIPLE)
+                .find_map(|level| nested::nested(s, level))
+        })
 }
 
 /// The lower-rated of two deductions, both when they tie (SE sorts one producer's hints).

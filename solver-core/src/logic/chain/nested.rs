@@ -1,39 +1,82 @@
 //! Nested forcing chains: assumptions whose consequences are found with forcing chains of a
-//! lower level inside (untraced, so the rating counts the facts a branch changed).
+//! lower level inside. With static chains inside (SE's nesting levels 2 and 3) every failing
+//! branch is replayed and the step is the one of least complexity, counted as SE counts it;
+//! deeper levels take the first failing branch, rated by the facts it changed.
+
+use std::collections::HashMap;
 
 use super::deduction::{Deduction, fact};
-use super::propagate::propagate;
+use super::propagate::{MULTIPLE, PLUS, propagate};
 use super::rating;
-use super::replay::failing_branch;
+use super::replay::{branch_complexity, failing_branch};
 use super::state::{State, cells};
+
+/// The failing branches counted at the static levels, at most (each is replayed).
+const REPLAYED: usize = 3;
 
 /// SE's name for every nested level.
 const NAME: &str = "Nested forcing chain";
 
-/// The first nested forcing chain at propagation `level` (2 = one level of nesting).
+/// The first nested forcing chain at propagation `level` (2: static forcing chains inside,
+/// 3: static contradiction chains too, 4: dynamic chains; see [`super::propagate`]).
 pub(crate) fn nested(s: &State, level: u8) -> Option<Deduction> {
     let base = rating::NESTED + 5 * u16::from(level.saturating_sub(2));
+    let mut failing = branches(s, level);
+    if level > MULTIPLE {
+        let (c, d, on, trial) = failing.next()?;
+        let placed = cells(s.open() & !trial.open()).count();
+        return Some(setting(
+            s,
+            rating::rate(base, placed + 2),
+            level,
+            (c, d, on),
+        ));
+    }
+    let mut best: Option<(usize, (usize, usize, bool))> = None;
+    // Each failing branch is replayed to be counted: a few give SE's least closely enough.
+    for (c, d, on, _) in failing.take(REPLAYED) {
+        let Some(size) = branch_complexity(s, (c, d, !on), level) else {
+            continue;
+        };
+        if best.is_none_or(|(least, _)| size < least) {
+            best = Some((size, (c, d, on)));
+        }
+    }
+    let (size, (c, d, on)) = best?;
+    Some(setting(s, rating::rate(base, size), level, (c, d, on)))
+}
+
+/// Each failing branch at `level` in turn, as the fact it proves (cell, digit index, true)
+/// and the board the branch reached: first the candidates whose truth collapses the board,
+/// then the bivalue-cell digits whose absence does.
+fn branches(s: &State, level: u8) -> impl Iterator<Item = (usize, usize, bool, State)> + '_ {
     let order = ordered(s);
-    // A candidate whose truth collapses the board is false.
-    for &(c, d) in &order {
+    let pairs: Vec<(usize, usize)> = order
+        .iter()
+        .copied()
+        .take_while(|&(c, _)| s.digits(c).count_ones() == 2)
+        .collect();
+    let removals = order.into_iter().map(|(c, d)| (c, d, false));
+    let settings = pairs.into_iter().map(|(c, d)| (c, d, true));
+    // Many assumptions force the same board through singles and locked candidates (a
+    // bivalue cell's digit out, its other digit in): the rest of the branch is then the same.
+    let mut seen: HashMap<State, Option<State>> = HashMap::new();
+    removals.chain(settings).filter_map(move |(c, d, on)| {
         let mut trial = *s;
-        trial.place(c, d);
-        if !propagate(&mut trial, level) {
-            return Some(setting(s, &trial, base, c, d, false));
+        if on {
+            trial.eliminate(c, d);
+        } else {
+            trial.place(c, d);
         }
-    }
-    // A bivalue-cell digit whose absence collapses the board is true.
-    for &(c, d) in &order {
-        if s.digits(c).count_ones() != 2 {
-            break;
+        if !propagate(&mut trial, PLUS) {
+            return Some((c, d, on, trial));
         }
-        let mut trial = *s;
-        trial.eliminate(c, d);
-        if !propagate(&mut trial, level) {
-            return Some(setting(s, &trial, base, c, d, true));
-        }
-    }
-    None
+        let failed = *seen.entry(trial).or_insert_with(|| {
+            let mut rest = trial;
+            (!propagate(&mut rest, level)).then_some(rest)
+        });
+        failed.map(|end| (c, d, on, end))
+    })
 }
 
 /// Candidates of bivalue cells first (their branches are the most constrained), then the rest.
@@ -43,14 +86,12 @@ fn ordered(s: &State) -> Vec<(usize, usize)> {
     list
 }
 
-/// The deduction that digit index `d` of `c` is (`on`) or is not there, rated by how much the
-/// failed branch had changed, its text the failed branch replayed link by link.
-fn setting(s: &State, trial: &State, base: u16, c: usize, d: usize, on: bool) -> Deduction {
-    let placed = cells(s.open() & !trial.open()).count();
-    let mut found = Deduction::setting(NAME, rating::rate(base, placed + 2), c, d, on);
+/// The deduction, rated `tenths`, that digit index `d` of `c` is (`on`) or is not there, its
+/// text the failed branch replayed link by link.
+fn setting(s: &State, tenths: u16, level: u8, (c, d, on): (usize, usize, bool)) -> Deduction {
+    let mut found = Deduction::setting(NAME, tenths, c, d, on);
     found.rest_on(|| vec![(c as u16, d as u8 + 1)]);
     found.say(|| {
-        let level = level_of(base);
         let told = failing_branch(s, (c, d, !on), level);
         told.map_or_else(
             || {
@@ -63,9 +104,4 @@ fn setting(s: &State, trial: &State, base: u16, c: usize, d: usize, on: bool) ->
         )
     });
     found
-}
-
-/// The propagation level of a nested step's base rating (see [`nested`]).
-fn level_of(base: u16) -> u8 {
-    ((base - rating::NESTED) / 5 + 2) as u8
 }

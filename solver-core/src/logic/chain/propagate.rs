@@ -1,15 +1,37 @@
 //! Fast, untraced propagation of an assumption: what a hypothetical board forces, used for the
 //! nested levels where only "does this lead to a contradiction?" matters.
 //!
-//! Levels: 0 applies singles (dynamic chains), 1 adds locked candidates (dynamic+ chains),
-//! `k >= 2` adds, when nothing else moves, a search for candidates whose assumption leads to
-//! a contradiction at level `k - 2`: level 2 nests dynamic chains, as SE's nesting level 4
-//! does, and level 3 nests dynamic (+) chains, as SE's level 5 does.
+//! Levels: 0 applies singles (dynamic chains), 1 adds locked candidates (dynamic+ chains);
+//! when nothing else moves, level 2 adds static forcing chains ([`STATIC`], SE's nesting
+//! level 2), level 3 static contradiction chains as well ([`MULTIPLE`], SE's level 3), and
+//! `k >= 4` a search for candidates whose assumption leads to a contradiction at
+//! [`inner`]`(k)`: level 4 nests dynamic chains, as SE's nesting level 4 does, and level 5
+//! dynamic (+) chains.
 
+use super::closure::{self, Refute};
 use super::state::{Set, State, cells, tables};
 
 /// The level of singles plus locked candidates.
 pub(crate) const PLUS: u8 = 1;
+/// The level with static forcing chains inside.
+pub(crate) const STATIC: u8 = 2;
+/// The level with static contradiction (multiple) forcing chains inside as well.
+pub(crate) const MULTIPLE: u8 = 3;
+
+/// The level a nested search at `level` (4 or more) propagates its assumptions at: 4 and 5
+/// nest dynamic and dynamic (+) chains, 6 and 7 nest levels 4 and 5.
+pub(crate) fn inner(level: u8) -> u8 {
+    if level < 6 { level - 4 } else { level - 2 }
+}
+
+/// What a static level's chains refute, `None` below and above them.
+pub(crate) fn refute(level: u8) -> Option<Refute> {
+    match level {
+        STATIC => Some(Refute::Own),
+        MULTIPLE => Some(Refute::Any),
+        _ => None,
+    }
+}
 
 /// Propagates `s` at `level` to a fixpoint; `false` when it reaches a contradiction.
 pub(crate) fn propagate(s: &mut State, level: u8) -> bool {
@@ -20,8 +42,14 @@ pub(crate) fn propagate(s: &mut State, level: u8) -> bool {
         if level >= PLUS && locked(s) {
             continue;
         }
-        if level >= 2 {
-            match nested(s, level - 2) {
+        if let Some(refute) = refute(level) {
+            let changes = closure::pass(s, refute);
+            if closure::apply(s, &changes) {
+                continue;
+            }
+        }
+        if level >= 4 {
+            match nested(s, inner(level)) {
                 None => return false,
                 Some(true) => continue,
                 Some(false) => {}

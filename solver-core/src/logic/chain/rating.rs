@@ -21,9 +21,10 @@ pub(crate) const MULTIPLE: u16 = 80;
 pub(crate) const DYNAMIC: u16 = 85;
 /// Dynamic forcing chains with locked candidates inside.
 pub(crate) const PLUS: u16 = 90;
-/// Nested forcing chains with dynamic chains inside (SE's nesting level 4); each deeper level
-/// adds half a point, as SE's do (level 5, dynamic (+) chains inside, is 11.0).
-pub(crate) const NESTED: u16 = 105;
+/// Nested forcing chains with static forcing chains inside (SE's nesting level 2); each
+/// deeper level adds half a point, as SE's do: 10.0 with static multiple chains inside, 10.5
+/// with dynamic chains inside, 11.0 with dynamic (+) chains inside.
+pub(crate) const NESTED: u16 = 95;
 
 /// SE's length bonus: +0.1 each time the length passes 4, 6, 8, 12, 16, 24, 32, ... (the
 /// bound grows by 3/2 and 4/3 in turn).

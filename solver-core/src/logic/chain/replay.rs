@@ -3,10 +3,9 @@
 //! candidates, inner contradiction searches) step for step, each fact with the facts it
 //! follows from, each inner search that removes a candidate kept as an inner chain.
 
-use std::collections::HashMap;
-
+use super::closure::{self, Refute};
 use super::deduction::fact as say;
-use super::propagate::PLUS;
+use super::propagate::{PLUS, inner, refute};
 use super::state::{State, cells, tables};
 use super::trail::{Link, Told, contradiction, trail, write};
 
@@ -25,7 +24,35 @@ struct Replay<'a> {
     /// The board the step is found on: facts rest on its candidates.
     board: &'a State,
     nodes: Vec<Node>,
-    scopes: Vec<HashMap<Told, usize>>,
+    scopes: Vec<Scope>,
+}
+
+/// The node of each fact found in one search, by fact.
+struct Scope(Vec<u32>);
+
+impl Scope {
+    fn new() -> Scope {
+        Scope(vec![0; 81 * 9 * 2])
+    }
+
+    fn slot((c, d, on): Told) -> usize {
+        (c * 9 + d) * 2 + usize::from(on)
+    }
+
+    fn get(&self, fact: &Told) -> Option<usize> {
+        // Stored one up, so that zero is no node.
+        self.0[Scope::slot(*fact)]
+            .checked_sub(1)
+            .map(|n| n as usize)
+    }
+
+    fn contains_key(&self, fact: &Told) -> bool {
+        self.0[Scope::slot(*fact)] != 0
+    }
+
+    fn insert(&mut self, fact: Told, n: usize) {
+        self.0[Scope::slot(fact)] = n as u32 + 1;
+    }
 }
 
 /// A contradiction: the nodes it rests on.
@@ -33,7 +60,7 @@ type Clash = Vec<usize>;
 
 impl Replay<'_> {
     fn find(&self, f: Told) -> Option<usize> {
-        self.scopes.iter().rev().find_map(|m| m.get(&f).copied())
+        self.scopes.iter().rev().find_map(|m| m.get(&f))
     }
 
     fn add(&mut self, fact: Told, parents: Vec<usize>, inner: Option<Vec<usize>>) -> usize {
@@ -84,7 +111,12 @@ impl Replay<'_> {
             if level >= PLUS && self.locked(st) {
                 continue;
             }
-            if level >= 2 && self.nested(st, level - 2)? {
+            if let Some(refute) = refute(level)
+                && self.statics(st, refute)
+            {
+                continue;
+            }
+            if level >= 4 && self.nested(st, inner(level))? {
                 continue;
             }
             return Ok(());
@@ -164,7 +196,7 @@ impl Replay<'_> {
             }
             let mark = self.nodes.len();
             let mut trial = *st;
-            self.scopes.push(HashMap::new());
+            self.scopes.push(Scope::new());
             self.place(&mut trial, (c, d), Vec::new());
             let outcome = self.propagate(&mut trial, inner);
             self.scopes.pop();
@@ -179,6 +211,88 @@ impl Replay<'_> {
             self.propagate(st, inner.min(PLUS))?;
         }
         Ok(progress)
+    }
+
+    /// One pass of static chains ([`closure::pass`]): each candidate they remove or set is
+    /// recorded resting on the facts of this branch its inner chain uses, then applied.
+    fn statics(&mut self, st: &mut State, refute: Refute) -> bool {
+        let changes = closure::pass(st, refute);
+        let before = *st;
+        let masks = closure::masks(&before);
+        let shown = changes.removed.iter().map(|&(c, d)| (c, d, false));
+        let shown = shown.chain(changes.set.iter().map(|&(c, d)| (c, d, true)));
+        for (c, d, on) in shown.collect::<Vec<_>>() {
+            let mark = self.nodes.len();
+            self.scopes.push(Scope::new());
+            let clash = self.static_chain(&before, &masks, (c, d, !on), refute);
+            self.scopes.pop();
+            let Some(clash) = clash else {
+                self.nodes.truncate(mark);
+                continue;
+            };
+            let uses = self.outer_facts(&clash, mark);
+            let n = self.add((c, d, on), uses, Some(clash));
+            if on {
+                for e in (0..9).filter(|&e| e != d && st.has(c, e)) {
+                    self.add((c, e, false), vec![n], None);
+                }
+            }
+        }
+        closure::apply(st, &changes)
+    }
+
+    /// The static chain from `start` on `board` to a contradiction, recorded in the current
+    /// scope (the search [`closure::pass`] makes for each candidate); the contradiction's
+    /// nodes, `None` if there is none.
+    fn static_chain(
+        &mut self,
+        board: &State,
+        masks: &[u16; 81],
+        start: Told,
+        refute: Refute,
+    ) -> Option<Clash> {
+        let root = self.add(start, Vec::new(), None);
+        let mut next = root;
+        while next < self.nodes.len() {
+            let fact = self.nodes[next].fact;
+            let mut found: Vec<Told> = Vec::new();
+            closure::consequences(board, masks, fact, |c, d, on| found.push((c, d, on)));
+            for (c, d, on) in found {
+                let scope = self.scopes.last().expect("a scope per search");
+                if scope.contains_key(&(c, d, on)) {
+                    continue;
+                }
+                let parents = if on {
+                    self.strong_parents(board, (c, d), fact)
+                } else {
+                    vec![next]
+                };
+                let n = self.add((c, d, on), parents, None);
+                let scope = self.scopes.last().expect("a scope per search");
+                if let Some(m) = scope.get(&(c, d, !on))
+                    && (refute == Refute::Any || (c, d, !on) == start)
+                {
+                    return Some(vec![m, n]);
+                }
+            }
+            next += 1;
+        }
+        None
+    }
+
+    /// The facts a static strong link to `(c, d)` true rests on: every other candidate of
+    /// its cell, or every other place of its digit in the house of the false fact `from`,
+    /// shown false.
+    fn strong_parents(&self, board: &State, (c, d): (usize, usize), from: Told) -> Vec<usize> {
+        let (fc, fd, _) = from;
+        if fc == c {
+            return self.offs(1 << c, 0x1ff & !(1 << d));
+        }
+        let house = tables().house_sets[c]
+            .into_iter()
+            .find(|h| h >> fc & 1 != 0 && (board.cand[fd] & h).count_ones() == 2)
+            .unwrap_or(0);
+        self.offs(house & !(1 << c), 1 << d)
     }
 
     /// The nodes before `mark` (this branch's) that the nodes `from` rest on, stopping there.
@@ -226,11 +340,11 @@ impl Replay<'_> {
                 .map(|&p| self.nodes[p].fact)
                 .collect();
             if let Some(clash) = &node.inner {
-                let (c, d, _) = node.fact;
+                let (c, d, on) = node.fact;
                 let inner = self.told(clash, depth + 1, chains);
                 chains.push(format!(
                     "{} leads to {}: {inner}",
-                    say(c, d, true),
+                    say(c, d, !on),
                     clash_name(&self.nodes, clash)
                 ));
                 link.chain = Some(chains.len());
@@ -247,6 +361,62 @@ fn clash_name(nodes: &[Node], clash: &[usize]) -> String {
     contradiction(&facts)
 }
 
+impl Replay<'_> {
+    /// SE's complexity of the contradiction `clash` of the search at `depth`: the facts each
+    /// side of it rests on in that search (counted per side, as SE counts a contradiction's
+    /// two chains), plus once each inner chain among them with its own complexity.
+    fn complexity(&self, clash: &[usize], depth: usize) -> usize {
+        let sides: Vec<&[usize]> = match clash {
+            [a, b] if self.nodes[*a].fact.2 != self.nodes[*b].fact.2 => {
+                vec![&clash[..1], &clash[1..]]
+            }
+            [rest @ .., last] => vec![rest, std::slice::from_ref(last)],
+            [] => Vec::new(),
+        };
+        let mut inner_seen = vec![false; self.nodes.len()];
+        let mut total = 0;
+        for (k, side) in sides.iter().enumerate() {
+            let mut seen = vec![false; self.nodes.len()];
+            let mut stack = side.to_vec();
+            // The empty cell or house: its last fact stands for the single the rest make.
+            let mut count = usize::from(sides.len() == 2 && k == 0 && side.len() > 1);
+            while let Some(n) = stack.pop() {
+                if self.nodes[n].depth < depth || std::mem::replace(&mut seen[n], true) {
+                    continue;
+                }
+                count += 1;
+                stack.extend(&self.nodes[n].parents);
+                if let Some(inner) = &self.nodes[n].inner
+                    && !std::mem::replace(&mut inner_seen[n], true)
+                {
+                    count += self.complexity(inner, depth + 1);
+                }
+            }
+            total += count;
+        }
+        total
+    }
+}
+
+/// SE's complexity of the failing branch from assuming digit index `d` in `c` (`on`) or out
+/// of it, propagated at `level` (see [`Replay::complexity`]); `None` if it does not fail.
+pub(crate) fn branch_complexity(board: &State, (c, d, on): Told, level: u8) -> Option<usize> {
+    let mut replay = Replay {
+        board,
+        nodes: Vec::new(),
+        scopes: vec![Scope::new()],
+    };
+    let mut st = *board;
+    if on {
+        replay.place(&mut st, (c, d), Vec::new());
+    } else {
+        replay.add((c, d, false), Vec::new(), None);
+        st.eliminate(c, d);
+    }
+    let clash = replay.propagate(&mut st, level).err()?;
+    Some(replay.complexity(&clash, 0))
+}
+
 /// The failing branch from assuming digit index `d` in `c` (`on`) or out of it, propagated at
 /// `level`, for people: "r1c1=5 leads to no digit left in r5c5: trail. Chain 1: ...", each
 /// inner chain numbered as the trail names it; `None` if the branch does not fail.
@@ -254,7 +424,7 @@ pub(crate) fn failing_branch(board: &State, (c, d, on): Told, level: u8) -> Opti
     let mut replay = Replay {
         board,
         nodes: Vec::new(),
-        scopes: vec![HashMap::new()],
+        scopes: vec![Scope::new()],
     };
     let mut st = *board;
     if on {

@@ -180,7 +180,7 @@ impl std::ops::Deref for Start {
 }
 
 /// Candidates and placed values, by digit (index 0..9 for digits 1..9).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct State {
     /// Cells where the digit is still a candidate (empty cells only).
     pub(crate) cand: [Set; 9],
