@@ -398,9 +398,13 @@ impl Replay<'_> {
     }
 }
 
-/// SE's complexity of the failing branch from assuming digit index `d` in `c` (`on`) or out
-/// of it, propagated at `level` (see [`Replay::complexity`]); `None` if it does not fail.
-pub(crate) fn branch_complexity(board: &State, (c, d, on): Told, level: u8) -> Option<usize> {
+/// The replay of assuming digit index `d` in `c` (`on`) or out of it, propagated at `level`,
+/// with the clash it ends in; `None` if the branch does not fail.
+fn replay_failing<'a>(
+    board: &'a State,
+    (c, d, on): Told,
+    level: u8,
+) -> Option<(Replay<'a>, Clash)> {
     let mut replay = Replay {
         board,
         nodes: Vec::new(),
@@ -414,6 +418,13 @@ pub(crate) fn branch_complexity(board: &State, (c, d, on): Told, level: u8) -> O
         st.eliminate(c, d);
     }
     let clash = replay.propagate(&mut st, level).err()?;
+    Some((replay, clash))
+}
+
+/// SE's complexity of the failing branch from assuming digit index `d` in `c` (`on`) or out
+/// of it, propagated at `level` (see [`Replay::complexity`]); `None` if it does not fail.
+pub(crate) fn branch_complexity(board: &State, (c, d, on): Told, level: u8) -> Option<usize> {
+    let (replay, clash) = replay_failing(board, (c, d, on), level)?;
     Some(replay.complexity(&clash, 0))
 }
 
@@ -421,19 +432,7 @@ pub(crate) fn branch_complexity(board: &State, (c, d, on): Told, level: u8) -> O
 /// `level`, for people: "r1c1=5 leads to no digit left in r5c5: trail. Chain 1: ...", each
 /// inner chain numbered as the trail names it; `None` if the branch does not fail.
 pub(crate) fn failing_branch(board: &State, (c, d, on): Told, level: u8) -> Option<String> {
-    let mut replay = Replay {
-        board,
-        nodes: Vec::new(),
-        scopes: vec![Scope::new()],
-    };
-    let mut st = *board;
-    if on {
-        replay.place(&mut st, (c, d), Vec::new());
-    } else {
-        replay.add((c, d, false), Vec::new(), None);
-        st.eliminate(c, d);
-    }
-    let clash = replay.propagate(&mut st, level).err()?;
+    let (replay, clash) = replay_failing(board, (c, d, on), level)?;
     let mut chains = Vec::new();
     let outer = replay.told(&clash, 0, &mut chains);
     let mut text = format!(
