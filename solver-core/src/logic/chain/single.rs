@@ -8,6 +8,7 @@
 //! chain leads from an assumption to its opposite. Among everything found, SE takes the
 //! lowest rating, then the fewest facts, then X before Y before XY, then the first found.
 
+use super::closure::{self, Refute};
 use super::deduction::{Deduction, fact};
 use super::rating;
 use super::state::{NO_CELL, Set, Start, cells};
@@ -280,8 +281,62 @@ struct Search {
     table: LinkTable,
 }
 
+/// The assumptions that may lead to their own opposite by static links, from the links'
+/// transitive closure ([`closure::pass`]), which is far cheaper than a search from each.
+///
+/// Every chain found is such a path (X and Y links are static links), and every candidate a
+/// cycle removes is refuted so too (it sees a true and a false fact of the loop: its truth
+/// leads into the loop, the loop's contrapositive runs back the other way, and out to its
+/// absence). A search whose assumption is not listed finds nothing, so it is skipped.
+struct Refuted {
+    /// Bit per fact (see [`Seen`]).
+    facts: Seen,
+    /// Whether some candidate's truth leads to its absence (else no cycle removes anything).
+    any_true: bool,
+}
+
+impl Refuted {
+    fn of(s: &Start) -> Refuted {
+        let changes = closure::pass(s, Refute::Own);
+        let mut facts = Seen::new();
+        for &(c, d) in &changes.removed {
+            // The pass lists a candidate refuted true only once; its absence may be too.
+            facts.add(fact_of(c, d, true));
+            facts.add(fact_of(c, d, false));
+        }
+        for &(c, d) in &changes.set {
+            facts.add(fact_of(c, d, false));
+        }
+        Refuted {
+            facts,
+            any_true: !changes.removed.is_empty(),
+        }
+    }
+
+    /// Every assumption listed (the searches as they would run without the closure).
+    #[cfg(test)]
+    fn everything() -> Refuted {
+        Refuted {
+            facts: Seen([u64::MAX; 23]),
+            any_true: true,
+        }
+    }
+
+    fn none(&self) -> bool {
+        self.facts.0.iter().all(|&w| w == 0)
+    }
+}
+
 /// The step SE's unary chaining takes on this board, if any.
 pub(crate) fn static_chains(s: &Start) -> Option<Deduction> {
+    search_refuted(s, &Refuted::of(s))
+}
+
+/// [`static_chains`], searching only from the assumptions `refuted` lists.
+fn search_refuted(s: &Start, refuted: &Refuted) -> Option<Deduction> {
+    if refuted.none() {
+        return None;
+    }
     let list = s.candidates();
     let mut search = Search {
         tree: Tree::default(),
@@ -308,8 +363,10 @@ pub(crate) fn static_chains(s: &Start) -> Option<Deduction> {
             } else {
                 rating::CYCLE
             };
-            let most = cap(&best, cycle_base);
-            cycles(s, &mut search, (c, d), links, most, &mut best);
+            if refuted.any_true {
+                let most = cap(&best, cycle_base);
+                cycles(s, &mut search, (c, d), links, most, &mut best);
+            }
             if links != Links::Y {
                 let base = if links == Links::Xy {
                     rating::FORCING_XY
@@ -317,6 +374,9 @@ pub(crate) fn static_chains(s: &Start) -> Option<Deduction> {
                     rating::FORCING_X
                 };
                 for on in [true, false] {
+                    if !refuted.facts.has(fact_of(c, d, on)) {
+                        continue;
+                    }
                     let most = cap(&best, base);
                     chains(s, &mut search, (c, d, on), links, most, &mut best);
                 }
@@ -638,6 +698,27 @@ mod tests {
             assert_eq!(rating.tenths, 70, "{puzzle}");
             assert_eq!(hardest.technique.name(), name, "{puzzle}");
         }
+    }
+
+    #[test]
+    fn skipping_unrefuted_assumptions_finds_the_same_step() {
+        let (mut found, mut skipped) = (0, 0);
+        let puzzles = CYCLES.iter().map(|p| p.0);
+        for puzzle in puzzles.chain(crate::logic::engine::SOLVE_PATH_PUZZLES) {
+            each_board(puzzle, |board| {
+                let s = Start::new(State::from_board(board));
+                let refuted = Refuted::of(&s);
+                let fast = search_refuted(&s, &refuted);
+                let full = search_refuted(&s, &Refuted::everything());
+                assert_eq!(format!("{fast:?}"), format!("{full:?}"), "{puzzle}");
+                found += usize::from(full.is_some());
+                skipped += usize::from(refuted.none());
+            });
+        }
+        assert!(
+            found > 10 && skipped > 10,
+            "{found} found, {skipped} skipped"
+        );
     }
 
     #[test]
