@@ -10,6 +10,7 @@
 use super::super::wording;
 use super::deduction::{Deduction, cell_name, fact as say_fact, house_name};
 use super::implications::{Fact, Rules, Search, fact, parts};
+use super::kept::{Graph, Kept};
 use super::nishio::others;
 use super::rating;
 use super::state::{Start, cells};
@@ -31,12 +32,13 @@ impl Bits {
     }
 }
 
-/// What one assumption leads to: the facts in the order reached (true ones and false ones),
-/// and the facts of its contradiction's two sides when it has one.
+/// What one assumption leads to: the facts it reaches (its graph's nodes, in the order
+/// reached, true ones and false ones), and the facts of its contradiction's two sides when
+/// it has one.
 struct Outcome {
-    facts: Vec<Fact>,
     bits: Bits,
     clash: Option<usize>,
+    graph: Graph,
 }
 
 /// The searches' storage and each assumption's outcome, made once.
@@ -44,36 +46,57 @@ struct Runs<'a> {
     s: &'a Start,
     rules: Rules,
     search: Search,
+    /// Each outcome's fact graph, to count what its facts rest on without a new search.
+    kept: Kept,
     /// Where each assumption's outcome is kept in `outcomes`, once made.
     slots: Vec<u32>,
     outcomes: Vec<Outcome>,
 }
 
-impl Runs<'_> {
+impl<'a> Runs<'a> {
+    fn new(s: &'a Start, dynamic: bool) -> Runs<'a> {
+        Runs {
+            s,
+            rules: Rules {
+                cells: true,
+                dynamic,
+            },
+            search: Search::new(),
+            kept: Kept::new(),
+            slots: vec![u32::MAX; 81 * 9 * 2],
+            outcomes: Vec::new(),
+        }
+    }
+
     fn outcome(&mut self, start: Fact) -> &Outcome {
         let k = usize::from(start);
         if self.slots[k] == u32::MAX {
             let clash = self.search.run(self.s, start, self.rules);
             let clash = clash.map(|(a, b)| self.search.ancestors(a) + self.search.ancestors(b));
+            let graph = self.kept.keep(&self.search);
+            let facts = self.kept.facts(graph);
             let mut bits = Bits::new();
-            let facts: Vec<Fact> = self.search.all().map(|(f, _)| f).collect();
-            for &f in &facts {
+            for &f in facts {
                 bits.add(f);
             }
             self.slots[k] = self.outcomes.len() as u32;
-            self.outcomes.push(Outcome { facts, bits, clash });
+            self.outcomes.push(Outcome { bits, clash, graph });
         }
         &self.outcomes[self.slots[k] as usize]
+    }
+
+    /// The facts `start` reaches, in the order reached.
+    fn facts(&mut self, start: Fact) -> &[Fact] {
+        let graph = self.outcome(start).graph;
+        self.kept.facts(graph)
     }
 
     /// Adds to each count the facts its target rests on when reached from `start` (which
     /// reaches them all).
     fn count(&mut self, start: Fact, targets: &[Fact], counts: &mut [usize]) {
-        self.search.run(self.s, start, self.rules);
+        let graph = self.outcome(start).graph;
         for (&target, n) in targets.iter().zip(counts.iter_mut()) {
-            if let Some(i) = self.search.reached(target) {
-                *n += self.search.ancestors(i);
-            }
+            *n += self.kept.ancestors(graph, target).unwrap_or(0);
         }
     }
 }
@@ -114,16 +137,7 @@ pub(crate) fn forcing(s: &Start, dynamic: bool) -> Option<Deduction> {
     } else {
         ("Forcing chain", rating::MULTIPLE)
     };
-    let mut runs = Runs {
-        s,
-        rules: Rules {
-            cells: true,
-            dynamic,
-        },
-        search: Search::new(),
-        slots: vec![u32::MAX; 81 * 9 * 2],
-        outcomes: Vec::new(),
-    };
+    let mut runs = Runs::new(s, dynamic);
     let mut best: Option<Found> = None;
     let mut offer = |found: Found| {
         let better = best.as_ref().is_none_or(|b| {
@@ -259,8 +273,7 @@ fn word(runs: &mut Runs, claim: Claim, target: Fact) -> (String, Vec<Vec<Link>>)
 fn both_ways(runs: &mut Runs, yes: Fact, no: Fact) -> Vec<(Fact, usize)> {
     let off_bits = runs.outcome(no).bits;
     let mut both: Vec<Fact> = runs
-        .outcome(yes)
-        .facts
+        .facts(yes)
         .iter()
         .copied()
         .filter(|&f| off_bits.has(f))
@@ -275,7 +288,7 @@ fn both_ways(runs: &mut Runs, yes: Fact, no: Fact) -> Vec<(Fact, usize)> {
 /// The facts every start leads to, true ones first, each in the order the first start
 /// reached it, with the facts each rests on summed over the starts.
 fn common(runs: &mut Runs, starts: &[Fact]) -> Vec<(Fact, usize)> {
-    let mut shared: Vec<Fact> = runs.outcome(starts[0]).facts.clone();
+    let mut shared: Vec<Fact> = runs.facts(starts[0]).to_vec();
     for &start in &starts[1..] {
         let bits = &runs.outcome(start).bits;
         shared.retain(|&f| bits.has(f));

@@ -122,11 +122,25 @@ impl Search {
         (i != NONE).then_some(i)
     }
 
-    /// Every fact reached, in the order reached.
-    pub(crate) fn all(&self) -> impl Iterator<Item = (Fact, u32)> + '_ {
-        (0..self.facts.len() as u32)
-            .filter(|&i| self.index[usize::from(self.facts[i as usize])] == i)
-            .map(|i| (self.facts[i as usize], i))
+    /// The search's nodes (fact, where its parents start, how many) and parent lists, less
+    /// a contradiction's last node, which no fact's index names (see [`Search::reached`]).
+    pub(crate) fn graph(&self) -> (&[Fact], &[u32], &[u8], &[u32]) {
+        let mut n = self.facts.len();
+        if let Some(&f) = self.facts.last() {
+            if self.index[usize::from(f)] != (n - 1) as u32 {
+                n -= 1;
+            }
+        }
+        let parents = self
+            .first
+            .get(n)
+            .map_or(self.parents.len(), |&a| a as usize);
+        (
+            &self.facts[..n],
+            &self.first[..n],
+            &self.count[..n],
+            &self.parents[..parents],
+        )
     }
 
     /// Runs from the assumption `start` until done or a fact is met both ways; then the

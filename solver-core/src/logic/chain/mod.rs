@@ -9,6 +9,7 @@ mod deduction;
 mod exclusion;
 mod forcing;
 mod implications;
+mod kept;
 mod multiple;
 mod nested;
 mod nishio;

@@ -1,0 +1,203 @@
+//! The fact graphs of many searches kept side by side, so that what a fact rests on in one
+//! of them can be counted again without running its search again (multiple forcing chains
+//! count the facts behind each common consequence of several assumptions, whose searches
+//! have all run by then).
+
+use std::cell::RefCell;
+
+use super::implications::{Fact, Search};
+use super::spare;
+
+/// Facts of a board, `(cell * 9 + digit) * 2 + on`.
+const FACTS: usize = 81 * 9 * 2;
+const NONE: u32 = u32::MAX;
+
+/// Where one search's graph lies in [`Kept`]: its nodes, and where its parent lists start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Graph {
+    nodes: (u32, u32),
+    parents: u32,
+}
+
+/// The graphs, nodes and parent lists each in one buffer (node indices made absolute).
+pub(crate) struct Kept {
+    facts: Vec<Fact>,
+    first: Vec<u32>,
+    count: Vec<u8>,
+    parents: Vec<u32>,
+    /// The first node of each fact in the graph [`Kept::open`] last indexed, or [`NONE`].
+    index: Vec<u32>,
+    open: Option<Graph>,
+    seen: Vec<u64>,
+    stack: Vec<u32>,
+}
+
+/// A dropped [`Kept`]'s buffers: facts, first parents, parent counts, parents, index.
+type Buffers = (Vec<Fact>, Vec<u32>, Vec<u8>, Vec<u32>, Vec<u32>);
+
+thread_local! {
+    /// Buffers of a dropped [`Kept`], for the next one to fill: they grow to some hundred
+    /// thousand nodes at every step of a hard puzzle.
+    static SPARE: RefCell<Vec<Buffers>> = const { RefCell::new(Vec::new()) };
+}
+
+impl Drop for Kept {
+    fn drop(&mut self) {
+        if let Some(old) = self.open.take() {
+            for i in old.nodes.0..old.nodes.1 {
+                self.index[usize::from(self.facts[i as usize])] = NONE;
+            }
+        }
+        let mut buffers = (
+            std::mem::take(&mut self.facts),
+            std::mem::take(&mut self.first),
+            std::mem::take(&mut self.count),
+            std::mem::take(&mut self.parents),
+            std::mem::take(&mut self.index),
+        );
+        buffers.0.clear();
+        buffers.1.clear();
+        buffers.2.clear();
+        buffers.3.clear();
+        spare::give(&SPARE, buffers);
+    }
+}
+
+impl Kept {
+    /// An empty store, with the buffers of a dropped one when the thread has one (its
+    /// index all [`NONE`] again).
+    pub(crate) fn new() -> Kept {
+        let (facts, first, count, parents, index) = spare::take(&SPARE).unwrap_or_else(|| {
+            (
+                Vec::new(),
+                Vec::new(),
+                Vec::new(),
+                Vec::new(),
+                vec![NONE; FACTS],
+            )
+        });
+        Kept {
+            facts,
+            first,
+            count,
+            parents,
+            index,
+            open: None,
+            seen: vec![0; FACTS.div_ceil(64)],
+            stack: Vec::new(),
+        }
+    }
+    /// Keeps the graph of the search just run.
+    pub(crate) fn keep(&mut self, search: &Search) -> Graph {
+        let (facts, first, count, parents) = search.graph();
+        let (node0, parent0) = (self.facts.len() as u32, self.parents.len() as u32);
+        self.facts.extend_from_slice(facts);
+        self.first.extend(first.iter().map(|&a| a + parent0));
+        self.count.extend_from_slice(count);
+        self.parents.extend(parents.iter().map(|&p| p + node0));
+        Graph {
+            nodes: (node0, self.facts.len() as u32),
+            parents: parent0,
+        }
+    }
+
+    /// The facts of graph `g`, in the order its search reached them (each once: a search
+    /// makes one node per fact).
+    pub(crate) fn facts(&self, g: Graph) -> &[Fact] {
+        &self.facts[g.nodes.0 as usize..g.nodes.1 as usize]
+    }
+
+    /// Indexes the facts of graph `g` (the first node of each, as its search found them).
+    fn open(&mut self, g: Graph) {
+        if self.open == Some(g) {
+            return;
+        }
+        if let Some(old) = self.open.take() {
+            for i in old.nodes.0..old.nodes.1 {
+                self.index[usize::from(self.facts[i as usize])] = NONE;
+            }
+        }
+        for i in g.nodes.0..g.nodes.1 {
+            let slot = &mut self.index[usize::from(self.facts[i as usize])];
+            if *slot == NONE {
+                *slot = i;
+            }
+        }
+        self.open = Some(g);
+    }
+
+    /// How many different facts `target` rests on in graph `g`, itself included (as
+    /// [`Search::ancestors`] of the node that reached it), if `g` reached it.
+    pub(crate) fn ancestors(&mut self, g: Graph, target: Fact) -> Option<usize> {
+        self.open(g);
+        let i = self.index[usize::from(target)];
+        if i == NONE {
+            return None;
+        }
+        self.seen.iter_mut().for_each(|w| *w = 0);
+        let mut stack = std::mem::take(&mut self.stack);
+        stack.clear();
+        stack.push(i);
+        let mut n = 0;
+        while let Some(j) = stack.pop() {
+            let f = usize::from(self.facts[j as usize]);
+            if self.seen[f / 64] >> (f % 64) & 1 != 0 {
+                continue;
+            }
+            self.seen[f / 64] |= 1 << (f % 64);
+            n += 1;
+            let (a, k) = (
+                self.first[j as usize] as usize,
+                self.count[j as usize] as usize,
+            );
+            stack.extend_from_slice(&self.parents[a..a + k]);
+        }
+        self.stack = stack;
+        Some(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::implications::{Rules, fact};
+    use super::super::state::{Start, State};
+    use super::*;
+    use crate::logic::engine::{SOLVE_PATH_PUZZLES, each_board};
+
+    #[test]
+    fn a_kept_graph_counts_as_its_search_did() {
+        let mut checked = 0;
+        for puzzle in &SOLVE_PATH_PUZZLES[..2] {
+            each_board(puzzle, |board| {
+                let s = Start::new(State::from_board(board));
+                let (mut search, mut kept) = (Search::new(), Kept::new());
+                let starts: Vec<_> = s.candidates().into_iter().step_by(7).collect();
+                let mut graphs = Vec::new();
+                for &(c, d) in &starts {
+                    for dynamic in [false, true] {
+                        let rules = Rules {
+                            cells: true,
+                            dynamic,
+                        };
+                        search.run(&s, fact(c, d, dynamic), rules);
+                        graphs.push((kept.keep(&search), fact(c, d, dynamic), rules));
+                    }
+                }
+                // Searches run again after all are kept, so that each graph is read back
+                // from among the others.
+                for &(g, start, rules) in &graphs {
+                    search.run(&s, start, rules);
+                    let mut reached = 0;
+                    for f in 0..FACTS as Fact {
+                        let want = search.reached(f).map(|i| search.ancestors(i));
+                        assert_eq!(kept.ancestors(g, f), want, "{puzzle} {start} {f}");
+                        reached += usize::from(want.is_some());
+                    }
+                    assert_eq!(kept.facts(g).len(), reached);
+                    checked += 1;
+                }
+            });
+        }
+        assert!(checked > 100, "{checked}");
+    }
+}
