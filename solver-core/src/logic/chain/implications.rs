@@ -38,17 +38,25 @@ pub(crate) struct Rules {
     pub(crate) dynamic: bool,
 }
 
+/// A fact reached, with where its parents start in its search's parent list and how many
+/// (one list of nodes: a search makes some hundreds, each pushed once).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Node {
+    pub(crate) fact: Fact,
+    pub(crate) count: u8,
+    pub(crate) first: u32,
+}
+
 /// One search's facts, each with the facts it rests on.
 pub(crate) struct Search {
-    /// Nodes: the fact, and where its parents start in `parents` and how many.
-    facts: Vec<Fact>,
-    first: Vec<u32>,
-    count: Vec<u8>,
+    nodes: Vec<Node>,
     parents: Vec<u32>,
     /// The node of each fact reached (the first one), or [`NONE`].
     index: Vec<u32>,
-    on: std::collections::VecDeque<u32>,
-    off: std::collections::VecDeque<u32>,
+    /// Nodes waiting to be followed, true and false ones, from `on.1` and `off.1` on (each
+    /// node joins one queue once, so a list and a cursor serve as the queue).
+    on: (Vec<u32>, usize),
+    off: (Vec<u32>, usize),
     /// The board as the chain has left it: each digit's places, each cell's digits.
     cand: [Set; 9],
     masks: [u16; 81],
@@ -62,13 +70,11 @@ pub(crate) struct Search {
 impl Search {
     pub(crate) fn new() -> Search {
         Search {
-            facts: Vec::with_capacity(512),
-            first: Vec::with_capacity(512),
-            count: Vec::with_capacity(512),
+            nodes: Vec::with_capacity(512),
             parents: Vec::with_capacity(1024),
             index: vec![NONE; FACTS],
-            on: Default::default(),
-            off: Default::default(),
+            on: (Vec::with_capacity(512), 0),
+            off: (Vec::with_capacity(512), 0),
             cand: [0; 9],
             masks: [0; 81],
             made: Vec::with_capacity(32),
@@ -79,15 +85,15 @@ impl Search {
     }
 
     fn reset(&mut self, s: &Start) {
-        for &f in &self.facts {
-            self.index[usize::from(f)] = NONE;
+        for n in &self.nodes {
+            self.index[usize::from(n.fact)] = NONE;
         }
-        self.facts.clear();
-        self.first.clear();
-        self.count.clear();
+        self.nodes.clear();
         self.parents.clear();
-        self.on.clear();
-        self.off.clear();
+        self.on.0.clear();
+        self.on.1 = 0;
+        self.off.0.clear();
+        self.off.1 = 0;
         self.cand = s.cand;
         for (c, m) in self.masks.iter_mut().enumerate() {
             *m = s.digits(c);
@@ -95,25 +101,29 @@ impl Search {
     }
 
     fn node(&mut self, f: Fact, parents: &[u32]) -> u32 {
-        self.facts.push(f);
-        self.first.push(self.parents.len() as u32);
-        self.count.push(parents.len() as u8);
+        self.nodes.push(Node {
+            fact: f,
+            count: parents.len() as u8,
+            first: self.parents.len() as u32,
+        });
         self.parents.extend_from_slice(parents);
-        (self.facts.len() - 1) as u32
+        (self.nodes.len() - 1) as u32
     }
 
     /// A node made by `made[k]` from node `i`: `i`, then the hidden parents.
     fn made_node(&mut self, k: usize, i: u32) -> u32 {
         let (f, a, b) = self.made[k];
-        self.facts.push(f);
-        self.first.push(self.parents.len() as u32);
-        self.count.push((1 + b - a) as u8);
+        self.nodes.push(Node {
+            fact: f,
+            count: (1 + b - a) as u8,
+            first: self.parents.len() as u32,
+        });
         self.parents.push(i);
         for h in a..b {
             let p = self.hidden[h as usize];
             self.parents.push(p);
         }
-        (self.facts.len() - 1) as u32
+        (self.nodes.len() - 1) as u32
     }
 
     /// The node that reached fact `f`, if any.
@@ -122,25 +132,20 @@ impl Search {
         (i != NONE).then_some(i)
     }
 
-    /// The search's nodes (fact, where its parents start, how many) and parent lists, less
-    /// a contradiction's last node, which no fact's index names (see [`Search::reached`]).
-    pub(crate) fn graph(&self) -> (&[Fact], &[u32], &[u8], &[u32]) {
-        let mut n = self.facts.len();
-        if let Some(&f) = self.facts.last() {
-            if self.index[usize::from(f)] != (n - 1) as u32 {
+    /// The search's nodes and parent lists, less a contradiction's last node, which no
+    /// fact's index names (see [`Search::reached`]).
+    pub(crate) fn graph(&self) -> (&[Node], &[u32]) {
+        let mut n = self.nodes.len();
+        if let Some(last) = self.nodes.last() {
+            if self.index[usize::from(last.fact)] != (n - 1) as u32 {
                 n -= 1;
             }
         }
         let parents = self
-            .first
+            .nodes
             .get(n)
-            .map_or(self.parents.len(), |&a| a as usize);
-        (
-            &self.facts[..n],
-            &self.first[..n],
-            &self.count[..n],
-            &self.parents[..parents],
-        )
+            .map_or(self.parents.len(), |node| node.first as usize);
+        (&self.nodes[..n], &self.parents[..parents])
     }
 
     /// Runs from the assumption `start` until done or a fact is met both ways; then the
@@ -150,12 +155,13 @@ impl Search {
         let root = self.node(start, &[]);
         self.index[usize::from(start)] = root;
         if parts(start).2 {
-            self.on.push_back(root);
+            self.on.0.push(root);
         } else {
-            self.off.push_back(root);
+            self.off.0.push(root);
         }
         loop {
-            if let Some(i) = self.on.pop_front() {
+            if let Some(&i) = self.on.0.get(self.on.1) {
+                self.on.1 += 1;
                 self.weak(s, i, rules);
                 for k in 0..self.made.len() {
                     let g = self.made[k].0;
@@ -166,15 +172,16 @@ impl Search {
                     if self.reached(g).is_none() {
                         let n = self.made_node(k, i);
                         self.index[usize::from(g)] = n;
-                        self.off.push_back(n);
+                        self.off.0.push(n);
                     }
                 }
                 continue;
             }
-            let i = self.off.pop_front()?;
+            let &i = self.off.0.get(self.off.1)?;
+            self.off.1 += 1;
             self.strong(s, i, rules);
             if rules.dynamic {
-                let (c, d, _) = parts(self.facts[i as usize]);
+                let (c, d, _) = parts(self.nodes[i as usize].fact);
                 self.cand[d] &= !(1 << c);
                 self.masks[c] &= !(1 << d);
             }
@@ -187,7 +194,7 @@ impl Search {
                 if self.reached(g).is_none() {
                     let n = self.made_node(k, i);
                     self.index[usize::from(g)] = n;
-                    self.on.push_back(n);
+                    self.on.0.push(n);
                 }
             }
         }
@@ -195,7 +202,7 @@ impl Search {
 
     /// The false facts of true node `i`, into `made`.
     fn weak(&mut self, s: &Start, i: u32, rules: Rules) {
-        let (c, d, _) = parts(self.facts[i as usize]);
+        let (c, d, _) = parts(self.nodes[i as usize].fact);
         self.made.clear();
         if rules.cells {
             let mut m = self.masks[c] & !(1 << d);
@@ -222,7 +229,7 @@ impl Search {
     /// the way counts on (cell, box, row, column). A static search strikes nothing, so has
     /// none.
     fn strong(&mut self, s: &Start, i: u32, rules: Rules) {
-        let (c, d, _) = parts(self.facts[i as usize]);
+        let (c, d, _) = parts(self.nodes[i as usize].fact);
         self.made.clear();
         self.hidden.clear();
         if rules.cells && self.masks[c].count_ones() == 2 {
@@ -270,16 +277,14 @@ impl Search {
         stack.push(i);
         let mut n = 0;
         while let Some(j) = stack.pop() {
-            let f = usize::from(self.facts[j as usize]);
+            let node = self.nodes[j as usize];
+            let f = usize::from(node.fact);
             if self.seen[f / 64] >> (f % 64) & 1 != 0 {
                 continue;
             }
             self.seen[f / 64] |= 1 << (f % 64);
             n += 1;
-            let (a, k) = (
-                self.first[j as usize] as usize,
-                self.count[j as usize] as usize,
-            );
+            let (a, k) = (node.first as usize, usize::from(node.count));
             stack.extend_from_slice(&self.parents[a..a + k]);
         }
         self.stack = stack;
@@ -291,9 +296,12 @@ impl Search {
         let targets: Vec<usize> = targets.iter().map(|&i| i as usize).collect();
         trail(
             &targets,
-            |i| parts(self.facts[i]),
+            |i| parts(self.nodes[i].fact),
             |i| {
-                let (a, k) = (self.first[i] as usize, self.count[i] as usize);
+                let (a, k) = (
+                    self.nodes[i].first as usize,
+                    usize::from(self.nodes[i].count),
+                );
                 self.parents[a..a + k].iter().map(|&p| p as usize).collect()
             },
         )

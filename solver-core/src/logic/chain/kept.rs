@@ -5,25 +5,24 @@
 
 use std::cell::RefCell;
 
-use super::implications::{Fact, Search};
+use super::implications::{Fact, Node, Search};
 use super::spare;
 
 /// Facts of a board, `(cell * 9 + digit) * 2 + on`.
 const FACTS: usize = 81 * 9 * 2;
 const NONE: u32 = u32::MAX;
 
-/// Where one search's graph lies in [`Kept`]: its nodes, and where its parent lists start.
+/// Where one search's graph lies in [`Kept`]: its nodes (their parent lists follow).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Graph {
     nodes: (u32, u32),
-    parents: u32,
 }
 
 /// The graphs, nodes and parent lists each in one buffer (node indices made absolute).
 pub(crate) struct Kept {
+    nodes: Vec<Node>,
+    /// The facts of `nodes`, as one list (outcomes hand them out as slices).
     facts: Vec<Fact>,
-    first: Vec<u32>,
-    count: Vec<u8>,
     parents: Vec<u32>,
     /// The first node of each fact in the graph [`Kept::open`] last indexed, or [`NONE`].
     index: Vec<u32>,
@@ -32,8 +31,8 @@ pub(crate) struct Kept {
     stack: Vec<u32>,
 }
 
-/// A dropped [`Kept`]'s buffers: facts, first parents, parent counts, parents, index.
-type Buffers = (Vec<Fact>, Vec<u32>, Vec<u8>, Vec<u32>, Vec<u32>);
+/// A dropped [`Kept`]'s buffers: nodes, facts, parents, index.
+type Buffers = (Vec<Node>, Vec<Fact>, Vec<u32>, Vec<u32>);
 
 thread_local! {
     /// Buffers of a dropped [`Kept`], for the next one to fill: they grow to some hundred
@@ -49,16 +48,14 @@ impl Drop for Kept {
             }
         }
         let mut buffers = (
+            std::mem::take(&mut self.nodes),
             std::mem::take(&mut self.facts),
-            std::mem::take(&mut self.first),
-            std::mem::take(&mut self.count),
             std::mem::take(&mut self.parents),
             std::mem::take(&mut self.index),
         );
         buffers.0.clear();
         buffers.1.clear();
         buffers.2.clear();
-        buffers.3.clear();
         spare::give(&SPARE, buffers);
     }
 }
@@ -67,19 +64,11 @@ impl Kept {
     /// An empty store, with the buffers of a dropped one when the thread has one (its
     /// index all [`NONE`] again).
     pub(crate) fn new() -> Kept {
-        let (facts, first, count, parents, index) = spare::take(&SPARE).unwrap_or_else(|| {
-            (
-                Vec::new(),
-                Vec::new(),
-                Vec::new(),
-                Vec::new(),
-                vec![NONE; FACTS],
-            )
-        });
+        let (nodes, facts, parents, index) = spare::take(&SPARE)
+            .unwrap_or_else(|| (Vec::new(), Vec::new(), Vec::new(), vec![NONE; FACTS]));
         Kept {
+            nodes,
             facts,
-            first,
-            count,
             parents,
             index,
             open: None,
@@ -89,15 +78,16 @@ impl Kept {
     }
     /// Keeps the graph of the search just run.
     pub(crate) fn keep(&mut self, search: &Search) -> Graph {
-        let (facts, first, count, parents) = search.graph();
-        let (node0, parent0) = (self.facts.len() as u32, self.parents.len() as u32);
-        self.facts.extend_from_slice(facts);
-        self.first.extend(first.iter().map(|&a| a + parent0));
-        self.count.extend_from_slice(count);
+        let (nodes, parents) = search.graph();
+        let (node0, parent0) = (self.nodes.len() as u32, self.parents.len() as u32);
+        self.nodes.extend(nodes.iter().map(|&n| Node {
+            first: n.first + parent0,
+            ..n
+        }));
+        self.facts.extend(nodes.iter().map(|n| n.fact));
         self.parents.extend(parents.iter().map(|&p| p + node0));
         Graph {
-            nodes: (node0, self.facts.len() as u32),
-            parents: parent0,
+            nodes: (node0, self.nodes.len() as u32),
         }
     }
 
@@ -140,16 +130,14 @@ impl Kept {
         stack.push(i);
         let mut n = 0;
         while let Some(j) = stack.pop() {
-            let f = usize::from(self.facts[j as usize]);
+            let node = self.nodes[j as usize];
+            let f = usize::from(node.fact);
             if self.seen[f / 64] >> (f % 64) & 1 != 0 {
                 continue;
             }
             self.seen[f / 64] |= 1 << (f % 64);
             n += 1;
-            let (a, k) = (
-                self.first[j as usize] as usize,
-                self.count[j as usize] as usize,
-            );
+            let (a, k) = (node.first as usize, usize::from(node.count));
             stack.extend_from_slice(&self.parents[a..a + k]);
         }
         self.stack = stack;

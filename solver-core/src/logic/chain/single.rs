@@ -287,12 +287,14 @@ struct Search {
 /// Every chain found is such a path (X and Y links are static links), and every candidate a
 /// cycle removes is refuted so too (it sees a true and a false fact of the loop: its truth
 /// leads into the loop, the loop's contrapositive runs back the other way, and out to its
-/// absence). A search whose assumption is not listed finds nothing, so it is skipped.
+/// absence); an X-cycle's loop and removals keep to one digit. A search whose assumption is
+/// not listed finds nothing, so it is skipped.
 struct Refuted {
     /// Bit per fact (see [`Seen`]).
     facts: Seen,
-    /// Whether some candidate's truth leads to its absence (else no cycle removes anything).
-    any_true: bool,
+    /// The digits (bit `d`) of the candidates whose truth leads to their absence: no cycle
+    /// removes anything without one, and an X-cycle only its own digit.
+    true_digits: u16,
 }
 
 impl Refuted {
@@ -309,7 +311,7 @@ impl Refuted {
         }
         Refuted {
             facts,
-            any_true: !changes.removed.is_empty(),
+            true_digits: changes.removed.iter().fold(0, |m, &(_, d)| m | 1 << d),
         }
     }
 
@@ -318,7 +320,7 @@ impl Refuted {
     fn everything() -> Refuted {
         Refuted {
             facts: Seen([u64::MAX; 23]),
-            any_true: true,
+            true_digits: 0x1ff,
         }
     }
 
@@ -363,7 +365,8 @@ fn search_refuted(s: &Start, refuted: &Refuted) -> Option<Deduction> {
             } else {
                 rating::CYCLE
             };
-            if refuted.any_true {
+            let digits = if links == Links::X { 1 << d } else { 0x1ff };
+            if refuted.true_digits & digits != 0 {
                 let most = cap(&best, cycle_base);
                 cycles(s, &mut search, (c, d), links, most, &mut best);
             }
