@@ -136,10 +136,10 @@ impl Search {
     /// fact's index names (see [`Search::reached`]).
     pub(crate) fn graph(&self) -> (&[Node], &[u32]) {
         let mut n = self.nodes.len();
-        if let Some(last) = self.nodes.last() {
-            if self.index[usize::from(last.fact)] != (n - 1) as u32 {
-                n -= 1;
-            }
+        if let Some(last) = self.nodes.last()
+            && self.index[usize::from(last.fact)] != (n - 1) as u32
+        {
+            n -= 1;
         }
         let parents = self
             .nodes

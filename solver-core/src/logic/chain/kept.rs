@@ -76,6 +76,7 @@ impl Kept {
             stack: Vec::new(),
         }
     }
+
     /// Keeps the graph of the search just run.
     pub(crate) fn keep(&mut self, search: &Search) -> Graph {
         let (nodes, parents) = search.graph();
