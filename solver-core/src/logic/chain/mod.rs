@@ -52,14 +52,7 @@ fn find(s: &Start) -> Option<Deduction> {
             let name = "Dynamic forcing chain (+)";
             multiple::multiple(s, Mode::Plus, name, rating::PLUS)
         })
-        .or_else(|| {
-            // Level 3's static pass changes what level 2's does (every static link has its
-            // contrapositive, so an assumption that reaches a fact and its opposite reaches
-            // its own opposite): it finds nothing level 2 did not.
-            (2..=DEEPEST)
-                .filter(|&level| level != propagate::MULTIPLE)
-                .find_map(|level| nested::nested(s, level))
-        })
+        .or_else(|| (2..=DEEPEST).find_map(|level| nested::nested(s, level)))
 }
 
 /// The lower-rated of two deductions, both when they tie (SE sorts one producer's hints).
