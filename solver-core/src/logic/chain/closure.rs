@@ -102,20 +102,17 @@ pub(crate) fn search(
     masks: &[u16; 81],
     start: (usize, usize, bool),
 ) -> ([[u128; 9]; 2], bool) {
-    let queue = &mut Vec::new();
     // Shown facts by sign and digit, and a queue of facts to follow.
     let mut shown = [[0u128; 9]; 2];
-    queue.clear();
+    let mut queue = vec![start];
     let (c0, d0, on0) = start;
     shown[usize::from(on0)][d0] |= 1 << c0;
-    queue.push(start);
-    let mut next = 0;
+    let (mut next, mut hit) = (0, false);
     while next < queue.len() {
         let fact = queue[next];
         next += 1;
-        let mut hit = false;
         consequences(s, masks, fact, |c, d, on| {
-            if hit || shown[usize::from(on)][d] >> c & 1 != 0 {
+            if shown[usize::from(on)][d] >> c & 1 != 0 {
                 return;
             }
             hit |= (c, d, !on) == start;

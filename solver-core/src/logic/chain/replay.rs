@@ -433,12 +433,16 @@ impl Replay<'_> {
         );
         for link in &mut links {
             let node = &self.nodes[link.node];
-            link.outer = node
-                .parents
-                .iter()
-                .filter(|p| !inside(p))
-                .map(|&p| self.nodes[p].fact)
-                .collect();
+            // An assumption starts its run: what it rests on (a multiple chain's cell or
+            // house as the branch left it) is the chain's, not its own.
+            if node.parents.iter().any(inside) {
+                link.outer = node
+                    .parents
+                    .iter()
+                    .filter(|p| !inside(p))
+                    .map(|&p| self.nodes[p].fact)
+                    .collect();
+            }
             if let Some(id) = node.inner {
                 if let Some(k) = chains.iter().position(|(seen, _)| *seen == id) {
                     link.chain = Some(k + 1);
@@ -447,7 +451,16 @@ impl Replay<'_> {
                 }
                 let (c, d, on) = node.fact;
                 let Inner { ends, each } = &self.inners[id];
-                let inner = self.told(ends, depth + 1, chains);
+                let inner = if each.is_some() {
+                    // Each chain of a multiple forcing chain is a branch of its own.
+                    let told: Vec<String> = ends
+                        .iter()
+                        .map(|&e| self.told(&[e], depth + 1, chains))
+                        .collect();
+                    told.join("; ")
+                } else {
+                    self.told(ends, depth + 1, chains)
+                };
                 let said = each.clone().unwrap_or_else(|| {
                     format!(
                         "{} leads to {}",
