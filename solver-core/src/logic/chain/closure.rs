@@ -187,11 +187,17 @@ fn common(
     let mut all = vec![0u64; reach.words];
     for source in sources(s, masks) {
         all.iter_mut().for_each(|w| *w = u64::MAX);
-        for (c, d) in source.starts(s) {
+        let mut and = |c: usize, d: usize| {
             let node = 2 * usize::from(graph.index[c * 9 + d]) + 1;
             all.iter_mut()
                 .zip(reach.of(node))
                 .for_each(|(a, b)| *a &= b);
+        };
+        match source {
+            Source::Cell(c) => (0..9)
+                .filter(|&d| masks[c] >> d & 1 != 0)
+                .for_each(|d| and(c, d)),
+            Source::Region(house, d) => cells(s.cand[d] & house).for_each(|c| and(c, d)),
         }
         for (k, &word) in all.iter().enumerate() {
             let mut w = word;

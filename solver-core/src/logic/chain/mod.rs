@@ -52,7 +52,12 @@ fn find(s: &Start) -> Option<Deduction> {
             let name = "Dynamic forcing chain (+)";
             multiple::multiple(s, Mode::Plus, name, rating::PLUS)
         })
-        .or_else(|| (2..=DEEPEST).find_map(|level| nested::nested(s, level)))
+        .or_else(|| {
+            let mut memo = nested::Memo::recall(s);
+            let found = (2..=DEEPEST).find_map(|level| nested::nested(s, level, &mut memo));
+            memo.keep(s);
+            found
+        })
 }
 
 /// The lower-rated of two deductions, both when they tie (SE sorts one producer's hints).
