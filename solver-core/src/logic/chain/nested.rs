@@ -224,3 +224,71 @@ fn setting(s: &State, tenths: u16, level: u8, (c, d, on): (usize, usize, bool)) 
     });
     found
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Grid;
+    use crate::logic::board::Candidates;
+    use crate::logic::{RateOptions, unique_solution};
+
+    /// A puzzle SE rates 11.1 at its nesting level 3 (puzzles6 line 276).
+    const PUZZLE: &str =
+        "......7....71.9...68..7......8.6.1..5.............3.52..1.9.8...4.2....3.......4.";
+
+    /// Each branch's end at `level` on `s`, from scratch or going on from `earlier`.
+    fn end(s: &State, (c, d, on): Assumed, level: u8, earlier: Option<&State>) -> Option<State> {
+        let mut trial = *s;
+        if on {
+            trial.eliminate(c, d);
+        } else {
+            trial.place(c, d);
+        }
+        if let Some(m) = earlier.and_then(|e| meet(&trial, e)) {
+            trial = m;
+        }
+        propagate(&mut trial, level).then_some(trial)
+    }
+
+    #[test]
+    fn a_board_with_fewer_candidates_ends_its_branches_where_it_would_from_scratch() {
+        let grid: Grid = PUZZLE.parse().expect("a valid puzzle");
+        let solution = unique_solution(&grid, &RateOptions::default()).expect("unique");
+        let board = State::from_board(&Candidates::from_grid(&grid));
+        // Fewer candidates: every 4th one the solution rules out.
+        let mut fewer = board;
+        let wrong = board
+            .candidates()
+            .into_iter()
+            .filter(|&(c, d)| solution.cells()[c] != d as u8 + 1);
+        for (k, (c, d)) in wrong.enumerate() {
+            if k % 4 == 1 {
+                fewer.eliminate(c, d);
+            }
+        }
+        let (mut held, mut failed) = (0, 0);
+        for level in [STATIC, MULTIPLE] {
+            for (k, (c, d)) in fewer.candidates().into_iter().enumerate() {
+                if k % 7 != 0 {
+                    continue;
+                }
+                let a = (c, d, false);
+                let Some(before) = end(&board, a, level, None) else {
+                    continue;
+                };
+                let scratch = end(&fewer, a, level, None);
+                assert_eq!(
+                    end(&fewer, a, level, Some(&before)),
+                    scratch,
+                    "{a:?} {level}"
+                );
+                if scratch.is_some() {
+                    held += 1;
+                } else {
+                    failed += 1;
+                }
+            }
+        }
+        assert!(held > 0 && failed > 0, "held {held}, failed {failed}");
+    }
+}
