@@ -30,13 +30,21 @@ type Assumed = (usize, usize, bool);
 pub(crate) struct Memo {
     /// The level the ends are of.
     level: u8,
-    /// Each branch's end, by the board it reaches after singles and locked candidates:
-    /// `Ok` where it holds, `Err` where it failed.
-    ends: HashMap<State, Result<State, State>>,
+    /// Each branch's end, by the board it reaches after singles and locked candidates.
+    ends: HashMap<State, End>,
     /// Per static level, where each branch that held ended on an earlier board with more
     /// candidates, then on this one.
     prior: [HashMap<Assumed, State>; 2],
     kept: [HashMap<Assumed, State>; 2],
+}
+
+/// Where a branch ends.
+#[derive(Debug, Clone, Copy)]
+enum End {
+    /// The board holds there.
+    Holds(State),
+    /// The board collapsed there.
+    Fails(State),
 }
 
 /// The static levels' branch ends of the last board searched on this thread.
@@ -138,7 +146,7 @@ pub(crate) fn nested(s: &State, level: u8, memo: &mut Memo) -> Option<Deduction>
 fn branches<'a>(
     s: &'a State,
     level: u8,
-    from: HashMap<State, Result<State, State>>,
+    from: HashMap<State, End>,
     memo: &'a mut Memo,
 ) -> impl Iterator<Item = (usize, usize, bool, State)> + 'a {
     let order = ordered(s);
@@ -173,7 +181,7 @@ fn branches<'a>(
         let earlier = statics.and_then(|k| prior[k].get(&(c, d, on)));
         let end = *seen.entry(trial).or_insert_with(|| {
             let mut rest = match from.get(&trial) {
-                Some(&Ok(end)) => end,
+                Some(&End::Holds(end)) => end,
                 _ => trial,
             };
             if let Some(e) = earlier
@@ -181,20 +189,25 @@ fn branches<'a>(
             {
                 if m == *e {
                     // Where the branch stopped before: nothing moves there still.
-                    return Ok(m);
+                    return End::Holds(m);
                 }
                 rest = m;
             }
             if propagate(&mut rest, level) {
-                Ok(rest)
+                End::Holds(rest)
             } else {
-                Err(rest)
+                End::Fails(rest)
             }
         });
-        if let (Some(k), Ok(end)) = (statics, end) {
-            kept[k].insert((c, d, on), end);
+        match end {
+            End::Holds(end) => {
+                if let Some(k) = statics {
+                    kept[k].insert((c, d, on), end);
+                }
+                None
+            }
+            End::Fails(end) => Some((c, d, on, end)),
         }
-        end.err().map(|end| (c, d, on, end))
     })
 }
 
