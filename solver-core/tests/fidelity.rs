@@ -112,23 +112,14 @@ fn ratings_at_the_top_end_are_close_to_se() {
     assert!(all.len() >= 10, "the top-end file holds {}", all.len());
     // Each takes up to a second in release builds, far more in debug ones.
     let puzzles = sample(all, 5);
-    let (mut near, mut far) = (0, Vec::new());
+    let mut far = Vec::new();
     for (grid, se) in &puzzles {
         let r = rate(grid, &RateOptions::default()).expect("a unique puzzle");
         assert!(!r.lower_bound, "{grid:?} (SE {se}) not finished");
         eprintln!("top end: {} SE {se} ours {}", grid.to_line(), r.tenths);
-        near += usize::from(r.tenths.abs_diff(*se) <= 3);
-        if r.tenths.abs_diff(*se) > 5 {
+        if r.tenths.abs_diff(*se) > 3 {
             far.push((grid.to_line(), *se, r.tenths));
         }
     }
-    // The issue asks for all within 0.3; SE's cell and region forcing chains inside a
-    // branch, not searched here, leave a few of its 11.1-11.2 at 10.7-10.8.
-    assert!(far.is_empty(), "more than 0.5 from SE: {far:?}");
-    let share = near as f64 / puzzles.len() as f64;
-    assert!(
-        share >= 0.8,
-        "within 0.3 of SE: {near} of {}",
-        puzzles.len()
-    );
+    assert!(far.is_empty(), "more than 0.3 from SE: {far:?}");
 }

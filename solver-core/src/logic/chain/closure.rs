@@ -5,18 +5,40 @@
 //!
 //! A branch at SE's nesting level 2 removes each candidate whose assumption leads back to its
 //! own absence (forcing X-, Y- and XY-chains, and the cycles, which such chains cover) and
-//! sets each whose absence leads back to itself; at level 3 an assumption that leads to any
-//! fact both true and false is refuted as well (static contradiction forcing chains).
+//! sets each whose absence leads back to itself. At level 3, when those find nothing, it
+//! applies static multiple forcing chains: a fact that every digit of a cell with three or
+//! more digits leads to, or every place of a digit in a house whose first place is such a
+//! cell (the cells and houses SE's static multiple chains start from), holds.
 
-use super::state::{State, cells, tables};
+use super::state::{Set, State, cells, tables};
 
-/// What refutes an assumption.
+/// Which static chains a branch applies once nothing simpler moves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Refute {
-    /// Only the assumption's own opposite (forcing chains).
-    Own,
-    /// Any fact both true and false (multiple forcing chains' contradictions).
-    Any,
+pub(crate) enum Statics {
+    /// Forcing chains: an assumption that leads to its own opposite is refuted.
+    Forcing,
+    /// Forcing chains, else cell and region forcing chains.
+    Multiple,
+}
+
+/// Where a multiple forcing chain starts: each digit of a cell, or each place of a digit
+/// (index) in a house.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Source {
+    /// Every digit of the cell.
+    Cell(usize),
+    /// Every place of the digit index in the house (given as its cells).
+    Region(Set, usize),
+}
+
+impl Source {
+    /// The assumptions the chains start from: (cell, digit index), all true.
+    pub(crate) fn starts(self, s: &State) -> Vec<(usize, usize)> {
+        match self {
+            Source::Cell(c) => (0..9).filter(|&d| s.has(c, d)).map(|d| (c, d)).collect(),
+            Source::Region(house, d) => cells(s.cand[d] & house).map(|c| (c, d)).collect(),
+        }
+    }
 }
 
 /// The changes one pass of static chains makes on a board, found on the board as it was.
@@ -26,6 +48,9 @@ pub(crate) struct Changes {
     pub(crate) removed: Vec<(usize, usize)>,
     /// Candidates shown true.
     pub(crate) set: Vec<(usize, usize)>,
+    /// From multiple forcing chains: each fact (cell, digit index, true) that all of a
+    /// source's chains lead to, with that source (every source, when several lead to it).
+    pub(crate) common: Vec<((usize, usize, bool), Source)>,
 }
 
 /// Each cell's digits on `s`, worked out once per pass.
@@ -69,59 +94,119 @@ pub(crate) fn consequences(
     }
 }
 
-/// Whether assuming `start` on `s` leads by static links to what `refute` asks for; `queue`
-/// is scratch space. (The definition [`pass`] computes for every candidate at once.)
+/// The facts assuming `start` on `s` leads to by static links, by sign and digit; whether it
+/// leads to its own opposite. (The definitions [`pass`] computes for every candidate at once.)
 #[cfg(test)]
-pub(crate) fn refutes(
+pub(crate) fn search(
     s: &State,
     masks: &[u16; 81],
     start: (usize, usize, bool),
-    refute: Refute,
-    queue: &mut Vec<(usize, usize, bool)>,
-) -> bool {
+) -> ([[u128; 9]; 2], bool) {
     // Shown facts by sign and digit, and a queue of facts to follow.
     let mut shown = [[0u128; 9]; 2];
-    queue.clear();
+    let mut queue = vec![start];
     let (c0, d0, on0) = start;
     shown[usize::from(on0)][d0] |= 1 << c0;
-    queue.push(start);
-    let mut next = 0;
+    let (mut next, mut hit) = (0, false);
     while next < queue.len() {
         let fact = queue[next];
         next += 1;
-        let mut hit = false;
         consequences(s, masks, fact, |c, d, on| {
-            if hit || shown[usize::from(on)][d] >> c & 1 != 0 {
+            if shown[usize::from(on)][d] >> c & 1 != 0 {
                 return;
             }
-            let clash = shown[usize::from(!on)][d] >> c & 1 != 0;
-            if clash && (refute == Refute::Any || (c, d, !on) == start) {
-                hit = true;
-                return;
-            }
+            hit |= (c, d, !on) == start;
             shown[usize::from(on)][d] |= 1 << c;
             queue.push((c, d, on));
         });
-        if hit {
-            return true;
-        }
     }
-    false
+    (shown, hit)
 }
 
 /// One pass of static chains over every candidate of `s`: each candidate refuted true is
-/// removed, else each refuted false is set (what [`refutes`] finds for each, found at once
-/// from the static links' transitive closure).
-pub(crate) fn pass(s: &State, refute: Refute) -> Changes {
+/// removed, else each refuted false is set (what [`search`] finds for each, found at once
+/// from the static links' transitive closure); with [`Statics::Multiple`], when that finds
+/// nothing, what [`multiple`] finds.
+pub(crate) fn pass(s: &State, statics: Statics) -> Changes {
     let masks = masks(s);
     let graph = Graph::new(s, &masks);
     let reach = graph.reach();
     let mut out = Changes::default();
     for (i, &(c, d)) in graph.candidates.iter().enumerate() {
-        if reach.refutes(2 * i + 1, refute) {
+        if reach.refutes(2 * i + 1) {
             out.removed.push((c, d));
-        } else if reach.refutes(2 * i, refute) {
+        } else if reach.refutes(2 * i) {
             out.set.push((c, d));
+        }
+    }
+    if statics == Statics::Multiple && out.removed.is_empty() && out.set.is_empty() {
+        out.common = common(s, &masks, &graph, &reach);
+        let (mut gone, mut placed) = ([0 as Set; 9], [0 as Set; 9]);
+        for &((c, d, on), _) in &out.common {
+            if on && placed[d] >> c & 1 == 0 {
+                placed[d] |= 1 << c;
+                out.set.push((c, d));
+            } else if !on && gone[d] >> c & 1 == 0 {
+                gone[d] |= 1 << c;
+                out.removed.push((c, d));
+            }
+        }
+    }
+    out
+}
+
+/// The sources of multiple forcing chains on `s`, in SE's order: each cell with three or more
+/// digits, then each house where that cell is the first place of a digit with two or more.
+pub(crate) fn sources(s: &State, masks: &[u16; 81]) -> Vec<Source> {
+    let t = tables();
+    let mut out = Vec::new();
+    for c in cells(s.open()).filter(|&c| masks[c].count_ones() > 2) {
+        out.push(Source::Cell(c));
+        for d in (0..9).filter(|&d| masks[c] >> d & 1 != 0) {
+            // Box, row, column, as SE takes a cell's houses.
+            let [row, col, bx] = t.house_sets[c];
+            for house in [bx, row, col] {
+                let places = s.cand[d] & house;
+                if places.count_ones() >= 2 && places.trailing_zeros() as usize == c {
+                    out.push(Source::Region(house, d));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Every fact that all chains of a multiple forcing chain source lead to, with the source.
+fn common(
+    s: &State,
+    masks: &[u16; 81],
+    graph: &Graph,
+    reach: &Reach,
+) -> Vec<((usize, usize, bool), Source)> {
+    let mut out = Vec::new();
+    let mut all = vec![0u64; reach.words];
+    for source in sources(s, masks) {
+        all.iter_mut().for_each(|w| *w = u64::MAX);
+        let mut and = |c: usize, d: usize| {
+            let node = 2 * usize::from(graph.index[c * 9 + d]) + 1;
+            all.iter_mut()
+                .zip(reach.of(node))
+                .for_each(|(a, b)| *a &= b);
+        };
+        match source {
+            Source::Cell(c) => (0..9)
+                .filter(|&d| masks[c] >> d & 1 != 0)
+                .for_each(|d| and(c, d)),
+            Source::Region(house, d) => cells(s.cand[d] & house).for_each(|c| and(c, d)),
+        }
+        for (k, &word) in all.iter().enumerate() {
+            let mut w = word;
+            while w != 0 {
+                let v = k * 64 + w.trailing_zeros() as usize;
+                w &= w - 1;
+                let (c, d) = graph.candidates[v / 2];
+                out.push(((c, d, v & 1 == 1), source));
+            }
         }
     }
     out
@@ -131,6 +216,8 @@ pub(crate) fn pass(s: &State, refute: Refute) -> Changes {
 struct Graph {
     /// The candidates, cell-major.
     candidates: Vec<(usize, usize)>,
+    /// Each candidate's place in `candidates`, by `cell * 9 + digit`.
+    index: [u16; 81 * 9],
     /// Where each node's links start in `to` (one more entry than nodes).
     first: Vec<u32>,
     /// The nodes each node links to.
@@ -160,6 +247,7 @@ impl Graph {
         }
         Graph {
             candidates,
+            index,
             first,
             to,
         }
@@ -272,18 +360,16 @@ struct Reach {
 }
 
 impl Reach {
-    /// Whether assuming node `v` leads to what `refute` asks for (see [`refutes`]).
-    fn refutes(&self, v: usize, refute: Refute) -> bool {
+    /// The nodes node `v` reaches, as bits.
+    fn of(&self, v: usize) -> &[u64] {
         let k = self.comp[v] as usize;
-        let bits = &self.bits[k * self.words..(k + 1) * self.words];
+        &self.bits[k * self.words..(k + 1) * self.words]
+    }
+
+    /// Whether assuming node `v` leads to its own opposite (see [`search`]).
+    fn refutes(&self, v: usize) -> bool {
         let opposite = v ^ 1;
-        match refute {
-            Refute::Own => bits[opposite / 64] >> (opposite % 64) & 1 != 0,
-            // Node pairs share a word: a fact and its opposite are bits 2i and 2i + 1.
-            Refute::Any => bits
-                .iter()
-                .any(|&w| w & (w >> 1) & 0x5555_5555_5555_5555 != 0),
-        }
+        self.of(v)[opposite / 64] >> (opposite % 64) & 1 != 0
     }
 }
 
@@ -329,36 +415,19 @@ mod tests {
         keep(&mut b, (4, 0), [2, 3]);
         let s = State::from_board(&b);
         let m = masks(&s);
-        let q = &mut Vec::new();
-        assert!(refutes(&s, &m, (4 * 9 + 4, 2, true), Refute::Own, q));
-        assert!(!refutes(&s, &m, (80, 2, true), Refute::Any, q));
-        let changes = pass(&s, Refute::Own);
+        assert!(search(&s, &m, (4 * 9 + 4, 2, true)).1);
+        assert!(!search(&s, &m, (80, 2, true)).1);
+        let changes = pass(&s, Statics::Forcing);
         assert!(changes.removed.contains(&(4 * 9 + 4, 2)), "{changes:?}");
         assert!(changes.set.is_empty(), "{changes:?}");
     }
 
-    /// [`pass`] as its definition: one search per assumption.
-    fn pass_by_search(s: &State, refute: Refute) -> Changes {
-        let masks = masks(s);
-        let (mut out, q) = (Changes::default(), &mut Vec::new());
-        for c in cells(s.open()) {
-            for d in (0..9).filter(|&d| masks[c] >> d & 1 != 0) {
-                if refutes(s, &masks, (c, d, true), refute, q) {
-                    out.removed.push((c, d));
-                } else if refutes(s, &masks, (c, d, false), refute, q) {
-                    out.set.push((c, d));
-                }
-            }
-        }
-        out
-    }
-
-    #[test]
-    fn a_pass_finds_what_one_search_per_assumption_finds() {
-        // Boards thinned pseudo-randomly, so that many cells are bivalue and many digits
-        // have two places in a house.
+    /// Boards thinned pseudo-randomly, so that many cells are bivalue and many digits have
+    /// two places in a house; `keep` of 8 candidates stay.
+    fn thinned(count: usize, keep: u64) -> Vec<State> {
         let mut seed = 0x2545_f491_4f6c_dd1du64;
-        for _ in 0..40 {
+        let mut out = Vec::new();
+        for _ in 0..count {
             let mut b = empty(3, 3);
             for r in 0..9 {
                 for c in 0..9 {
@@ -366,18 +435,76 @@ mod tests {
                         seed ^= seed << 13;
                         seed ^= seed >> 7;
                         seed ^= seed << 17;
-                        if seed % 8 < 5 {
+                        if seed % 8 >= keep {
                             remove(&mut b, d, &[(r, c)]);
                         }
                     }
                 }
             }
-            let s = State::from_board(&b);
-            for refute in [Refute::Own, Refute::Any] {
-                let (fast, slow) = (pass(&s, refute), pass_by_search(&s, refute));
-                assert_eq!(fast.removed, slow.removed);
-                assert_eq!(fast.set, slow.set);
-            }
+            out.push(State::from_board(&b));
         }
+        out
+    }
+
+    #[test]
+    fn a_pass_finds_what_one_search_per_assumption_finds() {
+        for s in thinned(40, 3) {
+            let m = masks(&s);
+            let changes = pass(&s, Statics::Forcing);
+            let (mut removed, mut set) = (Vec::new(), Vec::new());
+            for (c, d) in s.candidates() {
+                if search(&s, &m, (c, d, true)).1 {
+                    removed.push((c, d));
+                } else if search(&s, &m, (c, d, false)).1 {
+                    set.push((c, d));
+                }
+            }
+            assert_eq!(changes.removed, removed);
+            assert_eq!(changes.set, set);
+        }
+    }
+
+    #[test]
+    fn multiple_chains_find_what_every_chain_of_a_source_leads_to() {
+        let (mut boards, mut found) = (0, 0);
+        for s in thinned(60, 4) {
+            let m = masks(&s);
+            let graph = Graph::new(&s, &m);
+            let fast = common(&s, &m, &graph, &graph.reach());
+            // One search per start, and the facts all of a source's searches reach.
+            let mut slow = Vec::new();
+            for source in sources(&s, &m) {
+                let mut all = [[!0u128; 9]; 2];
+                for (c, d) in source.starts(&s) {
+                    let (shown, _) = search(&s, &m, (c, d, true));
+                    for on in 0..2 {
+                        for e in 0..9 {
+                            all[on][e] &= shown[on][e];
+                        }
+                    }
+                }
+                for (c, e) in s.candidates() {
+                    for on in [false, true] {
+                        if all[usize::from(on)][e] >> c & 1 != 0 {
+                            slow.push(((c, e, on), source));
+                        }
+                    }
+                }
+            }
+            let key = |x: &((usize, usize, bool), Source)| {
+                let ((c, d, on), source) = *x;
+                (format!("{source:?}"), c, d, on)
+            };
+            let (mut fast, mut slow) = (fast, slow);
+            fast.sort_by_key(key);
+            slow.sort_by_key(key);
+            assert_eq!(fast, slow);
+            boards += 1;
+            found += usize::from(!fast.is_empty());
+        }
+        assert!(
+            found * 4 >= boards,
+            "only {found} of {boards} boards have any"
+        );
     }
 }

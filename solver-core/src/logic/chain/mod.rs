@@ -54,12 +54,10 @@ fn find(s: &Start) -> Option<Deduction> {
             multiple::multiple(s, Mode::Plus, name, rating::PLUS)
         })
         .or_else(|| {
-            // Level 3's static pass changes what level 2's does (every static link has its
-            // contrapositive, so an assumption that reaches a fact and its opposite reaches
-            // its own opposite): it finds nothing level 2 did not.
-            (2..=DEEPEST)
-                .filter(|&level| level != propagate::MULTIPLE)
-                .find_map(|level| nested::nested(s, level))
+            let mut memo = nested::Memo::recall(s);
+            let found = (2..=DEEPEST).find_map(|level| nested::nested(s, level, &mut memo));
+            memo.keep(s);
+            found
         })
 }
 

@@ -3,19 +3,20 @@
 //!
 //! Levels: 0 applies singles (dynamic chains), 1 adds locked candidates (dynamic+ chains);
 //! when nothing else moves, level 2 adds static forcing chains ([`STATIC`], SE's nesting
-//! level 2), level 3 static contradiction chains as well ([`MULTIPLE`], SE's level 3), and
+//! level 2), level 3 static cell and region forcing chains as well ([`MULTIPLE`], SE's
+//! level 3), and
 //! `k >= 4` a search for candidates whose assumption leads to a contradiction at
 //! [`inner`]`(k)`: level 4 nests dynamic chains, as SE's nesting level 4 does, and level 5
 //! dynamic (+) chains.
 
-use super::closure::{self, Refute};
+use super::closure::{self, Statics};
 use super::state::{Set, State, cells, tables};
 
 /// The level of singles plus locked candidates.
 pub(crate) const PLUS: u8 = 1;
 /// The level with static forcing chains inside.
 pub(crate) const STATIC: u8 = 2;
-/// The level with static contradiction (multiple) forcing chains inside as well.
+/// The level with static multiple (cell and region) forcing chains inside as well.
 pub(crate) const MULTIPLE: u8 = 3;
 
 /// The level a nested search at `level` (4 or more) propagates its assumptions at: 4 and 5
@@ -24,11 +25,11 @@ pub(crate) fn inner(level: u8) -> u8 {
     if level < 6 { level - 4 } else { level - 2 }
 }
 
-/// What a static level's chains refute, `None` below and above them.
-pub(crate) fn refute(level: u8) -> Option<Refute> {
+/// The static chains a level applies, `None` below and above the static levels.
+pub(crate) fn statics(level: u8) -> Option<Statics> {
     match level {
-        STATIC => Some(Refute::Own),
-        MULTIPLE => Some(Refute::Any),
+        STATIC => Some(Statics::Forcing),
+        MULTIPLE => Some(Statics::Multiple),
         _ => None,
     }
 }
@@ -42,8 +43,8 @@ pub(crate) fn propagate(s: &mut State, level: u8) -> bool {
         if level >= PLUS && locked(s) {
             continue;
         }
-        if let Some(refute) = refute(level) {
-            let changes = closure::pass(s, refute);
+        if let Some(statics) = statics(level) {
+            let changes = closure::pass(s, statics);
             if closure::apply(s, &changes) {
                 continue;
             }

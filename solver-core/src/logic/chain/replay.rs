@@ -3,9 +3,11 @@
 //! candidates, inner contradiction searches) step for step, each fact with the facts it
 //! follows from, each inner search that removes a candidate kept as an inner chain.
 
-use super::closure::{self, Refute};
-use super::deduction::fact as say;
-use super::propagate::{PLUS, inner, refute};
+use std::collections::HashMap;
+
+use super::closure::{self, Changes, Source, Statics};
+use super::deduction::{cell_name, fact as say, house_name};
+use super::propagate::{PLUS, inner, statics};
 use super::state::{State, cells, tables};
 use super::trail::{Link, Told, contradiction, trail, write};
 
@@ -15,8 +17,17 @@ struct Node {
     parents: Vec<usize>,
     /// How deep in inner searches it was found (0: the branch itself).
     depth: usize,
-    /// The nodes of the inner search's contradiction, for a candidate it removed.
-    inner: Option<Vec<usize>>,
+    /// The inner search that showed it, by its place in [`Replay::inners`].
+    inner: Option<usize>,
+}
+
+/// An inner search that shows facts of a branch.
+struct Inner {
+    /// The nodes it ends in: a contradiction's, or each chain's last.
+    ends: Vec<usize>,
+    /// For a multiple forcing chain, what it shows ("each digit of r1c1 leads to r2c2≠3"),
+    /// each end counted as a chain of its own; `None` for a contradiction.
+    each: Option<String>,
 }
 
 /// The facts recorded, with the node of each fact in each search under way.
@@ -24,6 +35,7 @@ struct Replay<'a> {
     /// The board the step is found on: facts rest on its candidates.
     board: &'a State,
     nodes: Vec<Node>,
+    inners: Vec<Inner>,
     scopes: Vec<Scope>,
 }
 
@@ -63,7 +75,7 @@ impl Replay<'_> {
         self.scopes.iter().rev().find_map(|m| m.get(&f))
     }
 
-    fn add(&mut self, fact: Told, parents: Vec<usize>, inner: Option<Vec<usize>>) -> usize {
+    fn add(&mut self, fact: Told, parents: Vec<usize>, inner: Option<usize>) -> usize {
         let depth = self.scopes.len() - 1;
         self.nodes.push(Node {
             fact,
@@ -111,8 +123,8 @@ impl Replay<'_> {
             if level >= PLUS && self.locked(st) {
                 continue;
             }
-            if let Some(refute) = refute(level)
-                && self.statics(st, refute)
+            if let Some(statics) = statics(level)
+                && self.statics(st, statics)
             {
                 continue;
             }
@@ -186,6 +198,12 @@ impl Replay<'_> {
         progress
     }
 
+    /// An inner search ending in the nodes `ends` (see [`Inner`]), by number.
+    fn inner(&mut self, ends: Vec<usize>, each: Option<String>) -> usize {
+        self.inners.push(Inner { ends, each });
+        self.inners.len() - 1
+    }
+
     /// One pass of inner searches at `inner`: a candidate whose truth collapses the board is
     /// removed, resting on the facts of this branch its inner chain uses.
     fn nested(&mut self, st: &mut State, inner: u8) -> Result<bool, Clash> {
@@ -205,7 +223,8 @@ impl Replay<'_> {
                 continue;
             };
             let uses = self.outer_facts(&clash, mark);
-            self.add((c, d, false), uses, Some(clash));
+            let id = self.inner(clash, None);
+            self.add((c, d, false), uses, Some(id));
             st.eliminate(c, d);
             progress = true;
             self.propagate(st, inner.min(PLUS))?;
@@ -215,23 +234,28 @@ impl Replay<'_> {
 
     /// One pass of static chains ([`closure::pass`]): each candidate they remove or set is
     /// recorded resting on the facts of this branch its inner chain uses, then applied.
-    fn statics(&mut self, st: &mut State, refute: Refute) -> bool {
-        let changes = closure::pass(st, refute);
+    fn statics(&mut self, st: &mut State, statics: Statics) -> bool {
+        let changes = closure::pass(st, statics);
         let before = *st;
         let masks = closure::masks(&before);
+        if !changes.common.is_empty() {
+            self.multiples(&before, &masks, &changes);
+            return closure::apply(st, &changes);
+        }
         let shown = changes.removed.iter().map(|&(c, d)| (c, d, false));
         let shown = shown.chain(changes.set.iter().map(|&(c, d)| (c, d, true)));
         for (c, d, on) in shown.collect::<Vec<_>>() {
             let mark = self.nodes.len();
             self.scopes.push(Scope::new());
-            let clash = self.static_chain(&before, &masks, (c, d, !on), refute);
+            let clash = self.static_chain(&before, &masks, (c, d, !on));
             self.scopes.pop();
             let Some(clash) = clash else {
                 self.nodes.truncate(mark);
                 continue;
             };
             let uses = self.outer_facts(&clash, mark);
-            let n = self.add((c, d, on), uses, Some(clash));
+            let id = self.inner(clash, None);
+            let n = self.add((c, d, on), uses, Some(id));
             if on {
                 for e in (0..9).filter(|&e| e != d && st.has(c, e)) {
                     self.add((c, e, false), vec![n], None);
@@ -241,16 +265,10 @@ impl Replay<'_> {
         closure::apply(st, &changes)
     }
 
-    /// The static chain from `start` on `board` to a contradiction, recorded in the current
+    /// The static chain from `start` on `board` to its own opposite, recorded in the current
     /// scope (the search [`closure::pass`] makes for each candidate); the contradiction's
     /// nodes, `None` if there is none.
-    fn static_chain(
-        &mut self,
-        board: &State,
-        masks: &[u16; 81],
-        start: Told,
-        refute: Refute,
-    ) -> Option<Clash> {
+    fn static_chain(&mut self, board: &State, masks: &[u16; 81], start: Told) -> Option<Clash> {
         let root = self.add(start, Vec::new(), None);
         let mut next = root;
         while next < self.nodes.len() {
@@ -270,7 +288,7 @@ impl Replay<'_> {
                 let n = self.add((c, d, on), parents, None);
                 let scope = self.scopes.last().expect("a scope per search");
                 if let Some(m) = scope.get(&(c, d, !on))
-                    && (refute == Refute::Any || (c, d, !on) == start)
+                    && (c, d, !on) == start
                 {
                     return Some(vec![m, n]);
                 }
@@ -278,6 +296,88 @@ impl Replay<'_> {
             next += 1;
         }
         None
+    }
+
+    /// Records a pass of multiple forcing chains: each candidate removed rests on the source
+    /// whose chains to it are shortest in all (SE applies its hints shortest first, and a
+    /// candidate once), and every removal of one source's fact on the same inner chains.
+    fn multiples(&mut self, board: &State, masks: &[u16; 81], changes: &Changes) {
+        let mut trees: HashMap<(usize, usize), Tree> = HashMap::new();
+        // For each candidate removed: the least total length, and the hint that has it.
+        let mut best: HashMap<(usize, usize), (usize, usize)> = HashMap::new();
+        for (k, &((c, d, on), source)) in changes.common.iter().enumerate() {
+            let mut length = 0;
+            for start in source.starts(board) {
+                let tree = trees
+                    .entry(start)
+                    .or_insert_with(|| Tree::new(board, masks, start));
+                length += tree.depth(fact_slot((c, d, on))) + 1;
+            }
+            let gone: Vec<(usize, usize)> = if on {
+                (0..9)
+                    .filter(|&e| e != d && board.has(c, e))
+                    .map(|e| (c, e))
+                    .collect()
+            } else {
+                vec![(c, d)]
+            };
+            for g in gone {
+                let entry = best.entry(g).or_insert((length, k));
+                if length < entry.0 {
+                    *entry = (length, k);
+                }
+            }
+        }
+        let mut chosen: Vec<(usize, (usize, usize))> =
+            best.into_iter().map(|(g, (_, k))| (k, g)).collect();
+        chosen.sort_unstable();
+        let mut at = 0;
+        while at < chosen.len() {
+            let k = chosen[at].0;
+            let (fact, source) = changes.common[k];
+            let mark = self.nodes.len();
+            let mut ends = Vec::new();
+            for start in source.starts(board) {
+                self.scopes.push(Scope::new());
+                let tree = &trees[&start];
+                let path = tree.path(fact_slot(fact));
+                ends.push(self.record_path(board, source, &path));
+                self.scopes.pop();
+            }
+            let uses = self.outer_facts(&ends, mark);
+            let label = format!(
+                "{} leads to {}",
+                source_name(source),
+                say(fact.0, fact.1, fact.2)
+            );
+            let id = self.inner(ends, Some(label));
+            while at < chosen.len() && chosen[at].0 == k {
+                let (c, d) = chosen[at].1;
+                self.add((c, d, false), uses.clone(), Some(id));
+                at += 1;
+            }
+        }
+    }
+
+    /// Records one static chain, its facts `path` from the assumption on, in the current
+    /// scope; its last node.
+    fn record_path(&mut self, board: &State, source: Source, path: &[Told]) -> usize {
+        let (c, d, _) = path[0];
+        let hidden = match source {
+            Source::Cell(_) => self.offs(1 << c, 0x1ff & !(1 << d)),
+            Source::Region(house, _) => self.offs(house & !(1 << c), 1 << d),
+        };
+        let mut last = self.add(path[0], hidden, None);
+        for k in 1..path.len() {
+            let (c, d, on) = path[k];
+            let parents = if on {
+                self.strong_parents(board, (c, d), path[k - 1])
+            } else {
+                vec![last]
+            };
+            last = self.add((c, d, on), parents, None);
+        }
+        last
     }
 
     /// The facts a static strong link to `(c, d)` true rests on: every other candidate of
@@ -316,7 +416,7 @@ impl Replay<'_> {
 
     /// The trail of the search at `depth` to the nodes `targets`, each inner chain it uses
     /// numbered after those already in `chains` and written there.
-    fn told(&self, targets: &[usize], depth: usize, chains: &mut Vec<String>) -> String {
+    fn told(&self, targets: &[usize], depth: usize, chains: &mut Vec<(usize, String)>) -> String {
         let inside = |p: &usize| self.nodes[*p].depth >= depth;
         // A contradiction's facts from the enclosing branch were shown there.
         let targets: Vec<usize> = targets.iter().copied().filter(inside).collect();
@@ -333,20 +433,42 @@ impl Replay<'_> {
         );
         for link in &mut links {
             let node = &self.nodes[link.node];
-            link.outer = node
-                .parents
-                .iter()
-                .filter(|p| !inside(p))
-                .map(|&p| self.nodes[p].fact)
-                .collect();
-            if let Some(clash) = &node.inner {
+            // An assumption starts its run: what it rests on (a multiple chain's cell or
+            // house as the branch left it) is the chain's, not its own.
+            if node.parents.iter().any(inside) {
+                link.outer = node
+                    .parents
+                    .iter()
+                    .filter(|p| !inside(p))
+                    .map(|&p| self.nodes[p].fact)
+                    .collect();
+            }
+            if let Some(id) = node.inner {
+                if let Some(k) = chains.iter().position(|(seen, _)| *seen == id) {
+                    link.chain = Some(k + 1);
+                    link.outer.clear();
+                    continue;
+                }
                 let (c, d, on) = node.fact;
-                let inner = self.told(clash, depth + 1, chains);
-                chains.push(format!(
-                    "{} leads to {}: {inner}",
-                    say(c, d, !on),
-                    clash_name(&self.nodes, clash)
-                ));
+                let Inner { ends, each } = &self.inners[id];
+                let inner = if each.is_some() {
+                    // Each chain of a multiple forcing chain is a branch of its own.
+                    let told: Vec<String> = ends
+                        .iter()
+                        .map(|&e| self.told(&[e], depth + 1, chains))
+                        .collect();
+                    told.join("; ")
+                } else {
+                    self.told(ends, depth + 1, chains)
+                };
+                let said = each.clone().unwrap_or_else(|| {
+                    format!(
+                        "{} leads to {}",
+                        say(c, d, !on),
+                        clash_name(&self.nodes, ends)
+                    )
+                });
+                chains.push((id, format!("{said}: {inner}")));
                 link.chain = Some(chains.len());
                 link.outer.clear();
             }
@@ -362,39 +484,118 @@ fn clash_name(nodes: &[Node], clash: &[usize]) -> String {
 }
 
 impl Replay<'_> {
-    /// SE's complexity of the contradiction `clash` of the search at `depth`: the facts each
-    /// side of it rests on in that search (counted per side, as SE counts a contradiction's
-    /// two chains), plus once each inner chain among them with its own complexity.
-    fn complexity(&self, clash: &[usize], depth: usize) -> usize {
-        let sides: Vec<&[usize]> = match clash {
+    /// SE's complexity of the inner search ending in `ends` at `depth` (`each`: a multiple
+    /// forcing chain's, else a contradiction's): the facts each side of a contradiction, or
+    /// each chain, rests on in that search (counted per side, as SE counts a contradiction's
+    /// two chains), plus once each inner search among them with its own complexity.
+    fn complexity(&self, ends: &[usize], each: bool, depth: usize) -> usize {
+        let sides: Vec<&[usize]> = match ends {
+            _ if each => ends.iter().map(std::slice::from_ref).collect(),
             [a, b] if self.nodes[*a].fact.2 != self.nodes[*b].fact.2 => {
-                vec![&clash[..1], &clash[1..]]
+                vec![&ends[..1], &ends[1..]]
             }
             [rest @ .., last] => vec![rest, std::slice::from_ref(last)],
             [] => Vec::new(),
         };
-        let mut inner_seen = vec![false; self.nodes.len()];
+        let mut inner_seen = vec![false; self.inners.len()];
         let mut total = 0;
         for (k, side) in sides.iter().enumerate() {
             let mut seen = vec![false; self.nodes.len()];
             let mut stack = side.to_vec();
             // The empty cell or house: its last fact stands for the single the rest make.
-            let mut count = usize::from(sides.len() == 2 && k == 0 && side.len() > 1);
+            let mut count = usize::from(!each && sides.len() == 2 && k == 0 && side.len() > 1);
             while let Some(n) = stack.pop() {
                 if self.nodes[n].depth < depth || std::mem::replace(&mut seen[n], true) {
                     continue;
                 }
                 count += 1;
                 stack.extend(&self.nodes[n].parents);
-                if let Some(inner) = &self.nodes[n].inner
-                    && !std::mem::replace(&mut inner_seen[n], true)
+                if let Some(id) = self.nodes[n].inner
+                    && !std::mem::replace(&mut inner_seen[id], true)
                 {
-                    count += self.complexity(inner, depth + 1);
+                    let inner = &self.inners[id];
+                    count += self.complexity(&inner.ends, inner.each.is_some(), depth + 1);
                 }
             }
             total += count;
         }
         total
+    }
+}
+
+/// How people name a multiple forcing chain's source.
+fn source_name(source: Source) -> String {
+    match source {
+        Source::Cell(c) => format!("each digit of {}", cell_name(c)),
+        Source::Region(house, d) => {
+            let h = (0..27).find(|&h| tables().houses[h] == house).unwrap_or(0);
+            format!("each place of digit {} in {}", d + 1, house_name(h))
+        }
+    }
+}
+
+/// A fact's slot in a [`Tree`].
+fn fact_slot((c, d, on): Told) -> usize {
+    (c * 9 + d) * 2 + usize::from(on)
+}
+
+/// What one assumption leads to by static links, searched as SE's static chains search
+/// (true facts first), each fact with the one it was first reached from.
+struct Tree {
+    /// The slot each fact was reached from, [`Tree::NONE`] if unreached (the root its own).
+    from: Vec<u16>,
+}
+
+impl Tree {
+    const NONE: u16 = u16::MAX;
+
+    fn new(board: &State, masks: &[u16; 81], (c, d): (usize, usize)) -> Tree {
+        let mut from = vec![Tree::NONE; 81 * 9 * 2];
+        let root = fact_slot((c, d, true));
+        from[root] = root as u16;
+        let (mut on, mut off) = (
+            std::collections::VecDeque::from([root]),
+            std::collections::VecDeque::new(),
+        );
+        while let Some(f) = on.pop_front().or_else(|| off.pop_front()) {
+            let fact = (f / 18, f / 2 % 9, f & 1 == 1);
+            closure::consequences(board, masks, fact, |c, d, is| {
+                let g = fact_slot((c, d, is));
+                if from[g] == Tree::NONE {
+                    from[g] = f as u16;
+                    if is {
+                        on.push_back(g)
+                    } else {
+                        off.push_back(g)
+                    }
+                }
+            });
+        }
+        Tree { from }
+    }
+
+    /// The facts from the root to the fact in `slot` (reached).
+    fn path(&self, slot: usize) -> Vec<Told> {
+        let mut out = vec![slot];
+        let mut at = slot;
+        while usize::from(self.from[at]) != at {
+            at = usize::from(self.from[at]);
+            out.push(at);
+        }
+        out.iter()
+            .rev()
+            .map(|&f| (f / 18, f / 2 % 9, f & 1 == 1))
+            .collect()
+    }
+
+    /// How many links from the root to the fact in `slot`.
+    fn depth(&self, slot: usize) -> usize {
+        let (mut at, mut n) = (slot, 0);
+        while usize::from(self.from[at]) != at {
+            at = usize::from(self.from[at]);
+            n += 1;
+        }
+        n
     }
 }
 
@@ -408,6 +609,7 @@ fn replay_failing<'a>(
     let mut replay = Replay {
         board,
         nodes: Vec::new(),
+        inners: Vec::new(),
         scopes: vec![Scope::new()],
     };
     let mut st = *board;
@@ -425,7 +627,7 @@ fn replay_failing<'a>(
 /// of it, propagated at `level` (see [`Replay::complexity`]); `None` if it does not fail.
 pub(crate) fn branch_complexity(board: &State, (c, d, on): Told, level: u8) -> Option<usize> {
     let (replay, clash) = replay_failing(board, (c, d, on), level)?;
-    Some(replay.complexity(&clash, 0))
+    Some(replay.complexity(&clash, false, 0))
 }
 
 /// The failing branch from assuming digit index `d` in `c` (`on`) or out of it, propagated at
@@ -440,7 +642,7 @@ pub(crate) fn failing_branch(board: &State, (c, d, on): Told, level: u8) -> Opti
         say(c, d, on),
         clash_name(&replay.nodes, &clash)
     );
-    for (k, chain) in chains.iter().enumerate() {
+    for (k, (_, chain)) in chains.iter().enumerate() {
         text.push_str(&format!(". Chain {}: {chain}", k + 1));
     }
     Some(text)

@@ -8,7 +8,7 @@
 //! chain leads from an assumption to its opposite. Among everything found, SE takes the
 //! lowest rating, then the fewest facts, then X before Y before XY, then the first found.
 
-use super::closure::{self, Refute};
+use super::closure::{self, Statics};
 use super::deduction::{Deduction, fact};
 use super::rating;
 use super::state::{NO_CELL, Set, Start, cells};
@@ -299,7 +299,7 @@ struct Refuted {
 
 impl Refuted {
     fn of(s: &Start) -> Refuted {
-        let changes = closure::pass(s, Refute::Own);
+        let changes = closure::pass(s, Statics::Forcing);
         let mut facts = Seen::new();
         for &(c, d) in &changes.removed {
             // The pass lists a candidate refuted true only once; its absence may be too.

@@ -221,9 +221,12 @@ fn inner(
     chains: &Chains,
     fact: Told,
 ) -> Result<(), String> {
-    let (_, list) = text
+    let (head, list) = text
         .rsplit_once(": ")
         .ok_or_else(|| format!("no trail in chain {text:?}"))?;
+    if head.starts_with("each ") {
+        return each(s, (head, list), known, chains, fact);
+    }
     let shown = check_within(s, &read(list)?, known, chains)
         .map_err(|e| format!("{e} in chain {text:?}"))?;
     if shown.first() != Some(&not(fact)) {
@@ -237,6 +240,58 @@ fn inner(
         return Err(format!("chain {text:?} meets no contradiction"));
     }
     Ok(())
+}
+
+/// Checks an inner multiple forcing chain that shows `fact` inside a branch whose facts so
+/// far are `known`: each of its branches shows the fact it names, which removes `fact`'s
+/// candidate, and its assumptions are every digit of a cell, or every place of a digit in a
+/// house, that the branch leaves.
+fn each(
+    s: &Start,
+    (head, list): (&str, &str),
+    known: &HashSet<Told>,
+    chains: &Chains,
+    fact: Told,
+) -> Result<(), String> {
+    let (_, end) = head
+        .split_once(" leads to ")
+        .ok_or_else(|| format!("no claim in chain {head:?}"))?;
+    let end = self::fact(end)?;
+    let removes = end == fact || (end.0 == fact.0 && end.2 && !fact.2 && end.1 != fact.1);
+    if !removes {
+        return Err(format!("{end:?} does not remove {fact:?}"));
+    }
+    let mut starts = Vec::new();
+    for branch in list.split("; ") {
+        let read = read(branch)?;
+        let shown =
+            check_within(s, &read, known, chains).map_err(|e| format!("{e} in chain {head:?}"))?;
+        if !shown.contains(&end) && !known.contains(&end) {
+            return Err(format!("a branch of {head:?} does not show {end:?}"));
+        }
+        starts.push(read.first().map(|r| r.fact).ok_or("an empty branch")?);
+    }
+    // The trail lists the branch's facts after what they rest on, not in the order found:
+    // some it lists before the chain came after it, so the cases must cover at least what
+    // the branch leaves.
+    let gone = |c: usize, d: usize| known.contains(&(c, d, false));
+    let (c, d, _) = starts[0];
+    let cells_of: u128 = starts.iter().fold(0, |m, f| m | 1 << f.0);
+    let digits_of: u16 = starts.iter().fold(0, |m, f| m | 1 << f.1);
+    let mut left = (0..9).filter(|&e| s.digits(c) >> e & 1 != 0 && !gone(c, e));
+    let cell = starts.iter().all(|f| f.0 == c && f.2) && left.all(|e| digits_of >> e & 1 != 0);
+    let house = starts.iter().all(|f| f.1 == d && f.2)
+        && s.tables
+            .houses
+            .iter()
+            .any(|&h| cells_of & !h == 0 && cells(s.cand[d] & h & !cells_of).all(|q| gone(q, d)));
+    if cell || house {
+        Ok(())
+    } else {
+        Err(format!(
+            "the assumptions {starts:?} leave cases out: {head:?}"
+        ))
+    }
 }
 
 /// Whether `fact` follows from the facts `from` on the board by one rule: a true fact
