@@ -342,8 +342,30 @@ fn assert_too_large(
     );
     assert!(message.starts_with(&start), "{message}");
     assert!(message.ends_with(&end), "{message}");
-    let held = &message[start.len()..message.len() - end.len()];
-    assert!(held.parse::<usize>().is_ok(), "{message}");
+    let held: usize = message[start.len()..message.len() - end.len()]
+        .parse()
+        .expect(message);
+    // How many of these puzzles a message may carry: fewer, within the window and share.
+    use tonic_types::StatusExt;
+    let info = status.get_details_error_info().expect("an ErrorInfo");
+    assert_eq!(info.reason, sudoku_proto::MESSAGE_TOO_LARGE);
+    assert_eq!(info.domain, sudoku_proto::ERROR_DOMAIN);
+    let fits: usize = info.metadata["fits"].parse().expect("a count");
+    assert!(
+        (1..count).contains(&fits) && fits <= window,
+        "{fits} of {count}"
+    );
+    assert!(
+        fits == 1 || fits * held / count <= share,
+        "{fits} of {count} in {held} bytes"
+    );
+}
+
+/// The puzzles a refusal says fit in a message.
+fn fits_of(status: &tonic::Status) -> usize {
+    use tonic_types::StatusExt;
+    let info = status.get_details_error_info().expect("an ErrorInfo");
+    info.metadata["fits"].parse().expect("a count")
 }
 
 #[tokio::test]
@@ -362,6 +384,10 @@ async fn a_message_larger_than_its_stream_takes_is_refused_after_the_earlier_one
     let (first, status) = good_then_bad(&mut client, good(), nibbled("big", &texts[..400])).await;
     assert_nibble_answers(&first, &texts[..1]);
     assert_too_large(&status, "nibbles", 400, window, share);
+    // A message of as many as the refusal says fit is answered.
+    let fits = fits_of(&status);
+    let answer = answer_of(&mut client, nibbled("fits", &texts[..fits])).await;
+    assert_nibble_answers(&answer, &texts[..fits]);
     // 600 puzzles are more than the window, a byte a cell as well.
     let (_, status) = good_then_bad(&mut client, good(), packed("many", &texts[..600])).await;
     assert_too_large(&status, "cells", 600, window, share);

@@ -33,8 +33,7 @@ pub(crate) use answers::Answers;
 
 /// Bytes counted for a one-puzzle message beyond twice its encoded size: the job, or the
 /// error an invalid one is answered with (up to about 300 bytes, for a wrong number of
-/// cells); the response's fixed fields; allocator slack. 256 undercounted an invalid answer's
-/// by a quarter.
+/// cells); the response's fixed fields; allocator slack.
 const HOLD_OVERHEAD: usize = 512;
 
 /// A message type a batch stream reads: how many puzzles it carries and how they are solved.
@@ -404,12 +403,19 @@ impl<M: Batched> Reader<M> {
         let (window, share) = (self.shared.batch_window, self.shared.stream_bytes);
         let held = message.held_bytes(puzzles);
         if puzzles > 1 && (puzzles > window || held > share) {
-            return Err(self.broken(Status::out_of_range(format!(
-                "{}: {puzzles} puzzles holding {held} bytes in one message; a stream takes at \
-                 most {window} puzzles and {share} bytes in flight (--memory-budget): send \
-                 them in smaller messages",
-                message.puzzles_field()
-            ))));
+            // Fewer than were sent, and held as at most the share: a message's fixed bytes
+            // weigh less than a puzzle's.
+            let fits = (share as u128 * puzzles as u128 / held as u128).saturating_sub(1);
+            let fits = usize::try_from(fits).unwrap_or(0).clamp(1, window);
+            return Err(self.broken(crate::status::message_too_large(
+                format!(
+                    "{}: {puzzles} puzzles holding {held} bytes in one message; a stream takes \
+                     at most {window} puzzles and {share} bytes in flight (--memory-budget): \
+                     send them in smaller messages",
+                    message.puzzles_field()
+                ),
+                fits,
+            )));
         }
         Ok((message, puzzles))
     }
