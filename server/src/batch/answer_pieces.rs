@@ -51,6 +51,63 @@ pub(super) fn cut(answer: pb::PackedAnswers, each: usize, cap: usize) -> Vec<pb:
     pieces
 }
 
+/// As [`cut`], leaving out the puzzles at `holes` (sorted offsets, answered apart): each run
+/// between them is cut on its own, so every piece is a run of puzzles from its `first`.
+pub(super) fn cut_around(
+    answer: pb::PackedAnswers,
+    each: usize,
+    cap: usize,
+    holes: &[usize],
+) -> Vec<pb::PackedAnswers> {
+    if holes.is_empty() {
+        return cut(answer, each, cap);
+    }
+    let count = answer.outcomes.len();
+    let mut pieces = Vec::new();
+    let mut start = 0;
+    for end in holes.iter().copied().chain([count]) {
+        if end > start {
+            pieces.extend(cut(run(&answer, each, start..end), each, cap));
+        }
+        start = end + 1;
+    }
+    pieces
+}
+
+/// The answers of the puzzles in `range` of `answer`, as an answer of their own.
+fn run(
+    answer: &pb::PackedAnswers,
+    each: usize,
+    range: std::ops::Range<usize>,
+) -> pb::PackedAnswers {
+    let (start, end) = (range.start, range.end);
+    let slice = |s: &bytes::Bytes| {
+        if s.is_empty() {
+            s.clone()
+        } else {
+            s.slice(start * each..end * each)
+        }
+    };
+    pb::PackedAnswers {
+        id: answer.id.clone(),
+        first: answer.first + start as u64,
+        outcomes: answer.outcomes[range.clone()].to_vec(),
+        solutions: slice(&answer.solutions),
+        errors: answer
+            .errors
+            .iter()
+            .filter(|e| range.contains(&(e.offset as usize)))
+            .map(|e| pb::PackedError {
+                offset: e.offset - start as u32,
+                error: e.error.clone(),
+            })
+            .collect(),
+        guesses: answer.guesses[range.clone()].to_vec(),
+        solutions_found: answer.solutions_found[range].to_vec(),
+        solution_nibbles: slice(&answer.solution_nibbles),
+    }
+}
+
 /// Where each piece ends: the offset after its last puzzle.
 fn ends(answer: &pb::PackedAnswers, each: usize, cap: usize) -> Vec<usize> {
     // The id, `first`, and each field's key and length.
@@ -174,5 +231,29 @@ mod tests {
         assert!(pieces.iter().all(|p| p.outcomes.len() == 1));
         assert_eq!(pieces[4].first, 1004);
         assert_eq!(pieces[4].errors[0].offset, 0);
+    }
+
+    #[test]
+    fn an_answer_cut_around_holes_leaves_out_just_those_puzzles() {
+        let whole = answer(12);
+        let pieces = cut_around(whole.clone(), 81, 1 << 20, &[0, 5, 9]);
+        let runs: Vec<(u64, usize)> = pieces.iter().map(|p| (p.first, p.outcomes.len())).collect();
+        assert_eq!(runs, [(1001, 4), (1006, 3), (1010, 2)]);
+        for piece in &pieces {
+            let at = (piece.first - whole.first) as usize;
+            let n = piece.outcomes.len();
+            assert_eq!(piece.outcomes, whole.outcomes[at..at + n]);
+            assert_eq!(piece.guesses, whole.guesses[at..at + n]);
+            assert_eq!(piece.solutions, whole.solutions[at * 81..(at + n) * 81]);
+            let offsets: Vec<u32> = piece.errors.iter().map(|e| e.offset + at as u32).collect();
+            let expected: Vec<u32> = whole
+                .errors
+                .iter()
+                .map(|e| e.offset)
+                .filter(|&o| (at..at + n).contains(&(o as usize)))
+                .collect();
+            assert_eq!(offsets, expected);
+        }
+        assert_eq!(cut_around(whole.clone(), 81, 1 << 20, &[]), vec![whole]);
     }
 }

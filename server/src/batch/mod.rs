@@ -190,6 +190,21 @@ impl Hold {
         }
     }
 
+    /// The share of `part` of its `of` puzzles, slots and bytes alike, taken from this hold:
+    /// what puzzles answered apart from their message keep while the rest goes.
+    fn split_share(&mut self, part: usize, of: usize) -> Hold {
+        let share = |permit: &mut OwnedSemaphorePermit| {
+            let all = permit.num_permits();
+            let n = all as u128 * part as u128 / of.max(1) as u128;
+            let n = usize::try_from(n).unwrap_or(0).min(all);
+            permit.split(n).expect("at most what it holds")
+        };
+        Hold {
+            _slot: share(&mut self._slot),
+            _stream_bytes: share(&mut self._stream_bytes),
+        }
+    }
+
     /// The window slots of `part` of its `of` puzzles, taken from this hold. Its bytes stay:
     /// the pieces of an answer share one buffer of solutions until the last has gone.
     fn split_slots(&mut self, part: usize, of: usize) -> Hold {

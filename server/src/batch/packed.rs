@@ -139,6 +139,7 @@ impl Batched for pb::PackedPuzzles {
                     part: part.clone(),
                     offset,
                     step: Step::Packed,
+                    detached: false,
                 }));
                 start = end;
                 if job.len() == per_thread {
@@ -304,6 +305,9 @@ fn unpack(shape: Shape, bytes: &[u8]) -> Result<Grid, GridError> {
 struct Pack {
     state: Mutex<PackState>,
     source: Source,
+    /// The message's id and first puzzle's index, for answers sent apart from the rest.
+    id: String,
+    first: u64,
 }
 
 /// What a message's puzzles are made from on the solver threads.
@@ -331,8 +335,16 @@ struct PackState {
     solutions: Vec<u8>,
     /// Puzzles whose part has not come in yet.
     remaining: usize,
-    /// What the message holds, freed when tonic takes the answer.
+    /// What the message holds, freed when tonic takes the answer, and how many puzzles it
+    /// holds for (fewer than the message's where detached ones were answered first).
     hold: Option<Hold>,
+    covered: usize,
+    /// Puzzles (offsets) that went to the long lane: they are answered apart, each as it
+    /// comes, so the rest of the message goes (and gives its room back) without them.
+    detached: Vec<usize>,
+    /// Detached puzzles not yet answered, and what they hold once the rest has gone.
+    detached_due: usize,
+    detached_hold: Option<Hold>,
 }
 
 impl Pack {
@@ -345,14 +357,21 @@ impl Pack {
             solutions_found: vec![0; count],
             ..pb::PackedAnswers::default()
         };
+        let answer_id = answer.id.clone();
         Pack {
             state: Mutex::new(PackState {
                 answer,
                 solutions: vec![0; count * source.bytes_each()],
                 remaining: count,
                 hold: Some(hold),
+                covered: count,
+                detached: Vec::new(),
+                detached_due: 0,
+                detached_hold: None,
             }),
             source,
+            id: answer_id,
+            first,
         }
     }
 
@@ -370,6 +389,7 @@ impl Pack {
         }
         answer.errors.extend(part.errors);
         state.solutions[range.start * size..range.end * size].copy_from_slice(&part.solutions);
+        state.detached.extend(part.detached);
         state.remaining = state.remaining.saturating_sub(range.len());
         if state.remaining == 0 {
             state.take(&self.source)
@@ -384,11 +404,77 @@ impl Pack {
     }
 }
 
+impl Pack {
+    /// The answer of a detached puzzle, alone, with its share of what the message held;
+    /// `None` where its client has left.
+    fn answer_apart(
+        &self,
+        offset: usize,
+        result: Result<Report, PoolError>,
+    ) -> Option<(pb::PackedAnswers, Hold)> {
+        let source = &self.source;
+        let mut answer = pb::PackedAnswers {
+            id: self.id.clone(),
+            first: self.first + offset as u64,
+            outcomes: vec![pb::Outcome::Invalid as u8],
+            guesses: vec![0],
+            solutions_found: vec![0],
+            ..pb::PackedAnswers::default()
+        };
+        let mut solution = vec![0; source.bytes_each()];
+        let error = match result {
+            Ok(report) => {
+                answer.outcomes[0] = wire_outcome(&report.outcome) as u8;
+                answer.guesses[0] = report.stats.guesses;
+                answer.solutions_found[0] = report.outcome.found() as u64;
+                if let Some(grid) = report.outcome.grid() {
+                    source.layout.pack(grid.cells(), &mut solution);
+                }
+                None
+            }
+            Err(PoolError::Solve(err)) => Some(RequestError::from(err).to_pb()),
+            Err(PoolError::Panicked(panic)) => Some(RequestError::Internal(panic).to_pb()),
+            Err(PoolError::Abandoned) => return None,
+        };
+        if let Some(error) = error {
+            answer.errors.push(pb::PackedError {
+                offset: 0,
+                error: Some(bounded(error)),
+            });
+        }
+        match source.layout {
+            Layout::Bytes => answer.solutions = solution.into(),
+            Layout::Nibbles => answer.solution_nibbles = solution.into(),
+        }
+        let mut state = self.state.lock().ok()?;
+        let state = &mut *state;
+        let due = state.detached_due;
+        state.detached_due = due.saturating_sub(1);
+        // Answered before the rest of its message: its share comes from the message's hold.
+        if let Some(hold) = state.hold.as_mut() {
+            let share = hold.split_share(1, state.covered);
+            state.covered = state.covered.saturating_sub(1);
+            return Some((answer, share));
+        }
+        let hold = if due <= 1 {
+            state.detached_hold.take()?
+        } else {
+            state.detached_hold.as_mut()?.split_share(1, due)
+        };
+        Some((answer, hold))
+    }
+}
+
 impl PackState {
     /// The answer, in pieces, each with its puzzles' window slots; the last holds the bytes.
+    /// Detached puzzles are left out, their share of the hold kept for their own answers.
     fn take(&mut self, source: &Source) -> Option<Vec<(pb::PackedAnswers, Hold)>> {
         let mut hold = self.hold.take()?;
-        let mut left = self.answer.outcomes.len();
+        let count = self.answer.outcomes.len();
+        self.detached.sort_unstable();
+        if self.detached_due > 0 {
+            self.detached_hold = Some(hold.split_share(self.detached_due, self.covered));
+        }
         // Refused puzzles are found by the solver threads in no set order.
         self.answer.errors.sort_unstable_by_key(|e| e.offset);
         let solutions = std::mem::take(&mut self.solutions).into();
@@ -397,7 +483,13 @@ impl PackState {
             Layout::Nibbles => self.answer.solution_nibbles = solutions,
         }
         let answer = std::mem::take(&mut self.answer);
-        let mut pieces = answer_pieces::cut(answer, source.bytes_each(), source.answer_cap);
+        let mut left = count - self.detached.len();
+        let mut pieces = answer_pieces::cut_around(
+            answer,
+            source.bytes_each(),
+            source.answer_cap,
+            &self.detached,
+        );
         let last = pieces.pop()?;
         let mut answers = Vec::with_capacity(pieces.len() + 1);
         for piece in pieces {
@@ -440,6 +532,8 @@ struct Gathered {
     solutions: Vec<u8>,
     /// Refused puzzles, by their offset in the message.
     errors: Vec<pb::PackedError>,
+    /// Puzzles (offsets in the message) gone to the long lane, to be answered apart.
+    detached: Vec<usize>,
     remaining: usize,
 }
 
@@ -534,6 +628,16 @@ impl Part {
         self.done_one(answers)
     }
 
+    /// Takes the puzzle at `offset` out of its message's answer: it went to the long lane,
+    /// and is answered apart when done; the message's answer, once every other puzzle has one.
+    fn detach(&self, offset: usize) -> Option<Vec<(pb::PackedAnswers, Hold)>> {
+        // Counted at once: its answer may come before its part's others.
+        self.pack.state.lock().ok()?.detached_due += 1;
+        let mut answers = self.answers()?;
+        answers.detached.push(offset);
+        self.done_one(answers)
+    }
+
     fn done_one(
         &self,
         mut answers: MutexGuard<'_, Gathered>,
@@ -542,7 +646,8 @@ impl Part {
         if answers.remaining > 0 {
             return None;
         }
-        // Every puzzle of the part is built: its cells go.
+        // Every puzzle of the part is built: its cells go, though a puzzle answered apart
+        // keeps the part until its answer.
         if let Ok(mut cells) = self.cells.lock() {
             *cells = Bytes::new();
         }
@@ -561,6 +666,7 @@ impl Gathered {
             found: Vec::new(),
             solutions: Vec::new(),
             errors: Vec::new(),
+            detached: Vec::new(),
             remaining: 0,
         }
     }
@@ -596,6 +702,8 @@ struct Item {
     part: Arc<Part>,
     offset: usize,
     step: Step,
+    /// Gone to the long lane and out of its message's answer: answered on its own.
+    detached: bool,
 }
 
 /// How far an [`Item`] is: its grid is built and checked on the solver thread, which spares
@@ -653,8 +761,21 @@ impl Deliver<Item> for Packer {
         }
     }
 
+    fn went_long(&mut self, item: &mut Item) {
+        item.detached = true;
+        if let Some(answer) = item.part.detach(item.offset) {
+            self.out.send(answer);
+        }
+    }
+
     fn deliver(&mut self, item: Item, result: Result<Report, PoolError>) {
         self.delivered += 1;
+        if item.detached {
+            if let Some(answer) = item.part.pack.answer_apart(item.offset, result) {
+                self.out.send(vec![answer]);
+            }
+            return;
+        }
         let done = match result {
             Ok(solution) => item.part.solved(item.offset, &solution),
             Err(PoolError::Solve(err)) => item
@@ -875,6 +996,7 @@ mod tests {
                 part: Arc::new(Part::new(pack, 0..1)),
                 offset: 0,
                 step: Step::Packed,
+                detached: false,
             };
             assert!(!item.abandoned());
             cancel.store(true, Ordering::Relaxed);
@@ -971,5 +1093,89 @@ mod tests {
             unpack(Shape::CLASSIC, &cells),
             Err(GridError::Duplicate { digit: 5, .. })
         ));
+    }
+
+    #[test]
+    fn a_detached_puzzle_is_answered_alone_with_its_share_of_the_hold() {
+        let budgets: Vec<Arc<tokio::sync::Semaphore>> = (0..2)
+            .map(|_| Arc::new(tokio::sync::Semaphore::new(300)))
+            .collect();
+        let take = |i: usize| budgets[i].clone().try_acquire_many_owned(300).expect("all");
+        let hold = Hold {
+            _slot: take(0),
+            _stream_bytes: take(1),
+        };
+        let source = Source {
+            shape: Shape::CLASSIC,
+            layout: Layout::Bytes,
+            cells: Mutex::new(PUZZLE.repeat(3).into_bytes().into()),
+            options: Ok(solver_core::Options::default()),
+            cancel: Arc::default(),
+            cap: std::time::Duration::from_secs(10),
+            answer_cap: crate::admission::methods::MOST_ANSWER_BYTES,
+        };
+        let pack = Arc::new(Pack::new("m".to_owned(), 7, hold, 3, source));
+        let part = Part::new(pack.clone(), 0..3);
+        // Built before it goes long, as on a solver thread.
+        let job = part.job(1).expect("a puzzle");
+        assert!(part.detach(1).is_none());
+        assert!(answer(&part, 0).is_none());
+        let pieces = answer(&part, 2).expect("the rest of the message");
+        let firsts: Vec<u64> = pieces.iter().map(|(p, _)| p.first).collect();
+        assert_eq!(firsts, [7, 9]);
+        for (piece, _) in &pieces {
+            assert_eq!(piece.outcomes, [pb::Outcome::Unique as u8]);
+        }
+        drop(pieces);
+        // The detached puzzle's third of everything is still held.
+        for budget in &budgets {
+            assert_eq!(budget.available_permits(), 200);
+        }
+        let report = solver_core::solve(&job.grid, &job.options).expect("solved");
+        let (alone, held) = pack.answer_apart(1, Ok(report)).expect("answered");
+        assert_eq!((alone.first, alone.outcomes.len()), (8, 1));
+        assert_eq!(alone.outcomes[0], pb::Outcome::Unique as u8);
+        assert_eq!(alone.solutions.len(), 81);
+        drop(held);
+        for budget in &budgets {
+            assert_eq!(budget.available_permits(), 300);
+        }
+    }
+
+    #[test]
+    fn a_detached_puzzle_answered_before_the_rest_takes_its_share_from_the_message() {
+        let budget = Arc::new(tokio::sync::Semaphore::new(200));
+        let take = || budget.clone().try_acquire_many_owned(100).expect("room");
+        let hold = Hold {
+            _slot: take(),
+            _stream_bytes: take(),
+        };
+        let source = Source {
+            shape: Shape::CLASSIC,
+            layout: Layout::Bytes,
+            cells: Mutex::new(PUZZLE.repeat(4).into_bytes().into()),
+            options: Ok(solver_core::Options::default()),
+            cancel: Arc::default(),
+            cap: std::time::Duration::from_secs(10),
+            answer_cap: crate::admission::methods::MOST_ANSWER_BYTES,
+        };
+        let pack = Arc::new(Pack::new("m".to_owned(), 0, hold, 4, source));
+        let part = Part::new(pack.clone(), 0..4);
+        assert!(part.detach(3).is_none());
+        let job = part.job(3).expect("a puzzle");
+        let report = solver_core::solve(&job.grid, &job.options).expect("solved");
+        let (alone, held) = pack.answer_apart(3, Ok(report)).expect("answered");
+        assert_eq!(alone.first, 3);
+        drop(held);
+        // A quarter of each of the two 100-permit holds is back.
+        assert_eq!(budget.available_permits(), 50);
+        for offset in 0..2 {
+            assert!(answer(&part, offset).is_none());
+        }
+        let rest = answer(&part, 2).expect("the rest");
+        assert_eq!(rest.len(), 1);
+        assert_eq!((rest[0].0.first, rest[0].0.outcomes.len()), (0, 3));
+        drop(rest);
+        assert_eq!(budget.available_permits(), 200);
     }
 }

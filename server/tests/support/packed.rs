@@ -88,8 +88,9 @@ pub fn assert_answers(answer: &PackedAnswers, puzzles: &[String]) {
     }
 }
 
-/// Every answer of a stream of `messages`, by `first`, the stream ending cleanly; the pieces
-/// one message's answer came in joined back into one answer.
+/// Every answer of a stream of `messages`, by `first`, the stream ending cleanly; the runs
+/// one message's answer came in (a puzzle that outlasts its time slice is answered apart)
+/// joined back into one answer.
 pub async fn answers_by_first(
     client: &mut SudokuClient<Channel>,
     messages: Vec<PackedPuzzles>,
