@@ -411,6 +411,24 @@ pub fn is_stream_closed(status: &tonic::Status) -> bool {
         })
 }
 
+/// How many puzzles of its shape a message may carry, where `status` refused one as larger
+/// than the server's batch stream takes (OUT_OF_RANGE with a `MESSAGE_TOO_LARGE` `ErrorInfo`).
+pub fn message_fits(status: &tonic::Status) -> Option<usize> {
+    use tonic_types::StatusExt;
+    if status.code() != tonic::Code::OutOfRange {
+        return None;
+    }
+    let info = status.get_details_error_info()?;
+    if info.reason != sudoku_proto::MESSAGE_TOO_LARGE || info.domain != sudoku_proto::ERROR_DOMAIN {
+        return None;
+    }
+    info.metadata
+        .get("fits")?
+        .parse()
+        .ok()
+        .filter(|&fits| fits > 0)
+}
+
 /// Whether a status means the server (or the way to it) is gone rather than the request is
 /// wrong: the work can go to another server.
 pub fn is_server_lost(status: &tonic::Status) -> bool {

@@ -694,14 +694,14 @@ fn a_batch_whose_stream_the_server_closes_goes_on_in_a_new_one() {
     }
 }
 
-/// A server whose window is smaller than `sudoku batch`'s chunks solves each a slice at a
-/// time and answers the slices as they are solved, in any order: every answer is printed once,
-/// in input order.
+/// A server that takes fewer puzzles a message than `sudoku batch`'s chunks (a 10 MiB budget
+/// gives a batch stream 64) refuses the first too large, saying how many fit; the CLI sends
+/// its chunks again in messages that fit, and every answer is printed once, in input order.
 #[test]
-fn a_server_that_slices_the_batchs_chunks_still_answers_in_order() {
+fn a_server_that_takes_smaller_messages_than_the_batchs_chunks_still_answers_in_order() {
     let server =
         ServerProcess::start_with(&["--memory-budget", "10485760"], "http://127.0.0.1", &[]);
-    // Easy and hard in turn, so that slices take unlike times.
+    // Easy and hard in turn, so that messages take unlike times.
     const HARD: &str =
         "8..........36......7..9.2...5...7.......457.....1...3...1....68..85...1..9....4..";
     let puzzles: Vec<String> = (0..3000)

@@ -90,11 +90,13 @@ def batch(channel, pb, pb_grpc, lines, timeout=60.0):
 VALUES_TO_TEXT = bytes.maketrans(bytes(range(10)), b".123456789")
 
 
-def batch_packed(channel, pb, pb_grpc, lines, per_message=2000, timeout=600.0, nibbles=False):
+def batch_packed(channel, pb, pb_grpc, lines, per_message=1000, timeout=600.0, nibbles=False):
     """Solves one-line 9x9 puzzles through BatchSolvePacked, many puzzles per message: one
     byte per cell, the lines sent as they are; or, with nibbles=True, two cells a byte (half
     the bytes; the lines must then be digits and '.' only, as a bad character fails the whole
-    call here instead of its one puzzle). Returns (outcome, solution line or None) per puzzle,
+    call here instead of its one puzzle). A server takes at most its stream's window of puzzles
+    in a message (2,048 by default, and fewer of a byte a cell: about 1,800); it refuses a
+    larger one with OUT_OF_RANGE. Returns (outcome, solution line or None) per puzzle,
     in input order; invalid puzzles come back as (OUTCOME_INVALID, reason)."""
     stub = pb_grpc.SudokuStub(channel)
 

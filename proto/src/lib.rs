@@ -26,6 +26,11 @@ pub const ERROR_DOMAIN: &str = "sudoku.v1";
 /// wrong with the server, and a new stream may be opened at once.
 pub const STREAM_CLOSED: &str = "STREAM_CLOSED";
 
+/// `ErrorInfo.reason` of an OUT_OF_RANGE that ends a batch stream at a message holding more
+/// puzzles than the stream takes in flight; its metadata's `fits` is how many puzzles of that
+/// message's shape a message may carry.
+pub const MESSAGE_TOO_LARGE: &str = "MESSAGE_TOO_LARGE";
+
 /// `ErrorInfo.reason` of a DEADLINE_EXCEEDED for a solve the caller's deadline stopped; its
 /// metadata carries the work done, as a stopped answer's stats would: `guesses`,
 /// `solve_micros` and `algorithm` (the `Algorithm` name, e.g. `ALGORITHM_FAST`).

@@ -353,6 +353,14 @@ impl Config {
             .unwrap_or_else(|| (cores() / 2).max(1))
     }
 
+    /// The largest request message the server takes, a BatchSolvePacked one (other methods
+    /// take less): a message of many puzzles is held as three times its size while solved,
+    /// so one larger than a third of a batch stream's share could never be taken whole.
+    pub fn largest_message(&self) -> usize {
+        let packed = (self.max_stream_bytes / 3).max(crate::admission::methods::GRID_MESSAGE_BYTES);
+        self.max_message_bytes.min(packed)
+    }
+
     /// The per-puzzle solve time cap.
     pub fn max_solve_time(&self) -> Duration {
         Duration::from_millis(self.max_solve_ms)
@@ -652,12 +660,15 @@ mod tests {
         assert_eq!(config.max_batch_bytes, DEFAULT_MAX_BATCH_BYTES);
         assert_eq!(config.max_stream_bytes, DEFAULT_MAX_STREAM_BYTES);
         assert_eq!(config.batch_window, DEFAULT_BATCH_WINDOW);
+        // A packed message takes at most a third of a stream's share, a grid's worth at least.
+        assert_eq!(config.largest_message(), (1 << 20) / 3);
         let parts = config.max_receiving_bytes + config.max_batch_bytes;
         assert!(parts <= 320 << 20, "the parts fit the whole");
         let mut small = Config::try_parse_from(["sudoku-server", "--memory-budget", "10485760"])
             .expect("a budget parses");
         small.apply_memory_budget();
         assert_eq!(small.batch_window, 64);
+        assert_eq!(small.largest_message(), 64 << 10);
         assert!(small.check().is_ok());
         for bad in ["many", "1.5"] {
             let err = Config::try_parse_from(["sudoku-server", "--memory-budget", bad])

@@ -278,12 +278,11 @@ fn services(
     // Every service takes messages up to the size `admission::methods::message_limit` gives it: the
     // receive budget charges nothing for one its header shows to be larger (see `admission`), so
     // none may buffer one.
-    let control = config
-        .max_message_bytes
-        .min(admission::methods::CONTROL_MESSAGE_BYTES);
+    let largest = config.largest_message();
+    let control = largest.min(admission::methods::CONTROL_MESSAGE_BYTES);
     macro_rules! compressed {
         ($service:expr) => {
-            compressed!($service, config.max_message_bytes)
+            compressed!($service, largest)
         };
         ($service:expr, $limit:expr) => {
             $service
@@ -304,7 +303,7 @@ fn services(
         .layer(CountCalls::new(metrics.clone()))
         .layer(AdmitCalls::new(shared.admission.clone()))
         .layer(ServeCompressed::new(
-            config.max_message_bytes,
+            largest,
             shared.admission.receive_budget(),
         ));
     let router = transport

@@ -152,6 +152,22 @@ impl RequestError {
     }
 }
 
+/// OUT_OF_RANGE for a batch message larger than its stream takes, saying in an `ErrorInfo`
+/// how many puzzles `fits` in a message of its shape, for a client to send smaller ones.
+pub(crate) fn message_too_large(message: String, fits: usize) -> Status {
+    let mut details = tonic_types::ErrorDetails::new();
+    details.set_error_info(
+        sudoku_proto::MESSAGE_TOO_LARGE,
+        sudoku_proto::ERROR_DOMAIN,
+        std::collections::HashMap::from([("fits".to_owned(), fits.to_string())]),
+    );
+    <Status as tonic_types::StatusExt>::with_error_details(
+        tonic::Code::OutOfRange,
+        message,
+        details,
+    )
+}
+
 /// An UNAVAILABLE that closes a stream, marked so that clients can tell it from a lost server
 /// (a `google.rpc.ErrorInfo`, reason [`sudoku_proto::STREAM_CLOSED`]): a new stream may be
 /// opened at once.

@@ -322,101 +322,92 @@ async fn nibbles_refused_where_they_cannot_hold_the_puzzles() {
     server.shutdown().await.expect("clean shutdown");
 }
 
+/// The refusal of a message of `count` puzzles, held as `held` bytes, on a stream that takes
+/// `window` puzzles and `share` bytes, after one puzzle was answered.
+fn assert_too_large(
+    status: &tonic::Status,
+    field: &str,
+    count: usize,
+    window: usize,
+    share: usize,
+) {
+    assert_eq!(status.code(), Code::OutOfRange, "{status:?}");
+    let message = status.message();
+    let start =
+        format!("message 1 of the stream could not be read: {field}: {count} puzzles holding ");
+    let end = format!(
+        " bytes in one message; a stream takes at most {window} puzzles and {share} bytes in \
+         flight (--memory-budget): send them in smaller messages; the stream's first 1 \
+         puzzles were answered"
+    );
+    assert!(message.starts_with(&start), "{message}");
+    assert!(message.ends_with(&end), "{message}");
+    let held: usize = message[start.len()..message.len() - end.len()]
+        .parse()
+        .expect(message);
+    // How many of these puzzles a message may carry: fewer, within the window and share.
+    use tonic_types::StatusExt;
+    let info = status.get_details_error_info().expect("an ErrorInfo");
+    assert_eq!(info.reason, sudoku_proto::MESSAGE_TOO_LARGE);
+    assert_eq!(info.domain, sudoku_proto::ERROR_DOMAIN);
+    let fits: usize = info.metadata["fits"].parse().expect("a count");
+    assert!(
+        (1..count).contains(&fits) && fits <= window,
+        "{fits} of {count}"
+    );
+    assert!(
+        fits == 1 || fits * held / count <= share,
+        "{fits} of {count} in {held} bytes"
+    );
+}
+
+/// The puzzles a refusal says fit in a message.
+fn fits_of(status: &tonic::Status) -> usize {
+    use tonic_types::StatusExt;
+    let info = status.get_details_error_info().expect("an ErrorInfo");
+    info.metadata["fits"].parse().expect("a count")
+}
+
 #[tokio::test]
-async fn a_message_too_large_for_its_stream_is_solved_a_slice_at_a_time_while_others_go() {
-    let stream_bytes = 64 << 10;
+async fn a_message_larger_than_its_stream_takes_is_refused_after_the_earlier_ones() {
+    let (window, share) = (500, 64 << 10);
     let (server, mut client) = server(Config {
-        max_stream_bytes: stream_bytes,
-        max_batch_bytes: 1 << 20,
+        batch_window: window,
+        max_stream_bytes: share,
         ..Config::embedded()
     })
     .await;
-    let texts = mixed(3000);
-    // 123 KB of nibbles, held as about 750 KB while solved: more than the stream's share.
-    let mut big = client
-        .batch_solve_packed(tokio_stream::iter([nibbled("big", &texts)]))
-        .await
-        .expect("the stream opens")
-        .into_inner();
-    let mut pieces = vec![
-        big.message()
-            .await
-            .expect("no error")
-            .expect("a first slice"),
-    ];
-    // The big stream's client takes nothing more for now, so what it holds stays held.
-    let few = texts[..10].to_vec();
-    let mut other = client.clone();
-    let small = tokio::time::timeout(
-        Duration::from_secs(30),
-        answer_of(&mut other, nibbled("small", &few)),
-    )
-    .await
-    .expect("answered while the big stream holds only its own budget");
-    assert_eq!(small.outcomes.len(), 10);
-    assert_nibble_answers(&small, &few);
-    while let Some(piece) = big.message().await.expect("no error") {
-        pieces.push(piece);
+    let texts = mixed(1000);
+    let good = || nibbled("good", &texts[..1]);
+    // 400 puzzles in nibbles (16 KB) are held as about 200 KB while solved: more than the
+    // stream's share.
+    let (first, status) = good_then_bad(&mut client, good(), nibbled("big", &texts[..400])).await;
+    assert_nibble_answers(&first, &texts[..1]);
+    assert_too_large(&status, "nibbles", 400, window, share);
+    // A message of as many as the refusal says fit is answered.
+    let fits = fits_of(&status);
+    let answer = answer_of(&mut client, nibbled("fits", &texts[..fits])).await;
+    assert_nibble_answers(&answer, &texts[..fits]);
+    // 600 puzzles are more than the window, a byte a cell as well.
+    let (_, status) = good_then_bad(&mut client, good(), packed("many", &texts[..600])).await;
+    assert_too_large(&status, "cells", 600, window, share);
+    // What fits is answered whole, as is any number of such messages.
+    let messages = texts
+        .chunks(100)
+        .enumerate()
+        .map(|(m, c)| nibbled(&format!("fits{m}"), c))
+        .collect();
+    let answers = answers_by_first(&mut client, messages).await;
+    assert_eq!(answers.len(), 10);
+    for answer in &answers {
+        let start = answer.first as usize;
+        assert_nibble_answers(answer, &texts[start..start + 100]);
     }
-    // Slices are answered as they are solved, each keyed by its first puzzle.
-    pieces.sort_by_key(|p| p.first);
-    let mut next = 0;
-    for piece in &pieces {
-        assert_eq!((piece.id.as_str(), piece.first), ("big", next));
-        let count = piece.outcomes.len();
-        assert!(
-            count * 3 * 41 <= stream_bytes / 2,
-            "a slice of {count} puzzles holds at most half the stream's budget"
-        );
-        let start = next as usize;
-        assert_nibble_answers(piece, &texts[start..start + count]);
-        next += count as u64;
-    }
-    assert_eq!(next, 3000, "every puzzle answered once");
-    server.shutdown().await.expect("clean shutdown");
-}
-
-/// Puzzles solved so far, every outcome, as the metrics page counts them.
-fn solves(server: &sudoku_server::Server) -> u64 {
-    let page = server.metrics().render();
-    let counts = page
-        .lines()
-        .filter(|line| line.starts_with("sudoku_solves_total"))
-        .filter_map(|line| line.rsplit(' ').next()?.parse::<u64>().ok());
-    counts.sum()
-}
-
-#[tokio::test]
-async fn a_client_that_leaves_during_a_sliced_message_stops_its_slices() {
-    let (server, mut client) = server(Config::embedded()).await;
-    // 100,000 hard puzzles, 4.1 MB: seconds of work on two cores, a slice at a time.
-    let texts: Vec<String> = (0..100_000).map(|i| relabel(HARD, (i % 9) as u8)).collect();
-    let mut answers = client
-        .batch_solve_packed(tokio_stream::iter([nibbled("big", &texts)]))
-        .await
-        .expect("the stream opens")
-        .into_inner();
-    let first = answers.message().await.expect("no error").expect("a slice");
-    assert!(first.outcomes.len() < texts.len(), "sliced");
-    drop(answers);
-    let idle = || server.metrics().in_flight().get() == 0;
-    assert!(
-        eventually(Duration::from_secs(20), idle).await,
-        "the work ends"
-    );
-    let solved = solves(&server);
-    assert!(solved > 0, "the metrics page counts solves");
-    // Two slices were in the pool when it left; all 100,000 were solved before the reader
-    // looked for a client gone between slices.
-    assert!(
-        solved < 50_000,
-        "{solved} of 100,000 puzzles solved for a client that left after the first slice"
-    );
     server.shutdown().await.expect("clean shutdown");
 }
 
 #[tokio::test]
-async fn sliced_messages_give_back_their_room_however_their_stream_ends() {
+async fn refused_messages_give_back_their_room_however_their_stream_ends() {
     // Batch room (450,000 bytes) for one stream's share and what its buffers keep for a
     // 123 KB message (about 435 KB), not two: a stream that kept its room after it ended
     // would leave too little, and the next would end RESOURCE_EXHAUSTED.
@@ -428,20 +419,23 @@ async fn sliced_messages_give_back_their_room_however_their_stream_ends() {
     .await;
     let texts = mixed(3000);
     for round in 0..3 {
-        // Answered whole.
-        let answers = answers_by_first(&mut client, vec![nibbled("whole", &texts)]).await;
-        let count: usize = answers.iter().map(|a| a.outcomes.len()).sum();
-        assert_eq!(count, texts.len(), "round {round}");
-        // Left after the first slice's answer.
-        let mut left = client
-            .batch_solve_packed(tokio_stream::iter([nibbled("left", &texts)]))
+        // Refused: more than the stream takes.
+        let mut refused = client
+            .batch_solve_packed(tokio_stream::iter([nibbled("large", &texts)]))
             .await
             .expect("the stream opens")
             .into_inner();
-        left.message()
+        let status = refused.message().await.expect_err("refused");
+        assert_eq!(status.code(), Code::OutOfRange, "round {round}: {status:?}");
+        // Answered whole.
+        let few = &texts[..100];
+        let answers = answers_by_first(&mut client, vec![nibbled("whole", few)]).await;
+        assert_nibble_answers(&answers[0], few);
+        // Left before its answer.
+        let left = client
+            .batch_solve_packed(tokio_stream::iter([nibbled("left", few)]))
             .await
-            .expect("no error")
-            .expect("a first slice");
+            .expect("the stream opens");
         drop(left);
         let idle = || server.metrics().in_flight().get() == 0;
         assert!(eventually(Duration::from_secs(20), idle).await);
@@ -457,24 +451,38 @@ async fn a_puzzle_larger_than_every_byte_budget_still_goes_alone() {
         ..Config::embedded()
     })
     .await;
-    // Four puzzles of 81 bytes, each held as about 500 bytes, more than half the stream's
-    // share: the message goes a puzzle at a time, each taking all it can of it; the stream
-    // takes the whole batch room.
+    // Puzzles of 81 bytes, each held as about 500 bytes, more than half the stream's share:
+    // a message of one goes, taking all of the share; a message of two is refused.
     let texts = mixed(4);
+    let alone: Vec<PackedPuzzles> = texts
+        .chunks(1)
+        .enumerate()
+        .map(|(m, c)| packed(&format!("one{m}"), c))
+        .collect();
     let answers = tokio::time::timeout(
         Duration::from_secs(30),
-        runs_by_first(&mut client, vec![packed("two", &texts)]),
+        answers_by_first(&mut client, alone),
     )
     .await
     .expect("answered, not stuck on its budget");
-    let mut next = 0;
+    assert_eq!(answers.len(), 4);
     for answer in &answers {
-        assert_eq!(answer.first, next);
-        let start = next as usize;
-        assert_answers(answer, &texts[start..start + answer.outcomes.len()]);
-        next += answer.outcomes.len() as u64;
+        let start = answer.first as usize;
+        assert_answers(answer, &texts[start..start + 1]);
     }
-    assert_eq!((answers.len(), next), (4, 4), "a slice each");
+    let (_, status) = good_then_bad(
+        &mut client,
+        packed("one", &texts[..1]),
+        packed("two", &texts[..2]),
+    )
+    .await;
+    assert_too_large(
+        &status,
+        "cells",
+        2,
+        Config::embedded().batch_window,
+        1 << 10,
+    );
     server.shutdown().await.expect("clean shutdown");
 }
 

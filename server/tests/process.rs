@@ -442,18 +442,24 @@ async fn big_ids_at_the_issues_size() {
     assert!(peak - idle < 256, "idle {idle} MiB, peak {peak} MiB");
 }
 
-/// Streams that never read their answers each send one packed message of 102,000 easy puzzles
-/// in nibbles (4 MB, the largest message); returns the server's idle RSS and its peak, in MiB.
+/// The most puzzles a default server's batch stream takes in one message (its window is
+/// 2,048; 2,000 puzzles of 9x9 in nibbles, or of 4x4 all refused, are held as under its
+/// 1 MiB share).
+#[cfg(target_os = "linux")]
+const LARGEST: usize = 2000;
+
+/// Streams that never read their answers each send one packed message of the most easy
+/// puzzles a stream takes, in nibbles; returns the server's idle RSS and its peak, in MiB.
 #[cfg(target_os = "linux")]
 async fn packed_attack(streams: usize) -> (u64, u64) {
     let puzzle: solver_core::Grid = CLASSIC.parse().unwrap();
     let mut one = Vec::new();
     sudoku_proto::nibbles::pack(puzzle.cells(), &mut one);
     let message = sudoku_proto::pb::PackedPuzzles {
-        nibbles: one.repeat(102_000).into(),
+        nibbles: one.repeat(LARGEST).into(),
         ..Default::default()
     };
-    unread_answers_attack(streams, message, "packed attack: one 4 MB message each").await
+    unread_answers_attack(streams, message, "packed attack: one largest message each").await
 }
 
 /// Streams that never read their answers each send `message` once; returns the server's idle
@@ -501,16 +507,13 @@ async fn unread_answers_attack(
 #[cfg(target_os = "linux")]
 #[tokio::test]
 async fn packed_messages_whose_answers_are_never_read_keep_memory_bounded() {
-    // Each message held while solved is about 25 MB; counted so, the 64 MiB budget lets in
-    // two or three at once, and the rest wait as 4 MB decoded messages (16 x 24 MB = 384 MB
-    // when each was counted as one stream's 1 MiB).
     let (idle, peak) = packed_attack(16).await;
     assert_rss_within(idle, peak, 192, "peak RSS");
 }
 
-/// Streams that never read their answers each send one 4 MiB packed message of 4x4 puzzles,
-/// every one refused (a digit twice): 524,272 puzzles, each with its reason in the answer;
-/// returns the server's idle RSS and its peak, in MiB.
+/// Streams that never read their answers each send one packed message of the most 4x4
+/// puzzles a stream takes, every one refused (a digit twice), each with its reason in the
+/// answer; returns the server's idle RSS and its peak, in MiB.
 #[cfg(target_os = "linux")]
 async fn refused_small_grids_attack(streams: usize) -> (u64, u64) {
     // Row 1 holds 1 twice; two cells a byte, 8 bytes a puzzle.
@@ -518,28 +521,22 @@ async fn refused_small_grids_attack(streams: usize) -> (u64, u64) {
     let message = sudoku_proto::pb::PackedPuzzles {
         box_rows: 2,
         box_cols: 2,
-        // Just under the 4 MiB a message may take.
-        nibbles: one.repeat((4 << 20) / one.len() - 16).into(),
+        nibbles: one.repeat(LARGEST).into(),
         ..Default::default()
     };
-    let what = "refused 4x4 attack: one 4 MiB message each";
+    let what = "refused 4x4 attack: one largest message each";
     unread_answers_attack(streams, message, what).await
 }
 
 #[cfg(target_os = "linux")]
 #[tokio::test]
 async fn refused_small_grids_keep_memory_bounded() {
-    // Each refused 4x4 puzzle's reason held about 200 bytes beyond the 152 it was charged,
-    // and a message of them took the whole budget, alone.
     let (idle, peak) = refused_small_grids_attack(16).await;
     assert_rss_within(idle, peak, 192, "peak RSS");
 }
 
-// Regression (attack review): the messages waiting for room were held outside every budget,
-// 4 MB each: 256 streams reached 1 GiB, and 192 here 300 MiB and more (as fast as the client
-// sends). Now they count among the server's waiting messages (--memory-budget again),
-// and a stream whose message finds no room there ends RESOURCE_EXHAUSTED at once: a 139 MiB
-// peak.
+// More streams than the batch room holds: those past it wait at the door, holding nothing,
+// then end RESOURCE_EXHAUSTED.
 #[cfg(target_os = "linux")]
 #[tokio::test]
 async fn many_streams_waiting_with_large_messages_keep_memory_bounded() {
@@ -547,8 +544,8 @@ async fn many_streams_waiting_with_large_messages_keep_memory_bounded() {
     assert_rss_within(idle, peak, 192, "peak RSS");
 }
 
-/// Batch streams that each send one 4 MB packed message of puzzles refused at once (two 1s in
-/// a row), read its whole answer, and stay open; returns the server's idle RSS, its RSS once
+/// Batch streams that each send one packed message of the most puzzles a stream takes, each
+/// refused at once (two 1s in a row), read its whole answer, and stay open; returns the server's idle RSS, its RSS once
 /// every stream has its answer, in MiB, and how many streams were refused or closed to make
 /// room for others.
 #[cfg(target_os = "linux")]
@@ -565,7 +562,7 @@ async fn kept_buffers_attack(streams: usize) -> (u64, u64, usize) {
     let message = sudoku_proto::pb::PackedPuzzles {
         box_rows: 3,
         box_cols: 3,
-        nibbles: one.repeat(100_000).into(),
+        nibbles: one.repeat(LARGEST).into(),
         ..Default::default()
     };
     let mut open = Vec::new();
@@ -587,11 +584,10 @@ async fn kept_buffers_attack(streams: usize) -> (u64, u64, usize) {
             .await
             .expect("the stream opens")
             .into_inner();
-        // The answer comes in pieces of at most 1 MiB, each puzzle refused once: the message
-        // is solved a slice at a time, and the slices' pieces come as they are solved.
+        // The answer comes in pieces of at most twice the request, each puzzle refused once.
         let (mut outcomes, mut errors, mut pieces) = (0, 0, 0);
-        let mut answered = vec![false; 100_000];
-        while outcomes < 100_000 {
+        let mut answered = vec![false; LARGEST];
+        while outcomes < LARGEST {
             match answers.message().await {
                 Ok(Some(answer)) => {
                     let size = prost::Message::encoded_len(&answer);
@@ -617,11 +613,11 @@ async fn kept_buffers_attack(streams: usize) -> (u64, u64, usize) {
         }
         if stream == 0 {
             eprintln!("one answer: {pieces} messages");
-            assert_eq!((outcomes, errors), (100_000, 100_000));
+            assert_eq!((outcomes, errors), (LARGEST, LARGEST));
         }
         open.push((tx, answers));
     }
-    let what = format!("kept buffers: {streams} open streams, each answered one 4 MB message");
+    let what = format!("kept buffers: {streams} open streams, each answered one largest message");
     end_attack(child, idle, open, refused, &what).await
 }
 
@@ -688,22 +684,21 @@ fn closed_to_make_room<S, T>(open: &mut [(S, tonic::Streaming<T>)]) -> usize {
 }
 
 // tonic keeps each stream's request and response buffers at the size of the largest message
-// through them, for the stream's life: before --memory-budget and answers in pieces, 16
-// streams here held 276 MiB (a 4 MB request of refused puzzles was answered in one 12.8 MB
-// message), and 64 held 1,049 MiB.
+// through them, for the stream's life: the batch room counts them with each stream's share.
 #[cfg(target_os = "linux")]
 #[tokio::test]
 async fn open_streams_do_not_keep_large_buffers_beyond_the_budget() {
     let (idle, now, turned_away) = kept_buffers_attack(16).await;
     assert_eq!(
         turned_away, 0,
-        "16 streams take about 98 MiB, within the 192 MiB batch room"
+        "16 streams take about 21 MiB, within the 192 MiB batch room"
     );
     assert_rss_within(idle, now, 160, "RSS");
-    let (idle, now, turned_away) = kept_buffers_attack(64).await;
+    // About 1.3 MiB a stream: some 148 fit the batch room.
+    let (idle, now, turned_away) = kept_buffers_attack(192).await;
     assert!(
         turned_away >= 32,
-        "only {turned_away} of 64 streams refused or closed"
+        "only {turned_away} of 192 streams refused or closed"
     );
     assert_rss_within(idle, now, 224, "RSS");
 }

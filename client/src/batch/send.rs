@@ -14,7 +14,9 @@ use tokio_stream::wrappers::ReceiverStream;
 use super::inflight::InFlight;
 use super::pace::Pace;
 use super::read::Chunk;
-use crate::conn::{Connection, Server, is_server_lost, is_stream_closed, status_error};
+use crate::conn::{
+    Connection, Server, is_server_lost, is_stream_closed, message_fits, status_error,
+};
 
 /// Attempts to reconnect to a lost server before leaving the job to the others.
 const RECONNECTS: u32 = 3;
@@ -150,13 +152,21 @@ pub async fn worker(
     answers: mpsc::UnboundedSender<anyhow::Result<Answered>>,
 ) {
     let (mut failures, mut closes) = (0, 0);
+    // Puzzles a message may carry, as the server said when it refused a larger one.
+    let mut per_message = usize::MAX;
     loop {
         let opened = std::time::Instant::now();
-        let lost = match stream(&conn, &server, options, &queue, &answers).await {
+        let lost = match stream(&conn, &server, options, &queue, &answers, per_message).await {
             Ok(()) => break,
             Err(Lost::Fatal(err)) => {
                 let _ = answers.send(Err(err));
                 break;
+            }
+            // Each refusal says fewer fit than were sent, so this ends.
+            Err(Lost::TooLarge { fits, unanswered }) => {
+                per_message = fits;
+                queue.put_back(not_counted(unanswered));
+                continue;
             }
             // The server closed the stream, not the connection: another opens at once.
             Err(Lost::Stream {
@@ -269,6 +279,12 @@ enum Lost {
         answered: bool,
         reason: String,
     },
+    /// A message carried more puzzles than the server's stream takes: the chunks go again,
+    /// `fits` puzzles a message.
+    TooLarge {
+        fits: usize,
+        unanswered: Vec<Arc<Chunk>>,
+    },
     /// The request itself was refused: no server will take it.
     Fatal(anyhow::Error),
 }
@@ -280,6 +296,7 @@ async fn stream(
     options: pb::SolveOptions,
     queue: &Queue,
     answers: &mpsc::UnboundedSender<anyhow::Result<Answered>>,
+    per_message: usize,
 ) -> Result<(), Lost> {
     let channel = server.connect().await.map_err(|e| Lost::Server {
         reason: format!("cannot connect: {}", crate::conn::error_chain(&e)),
@@ -287,14 +304,18 @@ async fn stream(
         busy: false,
         answered: false,
     })?;
-    let limit = Pace::of(conn).in_flight;
-    let (tx, rx) = mpsc::channel::<pb::PackedPuzzles>(limit);
+    let pace = Pace::of(conn);
+    let limit = pace.in_flight;
+    // Room for every message of the chunks that may be unanswered, so sending never waits.
+    let messages = limit.saturating_mul(pace.chunk.div_ceil(per_message));
+    let (tx, rx) = mpsc::channel::<pb::PackedPuzzles>(messages.max(1));
     let mut client = conn.sudoku_on(channel);
     let mut out = Outbox {
         tx: Some(tx),
         in_flight: InFlight::default(),
         sent: 0,
         limit,
+        per_message,
         options,
     };
     let call = client.batch_solve_packed(conn.request(ReceiverStream::new(rx)));
@@ -344,6 +365,12 @@ async fn stream(
 /// How a stream's call ended with `status`: closed by the server (open another), server lost
 /// or busy (its unanswered puzzles go to the others), or a failure of the batch itself.
 fn lost(server: &Server, status: tonic::Status, out: &mut Outbox, answered: bool) -> Lost {
+    if let Some(fits) = message_fits(&status) {
+        return Lost::TooLarge {
+            fits,
+            unanswered: out.unanswered(),
+        };
+    }
     // A busy server (RESOURCE_EXHAUSTED) is left to cool down like a lost one.
     let busy = status.code() == tonic::Code::ResourceExhausted;
     if is_stream_closed(&status) {
@@ -374,6 +401,9 @@ struct Outbox {
     sent: u64,
     /// Most chunks unanswered at once.
     limit: usize,
+    /// Most puzzles a message carries: a chunk goes in as many as it takes, answered as
+    /// pieces of one answer.
+    per_message: usize,
     options: pb::SolveOptions,
 }
 
@@ -400,14 +430,19 @@ impl Outbox {
                  wholly answered: a server may fail on one of them, or answer them short"
             )));
         }
-        let message = packed(&chunk, self.options);
         self.in_flight.insert(self.sent, chunk.clone());
         self.sent += chunk.len() as u64;
         // Never waits: the channel holds as many messages as may be unanswered.
-        let sent = match &self.tx {
-            Some(tx) => tx.send(message).await.is_ok(),
-            None => false,
-        };
+        let mut sent = true;
+        for message in packed(&chunk, self.options, self.per_message) {
+            sent = match &self.tx {
+                Some(tx) => tx.send(message).await.is_ok(),
+                None => false,
+            };
+            if !sent {
+                break;
+            }
+        }
         if !sent {
             // The stream is over; its status comes from the replies.
             self.tx = None;
@@ -421,20 +456,29 @@ impl Outbox {
     }
 }
 
-/// The message that carries `chunk`.
-fn packed(chunk: &Chunk, options: pb::SolveOptions) -> pb::PackedPuzzles {
-    let mut message = pb::PackedPuzzles {
-        box_rows: chunk.box_rows,
-        box_cols: chunk.box_cols,
-        options: Some(options),
-        id: chunk.id.to_string(),
-        ..pb::PackedPuzzles::default()
-    };
-    let field = if chunk.nibbles() {
-        &mut message.nibbles
-    } else {
-        &mut message.cells
-    };
-    *field = chunk.cells.clone();
-    message
+/// The messages that carry `chunk`, at most `per_message` puzzles each.
+fn packed(chunk: &Chunk, options: pb::SolveOptions, per_message: usize) -> Vec<pb::PackedPuzzles> {
+    let each = chunk.cells.len() / chunk.len().max(1);
+    let step = each.saturating_mul(per_message).max(1);
+    let mut messages = Vec::new();
+    let mut start = 0;
+    while start < chunk.cells.len() || messages.is_empty() {
+        let end = start.saturating_add(step).min(chunk.cells.len());
+        let mut message = pb::PackedPuzzles {
+            box_rows: chunk.box_rows,
+            box_cols: chunk.box_cols,
+            options: Some(options),
+            id: chunk.id.to_string(),
+            ..pb::PackedPuzzles::default()
+        };
+        let field = if chunk.nibbles() {
+            &mut message.nibbles
+        } else {
+            &mut message.cells
+        };
+        *field = chunk.cells.slice(start..end);
+        messages.push(message);
+        start = end;
+    }
+    messages
 }

@@ -1,9 +1,7 @@
 //! The server side: compressed requests are expanded before tonic reads them, and answers
 //! are compressed after tonic writes them, in the requests' encoding when the client accepts
 //! it. A client that only accepts an encoding (grpcio accepts gzip unasked) is answered
-//! plain, as grpc-go servers answer: gzipping the packed answers nobody asked for cost the
-//! server a tenth more CPU per 17-clue puzzle, and held a grpcio client to 310,000-330,000
-//! puzzles/s where plain answers reach 380,000-450,000.
+//! plain, as grpc-go servers answer: gzipping answers nobody asked for costs CPU on both ends.
 
 use std::pin::Pin;
 use std::task::{Context, Poll};

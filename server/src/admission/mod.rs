@@ -55,7 +55,7 @@ impl Admission {
             reflection: Arc::new(Semaphore::new(REFLECTION_STREAMS)),
             receiving: Arc::new(Semaphore::new(config.max_receiving_bytes)),
             receiving_bytes: config.max_receiving_bytes,
-            max_message: config.max_message_bytes,
+            max_message: config.largest_message(),
             idle_timeout: config.idle_timeout(),
             streams: Arc::new(Room::new(
                 config.max_batch_bytes,

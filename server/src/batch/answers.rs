@@ -44,11 +44,6 @@ impl<A> Outbox<A> {
         let _ = self.0.try_send(Group { made, answers });
     }
 
-    /// Whether the response side has gone.
-    pub(crate) fn is_closed(&self) -> bool {
-        self.0.is_closed()
-    }
-
     /// Resolves when the response side goes.
     pub(crate) async fn closed(&self) {
         self.0.closed().await;

@@ -8,7 +8,6 @@
 mod answer_pieces;
 mod answers;
 mod coalesce;
-mod message_slices;
 mod packed;
 mod rate;
 mod single;
@@ -34,8 +33,7 @@ pub(crate) use answers::Answers;
 
 /// Bytes counted for a one-puzzle message beyond twice its encoded size: the job, or the
 /// error an invalid one is answered with (up to about 300 bytes, for a wrong number of
-/// cells); the response's fixed fields; allocator slack. 256 undercounted an invalid answer's
-/// by a quarter.
+/// cells); the response's fixed fields; allocator slack.
 const HOLD_OVERHEAD: usize = 512;
 
 /// A message type a batch stream reads: how many puzzles it carries and how they are solved.
@@ -57,11 +55,9 @@ pub(crate) trait Batched: Message + Default + Send + 'static {
     /// room counts. By default nothing: fields
     /// decoded into vectors and strings are copies already.
     fn own_bytes(&mut self) {}
-    /// Cuts this message's first `puzzles` puzzles off into a message of their own, with its
-    /// own copy of their bytes, leaving the rest here; `None` where it cannot be cut. By
-    /// default it cannot: one puzzle per message.
-    fn split_off(&mut self, _puzzles: usize) -> Option<Self> {
-        None
+    /// The field that holds a message's puzzles, for the error of one holding too many.
+    fn puzzles_field(&self) -> &'static str {
+        "puzzles"
     }
     /// Checks a group of messages read together and hands their puzzles to the solver threads.
     fn submit(group: Vec<Read<Self>>, to: &Submit<'_, Self::Answer>);
@@ -257,7 +253,6 @@ pub(crate) fn spawn<M: Batched>(
         answers: Arc::downgrade(&inbox),
         index: 0,
         messages: 0,
-        rest: None,
         caller,
         shared,
     };
@@ -304,8 +299,6 @@ struct Reader<M: Batched> {
     index: u64,
     /// Messages read.
     messages: u64,
-    /// The rest of a message being admitted a slice at a time (see [`message_slices`]).
-    rest: Option<message_slices::Rest<M>>,
     caller: Caller,
 }
 
@@ -315,10 +308,8 @@ impl<M: Batched> Reader<M> {
     async fn run(mut self, mut inbound: Streaming<M>) -> Option<Status> {
         let end = self.read_all(&mut inbound).await;
         // Nothing more is read: the body, and the room in the receive budget its last
-        // message holds, go now, not once the answers owed have been taken; so does the rest
-        // of a message cut short.
+        // message holds, go now, not once the answers owed have been taken.
         drop(inbound);
-        self.rest = None;
         // A broken or finished stream still owes the answers of what it read.
         let end = match end {
             End::Done | End::Broken(_) => {
@@ -354,17 +345,9 @@ impl<M: Batched> Reader<M> {
     async fn read_all(&mut self, inbound: &mut Streaming<M>) -> End {
         let mut waiting: Option<(M, usize)> = None;
         loop {
-            // Slices are cut without waiting while there is room: a client gone is seen here.
-            if self.out.is_closed() {
-                return End::ClientLeft;
-            }
-            let next = match (waiting.take(), self.rest.take()) {
-                (Some(read), rest) => {
-                    self.rest = rest;
-                    Ok(read)
-                }
-                (None, Some(rest)) => Ok(self.next_slice(rest)),
-                (None, None) => match self.next_message(inbound).await {
+            let next = match waiting.take() {
+                Some(read) => Ok(read),
+                None => match self.next_message(inbound).await {
                     Ok(Ok(Some(message))) => self.count(message),
                     Ok(Ok(None)) => return End::Done,
                     Ok(Err(status)) => return self.broken(status),
@@ -384,23 +367,16 @@ impl<M: Batched> Reader<M> {
                 },
             };
             let mut group = vec![self.read(first, puzzles, hold)];
-            // Take every message already received, as far as the window and budgets allow.
+            // Take every message already received, as far as the window and share allow.
             let end = loop {
-                let (message, puzzles) = if let Some(rest) = self.rest.take() {
-                    if self.out.is_closed() {
-                        break Some(End::ClientLeft);
-                    }
-                    self.next_slice(rest)
-                } else {
-                    let Some(message) = inbound.message().now_or_never() else {
-                        break None;
-                    };
-                    match message.map(|m| m.map(|m| self.count(m))) {
-                        Ok(Some(Ok(read))) => read,
-                        Ok(Some(Err(end))) => break Some(end),
-                        Ok(None) => break Some(End::Done),
-                        Err(status) => break Some(self.broken(status)),
-                    }
+                let Some(message) = inbound.message().now_or_never() else {
+                    break None;
+                };
+                let (message, puzzles) = match message.map(|m| m.map(|m| self.count(m))) {
+                    Ok(Some(Ok(read))) => read,
+                    Ok(Some(Err(end))) => break Some(end),
+                    Ok(None) => break Some(End::Done),
+                    Err(status) => break Some(self.broken(status)),
                 };
                 match self.try_hold(&message, puzzles) {
                     Some(hold) => group.push(self.read(message, puzzles, hold)),
@@ -430,37 +406,43 @@ impl<M: Batched> Reader<M> {
         }
     }
 
-    /// A message with its puzzle count, or its first slice where it is too large for the
-    /// stream to take at once (see [`message_slices`]), or the end of a stream it breaks.
-    fn count(&mut self, message: M) -> Result<(M, usize), End> {
+    /// A message with its puzzle count, or the end of a stream it breaks: one that cannot be
+    /// split into puzzles, or that holds more puzzles or bytes than the stream may have in
+    /// flight (OUT_OF_RANGE, as a message larger than its method takes; a message of one
+    /// puzzle, which cannot be smaller, goes alone).
+    fn count(&self, message: M) -> Result<(M, usize), End> {
         let puzzles = match message.puzzles(&self.shared.limits) {
             Ok(puzzles) => puzzles,
             Err(status) => return Err(self.broken(status)),
         };
-        let Some(slice) = message_slices::size(&message, puzzles, &self.shared) else {
-            return Ok((message, puzzles));
-        };
-        Ok(self.next_slice(message_slices::Rest::new(message, puzzles, slice)))
-    }
-
-    /// The next slice of a message admitted a slice at a time, keeping the rest if any.
-    fn next_slice(&mut self, rest: message_slices::Rest<M>) -> (M, usize) {
-        let (slice, rest) = rest.next();
-        self.rest = rest;
-        slice
+        let (window, share) = (self.shared.batch_window, self.shared.stream_bytes);
+        let held = message.held_bytes(puzzles);
+        if puzzles > 1 && (puzzles > window || held > share) {
+            // Fewer than were sent, and held as at most the share: a message's fixed bytes
+            // weigh less than a puzzle's.
+            let fits = (share as u128 * puzzles as u128 / held as u128).saturating_sub(1);
+            let fits = usize::try_from(fits).unwrap_or(0).clamp(1, window);
+            return Err(self.broken(crate::status::message_too_large(
+                format!(
+                    "{}: {puzzles} puzzles holding {held} bytes in one message; a stream takes \
+                     at most {window} puzzles and {share} bytes in flight (--memory-budget): \
+                     send them in smaller messages",
+                    message.puzzles_field()
+                ),
+                fits,
+            )));
+        }
+        Ok((message, puzzles))
     }
 
     /// Numbers a message's puzzles in the stream.
     fn read(&mut self, mut message: M, puzzles: usize, hold: Hold) -> Read<M> {
         let first = self.index;
         self.index += puzzles as u64;
-        // A message's slices count as one message, read with its last. A whole message, or
-        // the last slice, goes in flight as a copy: views would keep tonic's buffer as it
-        // reads the next (slices before the last are copies already).
-        if self.rest.is_none() {
-            self.messages += 1;
-            message.own_bytes();
-        }
+        // A whole message goes in flight as a copy: views would keep tonic's buffer as it
+        // reads the next.
+        self.messages += 1;
+        message.own_bytes();
         Read {
             message,
             first,
@@ -468,16 +450,14 @@ impl<M: Batched> Reader<M> {
         }
     }
 
-    /// Window slots a message takes: one per puzzle, and one larger than the window (a
-    /// one-puzzle message; larger packed ones are cut in slices) takes all of it, so it still
-    /// goes, alone.
+    /// Window slots a message takes: one per puzzle; a message larger than the window is
+    /// refused (see [`Reader::count`]).
     fn slots(&self, puzzles: usize) -> u32 {
         u32::try_from(puzzles.clamp(1, self.shared.batch_window)).unwrap_or(u32::MAX)
     }
 
-    /// What a request costs the stream's share (see [`Batched::held_bytes`]). A request
-    /// larger than the share (one puzzle, or a slice of one; larger packed ones are cut in
-    /// slices) takes all of it, so it still goes, alone.
+    /// What a request costs the stream's share (see [`Batched::held_bytes`]). A one-puzzle
+    /// request larger than the share takes all of it, so it still goes, alone.
     fn cost(&self, request: &M, puzzles: usize) -> u32 {
         let bytes = request.held_bytes(puzzles).min(self.shared.stream_bytes);
         u32::try_from(bytes).unwrap_or(u32::MAX)

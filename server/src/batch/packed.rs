@@ -72,30 +72,8 @@ impl Batched for pb::PackedPuzzles {
         }
     }
 
-    fn split_off(&mut self, puzzles: usize) -> Option<Self> {
-        let (shape, layout) = (self.shape().ok()?, self.layout().ok()?);
-        let at = puzzles.checked_mul(layout.bytes_each(shape))?;
-        let field = match layout {
-            Layout::Bytes => &mut self.cells,
-            Layout::Nibbles => &mut self.nibbles,
-        };
-        if at == 0 || at >= field.len() {
-            return None;
-        }
-        let head = Bytes::copy_from_slice(&field[..at]);
-        *field = field.slice(at..);
-        let mut slice = pb::PackedPuzzles {
-            box_rows: self.box_rows,
-            box_cols: self.box_cols,
-            options: self.options,
-            id: self.id.clone(),
-            ..pb::PackedPuzzles::default()
-        };
-        match layout {
-            Layout::Bytes => slice.cells = head,
-            Layout::Nibbles => slice.nibbles = head,
-        }
-        Some(slice)
+    fn puzzles_field(&self) -> &'static str {
+        self.layout().map_or("cells", Layout::field)
     }
 
     fn submit(group: Vec<Read<Self>>, to: &Submit<'_, Self::Answer>) {

@@ -1,7 +1,7 @@
 //! Connections through memory, for a client in the same process (the CLI's embedded server):
 //! the same HTTP/2 and gRPC as over TCP, with the bytes handed over in a buffer instead of
-//! through the kernel's loopback. On a batch of easy puzzles the loopback's system calls and
-//! TCP processing cost the async thread about a fifth of its time.
+//! through the kernel's loopback, whose system calls and TCP processing weigh on a batch of
+//! easy puzzles.
 
 use std::io;
 use std::pin::Pin;
