@@ -132,10 +132,10 @@ def test_packed_stream(channel, stubs, nibbles):
 
 def test_a_large_answer_comes_in_pieces(channel, stubs):
     """An answer more than twice its request's size (here most puzzles refused, each with its
-    reason), or to a message with more puzzles than the stream's window (here 3,000), comes as
-    several messages in any order, each keyed by `first`; batch_packed puts them in place."""
+    reason) comes as several messages in any order, each keyed by `first`; batch_packed puts
+    them in place. 2,000 puzzles: a stream takes at most 2,048 in one message."""
     pb, pb_grpc = stubs
-    lines = [relabel(sudoku_client.CLASSIC, i % 9) for i in range(3000)]
+    lines = [relabel(sudoku_client.CLASSIC, i % 9) for i in range(2000)]
     lines = [line if i % 10 == 0 else line[0] * 2 + line[2:] for i, line in enumerate(lines)]
     packed = binascii.unhexlify("".join(line.replace(".", "0") + "0" for line in lines))
     message = pb.PackedPuzzles(box_rows=3, box_cols=3, nibbles=packed)
@@ -145,7 +145,7 @@ def test_a_large_answer_comes_in_pieces(channel, stubs):
     assert [a.first for a in answers] == [sum(len(b.outcomes) for b in answers[:k])
                                           for k in range(len(answers))]
     assert all(a.ByteSize() <= 2 * message.ByteSize() for a in answers)
-    results = sudoku_client.batch_packed(channel, pb, pb_grpc, lines, per_message=3000,
+    results = sudoku_client.batch_packed(channel, pb, pb_grpc, lines, per_message=2000,
                                          nibbles=True)
     for i, ((outcome, solution), line) in enumerate(zip(results, lines)):
         if i % 10:
@@ -154,6 +154,20 @@ def test_a_large_answer_comes_in_pieces(channel, stubs):
         else:
             assert outcome == pb.OUTCOME_UNIQUE, i
             assert is_solution(line, solution), i
+
+
+def test_a_message_larger_than_a_stream_takes_is_refused(channel, stubs):
+    """3,000 puzzles in one message are more than a stream takes (2,048): OUT_OF_RANGE, saying
+    what to do."""
+    pb, pb_grpc = stubs
+    line = sudoku_client.CLASSIC.replace(".", "0") + "0"
+    message = pb.PackedPuzzles(box_rows=3, box_cols=3, nibbles=binascii.unhexlify(line * 3000))
+    stub = pb_grpc.SudokuStub(channel)
+    with pytest.raises(grpc.RpcError) as refused:
+        list(stub.BatchSolvePacked(iter([message]), timeout=60))
+    assert refused.value.code() == grpc.StatusCode.OUT_OF_RANGE
+    assert "3000 puzzles" in refused.value.details()
+    assert "send them in smaller messages" in refused.value.details()
 
 
 def run_client(tmp_path, *args):
