@@ -220,8 +220,10 @@ struct Graph {
     index: [u16; 81 * 9],
     /// Where each node's links start in `to` (one more entry than nodes).
     first: Vec<u32>,
-    /// The nodes each node links to.
+    /// The nodes each node links to: those that imply something, then those that do not.
     to: Vec<u16>,
+    /// Where each node's links to nodes that imply nothing start in `to`.
+    dead: Vec<u32>,
 }
 
 impl Graph {
@@ -245,20 +247,43 @@ impl Graph {
                 first.push(to.len() as u32);
             }
         }
+        // Links to facts that imply nothing only add those facts to what a node reaches:
+        // kept apart, the search for components and the closure skip them.
+        let mut dead = Vec::with_capacity(first.len() - 1);
+        for v in 0..first.len() - 1 {
+            let start = first[v] as usize;
+            let mut live = start;
+            for i in start..first[v + 1] as usize {
+                let w = usize::from(to[i]);
+                if first[w] != first[w + 1] {
+                    to.swap(live, i);
+                    live += 1;
+                }
+            }
+            dead.push(live as u32);
+        }
         Graph {
             candidates,
             index,
             first,
             to,
+            dead,
         }
     }
 
+    /// The nodes `v` links to that imply something.
     fn links(&self, v: usize) -> &[u16] {
-        &self.to[self.first[v] as usize..self.first[v + 1] as usize]
+        &self.to[self.first[v] as usize..self.dead[v] as usize]
     }
 
-    /// The strongly connected components, numbered so that links lead only to the same or a
-    /// lower number (Tarjan's algorithm, without recursion), and their nodes in that order.
+    /// The nodes `v` links to that imply nothing.
+    fn dead_links(&self, v: usize) -> &[u16] {
+        &self.to[self.dead[v] as usize..self.first[v + 1] as usize]
+    }
+
+    /// The strongly connected components, numbered so that links to nodes that imply
+    /// something lead only to the same or a lower number (Tarjan's algorithm, without
+    /// recursion), and their nodes in that order.
     fn components(&self) -> (Vec<u32>, Vec<u16>) {
         const UNSEEN: u32 = u32::MAX;
         let n = self.first.len() - 1;
@@ -280,14 +305,7 @@ impl Graph {
                 if let Some(&w) = self.links(v).get(*pos) {
                     *pos += 1;
                     let w = usize::from(w);
-                    if order[w] == UNSEEN && self.first[w] == self.first[w + 1] {
-                        // A fact that implies nothing is a component of its own at once.
-                        order[w] = counter;
-                        counter += 1;
-                        comp[w] = count;
-                        members.push(w as u16);
-                        count += 1;
-                    } else if order[w] == UNSEEN {
+                    if order[w] == UNSEEN {
                         order[w] = counter;
                         low[w] = counter;
                         counter += 1;
@@ -332,13 +350,12 @@ impl Graph {
             while at < members.len() && comp[usize::from(members[at])] as usize == k {
                 let v = usize::from(members[at]);
                 own[v / 64] |= 1 << (v % 64);
+                for &w in self.dead_links(v) {
+                    // A fact that implies nothing reaches only itself.
+                    own[usize::from(w) / 64] |= 1 << (w % 64);
+                }
                 for &w in self.links(v) {
                     let w = usize::from(w);
-                    if self.first[w] == self.first[w + 1] {
-                        // A fact that implies nothing reaches only itself.
-                        own[w / 64] |= 1 << (w % 64);
-                        continue;
-                    }
                     let j = comp[w] as usize;
                     if j != k {
                         let theirs = &done[j * words..(j + 1) * words];
