@@ -271,24 +271,13 @@ impl Search {
 
     /// How many different facts node `i` rests on, itself included (SE's ancestor count).
     pub(crate) fn ancestors(&mut self, i: u32) -> usize {
-        self.seen.iter_mut().for_each(|w| *w = 0);
-        let mut stack = std::mem::take(&mut self.stack);
-        stack.clear();
-        stack.push(i);
-        let mut n = 0;
-        while let Some(j) = stack.pop() {
-            let node = self.nodes[j as usize];
-            let f = usize::from(node.fact);
-            if self.seen[f / 64] >> (f % 64) & 1 != 0 {
-                continue;
-            }
-            self.seen[f / 64] |= 1 << (f % 64);
-            n += 1;
-            let (a, k) = (node.first as usize, usize::from(node.count));
-            stack.extend_from_slice(&self.parents[a..a + k]);
-        }
-        self.stack = stack;
-        n
+        ancestors(
+            &self.nodes,
+            &self.parents,
+            &mut self.seen,
+            &mut self.stack,
+            i,
+        )
     }
 
     /// The facts nodes `targets` rest on, written link by link (see [`trail`]).
@@ -306,4 +295,31 @@ impl Search {
             },
         )
     }
+}
+
+/// How many different facts node `i` of a graph (`nodes` with their `parents`) rests on,
+/// itself included; `seen` (a bit per fact) and `stack` are scratch.
+pub(crate) fn ancestors(
+    nodes: &[Node],
+    parents: &[u32],
+    seen: &mut [u64],
+    stack: &mut Vec<u32>,
+    i: u32,
+) -> usize {
+    seen.iter_mut().for_each(|w| *w = 0);
+    stack.clear();
+    stack.push(i);
+    let mut n = 0;
+    while let Some(j) = stack.pop() {
+        let node = nodes[j as usize];
+        let f = usize::from(node.fact);
+        if seen[f / 64] >> (f % 64) & 1 != 0 {
+            continue;
+        }
+        seen[f / 64] |= 1 << (f % 64);
+        n += 1;
+        let (a, k) = (node.first as usize, usize::from(node.count));
+        stack.extend_from_slice(&parents[a..a + k]);
+    }
+    n
 }

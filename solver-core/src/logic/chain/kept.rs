@@ -5,7 +5,7 @@
 
 use std::cell::RefCell;
 
-use super::implications::{Fact, Node, Search};
+use super::implications::{self, Fact, Node, Search};
 use super::spare;
 
 /// Facts of a board, `(cell * 9 + digit) * 2 + on`.
@@ -125,24 +125,13 @@ impl Kept {
         if i == NONE {
             return None;
         }
-        self.seen.iter_mut().for_each(|w| *w = 0);
-        let mut stack = std::mem::take(&mut self.stack);
-        stack.clear();
-        stack.push(i);
-        let mut n = 0;
-        while let Some(j) = stack.pop() {
-            let node = self.nodes[j as usize];
-            let f = usize::from(node.fact);
-            if self.seen[f / 64] >> (f % 64) & 1 != 0 {
-                continue;
-            }
-            self.seen[f / 64] |= 1 << (f % 64);
-            n += 1;
-            let (a, k) = (node.first as usize, usize::from(node.count));
-            stack.extend_from_slice(&self.parents[a..a + k]);
-        }
-        self.stack = stack;
-        Some(n)
+        Some(implications::ancestors(
+            &self.nodes,
+            &self.parents,
+            &mut self.seen,
+            &mut self.stack,
+            i,
+        ))
     }
 }
 
