@@ -81,8 +81,10 @@ fn init_logs(format: LogFormat, traces: Option<&SdkTracerProvider>) {
 }
 
 async fn run(config: Config) -> anyhow::Result<ExitCode> {
-    let server = sudoku_server::start(config).await?;
+    // Watched before the server answers anything: a SIGTERM right after its first answer
+    // would otherwise find the default action and kill it without a drain.
     let mut signal = Signal::new();
+    let server = sudoku_server::start(config).await?;
     signal.recv().await;
     tokio::select! {
         result = server.shutdown() => result.map(|()| ExitCode::SUCCESS),
