@@ -129,6 +129,46 @@ pub async fn run(
         None
     };
     let mut summary = summary::Summary::new(total, !conn.is_embedded());
+    let failure = print_answers(
+        &mut item_rx,
+        &mut answer_rx,
+        &mut reorder,
+        &mut summary,
+        printer,
+    )
+    .await?;
+    // Before the closing line: a worker of a lost server says nothing once the job is over.
+    queue.finish();
+    let read = end_of_input(reader, failure.is_some(), &summary).await;
+    if failure.is_some() {
+        fleet.abort();
+    }
+    // Every answer is in: the streams only have to close, and an embedded server's need not
+    // (it goes with the process).
+    if !conn.is_embedded() {
+        let _ = fleet.await;
+    }
+    if let Some(err) = failure {
+        return Err(failed(err, &conn, summary.tally.total, reorder.pushed));
+    }
+    if let Some(read) = read {
+        read?;
+    }
+    if summary.tally.total == 0 {
+        return Err(NoPuzzles.into());
+    }
+    Ok(summary.tally)
+}
+
+/// Prints answers in input order as they come, until every item read is answered or the
+/// batch fails: the failure, if any.
+async fn print_answers(
+    item_rx: &mut mpsc::UnboundedReceiver<Item>,
+    answer_rx: &mut mpsc::UnboundedReceiver<anyhow::Result<send::Answered>>,
+    reorder: &mut reorder::Reorder,
+    summary: &mut summary::Summary,
+    printer: &Printer,
+) -> anyhow::Result<Option<anyhow::Error>> {
     let mut out = std::io::BufWriter::with_capacity(OUT_BUFFER, std::io::stdout().lock());
     let mut reading = true;
     let mut failure = None;
@@ -162,27 +202,7 @@ pub async fn run(
     }
     std::io::Write::flush(&mut out)?;
     drop(out);
-    // Before the closing line: a worker of a lost server says nothing once the job is over.
-    queue.finish();
-    let read = end_of_input(reader, failure.is_some(), &summary).await;
-    if failure.is_some() {
-        fleet.abort();
-    }
-    // Every answer is in: the streams only have to close, and an embedded server's need not
-    // (it goes with the process).
-    if !conn.is_embedded() {
-        let _ = fleet.await;
-    }
-    if let Some(err) = failure {
-        return Err(failed(err, &conn, summary.tally.total, reorder.pushed));
-    }
-    if let Some(read) = read {
-        read?;
-    }
-    if summary.tally.total == 0 {
-        return Err(NoPuzzles.into());
-    }
-    Ok(summary.tally)
+    Ok(failure)
 }
 
 /// How reading the input ended, and the closing line. Every item is in unless the batch

@@ -184,69 +184,108 @@ pub async fn worker(
                 let reason = format!(
                     "{reason}; {closes} streams closed in a row as soon as opened, none answered"
                 );
-                (reason, unanswered, false, false)
+                ServerLost {
+                    reason,
+                    unanswered,
+                    busy: false,
+                    answered: false,
+                }
             }
             Err(Lost::Server {
                 reason,
                 unanswered,
                 busy,
                 answered,
-            }) => (reason, unanswered, busy, answered),
-        };
-        let (reason, unanswered, busy, answered) = lost;
-        // A busy server refused the chunks; nothing is known against them.
-        let unanswered = if busy {
-            not_counted(unanswered)
-        } else {
-            unanswered
+            }) => ServerLost {
+                reason,
+                unanswered,
+                busy,
+                answered,
+            },
         };
         // Every answer is in: nothing is lost with the server, and nothing is worth saying
         // after the closing line.
         if queue.is_done() {
             break;
         }
-        let puzzles: usize = unanswered.iter().map(|c| c.len()).sum();
-        if answered {
-            failures = 0;
-        }
-        failures += 1;
-        let tries = if busy { BUSY_TRIES } else { RECONNECTS };
-        // Alone, there is nobody to hand the work to, and no point in waiting for a server
-        // that is gone; one that is busy asked to be tried again later.
-        let alone = queue.workers() <= 1;
-        let backoff = Duration::from_millis(100 << failures.min(8)).min(MAX_BACKOFF);
-        if alone && busy && failures <= tries {
-            eprintln!(
-                "sudoku: {} is busy ({reason}); trying again in {} ms",
-                server.url,
-                backoff.as_millis()
-            );
-        } else if !alone {
-            let resend = match puzzles {
-                0 => "it had nothing unanswered".to_owned(),
-                1 => "re-sending its 1 unanswered puzzle to the others".to_owned(),
-                n => format!("re-sending its {n} unanswered puzzles to the others"),
-            };
-            eprintln!("sudoku: lost {} ({reason}); {resend}", server.url);
-        }
-        queue.put_back(unanswered);
-        if failures > tries || (alone && !busy) {
-            if queue.workers.fetch_sub(1, Ordering::AcqRel) == 1 {
-                let _ = answers.send(Err(ServersLost(reason).into()));
-            } else {
-                eprintln!(
-                    "sudoku: leaving {} out of this batch ({reason})",
-                    server.url
-                );
-            }
+        let Some(backoff) = after_loss(&server, &queue, &answers, &mut failures, lost) else {
             return;
-        }
+        };
         tokio::select! {
             () = tokio::time::sleep(backoff) => {}
             () = queue.finished() => break,
         }
     }
     queue.workers.fetch_sub(1, Ordering::AcqRel);
+}
+
+/// How a worker lost its server.
+struct ServerLost {
+    reason: String,
+    unanswered: Vec<Arc<Chunk>>,
+    /// The server refused the chunks as busy: nothing is known against them.
+    busy: bool,
+    /// The server answered something on this connection before it was lost.
+    answered: bool,
+}
+
+/// Puts a lost server's chunks back and says so; the wait before reconnecting, or `None`
+/// when the worker leaves the job (the last one to leave fails it).
+fn after_loss(
+    server: &Server,
+    queue: &Queue,
+    answers: &mpsc::UnboundedSender<anyhow::Result<Answered>>,
+    failures: &mut u32,
+    lost: ServerLost,
+) -> Option<Duration> {
+    let ServerLost {
+        reason,
+        unanswered,
+        busy,
+        answered,
+    } = lost;
+    let unanswered = if busy {
+        not_counted(unanswered)
+    } else {
+        unanswered
+    };
+    let puzzles: usize = unanswered.iter().map(|c| c.len()).sum();
+    if answered {
+        *failures = 0;
+    }
+    *failures += 1;
+    let tries = if busy { BUSY_TRIES } else { RECONNECTS };
+    // Alone, there is nobody to hand the work to, and no point in waiting for a server
+    // that is gone; one that is busy asked to be tried again later.
+    let alone = queue.workers() <= 1;
+    let backoff = Duration::from_millis(100 << (*failures).min(8)).min(MAX_BACKOFF);
+    if alone && busy && *failures <= tries {
+        eprintln!(
+            "sudoku: {} is busy ({reason}); trying again in {} ms",
+            server.url,
+            backoff.as_millis()
+        );
+    } else if !alone {
+        let resend = match puzzles {
+            0 => "it had nothing unanswered".to_owned(),
+            1 => "re-sending its 1 unanswered puzzle to the others".to_owned(),
+            n => format!("re-sending its {n} unanswered puzzles to the others"),
+        };
+        eprintln!("sudoku: lost {} ({reason}); {resend}", server.url);
+    }
+    queue.put_back(unanswered);
+    if *failures > tries || (alone && !busy) {
+        if queue.workers.fetch_sub(1, Ordering::AcqRel) == 1 {
+            let _ = answers.send(Err(ServersLost(reason).into()));
+        } else {
+            eprintln!(
+                "sudoku: leaving {} out of this batch ({reason})",
+                server.url
+            );
+        }
+        return None;
+    }
+    Some(backoff)
 }
 
 /// `chunks`, their last send not counted against [`MAX_SENDS`]: a server that closed the
