@@ -204,15 +204,9 @@ impl<B> Reframe<B> {
         let Op::Expand { limit, .. } = self.op else {
             return Ok(());
         };
-        // A compressed message is rarely larger than what it expands to; refuse before
-        // buffering one that could only be refused later (a plain one past the limit too:
-        // the length is the client's word, and the buffer is reserved from it).
-        let most = if header.compressed {
-            limit.saturating_mul(2).saturating_add(1024)
-        } else {
-            limit
-        };
-        if header.len > most {
+        // Refused before buffering one that could only be refused later (a plain one past the
+        // limit too: the length is the client's word, and the buffer is reserved from it).
+        if header.exceeds(limit) {
             // OUT_OF_RANGE, as tonic answers a plain message past the limit: sending it
             // again cannot help.
             return Err(Status::out_of_range(format!(

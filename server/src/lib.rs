@@ -38,9 +38,8 @@ use tower_http::cors::{AllowOrigin, CorsLayer};
 pub use config::{Config, ConfigError, LogFormat, OptionalAddr, cores};
 pub use metrics::Metrics;
 pub use transport::in_process::Dialer;
-pub use transport::shutdown::{Signal, signal};
+pub use transport::shutdown::Signal;
 
-use crate::admission::compression::ServeCompressed;
 use crate::admission::{Admission, AdmitCalls};
 use crate::metrics::layer::CountCalls;
 use crate::page::ServePage;
@@ -214,7 +213,7 @@ where
 {
     let (stop_tx, stop_rx) = oneshot::channel::<()>();
     let notice = Duration::from_millis(config.not_serving_notice_ms);
-    let grace = config.grace();
+    let grace = Duration::from_millis(config.grace_ms);
     let task = tokio::spawn(async move {
         let result = serve(router, incoming, health, grace, notice, stop_rx).await;
         stopped();
@@ -254,18 +253,16 @@ fn transport(config: &Config) -> anyhow::Result<tonic::transport::Server> {
 }
 
 /// The layers around every service: the page (GETs of its own paths), CORS (for browsers on
-/// other origins), gRPC-Web turned into gRPC, the metrics layer, admission (before any body
-/// is read), then compression. A gRPC-Web call is a gRPC call to every layer after the third.
+/// other origins), gRPC-Web turned into gRPC, the metrics layer, then admission (before any
+/// body is read) and compression. A gRPC-Web call is a gRPC call to every layer after the
+/// third.
 type Layers = Stack<
-    ServeCompressed,
-    Stack<
-        AdmitCalls,
-        Stack<CountCalls, Stack<GrpcWebLayer, Stack<CorsLayer, Stack<ServePage, NoLayer>>>>,
-    >,
+    AdmitCalls,
+    Stack<CountCalls, Stack<GrpcWebLayer, Stack<CorsLayer, Stack<ServePage, NoLayer>>>>,
 >;
 
 /// Every service the server answers, each accepting and answering gzip and zstd (by
-/// [`ServeCompressed`]), with every call counted by the metrics layer; server reflection
+/// [`AdmitCalls`]), with every call counted by the metrics layer; server reflection
 /// where `reflection` (building its index costs start-up time a short-lived server notices).
 fn services(
     transport: tonic::transport::Server,
@@ -301,11 +298,7 @@ fn services(
         .layer(cors(&config.cors_origins))
         .layer(GrpcWebLayer::new())
         .layer(CountCalls::new(metrics.clone()))
-        .layer(AdmitCalls::new(shared.admission.clone()))
-        .layer(ServeCompressed::new(
-            largest,
-            shared.admission.receive_budget(),
-        ));
+        .layer(AdmitCalls::new(shared.admission.clone()));
     let router = transport
         .add_service(sudoku)
         .add_service(puzzles)

@@ -27,7 +27,7 @@ impl From<&crate::Config> for Limits {
         Limits {
             max_grid_side: config.max_grid_side,
             max_guesses: config.max_guesses,
-            max_solve_time: config.max_solve_time(),
+            max_solve_time: Duration::from_millis(config.max_solve_ms),
             max_id_bytes: config.max_id_bytes,
         }
     }

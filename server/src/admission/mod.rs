@@ -31,10 +31,9 @@ use crate::admission::methods::{
     REFLECTION_STREAMS, is_one_message, is_reflection, kept_bytes, message_limit, streams_answers,
 };
 use crate::admission::streams::{Room, StreamRoom};
-use sudoku_compress::frames::{Bound, Bounds};
+use sudoku_compress::frames::{Bound, Bounds, Header};
 
 use crate::config::Config;
-use compression::Budget;
 
 /// The limits every call is admitted under, shared by the layer and the handlers.
 pub(crate) struct Admission {
@@ -56,21 +55,14 @@ impl Admission {
             receiving: Arc::new(Semaphore::new(config.max_receiving_bytes)),
             receiving_bytes: config.max_receiving_bytes,
             max_message: config.largest_message(),
-            idle_timeout: config.idle_timeout(),
+            // A call may wait on its client (for a message, or to take an answer) for ever at 0.
+            idle_timeout: (config.idle_timeout_ms != 0)
+                .then(|| Duration::from_millis(config.idle_timeout_ms)),
             streams: Arc::new(Room::new(
                 config.max_batch_bytes,
                 config.max_stream_bytes,
                 Duration::from_millis(config.kept_idle_ms),
             )),
-        }
-    }
-
-    /// The receive budget, for the compression layer to charge what messages expand to.
-    pub(crate) fn receive_budget(&self) -> Budget {
-        Budget {
-            room: self.receiving.clone(),
-            size: self.receiving_bytes,
-            streams: self.streams.clone(),
         }
     }
 
@@ -85,12 +77,7 @@ impl Admission {
     fn cost(&self, limit: usize, compressed: bool, len: usize) -> u32 {
         // One past what is accepted is refused by its header alone (by tonic, or by the
         // compression layer), before anything is buffered: it must not queue for the budget.
-        let refused = if compressed {
-            len > limit.saturating_mul(2).saturating_add(1024)
-        } else {
-            len > limit
-        };
-        if refused {
+        if (Header { compressed, len }).exceeds(limit) {
             return 0;
         }
         let cost = len.saturating_mul(2);
@@ -98,7 +85,24 @@ impl Admission {
     }
 }
 
-/// Wraps services so calls are admitted before their bodies are read.
+/// RESOURCE_EXHAUSTED for a message that found no room, naming the part of `--memory-budget`
+/// that was full (of `bytes`): the batch room (`for_batch`) or the receive budget.
+fn busy(for_batch: bool, bytes: usize) -> Status {
+    Status::resource_exhausted(if for_batch {
+        format!(
+            "server busy: batch streams hold all {bytes} bytes of --memory-budget for their \
+             buffers and answers; retry with backoff, or send smaller messages"
+        )
+    } else {
+        format!(
+            "server busy: request messages being received fill its {bytes} bytes \
+             (--memory-budget); retry with backoff"
+        )
+    })
+}
+
+/// Wraps services so calls are admitted before their bodies are read, and their compressed
+/// messages expanded and answers compressed (see [`compression`]).
 #[derive(Clone)]
 pub(crate) struct AdmitCalls {
     admission: Arc<Admission>,
@@ -131,11 +135,13 @@ pub(crate) struct Admitted<S> {
 
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 
-impl<S> Service<http::Request<tonic::body::Body>> for Admitted<S>
+impl<S, R> Service<http::Request<tonic::body::Body>> for Admitted<S>
 where
-    S: Service<http::Request<tonic::body::Body>, Response = http::Response<tonic::body::Body>>,
+    S: Service<http::Request<tonic::body::Body>, Response = http::Response<R>>,
     S::Future: Send + 'static,
     S::Error: Send + 'static,
+    R: Body<Data = Bytes> + Unpin + Send + 'static,
+    R::Error: Into<tonic::codegen::StdError>,
 {
     type Response = http::Response<tonic::body::Body>;
     type Error = S::Error;
@@ -172,6 +178,7 @@ where
         if let Some(stream) = &stream {
             request.extensions_mut().insert(stream.clone());
         }
+        let expanding = stream.clone();
         let request = request.map(|body| {
             let mut body = Receiving::new(body, admission, one_message);
             body.stream = stream;
@@ -183,9 +190,11 @@ where
         let answers_idle = streams_answers(&path)
             .then_some(self.admission.idle_timeout)
             .flatten();
+        // Expanded after the door: a compressed message is charged as it arrives.
+        let (request, answer) = compression::expand(request, &self.admission, expanding);
         let call = self.inner.call(request);
         Box::pin(async move {
-            let response = call.await?;
+            let response = compression::compress(call.await?, answer);
             Ok(match answers_idle {
                 Some(idle) => response.map(|body| tonic::body::Body::new(Taking::new(body, idle))),
                 None => response,
@@ -291,7 +300,7 @@ impl<B> Receiving<B> {
             // Held back from here, the prefix's last byte keeps tonic from seeing the message
             // begin; it is read again with the body.
             let before_last = at - 1;
-            if let Some(status) = self.oversized(header.compressed, header.len) {
+            if let Some(status) = self.oversized(header) {
                 self.refused = Some(status);
                 data.truncate(before_last);
                 return data;
@@ -327,16 +336,11 @@ impl<B> Receiving<B> {
 
     /// OUT_OF_RANGE for a message larger than its method takes (a compressed one may be up
     /// to twice that and a little more on the wire, and is held to the limit as it expands).
-    fn oversized(&self, compressed: bool, len: usize) -> Option<Status> {
-        let over = if compressed {
-            len > self.limit.saturating_mul(2).saturating_add(1024)
-        } else {
-            len > self.limit
-        };
-        over.then(|| {
+    fn oversized(&self, header: Header) -> Option<Status> {
+        header.exceeds(self.limit).then(|| {
             Status::out_of_range(format!(
-                "a request message of {len} bytes is more than the {} bytes {} takes",
-                self.limit, self.method
+                "a request message of {} bytes is more than the {} bytes {} takes",
+                header.len, self.limit, self.method
             ))
         })
     }
@@ -377,9 +381,13 @@ impl<B> Receiving<B> {
                 if due.as_mut().poll(cx).is_pending() {
                     return Poll::Pending;
                 }
-                let for_batch = self.stream.as_ref().is_some_and(|s| s.at_door());
+                // Asked before the wait is dropped, which takes the header from the door.
+                let refused = match &self.stream {
+                    Some(stream) if stream.at_door() => busy(true, self.admission.streams.size),
+                    _ => busy(false, self.admission.receiving_bytes),
+                };
                 self.acquiring = None;
-                return Poll::Ready(Err(self.busy(for_batch)));
+                return Poll::Ready(Err(refused));
             }
         };
         let permit = granted.ok_or_else(|| Status::internal("the receive budget is closed"))?;
@@ -389,24 +397,6 @@ impl<B> Receiving<B> {
         // Time spent waiting for room is the server's, not the client's.
         self.due = None;
         Poll::Ready(Ok(()))
-    }
-
-    /// RESOURCE_EXHAUSTED for a message that found no room within [`ROOM_WAIT`], naming
-    /// the part of `--memory-budget` that was full.
-    fn busy(&self, for_batch: bool) -> Status {
-        Status::resource_exhausted(if for_batch {
-            format!(
-                "server busy: batch streams hold all {} bytes of --memory-budget for their \
-                 buffers and answers; retry with backoff, or send smaller messages",
-                self.admission.streams.size()
-            )
-        } else {
-            format!(
-                "server busy: request messages being received fill its {} bytes \
-                 (--memory-budget); retry with backoff",
-                self.admission.receiving_bytes
-            )
-        })
     }
 
     /// Whether the message being received is overdue; starts its clock the first time it

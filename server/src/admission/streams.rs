@@ -35,11 +35,12 @@ const NEVER: u64 = u64::MAX;
 /// The room, every open batch stream, and what the headers waiting at the door want of it.
 pub(crate) struct Room {
     room: Arc<Semaphore>,
-    size: usize,
+    /// Its size in bytes.
+    pub(crate) size: usize,
     /// What each stream may hold in puzzles read and answers untaken.
     share: usize,
     /// How long a stream must not have used what it holds before it may be closed.
-    unused_before_closed: Duration,
+    pub(crate) unused_before_closed: Duration,
     /// What times are counted from, in ms.
     epoch: Instant,
     streams: Mutex<Vec<Weak<StreamRoom>>>,
@@ -119,16 +120,6 @@ impl Room {
             looked_at: AtomicU64::new(NEVER),
             looking: AtomicBool::new(false),
         }
-    }
-
-    /// Its size in bytes.
-    pub(crate) fn size(&self) -> usize {
-        self.size
-    }
-
-    /// How long a stream must not have used what it holds before it may be closed.
-    pub(crate) fn unused_before_closed(&self) -> Duration {
-        self.unused_before_closed
     }
 
     /// A new stream's place, holding nothing until its first header; its buffers keep

@@ -117,8 +117,13 @@ impl Batched for pb::PackedPuzzles {
                 answer_cap,
             };
             let pack = Arc::new(Pack::new(message.id, first, hold, count, source));
+            // A message with no puzzles is answered at once.
             if count == 0
-                && let Some(answers) = pack.take()
+                && let Some(answers) = pack
+                    .state
+                    .lock()
+                    .ok()
+                    .and_then(|mut s| s.take(&pack.source))
             {
                 to.send_now(answers);
             }
@@ -391,20 +396,12 @@ impl Pack {
         state.solutions[range.start * size..range.end * size].copy_from_slice(&part.solutions);
         state.detached.extend(part.detached);
         state.remaining = state.remaining.saturating_sub(range.len());
-        if state.remaining == 0 {
-            state.take(&self.source)
-        } else {
-            None
+        if state.remaining > 0 {
+            return None;
         }
+        state.take(&self.source)
     }
 
-    /// The answer of a message with no puzzles.
-    fn take(&self) -> Option<Vec<(pb::PackedAnswers, Hold)>> {
-        self.state.lock().ok()?.take(&self.source)
-    }
-}
-
-impl Pack {
     /// The answer of a detached puzzle, alone, with its share of what the message held;
     /// `None` where its client has left.
     fn answer_apart(
@@ -432,9 +429,7 @@ impl Pack {
                 }
                 None
             }
-            Err(PoolError::Solve(err)) => Some(RequestError::from(err).to_pb()),
-            Err(PoolError::Panicked(panic)) => Some(RequestError::Internal(panic).to_pb()),
-            Err(PoolError::Abandoned) => return None,
+            Err(err) => Some(err.into_request_error()?.to_pb()),
         };
         if let Some(error) = error {
             answer.errors.push(pb::PackedError {
@@ -524,7 +519,9 @@ struct Part {
     answers: Mutex<Gathered>,
 }
 
-/// A part's answers as they come in, by offset from the part's first puzzle.
+/// A part's answers as they come in, by offset from the part's first puzzle; none once
+/// they went to the message.
+#[derive(Default)]
 struct Gathered {
     outcomes: Vec<u8>,
     guesses: Vec<u64>,
@@ -542,7 +539,7 @@ impl Part {
         let options = pack.source.options.clone().map(Arc::new);
         let answers = Gathered {
             remaining: range.len(),
-            ..Gathered::none()
+            ..Gathered::default()
         };
         let cells = pack
             .source
@@ -651,24 +648,9 @@ impl Part {
         if let Ok(mut cells) = self.cells.lock() {
             *cells = Bytes::new();
         }
-        let done = std::mem::replace(&mut *answers, Gathered::none());
+        let done = std::mem::take(&mut *answers);
         drop(answers);
         self.pack.merge(self.range.clone(), done)
-    }
-}
-
-impl Gathered {
-    /// What is left of a part's answers once they went to the message.
-    fn none() -> Gathered {
-        Gathered {
-            outcomes: Vec::new(),
-            guesses: Vec::new(),
-            found: Vec::new(),
-            solutions: Vec::new(),
-            errors: Vec::new(),
-            detached: Vec::new(),
-            remaining: 0,
-        }
     }
 }
 
@@ -778,14 +760,9 @@ impl Deliver<Item> for Packer {
         }
         let done = match result {
             Ok(solution) => item.part.solved(item.offset, &solution),
-            Err(PoolError::Solve(err)) => item
-                .part
-                .failed(item.offset, RequestError::from(err).to_pb()),
-            Err(PoolError::Panicked(panic)) => item
-                .part
-                .failed(item.offset, RequestError::Internal(panic).to_pb()),
-            // The stream is gone; nobody waits for this answer.
-            Err(PoolError::Abandoned) => None,
+            // `None`: the stream is gone; nobody waits for this answer.
+            Err(err) => (err.into_request_error())
+                .and_then(|err| item.part.failed(item.offset, err.to_pb())),
         };
         if let Some(answer) = done {
             self.out.send(answer);

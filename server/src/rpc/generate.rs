@@ -11,24 +11,18 @@ use solver_core::logic::{Level, RateOptions};
 use solver_core::{Shape, StopReason};
 use sudoku_proto::{grid_to_pb, pb};
 use tokio::sync::mpsc;
-use tonic::{Code, Status};
-use tonic_types::{ErrorDetails, StatusExt};
+use tonic::Status;
 use tracing::Instrument;
 
 use crate::Shared;
 use crate::scheduling::lanes::Tenant;
 use crate::scheduling::logic::Until;
 use crate::scheduling::pool::{CancelOnDrop, PoolError};
+use crate::status::bad_request as invalid;
 use crate::telemetry;
 
 /// Most puzzles one request may ask for.
 pub(crate) const MAX_COUNT: u32 = 100_000;
-
-/// INVALID_ARGUMENT naming the request field at fault.
-fn invalid(field: &str, message: String) -> Status {
-    let details = ErrorDetails::with_bad_request_violation(field, message.clone());
-    Status::with_error_details(Code::InvalidArgument, message, details)
-}
 
 /// A checked request: what to make and how many.
 pub(crate) struct Order {
@@ -202,7 +196,7 @@ pub(crate) fn stream(
     let side = order.options.shape.side();
     telemetry::record_logic(&tracing::Span::current(), side, None);
     let making = async move {
-        let cancel = CancelOnDrop::new();
+        let cancel = CancelOnDrop::default();
         let cap = shared.limits.max_solve_time;
         let mut spent = Duration::ZERO;
         let mut seed = order.options.seed;

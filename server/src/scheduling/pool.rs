@@ -84,8 +84,10 @@ where
 
 /// The solver threads shared by every call.
 pub struct Pool {
-    lanes: Arc<Lanes>,
-    metrics: Arc<Metrics>,
+    /// The solver threads' lanes, which logic work goes to as well.
+    pub(crate) lanes: Arc<Lanes>,
+    /// The metrics the work is counted in.
+    pub(crate) metrics: Arc<Metrics>,
     inline: InlineOdds,
 }
 
@@ -109,16 +111,6 @@ impl Pool {
             metrics,
             inline: InlineOdds::default(),
         })
-    }
-
-    /// The solver threads' lanes, for other kinds of work.
-    pub(crate) fn lanes(&self) -> &Arc<Lanes> {
-        &self.lanes
-    }
-
-    /// The metrics the work is counted in.
-    pub(crate) fn metrics(&self) -> &Arc<Metrics> {
-        &self.metrics
     }
 
     /// Solver threads per lane.
@@ -362,7 +354,7 @@ enum Ran {
 }
 
 /// Solves `job`, starting `now`, until the earliest of the caller's deadline, the solve-time
-/// cap and the time slice. The last two go beside the job's options, not into a copy of
+/// cap and the time slice, counting the solve in `tally`. The last two go beside the job's options, not into a copy of
 /// them: a copy would touch the shared cancel flag's reference count twice per puzzle, a
 /// cache line every solver thread of the stream writes and every guess reads.
 fn run(
@@ -377,28 +369,10 @@ fn run(
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
     };
-    // The slice applies only when it ends before the puzzle's own deadline.
+    // The slice applies only when it ends before the puzzle's own deadline; stopping there is
+    // an overrun, not an answer.
     let sliced = slice_end.filter(|&end| capped.is_none_or(|d| end < d));
-    solve_job(
-        job,
-        metrics,
-        tally,
-        now,
-        sliced.or(capped),
-        sliced.is_some(),
-    )
-}
-
-/// Solves `job` from `start` until `deadline`, counting the solve in `tally`; `sliced` when
-/// that deadline is the end of a time slice, so stopping there is an overrun, not an answer.
-fn solve_job(
-    job: &Job,
-    metrics: &Metrics,
-    tally: &mut SolveTally,
-    start: Instant,
-    deadline: Option<Instant>,
-    sliced: bool,
-) -> Ran {
+    let deadline = sliced.or(capped);
     let options = &job.options;
     let cancelled = || {
         options
@@ -416,13 +390,13 @@ fn solve_job(
         if job.fault_panic() {
             panic!("fault injected by a test");
         }
-        solver_core::solve::solve_until(&job.grid, options, start, deadline)
+        solver_core::solve::solve_until(&job.grid, options, now, deadline)
     });
     let solution = match solution {
         Ok(solution) => solution,
         Err(err) => return Ran::Done(Err(err)),
     };
-    let overran = sliced
+    let overran = sliced.is_some()
         && matches!(
             solution.outcome,
             Outcome::Stopped {
@@ -466,21 +440,9 @@ pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "a panic with no message".to_owned())
 }
 
-/// Raises a cancel flag when dropped: a dropped RPC future stops its solve.
+/// Raises a cancel flag (lowered at first) when dropped: a dropped RPC future stops its solve.
+#[derive(Default)]
 pub struct CancelOnDrop(pub Arc<AtomicBool>);
-
-impl CancelOnDrop {
-    /// A fresh, lowered flag.
-    pub fn new() -> CancelOnDrop {
-        CancelOnDrop(Arc::new(AtomicBool::new(false)))
-    }
-}
-
-impl Default for CancelOnDrop {
-    fn default() -> Self {
-        CancelOnDrop::new()
-    }
-}
 
 impl Drop for CancelOnDrop {
     fn drop(&mut self) {
