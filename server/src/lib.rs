@@ -116,15 +116,13 @@ impl InMemoryServer {
 /// The serving task of either kind of server, and how to stop it.
 struct Running {
     metrics: Arc<Metrics>,
-    stop: Option<oneshot::Sender<()>>,
+    stop: oneshot::Sender<()>,
     task: JoinHandle<anyhow::Result<()>>,
 }
 
 impl Running {
-    async fn shutdown(mut self) -> anyhow::Result<()> {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
+    async fn shutdown(self) -> anyhow::Result<()> {
+        let _ = self.stop.send(());
         self.task.await.context("server task panicked")?
     }
 }
@@ -192,7 +190,9 @@ async fn prepare(
     Ok((metrics, health, router))
 }
 
-/// Serves `incoming` in the background until stopped; `stopped` runs when it is over.
+/// Serves `incoming` in the background until stopped, then drains: NOT_SERVING first (health
+/// watchers hear it and their streams end), the listener closes, and calls in flight get the
+/// grace period to finish; `stopped` runs when it is over.
 fn launch<I, IO>(
     router: Router<Layers>,
     incoming: I,
@@ -211,18 +211,43 @@ where
         + 'static,
     IO::ConnectInfo: Clone + Send + Sync + 'static,
 {
-    let (stop_tx, stop_rx) = oneshot::channel::<()>();
+    let (stop, stopping) = oneshot::channel::<()>();
     let notice = Duration::from_millis(config.not_serving_notice_ms);
     let grace = Duration::from_millis(config.grace_ms);
+    let draining = Arc::new(Notify::new());
+    let signal_drain = draining.clone();
+    let on_stop = async move {
+        let _ = stopping.await;
+        tracing::info!(grace_ms = grace.as_millis() as u64, "draining");
+        health.drain().await;
+        // Let health watchers hear NOT_SERVING before connections get GOAWAY. A zero notice
+        // (the embedded server) skips the timer, which would still wait for its next tick
+        // (up to a millisecond).
+        if !notice.is_zero() {
+            tokio::time::sleep(notice).await;
+        }
+        signal_drain.notify_one();
+    };
     let task = tokio::spawn(async move {
-        let result = serve(router, incoming, health, grace, notice, stop_rx).await;
+        let serve = router.serve_with_incoming_shutdown(incoming, on_stop);
+        tokio::pin!(serve);
+        let result = tokio::select! {
+            result = &mut serve => result,
+            () = draining.notified() => match tokio::time::timeout(grace, &mut serve).await {
+                Ok(result) => result,
+                Err(_) => {
+                    tracing::warn!("grace period over; closing the calls still open");
+                    Ok(())
+                }
+            },
+        };
         stopped();
         tracing::info!("stopped");
-        result
+        result.context("gRPC server failed")
     });
     Running {
         metrics,
-        stop: Some(stop_tx),
+        stop,
         task,
     }
 }
@@ -354,55 +379,6 @@ async fn serve_metrics(
         }
     });
     Ok(Some(bound))
-}
-
-/// Serves until `stop`, then drains: NOT_SERVING first (health watchers hear it and their
-/// streams end), the listener closes, and calls in flight get `grace` to finish.
-async fn serve<I, IO>(
-    router: Router<Layers>,
-    incoming: I,
-    health: Health,
-    grace: Duration,
-    notice: Duration,
-    stop: oneshot::Receiver<()>,
-) -> anyhow::Result<()>
-where
-    I: futures::Stream<Item = std::io::Result<IO>>,
-    IO: tokio::io::AsyncRead
-        + tokio::io::AsyncWrite
-        + tonic::transport::server::Connected
-        + Unpin
-        + Send
-        + 'static,
-    IO::ConnectInfo: Clone + Send + Sync + 'static,
-{
-    let draining = Arc::new(Notify::new());
-    let signal_drain = draining.clone();
-    let on_stop = async move {
-        let _ = stop.await;
-        tracing::info!(grace_ms = grace.as_millis() as u64, "draining");
-        health.drain().await;
-        // Let health watchers hear NOT_SERVING before connections get GOAWAY. A zero notice
-        // (the embedded server) skips the timer, which would still wait for its next tick
-        // (up to a millisecond).
-        if !notice.is_zero() {
-            tokio::time::sleep(notice).await;
-        }
-        signal_drain.notify_one();
-    };
-    let serve = router.serve_with_incoming_shutdown(incoming, on_stop);
-    tokio::pin!(serve);
-    let result = tokio::select! {
-        result = &mut serve => result,
-        () = draining.notified() => match tokio::time::timeout(grace, &mut serve).await {
-            Ok(result) => result,
-            Err(_) => {
-                tracing::warn!("grace period over; closing the calls still open");
-                Ok(())
-            }
-        },
-    };
-    result.context("gRPC server failed")
 }
 
 /// State shared by every call.

@@ -511,6 +511,12 @@ mod tests {
 
     type Feed = tokio::sync::mpsc::Sender<Result<Frame<Bytes>, Status>>;
 
+    /// Sends `bytes` to a fed body as one DATA frame.
+    async fn send(tx: &Feed, bytes: &[u8]) {
+        let frame = Frame::data(Bytes::copy_from_slice(bytes));
+        tx.send(Ok(frame)).await.unwrap();
+    }
+
     /// A call a quarter through a 400-byte message, holding its 800 bytes of room, and what
     /// feeds it (kept, so the message stays unfinished).
     async fn holding_room(
@@ -518,8 +524,7 @@ mod tests {
     ) -> (Feed, Receiving<http_body_util::StreamBody<Chunks>>) {
         let (tx, source) = fed();
         let mut body = Receiving::new(source, admission.clone(), false);
-        let quarter = Bytes::copy_from_slice(&message(400, b'a')[..100]);
-        tx.send(Ok(Frame::data(quarter))).await.unwrap();
+        send(&tx, &message(400, b'a')[..100]).await;
         assert_eq!(data(poll(&mut body)).len(), 100);
         (tx, body)
     }
@@ -527,7 +532,23 @@ mod tests {
     fn poll<B: Body<Data = Bytes, Error = Status> + Unpin>(
         body: &mut Receiving<B>,
     ) -> Poll<Option<Result<Frame<Bytes>, Status>>> {
-        Pin::new(body).poll_frame(&mut Context::from_waker(Waker::noop()))
+        poll_in(body, &mut Context::from_waker(Waker::noop()))
+    }
+
+    fn poll_in<B: Body<Data = Bytes, Error = Status> + Unpin>(
+        body: &mut Receiving<B>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Status>>> {
+        Pin::new(body).poll_frame(cx)
+    }
+
+    /// The error `body` ends with, once it comes; `why` says what it should be.
+    async fn error<B: Body<Data = Bytes, Error = Status> + Unpin>(
+        body: &mut Receiving<B>,
+        why: &str,
+    ) -> Status {
+        let end = std::future::poll_fn(|cx| poll_in(body, cx)).await;
+        end.expect("an end").expect_err(why)
     }
 
     fn data(frame: Poll<Option<Result<Frame<Bytes>, Status>>>) -> Bytes {
@@ -564,14 +585,10 @@ mod tests {
         let (tx, source) = fed();
         let mut body = Receiving::new(source, admission.clone(), false);
         let whole = message(400, b'a');
-        tx.send(Ok(Frame::data(Bytes::copy_from_slice(&whole[..200]))))
-            .await
-            .unwrap();
+        send(&tx, &whole[..200]).await;
         assert_eq!(data(poll(&mut body)).len(), 200);
         assert_eq!(admission.receiving.available_permits(), 200);
-        tx.send(Ok(Frame::data(Bytes::copy_from_slice(&whole[200..]))))
-            .await
-            .unwrap();
+        send(&tx, &whole[200..]).await;
         assert_eq!(data(poll(&mut body)).len(), 205);
         assert_eq!(admission.receiving.available_permits(), 1000);
     }
@@ -582,9 +599,7 @@ mod tests {
         let admission = admission(1000, 10_000);
         let (tx, source) = fed();
         let mut body = Receiving::new(source, admission.clone(), true);
-        tx.send(Ok(Frame::data(Bytes::from(message(400, b'a')))))
-            .await
-            .unwrap();
+        send(&tx, &message(400, b'a')).await;
         assert_eq!(data(poll(&mut body)).len(), 405);
         assert_eq!(admission.receiving.available_permits(), 200);
         drop(tx);
@@ -607,13 +622,9 @@ mod tests {
         let mut b = Receiving::new(source_b, admission.clone(), false);
         // A is halfway through a message that holds 800 bytes of room.
         let big = message(400, b'a');
-        tx_a.send(Ok(Frame::data(Bytes::copy_from_slice(&big[..200]))))
-            .await
-            .unwrap();
+        send(&tx_a, &big[..200]).await;
         assert_eq!(data(poll(&mut a)).len(), 200);
-        tx_b.send(Ok(Frame::data(Bytes::from(message(300, b'b')))))
-            .await
-            .unwrap();
+        send(&tx_b, &message(300, b'b')).await;
         // B's message needs 600: nothing passes but its first four header bytes.
         assert_eq!(data(poll(&mut b)).len(), 4);
         assert!(b.acquiring.is_some(), "the call waits for room");
@@ -629,14 +640,9 @@ mod tests {
         let (tx, source) = fed();
         let mut body = Receiving::new(source, admission.clone(), false);
         let whole = message(100, b'a');
-        tx.send(Ok(Frame::data(Bytes::copy_from_slice(&whole[..50]))))
-            .await
-            .unwrap();
+        send(&tx, &whole[..50]).await;
         assert_eq!(data(poll(&mut body)).len(), 50);
-        let err = std::future::poll_fn(|cx| Pin::new(&mut body).poll_frame(cx))
-            .await
-            .expect("an end")
-            .expect_err("overdue");
+        let err = error(&mut body, "overdue").await;
         assert_eq!(err.code(), tonic::Code::DeadlineExceeded);
         assert!(err.message().contains("--idle-timeout-ms"), "{err:?}");
         // The room goes back with the error, though the body lives on.
@@ -674,47 +680,33 @@ mod tests {
             let (tx, source) = fed();
             let mut body = Receiving::new(source, admission.clone(), one_message);
             if !sent.is_empty() {
-                tx.send(Ok(Frame::data(Bytes::copy_from_slice(sent))))
-                    .await
-                    .unwrap();
+                send(&tx, sent).await;
                 assert_eq!(data(poll(&mut body)).len(), sent.len());
             }
-            let err = std::future::poll_fn(|cx| Pin::new(&mut body).poll_frame(cx))
-                .await
-                .expect("an end")
-                .expect_err("overdue");
+            let err = error(&mut body, "overdue").await;
             assert_eq!(err.code(), tonic::Code::DeadlineExceeded, "{one_message}");
         }
         // A whole message whose body never ends: tonic waits for the end before the handler.
         // Empty messages sent now and then do not reset its clock.
         let (tx, source) = fed();
         let mut body = Receiving::new(source, admission(1 << 20, 80), true);
-        tx.send(Ok(Frame::data(Bytes::from(message(3, b'a')))))
-            .await
-            .unwrap();
+        send(&tx, &message(3, b'a')).await;
         assert_eq!(data(poll(&mut body)).len(), 8);
         assert!(poll(&mut body).is_pending());
         tokio::time::sleep(Duration::from_millis(50)).await;
-        tx.send(Ok(Frame::data(Bytes::from(message(0, b'a')))))
-            .await
-            .unwrap();
+        send(&tx, &message(0, b'a')).await;
         assert_eq!(data(poll(&mut body)).len(), 5);
-        let err = std::future::poll_fn(|cx| Pin::new(&mut body).poll_frame(cx))
-            .await
-            .expect("an end")
-            .expect_err("overdue");
+        let err = error(&mut body, "overdue").await;
         assert_eq!(err.code(), tonic::Code::DeadlineExceeded);
         // Between whole messages a stream may pause: no clock runs.
         let admission = admission(1 << 20, 50);
         let (tx, source) = fed();
         let mut body = Receiving::new(source, admission, false);
-        tx.send(Ok(Frame::data(Bytes::from(message(3, b'a')))))
-            .await
-            .unwrap();
+        send(&tx, &message(3, b'a')).await;
         assert_eq!(data(poll(&mut body)).len(), 8);
         let paused = tokio::time::timeout(
             Duration::from_millis(200),
-            std::future::poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)),
+            std::future::poll_fn(|cx| poll_in(&mut body, cx)),
         )
         .await;
         assert!(paused.is_err(), "still waiting for the next message");
@@ -730,18 +722,14 @@ mod tests {
         assert!(poll(&mut b).is_pending());
         tokio::time::sleep(Duration::from_millis(60)).await;
         let whole = message(300, b'b');
-        tx_b.send(Ok(Frame::data(Bytes::copy_from_slice(&whole[..255]))))
-            .await
-            .unwrap();
+        send(&tx_b, &whole[..255]).await;
         assert_eq!(data(poll(&mut b)).len(), 4);
         tokio::time::sleep(Duration::from_millis(200)).await;
         drop(a);
         assert_eq!(data(poll(&mut b)).len(), 251);
         // Its clock restarted with its room: waiting for its last bytes is not overdue.
         assert!(poll(&mut b).is_pending());
-        tx_b.send(Ok(Frame::data(Bytes::copy_from_slice(&whole[255..]))))
-            .await
-            .unwrap();
+        send(&tx_b, &whole[255..]).await;
         assert_eq!(data(poll(&mut b)).len(), 50);
         drop(tx_b);
         assert!(matches!(poll(&mut b), Poll::Ready(None)));
@@ -753,15 +741,10 @@ mod tests {
         let (_feed, a) = holding_room(&admission).await;
         let (tx_b, source_b) = fed();
         let mut b = Receiving::new(source_b, admission.clone(), false);
-        tx_b.send(Ok(Frame::data(Bytes::from(message(300, b'b')))))
-            .await
-            .unwrap();
+        send(&tx_b, &message(300, b'b')).await;
         assert_eq!(data(poll(&mut b)).len(), 4);
         let waited = std::time::Instant::now();
-        let err = std::future::poll_fn(|cx| Pin::new(&mut b).poll_frame(cx))
-            .await
-            .expect("an end")
-            .expect_err("refused");
+        let err = error(&mut b, "refused").await;
         assert!(waited.elapsed() >= ROOM_WAIT - Duration::from_millis(50));
         assert_eq!(err.code(), tonic::Code::ResourceExhausted);
         assert!(err.message().contains("--memory-budget"), "{err:?}");

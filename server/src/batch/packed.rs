@@ -801,6 +801,19 @@ mod tests {
         assert_eq!(&grid.cells()[..2], &[16, 15]);
     }
 
+    /// The source of a message of 9x9 puzzles, `cells` laid out as `layout` says.
+    fn source(layout: Layout, cells: Bytes) -> Source {
+        Source {
+            shape: Shape::CLASSIC,
+            layout,
+            cells: Mutex::new(cells),
+            options: Ok(solver_core::Options::default()),
+            cancel: Arc::default(),
+            cap: std::time::Duration::from_secs(10),
+            answer_cap: crate::admission::methods::MOST_ANSWER_BYTES,
+        }
+    }
+
     /// What a stream's message holds, here from semaphores of its own.
     fn hold() -> Hold {
         let permit = || {
@@ -850,15 +863,7 @@ mod tests {
                 Layout::Nibbles => nibbles::pack(puzzle, &mut cells),
             }
         }
-        let source = Source {
-            shape: Shape::CLASSIC,
-            layout,
-            cells: Mutex::new(cells.into()),
-            options: Ok(solver_core::Options::default()),
-            cancel: Arc::default(),
-            cap: std::time::Duration::from_secs(10),
-            answer_cap: crate::admission::methods::MOST_ANSWER_BYTES,
-        };
+        let source = source(layout, cells.into());
         let pack = Arc::new(Pack::new("m".to_owned(), 7, hold(), 5, source));
         let parts: Vec<Part> = [0..2, 2..3, 3..5]
             .into_iter()
@@ -960,13 +965,9 @@ mod tests {
         ] {
             let cancel = Arc::new(std::sync::atomic::AtomicBool::new(false));
             let source = Source {
-                shape: Shape::CLASSIC,
-                layout: Layout::Bytes,
-                cells: Mutex::new(values(PUZZLE).into()),
                 options,
                 cancel: cancel.clone(),
-                cap: std::time::Duration::from_secs(10),
-                answer_cap: crate::admission::methods::MOST_ANSWER_BYTES,
+                ..source(Layout::Bytes, values(PUZZLE).into())
             };
             let pack = Arc::new(Pack::new("m".to_owned(), 0, hold(), 1, source));
             let item = Item {
@@ -1082,15 +1083,7 @@ mod tests {
             _slot: take(0),
             _stream_bytes: take(1),
         };
-        let source = Source {
-            shape: Shape::CLASSIC,
-            layout: Layout::Bytes,
-            cells: Mutex::new(PUZZLE.repeat(3).into_bytes().into()),
-            options: Ok(solver_core::Options::default()),
-            cancel: Arc::default(),
-            cap: std::time::Duration::from_secs(10),
-            answer_cap: crate::admission::methods::MOST_ANSWER_BYTES,
-        };
+        let source = source(Layout::Bytes, PUZZLE.repeat(3).into_bytes().into());
         let pack = Arc::new(Pack::new("m".to_owned(), 7, hold, 3, source));
         let part = Part::new(pack.clone(), 0..3);
         // Built before it goes long, as on a solver thread.
@@ -1127,15 +1120,7 @@ mod tests {
             _slot: take(),
             _stream_bytes: take(),
         };
-        let source = Source {
-            shape: Shape::CLASSIC,
-            layout: Layout::Bytes,
-            cells: Mutex::new(PUZZLE.repeat(4).into_bytes().into()),
-            options: Ok(solver_core::Options::default()),
-            cancel: Arc::default(),
-            cap: std::time::Duration::from_secs(10),
-            answer_cap: crate::admission::methods::MOST_ANSWER_BYTES,
-        };
+        let source = source(Layout::Bytes, PUZZLE.repeat(4).into_bytes().into());
         let pack = Arc::new(Pack::new("m".to_owned(), 0, hold, 4, source));
         let part = Part::new(pack.clone(), 0..4);
         assert!(part.detach(3).is_none());

@@ -7,13 +7,13 @@ use std::time::{Duration, Instant};
 
 use solver_core::StopReason;
 use solver_core::logic::{End, Explainer, LogicError, RateOptions, Step};
-use sudoku_proto::{pb, verdict_of};
+use sudoku_proto::pb;
 use tokio::sync::mpsc;
 use tonic::Status;
 use tracing::{Instrument, Span};
 
 use crate::Shared;
-use crate::rpc::puzzles::{LogicCall, until_deadline};
+use crate::rpc::puzzles::{LogicCall, until_deadline, verdict_answer};
 use crate::scheduling::lanes::Tenant;
 use crate::scheduling::logic::Until;
 use crate::scheduling::pool::CancelOnDrop;
@@ -76,13 +76,11 @@ impl Explaining {
                 Ok(explainer) => break explainer,
                 Err(LogicError::Stopped(StopReason::Deadline)) if until.slice => short = false,
                 Err(err) => {
-                    return match verdict_of(&err) {
-                        Some(verdict) => Ok(Started::Verdict(pb::ExplainResponse {
-                            verdict: verdict.into(),
-                            ..pb::ExplainResponse::default()
-                        })),
-                        None => Err(crate::rpc::puzzles::logic_status(&err)),
-                    };
+                    let verdict = verdict_answer(&err, |verdict| pb::ExplainResponse {
+                        verdict,
+                        ..pb::ExplainResponse::default()
+                    });
+                    return verdict.map(Started::Verdict);
                 }
             }
         };

@@ -200,13 +200,20 @@ fn stopped_at_deadline(err: &LogicError) -> bool {
     matches!(err, LogicError::Stopped(StopReason::Deadline))
 }
 
-/// A logic error that is the caller's fault, as INVALID_ARGUMENT; `None` for verdicts.
-pub(crate) fn logic_status(err: &LogicError) -> Status {
+/// The answer to logic work that failed: a message with its verdict (made by `answer`) where
+/// the failure is one, else the caller's fault as INVALID_ARGUMENT.
+pub(crate) fn verdict_answer<M>(
+    err: &LogicError,
+    answer: impl FnOnce(i32) -> M,
+) -> Result<M, Status> {
+    if let Some(verdict) = verdict_of(err) {
+        return Ok(answer(verdict.into()));
+    }
     let field = match err {
         LogicError::MarksCount { .. } => "candidates.masks",
         _ => "grid",
     };
-    crate::status::bad_request(field, err.to_string())
+    Err(crate::status::bad_request(field, err.to_string()))
 }
 
 #[tonic::async_trait]
@@ -239,13 +246,10 @@ impl pb::puzzles_server::Puzzles for PuzzlesService {
         telemetry::record_logic(&Span::current(), side, rated);
         let mut answer = match rating {
             Ok(rating) => rating_to_pb(&rating),
-            Err(err) => match verdict_of(&err) {
-                Some(verdict) => pb::RateResponse {
-                    verdict: verdict.into(),
-                    ..pb::RateResponse::default()
-                },
-                None => return Err(logic_status(&err)),
-            },
+            Err(err) => verdict_answer(&err, |verdict| pb::RateResponse {
+                verdict,
+                ..pb::RateResponse::default()
+            })?,
         };
         answer.id = request.id;
         Ok(Response::new(answer))
@@ -284,13 +288,10 @@ impl pb::puzzles_server::Puzzles for PuzzlesService {
                 wrong_candidates: hint.wrong_marks.iter().map(pb::Cell::from).collect(),
                 solved: hint.solved,
             },
-            Err(err) => match verdict_of(&err) {
-                Some(verdict) => pb::HintResponse {
-                    verdict: verdict.into(),
-                    ..pb::HintResponse::default()
-                },
-                None => return Err(logic_status(&err)),
-            },
+            Err(err) => verdict_answer(&err, |verdict| pb::HintResponse {
+                verdict,
+                ..pb::HintResponse::default()
+            })?,
         };
         Ok(Response::new(answer))
     }
