@@ -1,4 +1,4 @@
-//! What the admission and compression layers need to know of a call from its path.
+//! What admission and compression need to know of a call from its path.
 
 /// Methods whose clients send a stream of messages, and may pause between them (their
 /// streams' idleness is watched by the batch reader); every other call's body is one message.

@@ -68,7 +68,7 @@ impl Admission {
 
     /// Room a message holds while it is received: twice its bytes (the bytes buffered, and
     /// what tonic makes of them), compressed or not. A compressed message is expanded only
-    /// once its last byte has passed, when its room has gone back: the compression layer
+    /// once its last byte has passed, when its room has gone back: compression
     /// expands it and tonic decodes it within that one poll, so an expansion is held by a
     /// running poll, one per async thread at most, never by a message waiting for bytes
     /// (counting what one might expand to would let a few tiny compressed messages fill the
@@ -76,7 +76,7 @@ impl Admission {
     /// the whole budget takes all of it, so it still goes, alone.
     fn cost(&self, limit: usize, compressed: bool, len: usize) -> u32 {
         // One past what is accepted is refused by its header alone (by tonic, or by the
-        // compression layer), before anything is buffered: it must not queue for the budget.
+        // expansion), before anything is buffered: it must not queue for the budget.
         if (Header { compressed, len }).exceeds(limit) {
             return 0;
         }
@@ -173,7 +173,7 @@ where
         let path = request.uri().path().to_owned();
         let one_message = is_one_message(&path);
         let limit = message_limit(request.uri().path(), self.admission.max_message);
-        // A batch stream's room, which its reader and the compression layer see too.
+        // A batch stream's room, which its reader and its expansion see too.
         let stream = kept_bytes(&path).map(|kept_for| self.admission.streams.open(kept_for));
         if let Some(stream) = &stream {
             request.extensions_mut().insert(stream.clone());
@@ -665,7 +665,7 @@ mod tests {
             ..Config::default()
         }));
         assert_eq!(small.cost(4096, false, 4096), 1000);
-        // What its header alone gets refused (by tonic, or the compression layer) costs
+        // What its header alone gets refused (by tonic, or by expansion) costs
         // nothing: it must not wait for room, nor hold any.
         assert_eq!(admission.cost(4096, false, 4097), 0);
         assert_eq!(admission.cost(4096, true, 2 * 4096 + 1025), 0);

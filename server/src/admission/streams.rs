@@ -52,8 +52,8 @@ pub(crate) struct Room {
     looking: AtomicBool,
 }
 
-/// One batch stream as the room sees it, shared by the door, the compression layer and the
-/// stream's reader.
+/// One batch stream as the room sees it, shared by the door, the expansion of its messages
+/// and its reader.
 pub(crate) struct StreamRoom {
     /// Its room.
     held: Mutex<Option<OwnedSemaphorePermit>>,

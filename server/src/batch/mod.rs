@@ -12,6 +12,7 @@ mod packed;
 mod rate;
 mod single;
 
+use std::convert::Infallible;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
@@ -317,7 +318,7 @@ impl<M: Batched> Reader<M> {
     /// Reads the stream to its end, then waits until every answer has gone out; the status
     /// the stream ends with, if not OK.
     async fn run(mut self, mut inbound: Streaming<M>) -> Option<Status> {
-        let end = self.read_all(&mut inbound).await;
+        let Err(end) = self.read_all(&mut inbound).await;
         // Nothing more is read: the body, and the room in the receive budget its last
         // message holds, go now, not once the answers owed have been taken.
         drop(inbound);
@@ -343,35 +344,32 @@ impl<M: Batched> Reader<M> {
             }
             End::Stalled(status) => {
                 self.cancel.store(true, Ordering::Relaxed);
-                self.discard_answers();
+                // The answers nobody is taking go, freeing what their puzzles hold.
+                if let Some(answers) = self.answers.upgrade()
+                    && let Ok(mut inbox) = answers.lock()
+                {
+                    inbox.discard();
+                }
                 Some(status)
             }
         }
     }
 
-    async fn read_all(&mut self, inbound: &mut Streaming<M>) -> End {
+    /// Reads and submits messages until the stream ends, and why.
+    async fn read_all(&mut self, inbound: &mut Streaming<M>) -> Result<Infallible, End> {
         let mut waiting: Option<(M, usize)> = None;
         loop {
-            let next = match waiting.take() {
-                Some(read) => Ok(read),
-                None => match self.next_message(inbound).await {
-                    Ok(Ok(Some(message))) => self.count(message),
-                    Ok(Ok(None)) => return End::Done,
-                    Ok(Err(status)) => return self.broken(status),
-                    Err(stopped) => return stopped,
+            let (first, puzzles) = match waiting.take() {
+                Some(read) => read,
+                None => match self.next_message(inbound).await? {
+                    Ok(Some(message)) => self.count(message)?,
+                    Ok(None) => return Err(End::Done),
+                    Err(status) => return Err(self.broken(status)),
                 },
-            };
-            let (first, puzzles) = match next {
-                Ok(read) => read,
-                Err(end) => return end,
             };
             let hold = match self.try_hold(&first, puzzles) {
                 Some(hold) => hold,
-                None => match self.hold(&first, puzzles).await {
-                    Ok(Some(hold)) => hold,
-                    Ok(None) => return End::ClientLeft,
-                    Err(stopped) => return stopped,
-                },
+                None => (self.hold(&first, puzzles).await?).ok_or(End::ClientLeft)?,
             };
             let mut group = vec![self.read(first, puzzles, hold)];
             // Take every message already received, as far as the window and share allow.
@@ -408,7 +406,7 @@ impl<M: Batched> Reader<M> {
                 },
             );
             if let Some(end) = end {
-                return end;
+                return Err(end);
             }
         }
     }
@@ -585,15 +583,5 @@ impl<M: Batched> Reader<M> {
             M::broken(self.messages, self.index, status.message()),
             bytes::Bytes::copy_from_slice(status.details()),
         ))
-    }
-
-    /// Drops the answers nobody is taking, freeing what their puzzles hold.
-    fn discard_answers(&self) {
-        let Some(answers) = self.answers.upgrade() else {
-            return;
-        };
-        if let Ok(mut inbox) = answers.lock() {
-            inbox.discard();
-        }
     }
 }
