@@ -172,6 +172,11 @@ pub fn prepare(
     Ok(job)
 }
 
+/// Whether a solve stopped for `reason`.
+pub fn stopped_for(outcome: &Outcome, reason: StopReason) -> bool {
+    matches!(outcome, Outcome::Stopped { reason: why, .. } if *why == reason)
+}
+
 /// The wire outcome of a solver outcome.
 pub fn wire_outcome(outcome: &Outcome) -> pb::Outcome {
     match outcome {

@@ -152,25 +152,21 @@ where
     }
 
     fn call(&mut self, mut request: http::Request<tonic::body::Body>) -> Self::Future {
-        // Refusals are trailers-only, and the body is never read.
-        let refused = |status: Status| -> Self::Future {
-            Box::pin(std::future::ready(Ok(status.into_http())))
-        };
-        // Held by the body, which the reflection service reads until the stream ends.
-        let mut stream_slot = None;
-        if is_reflection(request.uri().path()) {
-            match self.admission.reflection.clone().try_acquire_owned() {
-                Ok(permit) => stream_slot = Some(permit),
-                Err(_) => {
-                    return refused(Status::resource_exhausted(format!(
-                        "server busy: {REFLECTION_STREAMS} reflection streams already open; \
-                         retry with backoff"
-                    )));
-                }
-            }
-        }
         let admission = self.admission.clone();
         let path = request.uri().path().to_owned();
+        // Held by the body, which the reflection service reads until the stream ends.
+        let reflection = is_reflection(&path).then(|| admission.reflection.clone());
+        let stream_slot = match reflection.map(Semaphore::try_acquire_owned) {
+            Some(Err(_)) => {
+                let busy = Status::resource_exhausted(format!(
+                    "server busy: {REFLECTION_STREAMS} reflection streams already open; retry \
+                     with backoff"
+                ));
+                // Trailers-only, and the body is never read.
+                return Box::pin(std::future::ready(Ok(busy.into_http())));
+            }
+            slot => slot.and_then(Result::ok),
+        };
         let one_message = is_one_message(&path);
         let limit = message_limit(request.uri().path(), self.admission.max_message);
         // A batch stream's room, which its reader and its expansion see too.

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use solver_core::{Outcome, Shape, StopReason};
+use solver_core::{Shape, StopReason};
 use sudoku_proto::pb;
 use tonic::metadata::MetadataMap;
 use tonic::{Request, Response, Status, Streaming};
@@ -14,7 +14,7 @@ use crate::admission::streams::StreamRoom;
 use crate::batch::Caller;
 use crate::scheduling::lanes::Tenant;
 use crate::scheduling::pool::CancelOnDrop;
-use crate::solving::{prepare, response};
+use crate::solving::{prepare, response, stopped_for};
 use crate::telemetry;
 
 /// The Sudoku service; cheap to clone.
@@ -73,13 +73,8 @@ impl pb::sudoku_server::Sudoku for SudokuService {
         let side = shape.map_or(0, |s| s.side());
         let work = telemetry::solve_span();
         let solution = self.shared.pool.solve(tenant, job).instrument(work).await?;
-        let stopped_by_caller = matches!(
-            solution.outcome,
-            Outcome::Stopped {
-                reason: StopReason::Deadline,
-                ..
-            }
-        ) && deadline.is_some_and(|d| Instant::now() >= d);
+        let stopped_by_caller = stopped_for(&solution.outcome, StopReason::Deadline)
+            && deadline.is_some_and(|d| Instant::now() >= d);
         telemetry::record_solve(&tracing::Span::current(), side, &solution);
         if stopped_by_caller {
             return Err(stopped_status(&solution.stats));

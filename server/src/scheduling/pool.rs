@@ -7,13 +7,13 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use solver_core::{Grid, Options, Outcome, Report, SolveError, StopReason};
+use solver_core::{Grid, Options, Report, SolveError, StopReason};
 use tokio::sync::oneshot;
 
 use crate::metrics::Metrics;
 use crate::metrics::solves::SolveTally;
 use crate::scheduling::lanes::{Lanes, Tenant};
-use crate::solving::Job;
+use crate::solving::{Job, stopped_for};
 
 /// The largest grid side tried on the calling task before going to a solver thread.
 const INLINE_MAX_SIDE: usize = 9;
@@ -156,13 +156,7 @@ impl Pool {
             Ok(solution) => solution,
             Err(err) => return Some(Err(err)),
         };
-        let hit_our_cap = matches!(
-            solution.outcome,
-            Outcome::Stopped {
-                reason: StopReason::Budget,
-                ..
-            }
-        ) && !own_budget;
+        let hit_our_cap = stopped_for(&solution.outcome, StopReason::Budget) && !own_budget;
         if !own_budget {
             self.inline.record(!hit_our_cap);
         }
@@ -396,14 +390,7 @@ fn run(
         Ok(solution) => solution,
         Err(err) => return Ran::Done(Err(err)),
     };
-    let overran = sliced.is_some()
-        && matches!(
-            solution.outcome,
-            Outcome::Stopped {
-                reason: StopReason::Deadline,
-                ..
-            }
-        );
+    let overran = sliced.is_some() && stopped_for(&solution.outcome, StopReason::Deadline);
     if overran && !cancelled() {
         return Ran::Overran;
     }
@@ -453,6 +440,7 @@ impl Drop for CancelOnDrop {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use solver_core::Outcome;
 
     /// Solved by singles alone: no guess.
     const EASY: &str =
@@ -568,13 +556,7 @@ mod tests {
             .try_inline(&empty, &options)
             .expect("answered inline")
             .expect("ran");
-        assert!(matches!(
-            solution.outcome,
-            Outcome::Stopped {
-                reason: StopReason::Budget,
-                ..
-            }
-        ));
+        assert!(stopped_for(&solution.outcome, StopReason::Budget));
         assert_eq!(
             solution.stats.guesses, 6,
             "stopped on the guess past the budget"
