@@ -169,27 +169,6 @@ pub async fn start_in_memory(config: Config) -> anyhow::Result<InMemoryServer> {
     Ok(InMemoryServer { dialer, running })
 }
 
-/// What either kind of server serves with, `config` checked first: its metrics, its health
-/// service and every service routed (reflection where `reflection`).
-async fn prepare(
-    config: &Config,
-    reflection: bool,
-) -> anyhow::Result<(Arc<Metrics>, Health, Router<Layers>)> {
-    config.check()?;
-    let metrics = Arc::new(Metrics::new());
-    let shared = Arc::new(Shared::new(config, metrics.clone())?);
-    let health = Health::new().await;
-    let router = services(
-        transport(config)?,
-        config,
-        shared,
-        &health,
-        &metrics,
-        reflection,
-    )?;
-    Ok((metrics, health, router))
-}
-
 /// Serves `incoming` in the background until stopped, then drains: NOT_SERVING first (health
 /// watchers hear it and their streams end), the listener closes, and calls in flight get the
 /// grace period to finish; `stopped` runs when it is over.
@@ -286,17 +265,18 @@ type Layers = Stack<
     Stack<CountCalls, Stack<GrpcWebLayer, Stack<CorsLayer, Stack<ServePage, NoLayer>>>>,
 >;
 
-/// Every service the server answers, each accepting and answering gzip and zstd (by
-/// [`AdmitCalls`]), with every call counted by the metrics layer; server reflection
-/// where `reflection` (building its index costs start-up time a short-lived server notices).
-fn services(
-    transport: tonic::transport::Server,
+/// What either kind of server serves with, `config` checked first: its metrics, its health
+/// service and every service it answers, each accepting and answering gzip and zstd (by
+/// [`AdmitCalls`]), with every call counted by the metrics layer; server reflection where
+/// `reflection` (building its index costs start-up time a short-lived server notices).
+async fn prepare(
     config: &Config,
-    shared: Arc<Shared>,
-    health: &Health,
-    metrics: &Arc<Metrics>,
     reflection: bool,
-) -> anyhow::Result<Router<Layers>> {
+) -> anyhow::Result<(Arc<Metrics>, Health, Router<Layers>)> {
+    config.check()?;
+    let metrics = Arc::new(Metrics::new());
+    let shared = Arc::new(Shared::new(config, metrics.clone())?);
+    let health = Health::new().await;
     // Every service takes messages up to the size `admission::methods::message_limit` gives it: the
     // receive budget charges nothing for one its header shows to be larger (see `admission`), so
     // none may buffer one.
@@ -317,7 +297,7 @@ fn services(
     }
     let sudoku = compressed!(SudokuServer::new(SudokuService::new(shared.clone())));
     let puzzles = compressed!(PuzzlesServer::new(PuzzlesService::new(shared.clone())));
-    let mut transport = transport
+    let mut transport = transport(config)?
         .accept_http1(true)
         .layer(ServePage::new(!config.no_page))
         .layer(cors(&config.cors_origins))
@@ -329,16 +309,17 @@ fn services(
         .add_service(puzzles)
         .add_service(compressed!(health.service(), control));
     if !reflection {
-        return Ok(router);
+        return Ok((metrics, health, router));
     }
     let builder = || {
         tonic_reflection::server::Builder::configure()
             .register_encoded_file_descriptor_set(sudoku_proto::FILE_DESCRIPTOR_SET)
             .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
     };
-    Ok(router
+    let router = router
         .add_service(compressed!(builder().build_v1()?, control))
-        .add_service(compressed!(builder().build_v1alpha()?, control)))
+        .add_service(compressed!(builder().build_v1alpha()?, control));
+    Ok((metrics, health, router))
 }
 
 /// CORS for gRPC-Web from `origins`: none answers no preflight, so browsers keep other

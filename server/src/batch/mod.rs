@@ -327,10 +327,8 @@ impl<M: Batched> Reader<M> {
             End::Done | End::Broken(_) => {
                 let window = self.window.clone();
                 let all = window.acquire_many(self.shared.batch_window as u32);
-                match self.watch_unless(all, || false).await {
-                    Ok(_) => end,
-                    Err(stopped) => stopped,
-                }
+                // Unless it stops while its client takes them.
+                self.watch_unless(all, || false).await.err().unwrap_or(end)
             }
             stopped => stopped,
         };
@@ -416,10 +414,7 @@ impl<M: Batched> Reader<M> {
     /// flight (OUT_OF_RANGE, as a message larger than its method takes; a message of one
     /// puzzle, which cannot be smaller, goes alone).
     fn count(&self, message: M) -> Result<(M, usize), End> {
-        let puzzles = match message.puzzles(&self.shared.limits) {
-            Ok(puzzles) => puzzles,
-            Err(status) => return Err(self.broken(status)),
-        };
+        let puzzles = (message.puzzles(&self.shared.limits)).map_err(|s| self.broken(s))?;
         let (window, share) = (self.shared.batch_window, self.shared.stream_bytes);
         let held = message.held_bytes(puzzles);
         if puzzles > 1 && (puzzles > window || held > share) {
