@@ -161,13 +161,8 @@ impl Room {
         stream.at_door.store(true, Ordering::Relaxed);
         let _waiting = AtDoor(&self.wanted, &stream, more);
         self.keep_looking();
-        match self.room.clone().acquire_many_owned(permits(more)).await {
-            Ok(permit) => {
-                stream.add(permit);
-                true
-            }
-            Err(_) => false,
-        }
+        let permit = self.room.clone().acquire_many_owned(permits(more)).await;
+        permit.map(|permit| stream.add(permit)).is_ok()
     }
 
     /// Grows `stream` as [`Room::grow`] does, for a message already in memory (one expanded
@@ -178,16 +173,12 @@ impl Room {
         if more == 0 {
             return true;
         }
-        match self.room.clone().try_acquire_many_owned(permits(more)) {
-            Ok(permit) => {
-                stream.add(permit);
-                true
-            }
-            Err(_) => {
-                self.look(self.room.available_permits(), more);
-                false
-            }
-        }
+        let Ok(permit) = self.room.clone().try_acquire_many_owned(permits(more)) else {
+            self.look(self.room.available_permits(), more);
+            return false;
+        };
+        stream.add(permit);
+        true
     }
 
     /// Looks over the streams every [`LOOK_AGAIN`] while any header waits for room, in one

@@ -419,7 +419,7 @@ impl Pack {
             ..pb::PackedAnswers::default()
         };
         let mut solution = vec![0; source.bytes_each()];
-        let error = match result {
+        match result {
             Ok(report) => {
                 answer.outcomes[0] = wire_outcome(&report.outcome) as u8;
                 answer.guesses[0] = report.stats.guesses;
@@ -427,15 +427,11 @@ impl Pack {
                 if let Some(grid) = report.outcome.grid() {
                     source.layout.pack(grid.cells(), &mut solution);
                 }
-                None
             }
-            Err(err) => Some(err.into_request_error()?.to_pb()),
-        };
-        if let Some(error) = error {
-            answer.errors.push(pb::PackedError {
+            Err(err) => answer.errors.push(pb::PackedError {
                 offset: 0,
-                error: Some(bounded(error)),
-            });
+                error: Some(bounded(err.into_request_error()?.to_pb())),
+            }),
         }
         match source.layout {
             Layout::Bytes => answer.solutions = solution.into(),
