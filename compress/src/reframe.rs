@@ -199,6 +199,16 @@ impl<B> Reframe<B> {
         Ok(rewritten)
     }
 
+    /// At the end of the data: a message cut short is an error.
+    fn end(&mut self) -> Result<(), Status> {
+        self.done = true;
+        if !self.bounds.inside() && self.pending.is_empty() {
+            Ok(())
+        } else {
+            Err(Status::internal("the stream ended inside a message"))
+        }
+    }
+
     /// Refuses a message no message that long can be accepted, before it is buffered.
     fn admit(&self, header: Header) -> Result<(), Status> {
         let Op::Expand { limit, .. } = self.op else {
@@ -269,18 +279,6 @@ where
 
     fn is_end_stream(&self) -> bool {
         self.done && !self.bounds.inside() && self.pending.is_empty() && self.working.is_none()
-    }
-}
-
-impl<B> Reframe<B> {
-    /// At the end of the data: a message cut short is an error.
-    fn end(&mut self) -> Result<(), Status> {
-        self.done = true;
-        if !self.bounds.inside() && self.pending.is_empty() {
-            Ok(())
-        } else {
-            Err(Status::internal("the stream ended inside a message"))
-        }
     }
 }
 

@@ -109,18 +109,7 @@ impl RequestError {
             RequestError::Unsupported(_) => "options.algorithm".to_owned(),
         }
     }
-}
 
-/// `field` of the request's grid field `grid`, or of the request itself where `grid` is empty.
-fn subfield(grid: &str, field: &str) -> String {
-    if grid.is_empty() {
-        field.to_owned()
-    } else {
-        format!("{grid}.{field}")
-    }
-}
-
-impl RequestError {
     /// `INVALID_ARGUMENT` with the message and a `BadRequest` field violation; INTERNAL for a
     /// solver failure.
     pub fn to_status(&self, shape: Option<Shape>) -> Status {
@@ -149,6 +138,15 @@ impl RequestError {
         };
         error.message.shrink_to_fit();
         error
+    }
+}
+
+/// `field` of the request's grid field `grid`, or of the request itself where `grid` is empty.
+fn subfield(grid: &str, field: &str) -> String {
+    if grid.is_empty() {
+        field.to_owned()
+    } else {
+        format!("{grid}.{field}")
     }
 }
 

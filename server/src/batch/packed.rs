@@ -131,7 +131,7 @@ impl Batched for pb::PackedPuzzles {
         }
         // One job per solver thread keeps every core busy with one wake-up per thread.
         let total: usize = packs.iter().map(|(_, count)| count).sum();
-        let per_thread = total.div_ceil(to.shared.pool.workers()).max(1);
+        let per_thread = total.div_ceil(to.shared.pool.lanes.workers).max(1);
         let mut job = Vec::with_capacity(per_thread.min(total));
         for (pack, count) in packs {
             let mut start = 0;

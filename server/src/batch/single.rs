@@ -46,7 +46,7 @@ impl Batched for pb::SolveRequest {
         }
         to.send_now(invalid_answers);
         // One job per solver thread keeps every core busy with one wake-up per thread.
-        let per_thread = items.len().div_ceil(to.shared.pool.workers()).max(1);
+        let per_thread = items.len().div_ceil(to.shared.pool.lanes.workers).max(1);
         while !items.is_empty() {
             let rest = items.split_off(per_thread.min(items.len()));
             let chunk = std::mem::replace(&mut items, rest);
@@ -102,6 +102,14 @@ impl Gathered {
         self.carry.hand(answers, now, &self.to());
     }
 
+    /// Takes this task out of those the carry's answers wait for, with its answers.
+    fn leave(&mut self) {
+        if std::mem::replace(&mut self.joined, false) {
+            let answers = std::mem::take(&mut self.answers);
+            self.carry.leave(answers, &self.to());
+        }
+    }
+
     fn to(&self) -> Out<'_, pb::SolveResponse> {
         Out {
             out: &self.out,
@@ -142,16 +150,6 @@ impl Deliver<Item> for Gathered {
 
     fn went_long(&mut self, _item: &mut Item) {
         self.leave();
-    }
-}
-
-impl Gathered {
-    /// Takes this task out of those the carry's answers wait for, with its answers.
-    fn leave(&mut self) {
-        if std::mem::replace(&mut self.joined, false) {
-            let answers = std::mem::take(&mut self.answers);
-            self.carry.leave(answers, &self.to());
-        }
     }
 }
 

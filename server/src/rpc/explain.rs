@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use solver_core::StopReason;
-use solver_core::logic::{End, Explainer, LogicError, RateOptions, Step};
+use solver_core::logic::{End, Explainer, LogicError, RateOptions};
 use sudoku_proto::pb;
 use tokio::sync::mpsc;
 use tonic::Status;
@@ -131,7 +131,12 @@ impl Explaining {
             };
             self.explainer = explainer;
             for step in &steps {
-                let message = step_message(step, std::mem::take(&mut wrong));
+                // The first message also carries the wrong pencil marks.
+                let message = pb::ExplainResponse {
+                    step: Some(step.into()),
+                    wrong_candidates: std::mem::take(&mut wrong),
+                    ..pb::ExplainResponse::default()
+                };
                 if tx.send(Ok(message)).await.is_err() {
                     return;
                 }
@@ -144,31 +149,19 @@ impl Explaining {
                 }
                 Some(end) => end,
             };
-            let _ = tx.send(Ok(end_message(end, wrong))).await;
+            // How the solve ended, with the wrong marks where no step carried them.
+            let last = pb::ExplainResponse {
+                verdict: match end {
+                    End::Stopped(_) => pb::Verdict::Stopped,
+                    _ => pb::Verdict::Unique,
+                }
+                .into(),
+                solved: end == End::Solved,
+                wrong_candidates: wrong,
+                ..pb::ExplainResponse::default()
+            };
+            let _ = tx.send(Ok(last)).await;
             return;
         }
-    }
-}
-
-/// A step's message; the first message also carries the wrong pencil marks.
-fn step_message(step: &Step, wrong: Vec<pb::Cell>) -> pb::ExplainResponse {
-    pb::ExplainResponse {
-        step: Some(step.into()),
-        wrong_candidates: wrong,
-        ..pb::ExplainResponse::default()
-    }
-}
-
-/// The last message: how the solve ended (and the wrong marks, where no step carried them).
-fn end_message(end: End, wrong: Vec<pb::Cell>) -> pb::ExplainResponse {
-    pb::ExplainResponse {
-        verdict: match end {
-            End::Stopped(_) => pb::Verdict::Stopped,
-            _ => pb::Verdict::Unique,
-        }
-        .into(),
-        solved: end == End::Solved,
-        wrong_candidates: wrong,
-        ..pb::ExplainResponse::default()
     }
 }

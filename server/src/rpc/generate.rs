@@ -18,7 +18,7 @@ use crate::Shared;
 use crate::scheduling::lanes::Tenant;
 use crate::scheduling::logic::Until;
 use crate::scheduling::pool::{CancelOnDrop, PoolError};
-use crate::status::bad_request as invalid;
+use crate::status::{RequestError, bad_request as invalid};
 use crate::telemetry;
 
 /// Most puzzles one request may ask for.
@@ -44,14 +44,12 @@ pub(crate) fn order(request: &pb::GenerateRequest, shared: &Shared) -> Result<Or
             )
         })?,
     };
-    if shape.side() > shared.limits.max_grid_side {
+    let max = shared.limits.max_grid_side;
+    if shape.side() > max {
+        let side = shape.side();
         return Err(invalid(
             "box_rows",
-            format!(
-                "grid side {} is larger than this server's limit of {}",
-                shape.side(),
-                shared.limits.max_grid_side
-            ),
+            RequestError::TooLarge { side, max }.to_string(),
         ));
     }
     let symmetry = match pb::Symmetry::try_from(request.symmetry) {

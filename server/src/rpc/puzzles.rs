@@ -82,12 +82,8 @@ impl PuzzlesService {
     ) -> Result<Result<T, LogicError>, Status> {
         let cap = self.shared.limits.max_solve_time;
         let run = move |until: Until| work(&until_deadline(&options, until.deadline));
-        let work = telemetry::logic_span();
-        let ran = self
-            .shared
-            .pool
-            .run_sliced(tenant, caller, cap, run, stopped);
-        Ok(ran.instrument(work).await?)
+        let ran = (self.shared.pool).run_sliced(tenant, caller, cap, run, stopped);
+        Ok(ran.instrument(telemetry::logic_span()).await?)
     }
 
     /// Checks a Validate request's grids: the player's grid (repeats allowed) and the puzzle.

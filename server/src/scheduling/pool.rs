@@ -113,11 +113,6 @@ impl Pool {
         })
     }
 
-    /// Solver threads per lane.
-    pub fn workers(&self) -> usize {
-        self.lanes.workers()
-    }
-
     /// Solves `job` for `tenant`, on a solver thread unless it is small and settles within
     /// a few guesses; `options.limits.cancel` skips or stops it.
     pub async fn solve(&self, tenant: Tenant, job: Job) -> Result<Report, PoolError> {
