@@ -95,23 +95,18 @@ where
                 .get(ENCODING)
                 .and_then(|e| e.to_str().ok())
                 .and_then(Codec::named);
-            let Some(codec) = sent else {
-                return Ok(http::Response::from_parts(
-                    parts,
-                    tonic::body::Body::new(body),
-                ));
-            };
             // Gone even from a trailers-only answer, which has no messages to expand: tonic,
             // told of no encoding of its own, reads the header before the status, and
             // reported a server's error as an unsupported encoding.
-            parts.headers.remove(ENCODING);
-            if parts.headers.contains_key("grpc-status") {
-                return Ok(http::Response::from_parts(
-                    parts,
-                    tonic::body::Body::new(body),
-                ));
+            if sent.is_some() {
+                parts.headers.remove(ENCODING);
             }
-            let body = tonic::body::Body::new(Reframe::new(body, Op::Expand { codec, limit }));
+            let body = match sent {
+                Some(codec) if !parts.headers.contains_key("grpc-status") => {
+                    tonic::body::Body::new(Reframe::new(body, Op::Expand { codec, limit }))
+                }
+                _ => tonic::body::Body::new(body),
+            };
             Ok(http::Response::from_parts(parts, body))
         })
     }

@@ -14,6 +14,20 @@ pub struct Header {
     pub len: usize,
 }
 
+impl Header {
+    /// Whether the message is too long to be one of at most `limit` bytes expanded: a
+    /// compressed one is rarely larger than what it expands to, and may be up to twice that
+    /// and a little more on the wire.
+    pub fn exceeds(&self, limit: usize) -> bool {
+        let most = if self.compressed {
+            limit.saturating_mul(2).saturating_add(1024)
+        } else {
+            limit
+        };
+        self.len > most
+    }
+}
+
 /// What reading a stream came to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Bound {

@@ -15,7 +15,7 @@ mod reframe;
 pub use frames::PREFIX;
 pub use reframe::{Observer, Reframe};
 
-use bytes::{BufMut, Bytes, BytesMut};
+use bytes::Bytes;
 use tonic::Status;
 
 /// Deflate level: libdeflate's level 1, its fastest; higher levels cost more than solving.
@@ -213,10 +213,8 @@ fn framed(
     write(&mut out)?;
     let len = u32::try_from(out.len() - PREFIX)
         .map_err(|_| Status::resource_exhausted("a message over 4 GiB"))?;
-    let mut prefix = BytesMut::with_capacity(PREFIX);
-    prefix.put_u8(u8::from(compressed));
-    prefix.put_u32(len);
-    out[..PREFIX].copy_from_slice(&prefix);
+    out[0] = u8::from(compressed);
+    out[1..PREFIX].copy_from_slice(&len.to_be_bytes());
     Ok(Bytes::from(out))
 }
 

@@ -199,20 +199,24 @@ impl<B> Reframe<B> {
         Ok(rewritten)
     }
 
+    /// At the end of the data: a message cut short is an error.
+    fn end(&mut self) -> Result<(), Status> {
+        self.done = true;
+        if !self.bounds.inside() && self.pending.is_empty() {
+            Ok(())
+        } else {
+            Err(Status::internal("the stream ended inside a message"))
+        }
+    }
+
     /// Refuses a message no message that long can be accepted, before it is buffered.
     fn admit(&self, header: Header) -> Result<(), Status> {
         let Op::Expand { limit, .. } = self.op else {
             return Ok(());
         };
-        // A compressed message is rarely larger than what it expands to; refuse before
-        // buffering one that could only be refused later (a plain one past the limit too:
-        // the length is the client's word, and the buffer is reserved from it).
-        let most = if header.compressed {
-            limit.saturating_mul(2).saturating_add(1024)
-        } else {
-            limit
-        };
-        if header.len > most {
+        // Refused before buffering one that could only be refused later (a plain one past the
+        // limit too: the length is the client's word, and the buffer is reserved from it).
+        if header.exceeds(limit) {
             // OUT_OF_RANGE, as tonic answers a plain message past the limit: sending it
             // again cannot help.
             return Err(Status::out_of_range(format!(
@@ -275,18 +279,6 @@ where
 
     fn is_end_stream(&self) -> bool {
         self.done && !self.bounds.inside() && self.pending.is_empty() && self.working.is_none()
-    }
-}
-
-impl<B> Reframe<B> {
-    /// At the end of the data: a message cut short is an error.
-    fn end(&mut self) -> Result<(), Status> {
-        self.done = true;
-        if !self.bounds.inside() && self.pending.is_empty() {
-            Ok(())
-        } else {
-            Err(Status::internal("the stream ended inside a message"))
-        }
     }
 }
 

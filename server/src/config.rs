@@ -7,53 +7,37 @@ use std::time::Duration;
 
 use clap::{Parser, ValueEnum};
 
-/// Default gRPC address.
-pub const DEFAULT_LISTEN: &str = "0.0.0.0:50051";
-/// Default Prometheus address.
-pub const DEFAULT_METRICS_LISTEN: &str = "0.0.0.0:9090";
-/// Default largest grid side accepted (25×25 grids).
-pub const DEFAULT_MAX_GRID_SIDE: usize = 25;
-/// Default largest request message.
-pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 4 << 20;
-/// Default limit of HTTP/2 streams per connection.
-pub const DEFAULT_MAX_STREAMS_PER_CONNECTION: u32 = 64;
-/// Default puzzles in flight per BatchSolve stream: groups large enough that a solver thread
-/// wakes once per hundreds of easy puzzles, and room for two 1,000-puzzle BatchSolvePacked
-/// messages, so the next is read and expanded while one is solved (with room for one, the
-/// solver threads would idle through every message's turnaround). The stream's byte budget
-/// still bounds its memory.
-pub const DEFAULT_BATCH_WINDOW: usize = 2048;
+// The defaults of the fields of the same names, each of which says what it bounds.
+const DEFAULT_LISTEN: &str = "0.0.0.0:50051";
+const DEFAULT_METRICS_LISTEN: &str = "0.0.0.0:9090";
+const DEFAULT_MAX_GRID_SIDE: usize = 25;
+const DEFAULT_MAX_MESSAGE_BYTES: usize = 4 << 20;
+const DEFAULT_MAX_STREAMS_PER_CONNECTION: u32 = 64;
+const DEFAULT_MAX_GUESSES: u64 = 100_000_000;
+const DEFAULT_MAX_SOLVE_MS: u64 = 10_000;
+const DEFAULT_GRACE_MS: u64 = 20_000;
+const DEFAULT_MAX_CONNECTIONS: usize = 256;
+const DEFAULT_HANDSHAKE_TIMEOUT_MS: u64 = 10_000;
+const DEFAULT_MAX_ID_BYTES: usize = 256;
+const DEFAULT_STREAM_IDLE_MS: u64 = 60_000;
+/// A 4 MiB message needs a client sending 400 KB/s.
+const DEFAULT_IDLE_TIMEOUT_MS: u64 = 10_000;
+/// Half an hour: long-lived clients reconnect and spread over new replicas.
+const DEFAULT_MAX_CONNECTION_AGE_MS: u64 = 30 * 60 * 1000;
+const DEFAULT_MAX_CONNECTION_AGE_GRACE_MS: u64 = 10 * 60 * 1000;
+// What `Config::apply_memory_budget` makes of the default memory budget.
+const DEFAULT_MAX_STREAM_BYTES: usize = 1 << 20;
+const DEFAULT_MAX_BATCH_BYTES: usize = 192 << 20;
+const DEFAULT_MAX_RECEIVING_BYTES: usize = 64 << 20;
+/// Room for two 1,000-puzzle BatchSolvePacked messages, so the next is read and expanded
+/// while one is solved (with room for one, the solver threads would idle through every
+/// message's turnaround), and groups large enough that a solver thread wakes once per
+/// hundreds of easy puzzles.
+const DEFAULT_BATCH_WINDOW: usize = 2048;
+/// The memory budget where no container limit is found.
+pub const DEFAULT_MEMORY_BUDGET: usize = 320 << 20;
 /// Largest batch window.
 pub const MAX_BATCH_WINDOW: usize = 1 << 20;
-/// Default server-side cap on guesses per puzzle.
-pub const DEFAULT_MAX_GUESSES: u64 = 100_000_000;
-/// Default server-side cap on solve time per puzzle, in milliseconds.
-pub const DEFAULT_MAX_SOLVE_MS: u64 = 10_000;
-/// Default time in-flight work gets to finish after SIGTERM, in milliseconds.
-pub const DEFAULT_GRACE_MS: u64 = 20_000;
-/// Default limit of open client connections; more are closed as soon as accepted.
-pub const DEFAULT_MAX_CONNECTIONS: usize = 256;
-/// Default time a new connection gets to send the HTTP/2 preface (and finish TLS), in ms.
-pub const DEFAULT_HANDSHAKE_TIMEOUT_MS: u64 = 10_000;
-/// Default longest request `id`, in bytes.
-pub const DEFAULT_MAX_ID_BYTES: usize = 256;
-/// Default bytes one BatchSolve stream may hold in requests read and answers not yet sent.
-pub const DEFAULT_MAX_STREAM_BYTES: usize = 1 << 20;
-/// Default bytes all batch streams together may hold: their shares and what their buffers keep.
-pub const DEFAULT_MAX_BATCH_BYTES: usize = 192 << 20;
-/// The memory budget where no container limit is found: the byte budgets' defaults below.
-pub const DEFAULT_MEMORY_BUDGET: usize = 320 << 20;
-/// Default time a BatchSolve stream may go without reading, solving or sending, in ms.
-pub const DEFAULT_STREAM_IDLE_MS: u64 = 60_000;
-/// Default `--memory-budget`.
-pub const DEFAULT_MAX_RECEIVING_BYTES: usize = 64 << 20;
-/// Default `--idle-timeout-ms`: a 4 MiB message needs a client sending 400 KB/s.
-pub const DEFAULT_IDLE_TIMEOUT_MS: u64 = 10_000;
-/// Default age at which a connection is asked to go away (GOAWAY), in ms, so that long-lived
-/// clients reconnect and spread over new replicas; 0 never.
-pub const DEFAULT_MAX_CONNECTION_AGE_MS: u64 = 30 * 60 * 1000;
-/// Default time calls on an aged connection get to finish before it is closed, in ms.
-pub const DEFAULT_MAX_CONNECTION_AGE_GRACE_MS: u64 = 10 * 60 * 1000;
 /// The largest grid side the solver handles.
 pub const MAX_GRID_SIDE: usize = solver_core::Shape::MAX_SIDE;
 /// The most `--max-connections` may be: far beyond what one process's file descriptors allow.
@@ -136,7 +120,11 @@ pub struct Config {
     /// waiting, message buffers batch streams keep); default: 5/8 of the container's memory
     /// limit (cgroup), or 320 MiB where there is none. Sizes the byte budgets and each batch
     /// stream's share.
-    #[arg(long, env = "SUDOKU_MEMORY_BUDGET", value_parser = parse_memory_budget)]
+    #[arg(
+        long,
+        env = "SUDOKU_MEMORY_BUDGET",
+        value_parser = |s: &str| whole_number(s, 1, MAX_MEMORY_BUDGET, MEMORY_BUDGET_RULE)
+    )]
     pub memory_budget: Option<usize>,
     /// HTTP/2 streams per connection; not a flag (with `--max-connections` it bounds the
     /// calls open).
@@ -171,7 +159,7 @@ pub struct Config {
         long,
         env = "SUDOKU_MAX_CONNECTIONS",
         default_value_t = DEFAULT_MAX_CONNECTIONS,
-        value_parser = parse_max_connections
+        value_parser = |s: &str| whole_number(s, 1, MAX_CONNECTIONS, CONNECTIONS_RULE)
     )]
     pub max_connections: usize,
     /// Time a new connection gets to send the HTTP/2 preface (and finish TLS), in
@@ -266,16 +254,6 @@ const CONNECTIONS_RULE: &str = "the server takes 1 to 1,000,000 connections";
 /// What `--memory-budget` may be, in words.
 const MEMORY_BUDGET_RULE: &str = "a memory budget is 1 byte to 1 PiB (1,125,899,906,842,624 bytes)";
 
-/// `--max-connections`.
-fn parse_max_connections(text: &str) -> Result<usize, String> {
-    whole_number(text, 1, MAX_CONNECTIONS, CONNECTIONS_RULE)
-}
-
-/// `--memory-budget`, in bytes.
-fn parse_memory_budget(text: &str) -> Result<usize, String> {
-    whole_number(text, 1, MAX_MEMORY_BUDGET, MEMORY_BUDGET_RULE)
-}
-
 /// An origin for `--cors-origins`: a scheme and a host, with a port if any, and nothing else.
 fn parse_origin(origin: &str) -> Result<http::HeaderValue, String> {
     let scheme_ok = origin.starts_with("http://") || origin.starts_with("https://");
@@ -361,16 +339,6 @@ impl Config {
         self.max_message_bytes.min(packed)
     }
 
-    /// The per-puzzle solve time cap.
-    pub fn max_solve_time(&self) -> Duration {
-        Duration::from_millis(self.max_solve_ms)
-    }
-
-    /// The drain period after a shutdown signal.
-    pub fn grace(&self) -> Duration {
-        Duration::from_millis(self.grace_ms)
-    }
-
     /// How long a batch stream may stand still before it is closed (`None`: for ever); never
     /// less than a solve may take, so a stream waiting on its slowest puzzle is not idle.
     pub fn stream_idle(&self) -> Option<Duration> {
@@ -380,12 +348,6 @@ impl Config {
                     .max(self.max_solve_ms.saturating_add(1000)),
             )
         })
-    }
-
-    /// How long a call may wait on its client, for a message or to take an answer (`None`:
-    /// for ever).
-    pub fn idle_timeout(&self) -> Option<Duration> {
-        (self.idle_timeout_ms != 0).then(|| Duration::from_millis(self.idle_timeout_ms))
     }
 
     /// When a connection is asked to go away, and how long its calls then get (`None`: never).
@@ -430,10 +392,7 @@ impl Config {
         if self.max_connections == 0 {
             return Err(ConfigError::Zero("max-connections"));
         }
-        if self.max_stream_bytes == 0 {
-            return Err(ConfigError::Zero("memory-budget"));
-        }
-        if self.max_receiving_bytes == 0 {
+        if self.max_stream_bytes == 0 || self.max_receiving_bytes == 0 {
             return Err(ConfigError::Zero("memory-budget"));
         }
         if self.max_connections > MAX_CONNECTIONS {

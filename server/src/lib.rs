@@ -38,9 +38,8 @@ use tower_http::cors::{AllowOrigin, CorsLayer};
 pub use config::{Config, ConfigError, LogFormat, OptionalAddr, cores};
 pub use metrics::Metrics;
 pub use transport::in_process::Dialer;
-pub use transport::shutdown::{Signal, signal};
+pub use transport::shutdown::Signal;
 
-use crate::admission::compression::ServeCompressed;
 use crate::admission::{Admission, AdmitCalls};
 use crate::metrics::layer::CountCalls;
 use crate::page::ServePage;
@@ -117,15 +116,13 @@ impl InMemoryServer {
 /// The serving task of either kind of server, and how to stop it.
 struct Running {
     metrics: Arc<Metrics>,
-    stop: Option<oneshot::Sender<()>>,
+    stop: oneshot::Sender<()>,
     task: JoinHandle<anyhow::Result<()>>,
 }
 
 impl Running {
-    async fn shutdown(mut self) -> anyhow::Result<()> {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
+    async fn shutdown(self) -> anyhow::Result<()> {
+        let _ = self.stop.send(());
         self.task.await.context("server task panicked")?
     }
 }
@@ -172,28 +169,9 @@ pub async fn start_in_memory(config: Config) -> anyhow::Result<InMemoryServer> {
     Ok(InMemoryServer { dialer, running })
 }
 
-/// What either kind of server serves with, `config` checked first: its metrics, its health
-/// service and every service routed (reflection where `reflection`).
-async fn prepare(
-    config: &Config,
-    reflection: bool,
-) -> anyhow::Result<(Arc<Metrics>, Health, Router<Layers>)> {
-    config.check()?;
-    let metrics = Arc::new(Metrics::new());
-    let shared = Arc::new(Shared::new(config, metrics.clone())?);
-    let health = Health::new().await;
-    let router = services(
-        transport(config)?,
-        config,
-        shared,
-        &health,
-        &metrics,
-        reflection,
-    )?;
-    Ok((metrics, health, router))
-}
-
-/// Serves `incoming` in the background until stopped; `stopped` runs when it is over.
+/// Serves `incoming` in the background until stopped, then drains: NOT_SERVING first (health
+/// watchers hear it and their streams end), the listener closes, and calls in flight get the
+/// grace period to finish; `stopped` runs when it is over.
 fn launch<I, IO>(
     router: Router<Layers>,
     incoming: I,
@@ -212,18 +190,43 @@ where
         + 'static,
     IO::ConnectInfo: Clone + Send + Sync + 'static,
 {
-    let (stop_tx, stop_rx) = oneshot::channel::<()>();
+    let (stop, stopping) = oneshot::channel::<()>();
     let notice = Duration::from_millis(config.not_serving_notice_ms);
-    let grace = config.grace();
+    let grace = Duration::from_millis(config.grace_ms);
+    let draining = Arc::new(Notify::new());
+    let signal_drain = draining.clone();
+    let on_stop = async move {
+        let _ = stopping.await;
+        tracing::info!(grace_ms = grace.as_millis() as u64, "draining");
+        health.drain().await;
+        // Let health watchers hear NOT_SERVING before connections get GOAWAY. A zero notice
+        // (the embedded server) skips the timer, which would still wait for its next tick
+        // (up to a millisecond).
+        if !notice.is_zero() {
+            tokio::time::sleep(notice).await;
+        }
+        signal_drain.notify_one();
+    };
     let task = tokio::spawn(async move {
-        let result = serve(router, incoming, health, grace, notice, stop_rx).await;
+        let serve = router.serve_with_incoming_shutdown(incoming, on_stop);
+        tokio::pin!(serve);
+        let result = tokio::select! {
+            result = &mut serve => result,
+            () = draining.notified() => match tokio::time::timeout(grace, &mut serve).await {
+                Ok(result) => result,
+                Err(_) => {
+                    tracing::warn!("grace period over; closing the calls still open");
+                    Ok(())
+                }
+            },
+        };
         stopped();
         tracing::info!("stopped");
-        result
+        result.context("gRPC server failed")
     });
     Running {
         metrics,
-        stop: Some(stop_tx),
+        stop,
         task,
     }
 }
@@ -254,27 +257,26 @@ fn transport(config: &Config) -> anyhow::Result<tonic::transport::Server> {
 }
 
 /// The layers around every service: the page (GETs of its own paths), CORS (for browsers on
-/// other origins), gRPC-Web turned into gRPC, the metrics layer, admission (before any body
-/// is read), then compression. A gRPC-Web call is a gRPC call to every layer after the third.
+/// other origins), gRPC-Web turned into gRPC, the metrics layer, then admission (before any
+/// body is read) and compression. A gRPC-Web call is a gRPC call to every layer after the
+/// third.
 type Layers = Stack<
-    ServeCompressed,
-    Stack<
-        AdmitCalls,
-        Stack<CountCalls, Stack<GrpcWebLayer, Stack<CorsLayer, Stack<ServePage, NoLayer>>>>,
-    >,
+    AdmitCalls,
+    Stack<CountCalls, Stack<GrpcWebLayer, Stack<CorsLayer, Stack<ServePage, NoLayer>>>>,
 >;
 
-/// Every service the server answers, each accepting and answering gzip and zstd (by
-/// [`ServeCompressed`]), with every call counted by the metrics layer; server reflection
-/// where `reflection` (building its index costs start-up time a short-lived server notices).
-fn services(
-    transport: tonic::transport::Server,
+/// What either kind of server serves with, `config` checked first: its metrics, its health
+/// service and every service it answers, each accepting and answering gzip and zstd (by
+/// [`AdmitCalls`]), with every call counted by the metrics layer; server reflection where
+/// `reflection` (building its index costs start-up time a short-lived server notices).
+async fn prepare(
     config: &Config,
-    shared: Arc<Shared>,
-    health: &Health,
-    metrics: &Arc<Metrics>,
     reflection: bool,
-) -> anyhow::Result<Router<Layers>> {
+) -> anyhow::Result<(Arc<Metrics>, Health, Router<Layers>)> {
+    config.check()?;
+    let metrics = Arc::new(Metrics::new());
+    let shared = Arc::new(Shared::new(config, metrics.clone())?);
+    let health = Health::new().await;
     // Every service takes messages up to the size `admission::methods::message_limit` gives it: the
     // receive budget charges nothing for one its header shows to be larger (see `admission`), so
     // none may buffer one.
@@ -295,32 +297,29 @@ fn services(
     }
     let sudoku = compressed!(SudokuServer::new(SudokuService::new(shared.clone())));
     let puzzles = compressed!(PuzzlesServer::new(PuzzlesService::new(shared.clone())));
-    let mut transport = transport
+    let mut transport = transport(config)?
         .accept_http1(true)
         .layer(ServePage::new(!config.no_page))
         .layer(cors(&config.cors_origins))
         .layer(GrpcWebLayer::new())
         .layer(CountCalls::new(metrics.clone()))
-        .layer(AdmitCalls::new(shared.admission.clone()))
-        .layer(ServeCompressed::new(
-            largest,
-            shared.admission.receive_budget(),
-        ));
+        .layer(AdmitCalls::new(shared.admission.clone()));
     let router = transport
         .add_service(sudoku)
         .add_service(puzzles)
         .add_service(compressed!(health.service(), control));
     if !reflection {
-        return Ok(router);
+        return Ok((metrics, health, router));
     }
     let builder = || {
         tonic_reflection::server::Builder::configure()
             .register_encoded_file_descriptor_set(sudoku_proto::FILE_DESCRIPTOR_SET)
             .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
     };
-    Ok(router
+    let router = router
         .add_service(compressed!(builder().build_v1()?, control))
-        .add_service(compressed!(builder().build_v1alpha()?, control)))
+        .add_service(compressed!(builder().build_v1alpha()?, control));
+    Ok((metrics, health, router))
 }
 
 /// CORS for gRPC-Web from `origins`: none answers no preflight, so browsers keep other
@@ -361,55 +360,6 @@ async fn serve_metrics(
         }
     });
     Ok(Some(bound))
-}
-
-/// Serves until `stop`, then drains: NOT_SERVING first (health watchers hear it and their
-/// streams end), the listener closes, and calls in flight get `grace` to finish.
-async fn serve<I, IO>(
-    router: Router<Layers>,
-    incoming: I,
-    health: Health,
-    grace: Duration,
-    notice: Duration,
-    stop: oneshot::Receiver<()>,
-) -> anyhow::Result<()>
-where
-    I: futures::Stream<Item = std::io::Result<IO>>,
-    IO: tokio::io::AsyncRead
-        + tokio::io::AsyncWrite
-        + tonic::transport::server::Connected
-        + Unpin
-        + Send
-        + 'static,
-    IO::ConnectInfo: Clone + Send + Sync + 'static,
-{
-    let draining = Arc::new(Notify::new());
-    let signal_drain = draining.clone();
-    let on_stop = async move {
-        let _ = stop.await;
-        tracing::info!(grace_ms = grace.as_millis() as u64, "draining");
-        health.drain().await;
-        // Let health watchers hear NOT_SERVING before connections get GOAWAY. A zero notice
-        // (the embedded server) skips the timer, which would still wait for its next tick
-        // (up to a millisecond).
-        if !notice.is_zero() {
-            tokio::time::sleep(notice).await;
-        }
-        signal_drain.notify_one();
-    };
-    let serve = router.serve_with_incoming_shutdown(incoming, on_stop);
-    tokio::pin!(serve);
-    let result = tokio::select! {
-        result = &mut serve => result,
-        () = draining.notified() => match tokio::time::timeout(grace, &mut serve).await {
-            Ok(result) => result,
-            Err(_) => {
-                tracing::warn!("grace period over; closing the calls still open");
-                Ok(())
-            }
-        },
-    };
-    result.context("gRPC server failed")
 }
 
 /// State shared by every call.

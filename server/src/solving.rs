@@ -27,7 +27,7 @@ impl From<&crate::Config> for Limits {
         Limits {
             max_grid_side: config.max_grid_side,
             max_guesses: config.max_guesses,
-            max_solve_time: config.max_solve_time(),
+            max_solve_time: Duration::from_millis(config.max_solve_ms),
             max_id_bytes: config.max_id_bytes,
         }
     }
@@ -170,6 +170,11 @@ pub fn prepare(
         job.panic = request.id == FAULT_PANIC_ID;
     }
     Ok(job)
+}
+
+/// Whether a solve stopped for `reason`.
+pub fn stopped_for(outcome: &Outcome, reason: StopReason) -> bool {
+    matches!(outcome, Outcome::Stopped { reason: why, .. } if *why == reason)
 }
 
 /// The wire outcome of a solver outcome.

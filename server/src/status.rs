@@ -6,6 +6,8 @@ use thiserror::Error;
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, StatusExt};
 
+use crate::scheduling::pool::PoolError;
+
 /// Why a request cannot be solved.
 #[derive(Debug, Error)]
 pub enum RequestError {
@@ -107,18 +109,7 @@ impl RequestError {
             RequestError::Unsupported(_) => "options.algorithm".to_owned(),
         }
     }
-}
 
-/// `field` of the request's grid field `grid`, or of the request itself where `grid` is empty.
-fn subfield(grid: &str, field: &str) -> String {
-    if grid.is_empty() {
-        field.to_owned()
-    } else {
-        format!("{grid}.{field}")
-    }
-}
-
-impl RequestError {
     /// `INVALID_ARGUMENT` with the message and a `BadRequest` field violation; INTERNAL for a
     /// solver failure.
     pub fn to_status(&self, shape: Option<Shape>) -> Status {
@@ -131,9 +122,7 @@ impl RequestError {
         if let RequestError::Internal(_) = self {
             return Status::internal(message);
         }
-        let details =
-            ErrorDetails::with_bad_request_violation(self.field(grid, shape), message.clone());
-        Status::with_error_details(Code::InvalidArgument, message, details)
+        bad_request(&self.field(grid, shape), message)
     }
 
     /// The error as carried in an INVALID batch item, its text with no spare room (it waits
@@ -152,19 +141,66 @@ impl RequestError {
     }
 }
 
+/// `field` of the request's grid field `grid`, or of the request itself where `grid` is empty.
+fn subfield(grid: &str, field: &str) -> String {
+    if grid.is_empty() {
+        field.to_owned()
+    } else {
+        format!("{grid}.{field}")
+    }
+}
+
+impl PoolError {
+    /// The error a puzzle is answered with; `None` where its caller left, and nobody waits.
+    pub(crate) fn into_request_error(self) -> Option<RequestError> {
+        match self {
+            PoolError::Solve(err) => Some(err.into()),
+            PoolError::Panicked(panic) => Some(RequestError::Internal(panic)),
+            PoolError::Abandoned => None,
+        }
+    }
+}
+
+impl From<PoolError> for Status {
+    fn from(err: PoolError) -> Status {
+        match err.into_request_error() {
+            Some(err) => err.to_status(None),
+            None => Status::cancelled("the call was cancelled"),
+        }
+    }
+}
+
+/// INVALID_ARGUMENT with a `google.rpc.BadRequest` violation naming `field`.
+pub(crate) fn bad_request(field: &str, message: String) -> Status {
+    let details = ErrorDetails::with_bad_request_violation(field, message.clone());
+    Status::with_error_details(Code::InvalidArgument, message, details)
+}
+
+/// `code` with a `google.rpc.ErrorInfo` of `reason` in the API's domain, carrying `metadata`.
+pub(crate) fn with_error_info<const N: usize>(
+    code: Code,
+    message: String,
+    reason: &str,
+    metadata: [(&str, String); N],
+) -> Status {
+    let metadata = metadata.map(|(key, value)| (key.to_owned(), value));
+    let details = ErrorDetails::with_error_info(
+        reason,
+        sudoku_proto::ERROR_DOMAIN,
+        std::collections::HashMap::from(metadata),
+    );
+    Status::with_error_details(code, message, details)
+}
+
 /// OUT_OF_RANGE for a batch message larger than its stream takes, saying in an `ErrorInfo`
 /// how many puzzles `fits` in a message of its shape, for a client to send smaller ones.
 pub(crate) fn message_too_large(message: String, fits: usize) -> Status {
-    let mut details = tonic_types::ErrorDetails::new();
-    details.set_error_info(
-        sudoku_proto::MESSAGE_TOO_LARGE,
-        sudoku_proto::ERROR_DOMAIN,
-        std::collections::HashMap::from([("fits".to_owned(), fits.to_string())]),
-    );
-    <Status as tonic_types::StatusExt>::with_error_details(
-        tonic::Code::OutOfRange,
+    let fits = [("fits", fits.to_string())];
+    with_error_info(
+        Code::OutOfRange,
         message,
-        details,
+        sudoku_proto::MESSAGE_TOO_LARGE,
+        fits,
     )
 }
 
@@ -172,15 +208,5 @@ pub(crate) fn message_too_large(message: String, fits: usize) -> Status {
 /// (a `google.rpc.ErrorInfo`, reason [`sudoku_proto::STREAM_CLOSED`]): a new stream may be
 /// opened at once.
 pub(crate) fn stream_closed(message: String) -> Status {
-    let mut details = tonic_types::ErrorDetails::new();
-    details.set_error_info(
-        sudoku_proto::STREAM_CLOSED,
-        sudoku_proto::ERROR_DOMAIN,
-        std::collections::HashMap::new(),
-    );
-    <Status as tonic_types::StatusExt>::with_error_details(
-        tonic::Code::Unavailable,
-        message,
-        details,
-    )
+    with_error_info(Code::Unavailable, message, sudoku_proto::STREAM_CLOSED, [])
 }

@@ -156,11 +156,6 @@ pub(crate) fn record_logic(span: &Span, side: usize, rating: Option<f64>) {
     }
 }
 
-/// Records how many puzzles a share of a batch holds on its span.
-pub(crate) fn record_puzzles(span: &Span, puzzles: usize) {
-    span.record("sudoku.puzzles", puzzles);
-}
-
 /// Records how the call ended on its span.
 pub(crate) fn record_status(span: &Span, code: tonic::Code) {
     span.record("rpc.grpc.status_code", code as i32);

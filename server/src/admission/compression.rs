@@ -3,48 +3,39 @@
 //! it. A client that only accepts an encoding (grpcio accepts gzip unasked) is answered
 //! plain, as grpc-go servers answer: gzipping answers nobody asked for costs CPU on both ends.
 
-use std::pin::Pin;
-use std::task::{Context, Poll};
+use std::sync::Arc;
 
 use bytes::Bytes;
 use http_body::Body;
 use tonic::codegen::StdError;
 use tonic::codegen::http::{self, HeaderValue};
-use tower::{Layer, Service};
 
 use sudoku_compress::{ACCEPT, Codec, ENCODING, Op, Reframe};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::OwnedSemaphorePermit;
 use tonic::Status;
 
 use super::methods::{is_one_message, message_limit};
-use super::streams::{Room, StreamRoom};
+use super::streams::StreamRoom;
+use super::{Admission, busy};
+
 /// Set in the headers only when the answer is trailers-only.
 const STATUS: &str = "grpc-status";
-
-/// Room in the server's receive budget (`--memory-budget`), which expanded requests of
-/// one-message calls are charged to.
-#[derive(Clone)]
-pub(crate) struct Budget {
-    /// The budget.
-    pub(crate) room: std::sync::Arc<Semaphore>,
-    /// Its size: a message that would take more takes all of it.
-    pub(crate) size: usize,
-    /// The batch room, which a batch stream's expanded messages grow its room in.
-    pub(crate) streams: std::sync::Arc<Room>,
-}
 
 /// Room in the receive budget that a one-message call's expanded message holds until its
 /// body is dropped: tonic holds the message until the body ends, and what it expanded to
 /// (up to a thousand times its bytes, for gzip) is not what the door charged.
 pub(crate) struct Charge {
-    budget: Budget,
+    admission: Arc<Admission>,
     held: Option<OwnedSemaphorePermit>,
 }
 
 impl Charge {
-    /// Charges to `budget`.
-    pub(crate) fn to(budget: Budget) -> Charge {
-        Charge { budget, held: None }
+    /// Charges to the receive budget of `admission`.
+    pub(crate) fn to(admission: Arc<Admission>) -> Charge {
+        Charge {
+            admission,
+            held: None,
+        }
     }
 
     /// Takes room for a message expanded to `len` bytes and its decoded form, or refuses it
@@ -52,21 +43,12 @@ impl Charge {
     /// budget less what its `compressed` bytes hold (twice as many, counted as it arrived),
     /// so a message larger than the whole budget still goes, alone.
     fn take(&mut self, len: usize, compressed: usize) -> Result<(), Status> {
-        let arrived = compressed.saturating_mul(2).min(self.budget.size);
-        let cost = len.saturating_mul(2).min(self.budget.size - arrived);
+        let size = self.admission.receiving_bytes;
+        let arrived = compressed.saturating_mul(2).min(size);
+        let cost = len.saturating_mul(2).min(size - arrived);
         let cost = u32::try_from(cost).unwrap_or(u32::MAX);
-        let permit = self
-            .budget
-            .room
-            .clone()
-            .try_acquire_many_owned(cost)
-            .map_err(|_| {
-                Status::resource_exhausted(format!(
-                    "server busy: request messages being received fill its {} bytes \
-                     (--memory-budget); retry with backoff",
-                    self.budget.size
-                ))
-            })?;
+        let room = self.admission.receiving.clone();
+        let permit = (room.try_acquire_many_owned(cost)).map_err(|_| busy(false, size))?;
         match &mut self.held {
             Some(held) => held.merge(permit),
             none => *none = Some(permit),
@@ -75,135 +57,86 @@ impl Charge {
     }
 }
 
-/// Serves gzip and zstd at level 1 for every service behind it.
-#[derive(Clone)]
-pub(crate) struct ServeCompressed {
-    /// The largest message a request to the API may expand to (see [`message_limit`]).
-    limit: usize,
-    /// Where one-message calls' expanded requests are charged.
-    budget: Budget,
-}
-
-impl ServeCompressed {
-    /// Expands requests up to `limit` bytes a message, charging to `budget`.
-    pub(crate) fn new(limit: usize, budget: Budget) -> ServeCompressed {
-        ServeCompressed { limit, budget }
+/// Expands a compressed request before tonic reads it, each message up to the largest of
+/// its method (see [`message_limit`]): a one-message call's charged to the receive budget,
+/// a batch stream's (`stream`) grown in the batch room. The encoding its answer goes in:
+/// the request's, where the client accepts it.
+pub(crate) fn expand(
+    request: http::Request<tonic::body::Body>,
+    admission: &Arc<Admission>,
+    stream: Option<Arc<StreamRoom>>,
+) -> (http::Request<tonic::body::Body>, Option<Codec>) {
+    let (mut parts, body) = request.into_parts();
+    let headers = &mut parts.headers;
+    let sent = (headers.get(ENCODING))
+        .and_then(|e| e.to_str().ok())
+        .and_then(Codec::named);
+    if sent.is_some() {
+        headers.remove(ENCODING);
     }
-}
-
-impl<S> Layer<S> for ServeCompressed {
-    type Service = Compressed<S>;
-
-    fn layer(&self, inner: S) -> Compressed<S> {
-        Compressed {
-            inner,
-            limit: self.limit,
-            budget: self.budget.clone(),
+    let accept = headers.get(ACCEPT).and_then(|a| a.to_str().ok());
+    let answer = sent.filter(|codec| accept.is_some_and(|a| codec.accepted_in(a)));
+    // Without the header tonic answers plain, and the answer is compressed here.
+    headers.remove(ACCEPT);
+    let Some(codec) = sent else {
+        return (http::Request::from_parts(parts, body), answer);
+    };
+    let path = parts.uri.path();
+    let limit = message_limit(path, admission.max_message);
+    let mut charge = is_one_message(path).then(|| Charge::to(admission.clone()));
+    let streams = admission.streams.clone();
+    let observe = move |compressed: bool, size: usize, expanded: usize| {
+        if let Some(stream) = stream.as_deref().filter(|_| compressed)
+            && !streams.try_grow(stream, expanded)
+        {
+            return Err(busy(true, streams.size));
         }
-    }
+        match (&mut charge, compressed) {
+            (Some(charge), true) => charge.take(expanded, size),
+            _ => Ok(()),
+        }
+    };
+    let body = Reframe::new(body, Op::Expand { codec, limit }).observed(Box::new(observe));
+    (
+        http::Request::from_parts(parts, tonic::body::Body::new(body)),
+        answer,
+    )
 }
 
-/// A service whose compressed traffic this crate compresses and expands.
-#[derive(Clone)]
-pub(crate) struct Compressed<S> {
-    inner: S,
-    limit: usize,
-    budget: Budget,
-}
-
-type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
-
-impl<S, R> Service<http::Request<tonic::body::Body>> for Compressed<S>
+/// `response` compressed in `answer`'s encoding, if any. A trailers-only answer (an error
+/// before any message: the status is in these headers) stays one: wrapped, its body would
+/// end with a DATA frame where clients such as grpcio expect trailers.
+pub(crate) fn compress<R>(
+    response: http::Response<R>,
+    answer: Option<Codec>,
+) -> http::Response<tonic::body::Body>
 where
-    S: Service<http::Request<tonic::body::Body>, Response = http::Response<R>>,
-    S::Future: Send + 'static,
     R: Body<Data = Bytes> + Unpin + Send + 'static,
     R::Error: Into<StdError>,
 {
-    type Response = http::Response<tonic::body::Body>;
-    type Error = S::Error;
-    type Future = BoxFuture<Result<Self::Response, S::Error>>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, mut request: http::Request<tonic::body::Body>) -> Self::Future {
-        let headers = request.headers_mut();
-        let sent = headers
-            .get(ENCODING)
-            .and_then(|e| e.to_str().ok())
-            .and_then(Codec::named);
-        if sent.is_some() {
-            headers.remove(ENCODING);
-        }
-        let accept = headers.get(ACCEPT).and_then(|a| a.to_str().ok());
-        let answer = sent.filter(|codec| accept.is_some_and(|a| codec.accepted_in(a)));
-        // Without the header tonic answers plain, and the answer is compressed here.
-        headers.remove(ACCEPT);
-        if let Some(codec) = sent {
-            let path = request.uri().path();
-            let limit = message_limit(path, self.limit);
-            let charge = is_one_message(path).then(|| Charge::to(self.budget.clone()));
-            let stream = request
-                .extensions()
-                .get::<std::sync::Arc<StreamRoom>>()
-                .cloned();
-            let (mut charge, streams) = (charge, self.budget.streams.clone());
-            let observe = move |compressed: bool, size: usize, expanded: usize| {
-                if let Some(stream) = stream.as_deref().filter(|_| compressed)
-                    && !streams.try_grow(stream, expanded)
-                {
-                    return Err(Status::resource_exhausted(format!(
-                        "server busy: batch streams hold all {} bytes of --memory-budget for \
-                         their buffers and answers; retry with backoff, or send smaller \
-                         messages",
-                        streams.size()
-                    )));
-                }
-                match (&mut charge, compressed) {
-                    (Some(charge), true) => charge.take(expanded, size),
-                    _ => Ok(()),
-                }
-            };
-            request = request.map(|body| {
-                let body = Reframe::new(body, Op::Expand { codec, limit });
-                tonic::body::Body::new(body.observed(Box::new(observe)))
-            });
-        }
-        let call = self.inner.call(request);
-        Box::pin(async move {
-            let response = call.await?;
-            // A trailers-only answer (an error before any message: the status is in these
-            // headers) must stay one: wrapped, its body would end with a DATA frame where
-            // clients such as grpcio expect trailers.
-            let headers = response.headers();
-            let plain = headers.contains_key(ENCODING) || headers.contains_key(STATUS);
-            let Some(codec) = answer.filter(|_| !plain) else {
-                return Ok(response.map(tonic::body::Body::new));
-            };
-            let (mut parts, body) = response.into_parts();
-            parts
-                .headers
-                .insert(ENCODING, HeaderValue::from_static(codec.name()));
-            let body = tonic::body::Body::new(Reframe::new(body, Op::Compress(codec)));
-            Ok(http::Response::from_parts(parts, body))
-        })
-    }
+    let headers = response.headers();
+    let plain = headers.contains_key(ENCODING) || headers.contains_key(STATUS);
+    let Some(codec) = answer.filter(|_| !plain) else {
+        return response.map(tonic::body::Body::new);
+    };
+    let (mut parts, body) = response.into_parts();
+    (parts.headers).insert(ENCODING, HeaderValue::from_static(codec.name()));
+    let body = tonic::body::Body::new(Reframe::new(body, Op::Compress(codec)));
+    http::Response::from_parts(parts, body)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tower::{Layer, Service};
 
     #[test]
     fn an_expansion_is_charged_what_the_budget_has_beside_its_arrival() {
-        let room = std::sync::Arc::new(Semaphore::new(1000));
-        let budget = Budget {
-            room: room.clone(),
-            size: 1000,
-            streams: std::sync::Arc::new(Room::new(0, 0, std::time::Duration::ZERO)),
-        };
+        let budget = Arc::new(Admission::new(&crate::Config {
+            max_receiving_bytes: 1000,
+            ..crate::Config::default()
+        }));
+        let room = budget.receiving.clone();
         // 200 compressed bytes held 400 as they arrived; their 600 expanded would cost 1,200,
         // more than the budget has beside them: the rest of it, so the message goes alone.
         let arrived = room.clone().try_acquire_many_owned(400).unwrap();
@@ -242,12 +175,12 @@ mod tests {
 
     #[tokio::test]
     async fn a_trailers_only_answer_stays_trailers_only() {
-        let budget = Budget {
-            room: std::sync::Arc::new(tokio::sync::Semaphore::new(1 << 20)),
-            size: 1 << 20,
-            streams: std::sync::Arc::new(Room::new(0, 0, std::time::Duration::ZERO)),
-        };
-        let mut service = ServeCompressed::new(1024, budget).layer(refusing());
+        let admission = Arc::new(Admission::new(&crate::Config {
+            max_receiving_bytes: 1 << 20,
+            max_message_bytes: 1024,
+            ..crate::Config::default()
+        }));
+        let mut service = super::super::AdmitCalls::new(admission).layer(refusing());
         // A compressed call: its answer would be compressed too.
         let request = http::Request::builder()
             .header(ENCODING, "gzip")

@@ -83,15 +83,6 @@ where
             ended: false,
         }
     }
-
-    /// The status a closed call ends with, where its client ever reads it.
-    fn closed(&self) -> Status {
-        crate::status::stream_closed(format!(
-            "stream closed: its client took no answer for {} ms (--idle-timeout-ms); read \
-             answers as they come, or open a new call",
-            self.idle.as_millis()
-        ))
-    }
 }
 
 impl<B> Body for Taking<B>
@@ -115,9 +106,15 @@ where
                 return Poll::Ready(None);
             }
             self.ended = true;
+            // The status the call ends with, where its client ever reads it.
+            let closed = crate::status::stream_closed(format!(
+                "stream closed: its client took no answer for {} ms (--idle-timeout-ms); read \
+                 answers as they come, or open a new call",
+                self.idle.as_millis()
+            ));
             let mut trailers = http::HeaderMap::new();
             // Only a message that is not valid in a header fails, and ours is ASCII.
-            let _ = self.closed().add_header(&mut trailers);
+            let _ = closed.add_header(&mut trailers);
             return Poll::Ready(Some(Ok(Frame::trailers(trailers))));
         };
         let polled = Pin::new(body).poll_frame(cx);

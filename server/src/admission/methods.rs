@@ -1,4 +1,4 @@
-//! What the admission and compression layers need to know of a call from its path.
+//! What admission and compression need to know of a call from its path.
 
 /// Methods whose clients send a stream of messages, and may pause between them (their
 /// streams' idleness is watched by the batch reader); every other call's body is one message.
@@ -10,22 +10,18 @@ const STREAMING: [&str; 5] = [
     "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
 ];
 
-/// Methods whose answers are a stream (their clients must keep taking them, see `admission::idle`);
-/// every other call's answer is one message.
-const ANSWER_STREAMS: [&str; 8] = [
-    "/sudoku.v1.Sudoku/BatchSolve",
-    "/sudoku.v1.Sudoku/BatchSolvePacked",
-    "/sudoku.v1.Puzzles/BatchRate",
+/// Methods that answer one request with a stream (their clients must keep taking them, see
+/// `admission::idle`), as every method in [`STREAMING`] does too; every other call's answer is
+/// one message.
+const SERVER_STREAMING: [&str; 3] = [
     "/sudoku.v1.Puzzles/Explain",
     "/sudoku.v1.Puzzles/Generate",
     "/grpc.health.v1.Health/Watch",
-    "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
-    "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
 ];
 
 /// Whether a call to `path` answers with a stream of messages.
 pub(crate) fn streams_answers(path: &str) -> bool {
-    ANSWER_STREAMS.contains(&path)
+    STREAMING.contains(&path) || SERVER_STREAMING.contains(&path)
 }
 
 /// The API's services (health and reflection are the control services).

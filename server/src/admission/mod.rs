@@ -31,10 +31,9 @@ use crate::admission::methods::{
     REFLECTION_STREAMS, is_one_message, is_reflection, kept_bytes, message_limit, streams_answers,
 };
 use crate::admission::streams::{Room, StreamRoom};
-use sudoku_compress::frames::{Bound, Bounds};
+use sudoku_compress::frames::{Bound, Bounds, Header};
 
 use crate::config::Config;
-use compression::Budget;
 
 /// The limits every call is admitted under, shared by the layer and the handlers.
 pub(crate) struct Admission {
@@ -56,7 +55,9 @@ impl Admission {
             receiving: Arc::new(Semaphore::new(config.max_receiving_bytes)),
             receiving_bytes: config.max_receiving_bytes,
             max_message: config.largest_message(),
-            idle_timeout: config.idle_timeout(),
+            // A call may wait on its client (for a message, or to take an answer) for ever at 0.
+            idle_timeout: (config.idle_timeout_ms != 0)
+                .then(|| Duration::from_millis(config.idle_timeout_ms)),
             streams: Arc::new(Room::new(
                 config.max_batch_bytes,
                 config.max_stream_bytes,
@@ -65,18 +66,9 @@ impl Admission {
         }
     }
 
-    /// The receive budget, for the compression layer to charge what messages expand to.
-    pub(crate) fn receive_budget(&self) -> Budget {
-        Budget {
-            room: self.receiving.clone(),
-            size: self.receiving_bytes,
-            streams: self.streams.clone(),
-        }
-    }
-
     /// Room a message holds while it is received: twice its bytes (the bytes buffered, and
     /// what tonic makes of them), compressed or not. A compressed message is expanded only
-    /// once its last byte has passed, when its room has gone back: the compression layer
+    /// once its last byte has passed, when its room has gone back: compression
     /// expands it and tonic decodes it within that one poll, so an expansion is held by a
     /// running poll, one per async thread at most, never by a message waiting for bytes
     /// (counting what one might expand to would let a few tiny compressed messages fill the
@@ -84,13 +76,8 @@ impl Admission {
     /// the whole budget takes all of it, so it still goes, alone.
     fn cost(&self, limit: usize, compressed: bool, len: usize) -> u32 {
         // One past what is accepted is refused by its header alone (by tonic, or by the
-        // compression layer), before anything is buffered: it must not queue for the budget.
-        let refused = if compressed {
-            len > limit.saturating_mul(2).saturating_add(1024)
-        } else {
-            len > limit
-        };
-        if refused {
+        // expansion), before anything is buffered: it must not queue for the budget.
+        if (Header { compressed, len }).exceeds(limit) {
             return 0;
         }
         let cost = len.saturating_mul(2);
@@ -98,7 +85,24 @@ impl Admission {
     }
 }
 
-/// Wraps services so calls are admitted before their bodies are read.
+/// RESOURCE_EXHAUSTED for a message that found no room, naming the part of `--memory-budget`
+/// that was full (of `bytes`): the batch room (`for_batch`) or the receive budget.
+fn busy(for_batch: bool, bytes: usize) -> Status {
+    Status::resource_exhausted(if for_batch {
+        format!(
+            "server busy: batch streams hold all {bytes} bytes of --memory-budget for their \
+             buffers and answers; retry with backoff, or send smaller messages"
+        )
+    } else {
+        format!(
+            "server busy: request messages being received fill its {bytes} bytes \
+             (--memory-budget); retry with backoff"
+        )
+    })
+}
+
+/// Wraps services so calls are admitted before their bodies are read, and their compressed
+/// messages expanded and answers compressed (see [`compression`]).
 #[derive(Clone)]
 pub(crate) struct AdmitCalls {
     admission: Arc<Admission>,
@@ -131,11 +135,13 @@ pub(crate) struct Admitted<S> {
 
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 
-impl<S> Service<http::Request<tonic::body::Body>> for Admitted<S>
+impl<S, R> Service<http::Request<tonic::body::Body>> for Admitted<S>
 where
-    S: Service<http::Request<tonic::body::Body>, Response = http::Response<tonic::body::Body>>,
+    S: Service<http::Request<tonic::body::Body>, Response = http::Response<R>>,
     S::Future: Send + 'static,
     S::Error: Send + 'static,
+    R: Body<Data = Bytes> + Unpin + Send + 'static,
+    R::Error: Into<tonic::codegen::StdError>,
 {
     type Response = http::Response<tonic::body::Body>;
     type Error = S::Error;
@@ -146,32 +152,29 @@ where
     }
 
     fn call(&mut self, mut request: http::Request<tonic::body::Body>) -> Self::Future {
-        // Refusals are trailers-only, and the body is never read.
-        let refused = |status: Status| -> Self::Future {
-            Box::pin(std::future::ready(Ok(status.into_http())))
-        };
-        // Held by the body, which the reflection service reads until the stream ends.
-        let mut stream_slot = None;
-        if is_reflection(request.uri().path()) {
-            match self.admission.reflection.clone().try_acquire_owned() {
-                Ok(permit) => stream_slot = Some(permit),
-                Err(_) => {
-                    return refused(Status::resource_exhausted(format!(
-                        "server busy: {REFLECTION_STREAMS} reflection streams already open; \
-                         retry with backoff"
-                    )));
-                }
-            }
-        }
         let admission = self.admission.clone();
         let path = request.uri().path().to_owned();
+        // Held by the body, which the reflection service reads until the stream ends.
+        let reflection = is_reflection(&path).then(|| admission.reflection.clone());
+        let stream_slot = match reflection.map(Semaphore::try_acquire_owned) {
+            Some(Err(_)) => {
+                let busy = Status::resource_exhausted(format!(
+                    "server busy: {REFLECTION_STREAMS} reflection streams already open; retry \
+                     with backoff"
+                ));
+                // Trailers-only, and the body is never read.
+                return Box::pin(std::future::ready(Ok(busy.into_http())));
+            }
+            slot => slot.and_then(Result::ok),
+        };
         let one_message = is_one_message(&path);
         let limit = message_limit(request.uri().path(), self.admission.max_message);
-        // A batch stream's room, which its reader and the compression layer see too.
+        // A batch stream's room, which its reader and its expansion see too.
         let stream = kept_bytes(&path).map(|kept_for| self.admission.streams.open(kept_for));
         if let Some(stream) = &stream {
             request.extensions_mut().insert(stream.clone());
         }
+        let expanding = stream.clone();
         let request = request.map(|body| {
             let mut body = Receiving::new(body, admission, one_message);
             body.stream = stream;
@@ -183,9 +186,11 @@ where
         let answers_idle = streams_answers(&path)
             .then_some(self.admission.idle_timeout)
             .flatten();
+        // Expanded after the door: a compressed message is charged as it arrives.
+        let (request, answer) = compression::expand(request, &self.admission, expanding);
         let call = self.inner.call(request);
         Box::pin(async move {
-            let response = call.await?;
+            let response = compression::compress(call.await?, answer);
             Ok(match answers_idle {
                 Some(idle) => response.map(|body| tonic::body::Body::new(Taking::new(body, idle))),
                 None => response,
@@ -291,7 +296,7 @@ impl<B> Receiving<B> {
             // Held back from here, the prefix's last byte keeps tonic from seeing the message
             // begin; it is read again with the body.
             let before_last = at - 1;
-            if let Some(status) = self.oversized(header.compressed, header.len) {
+            if let Some(status) = self.oversized(header) {
                 self.refused = Some(status);
                 data.truncate(before_last);
                 return data;
@@ -327,16 +332,11 @@ impl<B> Receiving<B> {
 
     /// OUT_OF_RANGE for a message larger than its method takes (a compressed one may be up
     /// to twice that and a little more on the wire, and is held to the limit as it expands).
-    fn oversized(&self, compressed: bool, len: usize) -> Option<Status> {
-        let over = if compressed {
-            len > self.limit.saturating_mul(2).saturating_add(1024)
-        } else {
-            len > self.limit
-        };
-        over.then(|| {
+    fn oversized(&self, header: Header) -> Option<Status> {
+        header.exceeds(self.limit).then(|| {
             Status::out_of_range(format!(
-                "a request message of {len} bytes is more than the {} bytes {} takes",
-                self.limit, self.method
+                "a request message of {} bytes is more than the {} bytes {} takes",
+                header.len, self.limit, self.method
             ))
         })
     }
@@ -377,9 +377,13 @@ impl<B> Receiving<B> {
                 if due.as_mut().poll(cx).is_pending() {
                     return Poll::Pending;
                 }
-                let for_batch = self.stream.as_ref().is_some_and(|s| s.at_door());
+                // Asked before the wait is dropped, which takes the header from the door.
+                let refused = match &self.stream {
+                    Some(stream) if stream.at_door() => busy(true, self.admission.streams.size),
+                    _ => busy(false, self.admission.receiving_bytes),
+                };
                 self.acquiring = None;
-                return Poll::Ready(Err(self.busy(for_batch)));
+                return Poll::Ready(Err(refused));
             }
         };
         let permit = granted.ok_or_else(|| Status::internal("the receive budget is closed"))?;
@@ -389,24 +393,6 @@ impl<B> Receiving<B> {
         // Time spent waiting for room is the server's, not the client's.
         self.due = None;
         Poll::Ready(Ok(()))
-    }
-
-    /// RESOURCE_EXHAUSTED for a message that found no room within [`ROOM_WAIT`], naming
-    /// the part of `--memory-budget` that was full.
-    fn busy(&self, for_batch: bool) -> Status {
-        Status::resource_exhausted(if for_batch {
-            format!(
-                "server busy: batch streams hold all {} bytes of --memory-budget for their \
-                 buffers and answers; retry with backoff, or send smaller messages",
-                self.admission.streams.size()
-            )
-        } else {
-            format!(
-                "server busy: request messages being received fill its {} bytes \
-                 (--memory-budget); retry with backoff",
-                self.admission.receiving_bytes
-            )
-        })
     }
 
     /// Whether the message being received is overdue; starts its clock the first time it
@@ -521,6 +507,12 @@ mod tests {
 
     type Feed = tokio::sync::mpsc::Sender<Result<Frame<Bytes>, Status>>;
 
+    /// Sends `bytes` to a fed body as one DATA frame.
+    async fn send(tx: &Feed, bytes: &[u8]) {
+        let frame = Frame::data(Bytes::copy_from_slice(bytes));
+        tx.send(Ok(frame)).await.unwrap();
+    }
+
     /// A call a quarter through a 400-byte message, holding its 800 bytes of room, and what
     /// feeds it (kept, so the message stays unfinished).
     async fn holding_room(
@@ -528,8 +520,7 @@ mod tests {
     ) -> (Feed, Receiving<http_body_util::StreamBody<Chunks>>) {
         let (tx, source) = fed();
         let mut body = Receiving::new(source, admission.clone(), false);
-        let quarter = Bytes::copy_from_slice(&message(400, b'a')[..100]);
-        tx.send(Ok(Frame::data(quarter))).await.unwrap();
+        send(&tx, &message(400, b'a')[..100]).await;
         assert_eq!(data(poll(&mut body)).len(), 100);
         (tx, body)
     }
@@ -537,7 +528,23 @@ mod tests {
     fn poll<B: Body<Data = Bytes, Error = Status> + Unpin>(
         body: &mut Receiving<B>,
     ) -> Poll<Option<Result<Frame<Bytes>, Status>>> {
-        Pin::new(body).poll_frame(&mut Context::from_waker(Waker::noop()))
+        poll_in(body, &mut Context::from_waker(Waker::noop()))
+    }
+
+    fn poll_in<B: Body<Data = Bytes, Error = Status> + Unpin>(
+        body: &mut Receiving<B>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Status>>> {
+        Pin::new(body).poll_frame(cx)
+    }
+
+    /// The error `body` ends with, once it comes; `why` says what it should be.
+    async fn error<B: Body<Data = Bytes, Error = Status> + Unpin>(
+        body: &mut Receiving<B>,
+        why: &str,
+    ) -> Status {
+        let end = std::future::poll_fn(|cx| poll_in(body, cx)).await;
+        end.expect("an end").expect_err(why)
     }
 
     fn data(frame: Poll<Option<Result<Frame<Bytes>, Status>>>) -> Bytes {
@@ -574,14 +581,10 @@ mod tests {
         let (tx, source) = fed();
         let mut body = Receiving::new(source, admission.clone(), false);
         let whole = message(400, b'a');
-        tx.send(Ok(Frame::data(Bytes::copy_from_slice(&whole[..200]))))
-            .await
-            .unwrap();
+        send(&tx, &whole[..200]).await;
         assert_eq!(data(poll(&mut body)).len(), 200);
         assert_eq!(admission.receiving.available_permits(), 200);
-        tx.send(Ok(Frame::data(Bytes::copy_from_slice(&whole[200..]))))
-            .await
-            .unwrap();
+        send(&tx, &whole[200..]).await;
         assert_eq!(data(poll(&mut body)).len(), 205);
         assert_eq!(admission.receiving.available_permits(), 1000);
     }
@@ -592,9 +595,7 @@ mod tests {
         let admission = admission(1000, 10_000);
         let (tx, source) = fed();
         let mut body = Receiving::new(source, admission.clone(), true);
-        tx.send(Ok(Frame::data(Bytes::from(message(400, b'a')))))
-            .await
-            .unwrap();
+        send(&tx, &message(400, b'a')).await;
         assert_eq!(data(poll(&mut body)).len(), 405);
         assert_eq!(admission.receiving.available_permits(), 200);
         drop(tx);
@@ -617,13 +618,9 @@ mod tests {
         let mut b = Receiving::new(source_b, admission.clone(), false);
         // A is halfway through a message that holds 800 bytes of room.
         let big = message(400, b'a');
-        tx_a.send(Ok(Frame::data(Bytes::copy_from_slice(&big[..200]))))
-            .await
-            .unwrap();
+        send(&tx_a, &big[..200]).await;
         assert_eq!(data(poll(&mut a)).len(), 200);
-        tx_b.send(Ok(Frame::data(Bytes::from(message(300, b'b')))))
-            .await
-            .unwrap();
+        send(&tx_b, &message(300, b'b')).await;
         // B's message needs 600: nothing passes but its first four header bytes.
         assert_eq!(data(poll(&mut b)).len(), 4);
         assert!(b.acquiring.is_some(), "the call waits for room");
@@ -639,14 +636,9 @@ mod tests {
         let (tx, source) = fed();
         let mut body = Receiving::new(source, admission.clone(), false);
         let whole = message(100, b'a');
-        tx.send(Ok(Frame::data(Bytes::copy_from_slice(&whole[..50]))))
-            .await
-            .unwrap();
+        send(&tx, &whole[..50]).await;
         assert_eq!(data(poll(&mut body)).len(), 50);
-        let err = std::future::poll_fn(|cx| Pin::new(&mut body).poll_frame(cx))
-            .await
-            .expect("an end")
-            .expect_err("overdue");
+        let err = error(&mut body, "overdue").await;
         assert_eq!(err.code(), tonic::Code::DeadlineExceeded);
         assert!(err.message().contains("--idle-timeout-ms"), "{err:?}");
         // The room goes back with the error, though the body lives on.
@@ -669,7 +661,7 @@ mod tests {
             ..Config::default()
         }));
         assert_eq!(small.cost(4096, false, 4096), 1000);
-        // What its header alone gets refused (by tonic, or the compression layer) costs
+        // What its header alone gets refused (by tonic, or by expansion) costs
         // nothing: it must not wait for room, nor hold any.
         assert_eq!(admission.cost(4096, false, 4097), 0);
         assert_eq!(admission.cost(4096, true, 2 * 4096 + 1025), 0);
@@ -684,47 +676,33 @@ mod tests {
             let (tx, source) = fed();
             let mut body = Receiving::new(source, admission.clone(), one_message);
             if !sent.is_empty() {
-                tx.send(Ok(Frame::data(Bytes::copy_from_slice(sent))))
-                    .await
-                    .unwrap();
+                send(&tx, sent).await;
                 assert_eq!(data(poll(&mut body)).len(), sent.len());
             }
-            let err = std::future::poll_fn(|cx| Pin::new(&mut body).poll_frame(cx))
-                .await
-                .expect("an end")
-                .expect_err("overdue");
+            let err = error(&mut body, "overdue").await;
             assert_eq!(err.code(), tonic::Code::DeadlineExceeded, "{one_message}");
         }
         // A whole message whose body never ends: tonic waits for the end before the handler.
         // Empty messages sent now and then do not reset its clock.
         let (tx, source) = fed();
         let mut body = Receiving::new(source, admission(1 << 20, 80), true);
-        tx.send(Ok(Frame::data(Bytes::from(message(3, b'a')))))
-            .await
-            .unwrap();
+        send(&tx, &message(3, b'a')).await;
         assert_eq!(data(poll(&mut body)).len(), 8);
         assert!(poll(&mut body).is_pending());
         tokio::time::sleep(Duration::from_millis(50)).await;
-        tx.send(Ok(Frame::data(Bytes::from(message(0, b'a')))))
-            .await
-            .unwrap();
+        send(&tx, &message(0, b'a')).await;
         assert_eq!(data(poll(&mut body)).len(), 5);
-        let err = std::future::poll_fn(|cx| Pin::new(&mut body).poll_frame(cx))
-            .await
-            .expect("an end")
-            .expect_err("overdue");
+        let err = error(&mut body, "overdue").await;
         assert_eq!(err.code(), tonic::Code::DeadlineExceeded);
         // Between whole messages a stream may pause: no clock runs.
         let admission = admission(1 << 20, 50);
         let (tx, source) = fed();
         let mut body = Receiving::new(source, admission, false);
-        tx.send(Ok(Frame::data(Bytes::from(message(3, b'a')))))
-            .await
-            .unwrap();
+        send(&tx, &message(3, b'a')).await;
         assert_eq!(data(poll(&mut body)).len(), 8);
         let paused = tokio::time::timeout(
             Duration::from_millis(200),
-            std::future::poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)),
+            std::future::poll_fn(|cx| poll_in(&mut body, cx)),
         )
         .await;
         assert!(paused.is_err(), "still waiting for the next message");
@@ -740,18 +718,14 @@ mod tests {
         assert!(poll(&mut b).is_pending());
         tokio::time::sleep(Duration::from_millis(60)).await;
         let whole = message(300, b'b');
-        tx_b.send(Ok(Frame::data(Bytes::copy_from_slice(&whole[..255]))))
-            .await
-            .unwrap();
+        send(&tx_b, &whole[..255]).await;
         assert_eq!(data(poll(&mut b)).len(), 4);
         tokio::time::sleep(Duration::from_millis(200)).await;
         drop(a);
         assert_eq!(data(poll(&mut b)).len(), 251);
         // Its clock restarted with its room: waiting for its last bytes is not overdue.
         assert!(poll(&mut b).is_pending());
-        tx_b.send(Ok(Frame::data(Bytes::copy_from_slice(&whole[255..]))))
-            .await
-            .unwrap();
+        send(&tx_b, &whole[255..]).await;
         assert_eq!(data(poll(&mut b)).len(), 50);
         drop(tx_b);
         assert!(matches!(poll(&mut b), Poll::Ready(None)));
@@ -763,15 +737,10 @@ mod tests {
         let (_feed, a) = holding_room(&admission).await;
         let (tx_b, source_b) = fed();
         let mut b = Receiving::new(source_b, admission.clone(), false);
-        tx_b.send(Ok(Frame::data(Bytes::from(message(300, b'b')))))
-            .await
-            .unwrap();
+        send(&tx_b, &message(300, b'b')).await;
         assert_eq!(data(poll(&mut b)).len(), 4);
         let waited = std::time::Instant::now();
-        let err = std::future::poll_fn(|cx| Pin::new(&mut b).poll_frame(cx))
-            .await
-            .expect("an end")
-            .expect_err("refused");
+        let err = error(&mut b, "refused").await;
         assert!(waited.elapsed() >= ROOM_WAIT - Duration::from_millis(50));
         assert_eq!(err.code(), tonic::Code::ResourceExhausted);
         assert!(err.message().contains("--memory-budget"), "{err:?}");

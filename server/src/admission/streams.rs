@@ -35,11 +35,12 @@ const NEVER: u64 = u64::MAX;
 /// The room, every open batch stream, and what the headers waiting at the door want of it.
 pub(crate) struct Room {
     room: Arc<Semaphore>,
-    size: usize,
+    /// Its size in bytes.
+    pub(crate) size: usize,
     /// What each stream may hold in puzzles read and answers untaken.
     share: usize,
     /// How long a stream must not have used what it holds before it may be closed.
-    unused_before_closed: Duration,
+    pub(crate) unused_before_closed: Duration,
     /// What times are counted from, in ms.
     epoch: Instant,
     streams: Mutex<Vec<Weak<StreamRoom>>>,
@@ -51,8 +52,8 @@ pub(crate) struct Room {
     looking: AtomicBool,
 }
 
-/// One batch stream as the room sees it, shared by the door, the compression layer and the
-/// stream's reader.
+/// One batch stream as the room sees it, shared by the door, the expansion of its messages
+/// and its reader.
 pub(crate) struct StreamRoom {
     /// Its room.
     held: Mutex<Option<OwnedSemaphorePermit>>,
@@ -121,16 +122,6 @@ impl Room {
         }
     }
 
-    /// Its size in bytes.
-    pub(crate) fn size(&self) -> usize {
-        self.size
-    }
-
-    /// How long a stream must not have used what it holds before it may be closed.
-    pub(crate) fn unused_before_closed(&self) -> Duration {
-        self.unused_before_closed
-    }
-
     /// A new stream's place, holding nothing until its first header; its buffers keep
     /// `kept_for(len)` bytes once a request of `len` bytes has gone through them.
     pub(crate) fn open(&self, kept_for: fn(usize) -> usize) -> Arc<StreamRoom> {
@@ -170,13 +161,8 @@ impl Room {
         stream.at_door.store(true, Ordering::Relaxed);
         let _waiting = AtDoor(&self.wanted, &stream, more);
         self.keep_looking();
-        match self.room.clone().acquire_many_owned(permits(more)).await {
-            Ok(permit) => {
-                stream.add(permit);
-                true
-            }
-            Err(_) => false,
-        }
+        let permit = self.room.clone().acquire_many_owned(permits(more)).await;
+        permit.map(|permit| stream.add(permit)).is_ok()
     }
 
     /// Grows `stream` as [`Room::grow`] does, for a message already in memory (one expanded
@@ -187,16 +173,12 @@ impl Room {
         if more == 0 {
             return true;
         }
-        match self.room.clone().try_acquire_many_owned(permits(more)) {
-            Ok(permit) => {
-                stream.add(permit);
-                true
-            }
-            Err(_) => {
-                self.look(self.room.available_permits(), more);
-                false
-            }
-        }
+        let Ok(permit) = self.room.clone().try_acquire_many_owned(permits(more)) else {
+            self.look(self.room.available_permits(), more);
+            return false;
+        };
+        stream.add(permit);
+        true
     }
 
     /// Looks over the streams every [`LOOK_AGAIN`] while any header waits for room, in one

@@ -115,27 +115,14 @@ impl<T: Send> Backlog for Mutex<Inbox<T>> {
 /// window, each message at least one answer) never turns a solver thread away.
 pub struct Answers<T> {
     /// Shared with the reading task, which empties it when the client stalls.
-    inbox: Arc<Mutex<Inbox<T>>>,
+    pub(super) inbox: Arc<Mutex<Inbox<T>>>,
     /// How the stream ends once every answer is out: with this status, or OK if none comes.
-    end: Option<oneshot::Receiver<Status>>,
-    progress: Arc<AtomicU64>,
+    pub(super) end: Option<oneshot::Receiver<Status>>,
+    /// Bumped for every answer taken.
+    pub(super) progress: Arc<AtomicU64>,
 }
 
 impl<T> Answers<T> {
-    /// The response side of the stream whose answers come into `inbox`, ending with what
-    /// `end` brings.
-    pub(crate) fn new(
-        inbox: Arc<Mutex<Inbox<T>>>,
-        end: oneshot::Receiver<Status>,
-        progress: Arc<AtomicU64>,
-    ) -> Answers<T> {
-        Answers {
-            inbox,
-            end: Some(end),
-            progress,
-        }
-    }
-
     /// After the last answer: the stream's status, if it has one.
     fn poll_end(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<T, Status>>> {
         let Some(end) = self.end.as_mut() else {

@@ -90,8 +90,13 @@ impl<A> Carry<A> {
         let mut state = self.lock();
         let forced = update(&mut state);
         state.take(answers);
-        let due = forced || state.due(self.wait);
-        let ready = state.ready(due);
+        let waited = state.since.is_some_and(|t| t.elapsed() >= self.wait);
+        let ready = if forced || waited || state.answers.len() >= GATHER {
+            state.since = None;
+            std::mem::take(&mut state.answers)
+        } else {
+            Vec::new()
+        };
         drop(state);
         to.send(ready);
     }
@@ -114,19 +119,6 @@ impl<A> State<A> {
         } else {
             self.answers.extend(answers);
         }
-    }
-
-    fn due(&self, wait: Duration) -> bool {
-        self.answers.len() >= GATHER || self.since.is_some_and(|t| t.elapsed() >= wait)
-    }
-
-    /// Everything held, when `due`; sent after the lock is let go.
-    fn ready(&mut self, due: bool) -> Vec<(A, Hold)> {
-        if !due {
-            return Vec::new();
-        }
-        self.since = None;
-        std::mem::take(&mut self.answers)
     }
 }
 

@@ -12,6 +12,7 @@ mod packed;
 mod rate;
 mod single;
 
+use std::convert::Infallible;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
@@ -41,8 +42,11 @@ pub(crate) trait Batched: Message + Default + Send + 'static {
     /// The message the stream answers with.
     type Answer: Send + 'static;
     /// Puzzles in this message, each taking a slot of the window; an error (a message that
-    /// cannot be split into puzzles) ends the stream once what came before is answered.
-    fn puzzles(&self, limits: &Limits) -> Result<usize, Status>;
+    /// cannot be split into puzzles) ends the stream once what came before is answered. By
+    /// default one: a message is a puzzle.
+    fn puzzles(&self, _limits: &Limits) -> Result<usize, Status> {
+        Ok(1)
+    }
     /// Bytes the message, its puzzles' work and its answer hold until the answer is sent:
     /// what it costs the stream's share. By default about twice its
     /// size (a one-puzzle answer is about as large as its request) and a job's worth.
@@ -62,8 +66,13 @@ pub(crate) trait Batched: Message + Default + Send + 'static {
     /// Checks a group of messages read together and hands their puzzles to the solver threads.
     fn submit(group: Vec<Read<Self>>, to: &Submit<'_, Self::Answer>);
     /// Why the stream ends when message `messages` (0-based), holding puzzle `puzzles` on,
-    /// cannot be read.
-    fn broken(messages: u64, puzzles: u64, why: &str) -> String;
+    /// cannot be read; by default, for messages of one puzzle.
+    fn broken(messages: u64, _puzzles: u64, why: &str) -> String {
+        format!(
+            "request {messages} of the stream could not be read: {why}; the {messages} \
+             requests before it were answered"
+        )
+    }
 }
 
 /// A message read from a stream, with the stream index of its first puzzle and what it holds.
@@ -93,7 +102,7 @@ impl<A> Submit<'_, A> {
     pub(crate) fn solve<J: Work>(&self, jobs: Vec<J>, each: impl Deliver<J>) {
         // One span for the task, not one a puzzle: a packed stream's tasks hold thousands.
         let span = telemetry::solve_span();
-        telemetry::record_puzzles(&span, jobs.len());
+        span.record("sudoku.puzzles", jobs.len());
         let each = Tracked {
             inner: each,
             _in_pool: self.in_pool(),
@@ -193,29 +202,28 @@ impl Hold {
     /// The share of `part` of its `of` puzzles, slots and bytes alike, taken from this hold:
     /// what puzzles answered apart from their message keep while the rest goes.
     fn split_share(&mut self, part: usize, of: usize) -> Hold {
-        let share = |permit: &mut OwnedSemaphorePermit| {
-            let all = permit.num_permits();
-            let n = all as u128 * part as u128 / of.max(1) as u128;
-            let n = usize::try_from(n).unwrap_or(0).min(all);
-            permit.split(n).expect("at most what it holds")
-        };
         Hold {
-            _slot: share(&mut self._slot),
-            _stream_bytes: share(&mut self._stream_bytes),
+            _slot: share_of(&mut self._slot, part, of),
+            _stream_bytes: share_of(&mut self._stream_bytes, part, of),
         }
     }
 
     /// The window slots of `part` of its `of` puzzles, taken from this hold. Its bytes stay:
     /// the pieces of an answer share one buffer of solutions until the last has gone.
     fn split_slots(&mut self, part: usize, of: usize) -> Hold {
-        let slots = self._slot.num_permits();
-        let n = slots as u128 * part as u128 / of.max(1) as u128;
-        let n = usize::try_from(n).unwrap_or(0).min(slots);
         Hold {
-            _slot: self._slot.split(n).expect("at most what it holds"),
-            _stream_bytes: self._stream_bytes.split(0).expect("none is never too many"),
+            _slot: share_of(&mut self._slot, part, of),
+            _stream_bytes: share_of(&mut self._stream_bytes, 0, 1),
         }
     }
+}
+
+/// `part` of `of` shares of `permit`'s permits, taken from it.
+fn share_of(permit: &mut OwnedSemaphorePermit, part: usize, of: usize) -> OwnedSemaphorePermit {
+    let all = permit.num_permits();
+    let n = all as u128 * part as u128 / of.max(1) as u128;
+    let n = usize::try_from(n).unwrap_or(0).min(all);
+    permit.split(n).expect("at most what it holds")
 }
 
 /// Who is calling: the stream's deadline, whose turn its puzzles take on the solver threads,
@@ -263,7 +271,11 @@ pub(crate) fn spawn<M: Batched>(
         }
     };
     tokio::spawn(tracing::Instrument::in_current_span(task));
-    Answers::new(inbox, end_rx, progress)
+    Answers {
+        inbox,
+        end: Some(end_rx),
+        progress,
+    }
 }
 
 /// Why a stream stopped reading.
@@ -306,7 +318,7 @@ impl<M: Batched> Reader<M> {
     /// Reads the stream to its end, then waits until every answer has gone out; the status
     /// the stream ends with, if not OK.
     async fn run(mut self, mut inbound: Streaming<M>) -> Option<Status> {
-        let end = self.read_all(&mut inbound).await;
+        let Err(end) = self.read_all(&mut inbound).await;
         // Nothing more is read: the body, and the room in the receive budget its last
         // message holds, go now, not once the answers owed have been taken.
         drop(inbound);
@@ -315,14 +327,8 @@ impl<M: Batched> Reader<M> {
             End::Done | End::Broken(_) => {
                 let window = self.window.clone();
                 let all = window.acquire_many(self.shared.batch_window as u32);
-                // Waiting for its client to take answers, it may be closed for room.
-                self.caller.stream.waiting_for_client(true);
-                let taken = self.watch_unless(all, || false, true).await;
-                self.caller.stream.waiting_for_client(false);
-                match taken {
-                    Ok(_) => end,
-                    Err(stopped) => stopped,
-                }
+                // Unless it stops while its client takes them.
+                self.watch_unless(all, || false).await.err().unwrap_or(end)
             }
             stopped => stopped,
         };
@@ -336,35 +342,32 @@ impl<M: Batched> Reader<M> {
             }
             End::Stalled(status) => {
                 self.cancel.store(true, Ordering::Relaxed);
-                self.discard_answers();
+                // The answers nobody is taking go, freeing what their puzzles hold.
+                if let Some(answers) = self.answers.upgrade()
+                    && let Ok(mut inbox) = answers.lock()
+                {
+                    inbox.discard();
+                }
                 Some(status)
             }
         }
     }
 
-    async fn read_all(&mut self, inbound: &mut Streaming<M>) -> End {
+    /// Reads and submits messages until the stream ends, and why.
+    async fn read_all(&mut self, inbound: &mut Streaming<M>) -> Result<Infallible, End> {
         let mut waiting: Option<(M, usize)> = None;
         loop {
-            let next = match waiting.take() {
-                Some(read) => Ok(read),
-                None => match self.next_message(inbound).await {
-                    Ok(Ok(Some(message))) => self.count(message),
-                    Ok(Ok(None)) => return End::Done,
-                    Ok(Err(status)) => return self.broken(status),
-                    Err(stopped) => return stopped,
+            let (first, puzzles) = match waiting.take() {
+                Some(read) => read,
+                None => match self.next_message(inbound).await? {
+                    Ok(Some(message)) => self.count(message)?,
+                    Ok(None) => return Err(End::Done),
+                    Err(status) => return Err(self.broken(status)),
                 },
-            };
-            let (first, puzzles) = match next {
-                Ok(read) => read,
-                Err(end) => return end,
             };
             let hold = match self.try_hold(&first, puzzles) {
                 Some(hold) => hold,
-                None => match self.hold(&first, puzzles).await {
-                    Ok(Some(hold)) => hold,
-                    Ok(None) => return End::ClientLeft,
-                    Err(stopped) => return stopped,
-                },
+                None => (self.hold(&first, puzzles).await?).ok_or(End::ClientLeft)?,
             };
             let mut group = vec![self.read(first, puzzles, hold)];
             // Take every message already received, as far as the window and share allow.
@@ -401,7 +404,7 @@ impl<M: Batched> Reader<M> {
                 },
             );
             if let Some(end) = end {
-                return end;
+                return Err(end);
             }
         }
     }
@@ -411,10 +414,7 @@ impl<M: Batched> Reader<M> {
     /// flight (OUT_OF_RANGE, as a message larger than its method takes; a message of one
     /// puzzle, which cannot be smaller, goes alone).
     fn count(&self, message: M) -> Result<(M, usize), End> {
-        let puzzles = match message.puzzles(&self.shared.limits) {
-            Ok(puzzles) => puzzles,
-            Err(status) => return Err(self.broken(status)),
-        };
+        let puzzles = (message.puzzles(&self.shared.limits)).map_err(|s| self.broken(s))?;
         let (window, share) = (self.shared.batch_window, self.shared.stream_bytes);
         let held = message.held_bytes(puzzles);
         if puzzles > 1 && (puzzles > window || held > share) {
@@ -475,11 +475,7 @@ impl<M: Batched> Reader<M> {
                 _stream_bytes: bytes.await.ok()?,
             })
         };
-        // Waiting for its client to take answers, the stream may be closed for room.
-        self.caller.stream.waiting_for_client(true);
-        let own = self.watch_unless(own, || false, true).await;
-        self.caller.stream.waiting_for_client(false);
-        own
+        self.watch_unless(own, || false).await
     }
 
     /// A hold if one is free now.
@@ -502,40 +498,35 @@ impl<M: Batched> Reader<M> {
         &self,
         inbound: &mut Streaming<M>,
     ) -> Result<Result<Option<M>, Status>, End> {
-        let stream = &self.caller.stream;
-        stream.waiting_for_client(true);
         // A message waiting at the door for room other calls hold is not the client's doing.
-        let next = self
-            .watch_unless(inbound.message(), || stream.at_door(), true)
-            .await;
-        stream.waiting_for_client(false);
-        next
+        let stream = &self.caller.stream;
+        (self.watch_unless(inbound.message(), || stream.at_door())).await
     }
 
-    /// Runs `work` until it ends, the client leaves, or the stream stalls: it is not stalled
-    /// while `waiting_on_others` says so, nor while it has work on the solver threads. Where
-    /// `closable`, it also ends when it is closed for room (see [`streams`]).
+    /// Runs `work`, which waits for the client (its next message, or to take answers), until
+    /// it ends, the client leaves, the stream is closed for room (see [`streams`]: meanwhile
+    /// the stream may be), or it stalls: it is not stalled while `waiting_on_others` says so,
+    /// nor while it has work on the solver threads.
     async fn watch_unless<T>(
         &self,
         work: impl Future<Output = T>,
         waiting_on_others: impl Fn() -> bool,
-        closable: bool,
     ) -> Result<T, End> {
         tokio::pin!(work);
-        if closable {
-            self.caller.stream.forget_asks();
-        }
+        let stream = &self.caller.stream;
+        stream.waiting_for_client(true);
+        stream.forget_asks();
         let idle = self.shared.stream_idle.unwrap_or(Duration::MAX);
         let mut seen = self.progress.load(Ordering::Relaxed);
-        loop {
+        let watched = loop {
             tokio::select! {
                 biased;
-                () = self.out.closed() => return Err(End::ClientLeft),
-                value = &mut work => return Ok(value),
-                () = self.caller.stream.closed(), if closable => {
-                    let idle = self.shared.admission.streams.unused_before_closed();
-                    if let Some(why) = self.caller.stream.close_for(idle) {
-                        return Err(End::Stalled(crate::status::stream_closed(self.closed_for_room(why))));
+                () = self.out.closed() => break Err(End::ClientLeft),
+                value = &mut work => break Ok(value),
+                () = stream.closed() => {
+                    let idle = self.shared.admission.streams.unused_before_closed;
+                    if let Some(why) = stream.close_for(idle) {
+                        break Err(End::Stalled(crate::status::stream_closed(self.closed_for_room(why))));
                     }
                 }
                 () = tokio::time::sleep(idle), if idle != Duration::MAX => {
@@ -544,7 +535,7 @@ impl<M: Batched> Reader<M> {
                     let in_pool = self.in_pool.load(Ordering::Acquire) > 0;
                     let now = self.progress.load(Ordering::Relaxed);
                     if now == seen && !in_pool && !waiting_on_others() {
-                        return Err(End::Stalled(crate::status::stream_closed(format!(
+                        break Err(End::Stalled(crate::status::stream_closed(format!(
                             "stream closed: nothing read, solved or taken for {} ms \
                              (--idle-timeout-ms); open a new stream",
                             idle.as_millis()
@@ -553,25 +544,27 @@ impl<M: Batched> Reader<M> {
                     seen = now;
                 }
             }
-        }
+        };
+        stream.waiting_for_client(false);
+        watched
     }
 
     /// Why the stream was closed for another's room, for its client.
     fn closed_for_room(&self, why: Why) -> String {
         let room = &self.shared.admission.streams;
-        let idle = room.unused_before_closed().as_millis();
+        let idle = room.unused_before_closed.as_millis();
         match why {
             Why::Unused => format!(
                 "stream closed: its buffers kept bytes another stream needed, and it had not \
                  used them for a while (--memory-budget, {} bytes for all streams); open a new \
                  stream",
-                room.size()
+                room.size
             ),
             Why::Slow => format!(
                 "stream closed: its client had left answers untaken for over {idle} ms while \
                  other streams waited for the room they hold (--memory-budget, {} bytes \
                  for all streams); take answers as they come, or open a new stream",
-                room.size()
+                room.size
             ),
         }
     }
@@ -585,15 +578,5 @@ impl<M: Batched> Reader<M> {
             M::broken(self.messages, self.index, status.message()),
             bytes::Bytes::copy_from_slice(status.details()),
         ))
-    }
-
-    /// Drops the answers nobody is taking, freeing what their puzzles hold.
-    fn discard_answers(&self) {
-        let Some(answers) = self.answers.upgrade() else {
-            return;
-        };
-        if let Ok(mut inbox) = answers.lock() {
-            inbox.discard();
-        }
     }
 }

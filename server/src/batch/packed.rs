@@ -117,8 +117,13 @@ impl Batched for pb::PackedPuzzles {
                 answer_cap,
             };
             let pack = Arc::new(Pack::new(message.id, first, hold, count, source));
+            // A message with no puzzles is answered at once.
             if count == 0
-                && let Some(answers) = pack.take()
+                && let Some(answers) = pack
+                    .state
+                    .lock()
+                    .ok()
+                    .and_then(|mut s| s.take(&pack.source))
             {
                 to.send_now(answers);
             }
@@ -126,7 +131,7 @@ impl Batched for pb::PackedPuzzles {
         }
         // One job per solver thread keeps every core busy with one wake-up per thread.
         let total: usize = packs.iter().map(|(_, count)| count).sum();
-        let per_thread = total.div_ceil(to.shared.pool.workers()).max(1);
+        let per_thread = total.div_ceil(to.shared.pool.lanes.workers).max(1);
         let mut job = Vec::with_capacity(per_thread.min(total));
         for (pack, count) in packs {
             let mut start = 0;
@@ -391,20 +396,12 @@ impl Pack {
         state.solutions[range.start * size..range.end * size].copy_from_slice(&part.solutions);
         state.detached.extend(part.detached);
         state.remaining = state.remaining.saturating_sub(range.len());
-        if state.remaining == 0 {
-            state.take(&self.source)
-        } else {
-            None
+        if state.remaining > 0 {
+            return None;
         }
+        state.take(&self.source)
     }
 
-    /// The answer of a message with no puzzles.
-    fn take(&self) -> Option<Vec<(pb::PackedAnswers, Hold)>> {
-        self.state.lock().ok()?.take(&self.source)
-    }
-}
-
-impl Pack {
     /// The answer of a detached puzzle, alone, with its share of what the message held;
     /// `None` where its client has left.
     fn answer_apart(
@@ -422,7 +419,7 @@ impl Pack {
             ..pb::PackedAnswers::default()
         };
         let mut solution = vec![0; source.bytes_each()];
-        let error = match result {
+        match result {
             Ok(report) => {
                 answer.outcomes[0] = wire_outcome(&report.outcome) as u8;
                 answer.guesses[0] = report.stats.guesses;
@@ -430,17 +427,11 @@ impl Pack {
                 if let Some(grid) = report.outcome.grid() {
                     source.layout.pack(grid.cells(), &mut solution);
                 }
-                None
             }
-            Err(PoolError::Solve(err)) => Some(RequestError::from(err).to_pb()),
-            Err(PoolError::Panicked(panic)) => Some(RequestError::Internal(panic).to_pb()),
-            Err(PoolError::Abandoned) => return None,
-        };
-        if let Some(error) = error {
-            answer.errors.push(pb::PackedError {
+            Err(err) => answer.errors.push(pb::PackedError {
                 offset: 0,
-                error: Some(bounded(error)),
-            });
+                error: Some(bounded(err.into_request_error()?.to_pb())),
+            }),
         }
         match source.layout {
             Layout::Bytes => answer.solutions = solution.into(),
@@ -524,7 +515,9 @@ struct Part {
     answers: Mutex<Gathered>,
 }
 
-/// A part's answers as they come in, by offset from the part's first puzzle.
+/// A part's answers as they come in, by offset from the part's first puzzle; none once
+/// they went to the message.
+#[derive(Default)]
 struct Gathered {
     outcomes: Vec<u8>,
     guesses: Vec<u64>,
@@ -542,7 +535,7 @@ impl Part {
         let options = pack.source.options.clone().map(Arc::new);
         let answers = Gathered {
             remaining: range.len(),
-            ..Gathered::none()
+            ..Gathered::default()
         };
         let cells = pack
             .source
@@ -651,24 +644,9 @@ impl Part {
         if let Ok(mut cells) = self.cells.lock() {
             *cells = Bytes::new();
         }
-        let done = std::mem::replace(&mut *answers, Gathered::none());
+        let done = std::mem::take(&mut *answers);
         drop(answers);
         self.pack.merge(self.range.clone(), done)
-    }
-}
-
-impl Gathered {
-    /// What is left of a part's answers once they went to the message.
-    fn none() -> Gathered {
-        Gathered {
-            outcomes: Vec::new(),
-            guesses: Vec::new(),
-            found: Vec::new(),
-            solutions: Vec::new(),
-            errors: Vec::new(),
-            detached: Vec::new(),
-            remaining: 0,
-        }
     }
 }
 
@@ -778,14 +756,9 @@ impl Deliver<Item> for Packer {
         }
         let done = match result {
             Ok(solution) => item.part.solved(item.offset, &solution),
-            Err(PoolError::Solve(err)) => item
-                .part
-                .failed(item.offset, RequestError::from(err).to_pb()),
-            Err(PoolError::Panicked(panic)) => item
-                .part
-                .failed(item.offset, RequestError::Internal(panic).to_pb()),
-            // The stream is gone; nobody waits for this answer.
-            Err(PoolError::Abandoned) => None,
+            // `None`: the stream is gone; nobody waits for this answer.
+            Err(err) => (err.into_request_error())
+                .and_then(|err| item.part.failed(item.offset, err.to_pb())),
         };
         if let Some(answer) = done {
             self.out.send(answer);
@@ -822,6 +795,19 @@ mod tests {
         sixteen[1] = 15;
         let grid = unpack(shape, &sixteen).expect("letters above 9");
         assert_eq!(&grid.cells()[..2], &[16, 15]);
+    }
+
+    /// The source of a message of 9x9 puzzles, `cells` laid out as `layout` says.
+    fn source(layout: Layout, cells: Bytes) -> Source {
+        Source {
+            shape: Shape::CLASSIC,
+            layout,
+            cells: Mutex::new(cells),
+            options: Ok(solver_core::Options::default()),
+            cancel: Arc::default(),
+            cap: std::time::Duration::from_secs(10),
+            answer_cap: crate::admission::methods::MOST_ANSWER_BYTES,
+        }
     }
 
     /// What a stream's message holds, here from semaphores of its own.
@@ -873,15 +859,7 @@ mod tests {
                 Layout::Nibbles => nibbles::pack(puzzle, &mut cells),
             }
         }
-        let source = Source {
-            shape: Shape::CLASSIC,
-            layout,
-            cells: Mutex::new(cells.into()),
-            options: Ok(solver_core::Options::default()),
-            cancel: Arc::default(),
-            cap: std::time::Duration::from_secs(10),
-            answer_cap: crate::admission::methods::MOST_ANSWER_BYTES,
-        };
+        let source = source(layout, cells.into());
         let pack = Arc::new(Pack::new("m".to_owned(), 7, hold(), 5, source));
         let parts: Vec<Part> = [0..2, 2..3, 3..5]
             .into_iter()
@@ -983,13 +961,9 @@ mod tests {
         ] {
             let cancel = Arc::new(std::sync::atomic::AtomicBool::new(false));
             let source = Source {
-                shape: Shape::CLASSIC,
-                layout: Layout::Bytes,
-                cells: Mutex::new(values(PUZZLE).into()),
                 options,
                 cancel: cancel.clone(),
-                cap: std::time::Duration::from_secs(10),
-                answer_cap: crate::admission::methods::MOST_ANSWER_BYTES,
+                ..source(Layout::Bytes, values(PUZZLE).into())
             };
             let pack = Arc::new(Pack::new("m".to_owned(), 0, hold(), 1, source));
             let item = Item {
@@ -1105,15 +1079,7 @@ mod tests {
             _slot: take(0),
             _stream_bytes: take(1),
         };
-        let source = Source {
-            shape: Shape::CLASSIC,
-            layout: Layout::Bytes,
-            cells: Mutex::new(PUZZLE.repeat(3).into_bytes().into()),
-            options: Ok(solver_core::Options::default()),
-            cancel: Arc::default(),
-            cap: std::time::Duration::from_secs(10),
-            answer_cap: crate::admission::methods::MOST_ANSWER_BYTES,
-        };
+        let source = source(Layout::Bytes, PUZZLE.repeat(3).into_bytes().into());
         let pack = Arc::new(Pack::new("m".to_owned(), 7, hold, 3, source));
         let part = Part::new(pack.clone(), 0..3);
         // Built before it goes long, as on a solver thread.
@@ -1150,15 +1116,7 @@ mod tests {
             _slot: take(),
             _stream_bytes: take(),
         };
-        let source = Source {
-            shape: Shape::CLASSIC,
-            layout: Layout::Bytes,
-            cells: Mutex::new(PUZZLE.repeat(4).into_bytes().into()),
-            options: Ok(solver_core::Options::default()),
-            cancel: Arc::default(),
-            cap: std::time::Duration::from_secs(10),
-            answer_cap: crate::admission::methods::MOST_ANSWER_BYTES,
-        };
+        let source = source(Layout::Bytes, PUZZLE.repeat(4).into_bytes().into());
         let pack = Arc::new(Pack::new("m".to_owned(), 0, hold, 4, source));
         let part = Part::new(pack.clone(), 0..4);
         assert!(part.detach(3).is_none());

@@ -2,23 +2,16 @@
 
 use std::sync::atomic::Ordering;
 
-use solver_core::StopReason;
-use solver_core::logic::{self, RateOptions};
+use solver_core::logic;
 use sudoku_proto::{grid_from_pb, pb, rating_to_pb, verdict_of};
-use tonic::Status;
 
 use super::{Batched, Read, Submit};
-use crate::scheduling::pool::PoolError;
-use crate::solving::Limits;
+use crate::rpc::puzzles::{logic_options, rating_stopped, until_deadline};
 use crate::status::RequestError;
 use crate::telemetry;
 
 impl Batched for pb::RateRequest {
     type Answer = pb::RateResponse;
-
-    fn puzzles(&self, _limits: &Limits) -> Result<usize, Status> {
-        Ok(1)
-    }
 
     fn submit(group: Vec<Read<Self>>, to: &Submit<'_, Self::Answer>) {
         let limits = &to.shared.limits;
@@ -43,14 +36,7 @@ impl Batched for pb::RateRequest {
                     continue;
                 }
             };
-            let options = RateOptions {
-                uniqueness: !message.options.unwrap_or_default().no_uniqueness_techniques,
-                limits: solver_core::Limits {
-                    cancel: Some(to.cancel.clone()),
-                    ..solver_core::Limits::default()
-                },
-                ..RateOptions::default()
-            };
+            let options = logic_options(message.options, to.cancel);
             let (out, progress, id) = (to.out.clone(), to.progress.clone(), message.id);
             let in_pool = to.in_pool();
             // The puzzle's span, ended once its answer is on its way.
@@ -60,22 +46,10 @@ impl Batched for pb::RateRequest {
                 to.caller.tenant,
                 client_deadline,
                 max_time,
-                move |until| {
-                    // The time cap starts with the rating, as a solve's does, not when the
-                    // group arrived: puzzles queued behind others keep their full time.
-                    let options = RateOptions {
-                        limits: solver_core::Limits {
-                            deadline: Some(until.deadline),
-                            ..options.limits.clone()
-                        },
-                        ..options.clone()
-                    };
-                    logic::rate(&grid, &options)
-                },
-                |rating| match rating {
-                    Ok(rating) => rating.end == logic::End::Stopped(StopReason::Deadline),
-                    Err(err) => matches!(err, logic::LogicError::Stopped(StopReason::Deadline)),
-                },
+                // The time cap starts with the rating, as a solve's does, not when the group
+                // arrived: puzzles queued behind others keep their full time.
+                move |until| logic::rate(&grid, &until_deadline(&options, until.deadline)),
+                rating_stopped,
                 move |result| {
                     // Counted in the pool until the answer is on its way.
                     let _in_pool = in_pool;
@@ -95,12 +69,11 @@ impl Batched for pb::RateRequest {
                                 &RequestError::Internal(err.to_string()),
                             ),
                         },
-                        Err(PoolError::Panicked(panic)) => {
-                            invalid(String::new(), first, &RequestError::Internal(panic))
-                        }
-                        Err(PoolError::Solve(err)) => invalid(String::new(), first, &err.into()),
-                        // The stream is gone; nobody waits for this answer.
-                        Err(PoolError::Abandoned) => return,
+                        // `None`: the stream is gone; nobody waits for this answer.
+                        Err(err) => match err.into_request_error() {
+                            Some(err) => invalid(String::new(), first, &err),
+                            None => return,
+                        },
                     };
                     progress.fetch_add(1, Ordering::Relaxed);
                     let answer = pb::RateResponse {
@@ -112,13 +85,6 @@ impl Batched for pb::RateRequest {
                 },
             );
         }
-    }
-
-    fn broken(messages: u64, _puzzles: u64, why: &str) -> String {
-        format!(
-            "request {messages} of the stream could not be read: {why}; the {messages} \
-             requests before it were answered"
-        )
     }
 }
 

@@ -6,24 +6,18 @@ use std::time::Duration;
 
 use prost::Message;
 use sudoku_proto::pb;
-use tonic::Status;
 
 use super::answers::Outbox;
 use super::coalesce::{Carry, GATHER, GATHER_WAIT, Out};
 use super::{Batched, Hold, Read, Submit};
 use crate::scheduling::pool::{Deliver, PoolError, Work};
-use crate::solving::{Job, Limits, invalid, prepare, response};
-use crate::status::RequestError;
+use crate::solving::{Job, invalid, prepare, response};
 
 /// An answer and what its puzzle holds.
 type Answer = (pb::SolveResponse, Hold);
 
 impl Batched for pb::SolveRequest {
     type Answer = pb::SolveResponse;
-
-    fn puzzles(&self, _limits: &Limits) -> Result<usize, Status> {
-        Ok(1)
-    }
 
     /// As the default, and the answer's solution at four bytes a cell in memory (one on the
     /// wire): a 25x25 answer holds 2.5 KB more than its encoded size says.
@@ -52,7 +46,7 @@ impl Batched for pb::SolveRequest {
         }
         to.send_now(invalid_answers);
         // One job per solver thread keeps every core busy with one wake-up per thread.
-        let per_thread = items.len().div_ceil(to.shared.pool.workers()).max(1);
+        let per_thread = items.len().div_ceil(to.shared.pool.lanes.workers).max(1);
         while !items.is_empty() {
             let rest = items.split_off(per_thread.min(items.len()));
             let chunk = std::mem::replace(&mut items, rest);
@@ -66,13 +60,6 @@ impl Batched for pb::SolveRequest {
             };
             to.solve(chunk, gathered);
         }
-    }
-
-    fn broken(messages: u64, _puzzles: u64, why: &str) -> String {
-        format!(
-            "request {messages} of the stream could not be read: {why}; the {messages} \
-             requests before it were answered"
-        )
     }
 }
 
@@ -115,6 +102,14 @@ impl Gathered {
         self.carry.hand(answers, now, &self.to());
     }
 
+    /// Takes this task out of those the carry's answers wait for, with its answers.
+    fn leave(&mut self) {
+        if std::mem::replace(&mut self.joined, false) {
+            let answers = std::mem::take(&mut self.answers);
+            self.carry.leave(answers, &self.to());
+        }
+    }
+
     fn to(&self) -> Out<'_, pb::SolveResponse> {
         Out {
             out: &self.out,
@@ -130,16 +125,11 @@ impl Deliver<Item> for Gathered {
                 response(item.id, item.index, &solution),
                 solution.stats.elapsed,
             ),
-            Err(PoolError::Solve(err)) => (
-                invalid(item.id, item.index, &RequestError::from(err)),
-                Duration::ZERO,
-            ),
-            Err(PoolError::Panicked(panic)) => (
-                invalid(item.id, item.index, &RequestError::Internal(panic)),
-                Duration::ZERO,
-            ),
-            // The stream is gone; nobody waits for this answer.
-            Err(PoolError::Abandoned) => return,
+            // `None`: the stream is gone; nobody waits for this answer.
+            Err(err) => match err.into_request_error() {
+                Some(err) => (invalid(item.id, item.index, &err), Duration::ZERO),
+                None => return,
+            },
         };
         self.push((answer, item.hold), solving);
     }
@@ -163,23 +153,9 @@ impl Deliver<Item> for Gathered {
     }
 }
 
-impl Gathered {
-    /// Takes this task out of those the carry's answers wait for, with its answers.
-    fn leave(&mut self) {
-        if std::mem::replace(&mut self.joined, false) {
-            let answers = std::mem::take(&mut self.answers);
-            self.carry.leave(answers, &self.to());
-        }
-    }
-}
-
 impl Drop for Gathered {
     fn drop(&mut self) {
-        if self.joined {
-            self.leave();
-        } else {
-            self.hand(true);
-        }
+        self.flush();
     }
 }
 
@@ -200,6 +176,7 @@ impl Work for Item {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::status::RequestError;
     use solver_core::{Grid, Options, Shape};
 
     fn gathered(

@@ -74,13 +74,7 @@ where
         };
         let call = span.in_scope(|| self.inner.call(request)).instrument(span);
         Box::pin(async move {
-            let response = match call.await {
-                Ok(response) => response,
-                Err(err) => {
-                    tally.finish(Code::Unknown);
-                    return Err(err);
-                }
-            };
+            let response = call.await.inspect_err(|_| tally.finish(Code::Unknown))?;
             if let Some(code) = grpc_status(response.headers()) {
                 tally.finish(code);
             }

@@ -98,21 +98,16 @@ impl TypedMetric for SolveSeconds {
 impl EncodeMetric for SolveSeconds {
     fn encode(&self, mut encoder: MetricEncoder) -> Result<(), std::fmt::Error> {
         let times = *self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        let buckets: Vec<(f64, u64)> = times
-            .buckets
-            .iter()
-            .enumerate()
-            // prometheus-client writes f64::MAX as +Inf.
-            .map(|(i, &n)| {
-                (
-                    if i < BUCKETS {
-                        upper_bound(i)
-                    } else {
-                        f64::MAX
-                    },
-                    n,
-                )
-            })
+        // prometheus-client writes f64::MAX as +Inf.
+        let bound = |i| {
+            if i < BUCKETS {
+                upper_bound(i)
+            } else {
+                f64::MAX
+            }
+        };
+        let buckets: Vec<(f64, u64)> = (times.buckets.iter().enumerate())
+            .map(|(i, &n)| (bound(i), n))
             .collect();
         encoder.encode_histogram::<NoLabelSet>(times.sum, times.count, &buckets, None)
     }

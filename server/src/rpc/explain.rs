@@ -6,14 +6,14 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use solver_core::StopReason;
-use solver_core::logic::{End, Explainer, LogicError, RateOptions, Step};
-use sudoku_proto::{pb, verdict_of};
+use solver_core::logic::{End, Explainer, LogicError, RateOptions};
+use sudoku_proto::pb;
 use tokio::sync::mpsc;
 use tonic::Status;
 use tracing::{Instrument, Span};
 
 use crate::Shared;
-use crate::rpc::puzzles::{LogicCall, pool_status};
+use crate::rpc::puzzles::{LogicCall, until_deadline, verdict_answer};
 use crate::scheduling::lanes::Tenant;
 use crate::scheduling::logic::Until;
 use crate::scheduling::pool::CancelOnDrop;
@@ -23,14 +23,6 @@ use crate::telemetry;
 /// that an unread stream holds little (a 25×25 step's message is up to a few KiB).
 const RUN: u64 = 8;
 
-/// What an explanation's next piece of work is allowed.
-#[derive(Clone, Copy)]
-struct Turn {
-    /// In the short lane, for a slice (`true`), or in the long lane for what is left of
-    /// the call's cap.
-    short: bool,
-}
-
 /// An explanation under way: where it is, and what its call may still spend.
 pub(crate) struct Explaining {
     shared: Arc<Shared>,
@@ -38,7 +30,9 @@ pub(crate) struct Explaining {
     caller: Option<Instant>,
     options: RateOptions,
     explainer: Explainer,
-    turn: Turn,
+    /// Whether its next piece of work goes in the short lane, for a slice, or in the long
+    /// lane for what is left of the call's cap.
+    short: bool,
     /// Solver time spent so far, against the server's cap.
     spent: Duration,
     /// The span of the whole explanation's work, every piece in it; it ends with the last.
@@ -62,40 +56,31 @@ impl Explaining {
         let cap = shared.limits.max_solve_time;
         let (tenant, caller) = (call.tenant, call.deadline);
         let grid = Arc::new((call.grid, call.marks));
-        let mut turn = Turn { short: true };
+        let mut short = true;
         let mut spent = Duration::ZERO;
         let work = telemetry::logic_span();
         let explainer = loop {
-            let until = Until::for_piece(turn.short, caller, cap.saturating_sub(spent));
-            let options = RateOptions {
-                limits: solver_core::Limits {
-                    deadline: Some(until.deadline),
-                    ..call.options.limits.clone()
-                },
-                ..call.options.clone()
-            };
+            let until = Until::for_piece(short, caller, cap.saturating_sub(spent));
+            let options = until_deadline(&call.options, until.deadline);
             let grid = grid.clone();
             let begun = Instant::now();
             let made = shared
                 .pool
-                .run_piece(tenant, turn.short, move || {
+                .run_piece(tenant, short, move || {
                     Explainer::new(&grid.0, grid.1.as_deref(), &options)
                 })
                 .instrument(work.clone())
-                .await
-                .map_err(pool_status)?;
+                .await?;
             spent += begun.elapsed();
             match made {
                 Ok(explainer) => break explainer,
-                Err(LogicError::Stopped(StopReason::Deadline)) if until.slice => turn.short = false,
+                Err(LogicError::Stopped(StopReason::Deadline)) if until.slice => short = false,
                 Err(err) => {
-                    return match verdict_of(&err) {
-                        Some(verdict) => Ok(Started::Verdict(pb::ExplainResponse {
-                            verdict: verdict.into(),
-                            ..pb::ExplainResponse::default()
-                        })),
-                        None => Err(crate::rpc::puzzles::logic_status(&err)),
-                    };
+                    let verdict = verdict_answer(&err, |verdict| pb::ExplainResponse {
+                        verdict,
+                        ..pb::ExplainResponse::default()
+                    });
+                    return verdict.map(Started::Verdict);
                 }
             }
         };
@@ -105,7 +90,7 @@ impl Explaining {
             caller,
             options: call.options,
             explainer,
-            turn,
+            short,
             spent,
             work,
             _cancel: call._cancel,
@@ -123,21 +108,14 @@ impl Explaining {
             .map(pb::Cell::from)
             .collect();
         loop {
-            let until =
-                Until::for_piece(self.turn.short, self.caller, cap.saturating_sub(self.spent));
-            let options = RateOptions {
-                limits: solver_core::Limits {
-                    deadline: Some(until.deadline),
-                    ..self.options.limits.clone()
-                },
-                ..self.options.clone()
-            };
+            let until = Until::for_piece(self.short, self.caller, cap.saturating_sub(self.spent));
+            let options = until_deadline(&self.options, until.deadline);
             let mut explainer = self.explainer;
             let begun = Instant::now();
             let piece = self
                 .shared
                 .pool
-                .run_piece(self.tenant, self.turn.short, move || {
+                .run_piece(self.tenant, self.short, move || {
                     let (steps, end) = explainer.next_steps(RUN, &options);
                     (explainer, steps, end)
                 })
@@ -147,13 +125,18 @@ impl Explaining {
             let (explainer, steps, end) = match piece {
                 Ok(piece) => piece,
                 Err(err) => {
-                    let _ = tx.send(Err(pool_status(err))).await;
+                    let _ = tx.send(Err(err.into())).await;
                     return;
                 }
             };
             self.explainer = explainer;
             for step in &steps {
-                let message = step_message(step, std::mem::take(&mut wrong));
+                // The first message also carries the wrong pencil marks.
+                let message = pb::ExplainResponse {
+                    step: Some(step.into()),
+                    wrong_candidates: std::mem::take(&mut wrong),
+                    ..pb::ExplainResponse::default()
+                };
                 if tx.send(Ok(message)).await.is_err() {
                     return;
                 }
@@ -161,36 +144,24 @@ impl Explaining {
             let end = match end {
                 None => continue,
                 Some(End::Stopped(StopReason::Deadline)) if until.slice && self.spent < cap => {
-                    self.turn.short = false;
+                    self.short = false;
                     continue;
                 }
                 Some(end) => end,
             };
-            let _ = tx.send(Ok(end_message(end, wrong))).await;
+            // How the solve ended, with the wrong marks where no step carried them.
+            let last = pb::ExplainResponse {
+                verdict: match end {
+                    End::Stopped(_) => pb::Verdict::Stopped,
+                    _ => pb::Verdict::Unique,
+                }
+                .into(),
+                solved: end == End::Solved,
+                wrong_candidates: wrong,
+                ..pb::ExplainResponse::default()
+            };
+            let _ = tx.send(Ok(last)).await;
             return;
         }
-    }
-}
-
-/// A step's message; the first message also carries the wrong pencil marks.
-fn step_message(step: &Step, wrong: Vec<pb::Cell>) -> pb::ExplainResponse {
-    pb::ExplainResponse {
-        step: Some(step.into()),
-        wrong_candidates: wrong,
-        ..pb::ExplainResponse::default()
-    }
-}
-
-/// The last message: how the solve ended (and the wrong marks, where no step carried them).
-fn end_message(end: End, wrong: Vec<pb::Cell>) -> pb::ExplainResponse {
-    pb::ExplainResponse {
-        verdict: match end {
-            End::Stopped(_) => pb::Verdict::Stopped,
-            _ => pb::Verdict::Unique,
-        }
-        .into(),
-        solved: end == End::Solved,
-        wrong_candidates: wrong,
-        ..pb::ExplainResponse::default()
     }
 }

@@ -11,24 +11,18 @@ use solver_core::logic::{Level, RateOptions};
 use solver_core::{Shape, StopReason};
 use sudoku_proto::{grid_to_pb, pb};
 use tokio::sync::mpsc;
-use tonic::{Code, Status};
-use tonic_types::{ErrorDetails, StatusExt};
+use tonic::Status;
 use tracing::Instrument;
 
 use crate::Shared;
 use crate::scheduling::lanes::Tenant;
 use crate::scheduling::logic::Until;
 use crate::scheduling::pool::{CancelOnDrop, PoolError};
+use crate::status::{RequestError, bad_request as invalid};
 use crate::telemetry;
 
 /// Most puzzles one request may ask for.
 pub(crate) const MAX_COUNT: u32 = 100_000;
-
-/// INVALID_ARGUMENT naming the request field at fault.
-fn invalid(field: &str, message: String) -> Status {
-    let details = ErrorDetails::with_bad_request_violation(field, message.clone());
-    Status::with_error_details(Code::InvalidArgument, message, details)
-}
 
 /// A checked request: what to make and how many.
 pub(crate) struct Order {
@@ -50,14 +44,12 @@ pub(crate) fn order(request: &pb::GenerateRequest, shared: &Shared) -> Result<Or
             )
         })?,
     };
-    if shape.side() > shared.limits.max_grid_side {
+    let max = shared.limits.max_grid_side;
+    if shape.side() > max {
+        let side = shape.side();
         return Err(invalid(
             "box_rows",
-            format!(
-                "grid side {} is larger than this server's limit of {}",
-                shape.side(),
-                shared.limits.max_grid_side
-            ),
+            RequestError::TooLarge { side, max }.to_string(),
         ));
     }
     let symmetry = match pb::Symmetry::try_from(request.symmetry) {
@@ -202,7 +194,7 @@ pub(crate) fn stream(
     let side = order.options.shape.side();
     telemetry::record_logic(&tracing::Span::current(), side, None);
     let making = async move {
-        let cancel = CancelOnDrop::new();
+        let cancel = CancelOnDrop::default();
         let cap = shared.limits.max_solve_time;
         let mut spent = Duration::ZERO;
         let mut seed = order.options.seed;

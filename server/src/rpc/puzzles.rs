@@ -2,6 +2,7 @@
 //! making them (generate). Work runs on the solver threads, never on the executor.
 
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use solver_core::check::Entries;
@@ -17,7 +18,7 @@ use crate::rpc::explain::{Explaining, Started};
 use crate::rpc::sudoku::client_deadline;
 use crate::scheduling::lanes::Tenant;
 use crate::scheduling::logic::Until;
-use crate::scheduling::pool::{CancelOnDrop, PoolError};
+use crate::scheduling::pool::CancelOnDrop;
 use crate::solving::Job;
 use crate::status::RequestError;
 use crate::telemetry;
@@ -57,29 +58,16 @@ impl PuzzlesService {
         let tenant = Tenant::of(request.remote_addr());
         let request = request.into_inner();
         let grid = self.read_grid(request.grid.as_ref(), "grid")?;
-        let cancel = CancelOnDrop::new();
-        let options = self.logic_options(request.options, &cancel);
+        let cancel = CancelOnDrop::default();
+        let options = logic_options(request.options, &cancel.0);
         Ok(LogicCall {
             tenant,
             deadline,
             grid,
             options,
-            marks: marks(request.candidates),
+            marks: request.candidates.map(|c| c.masks),
             _cancel: cancel,
         })
-    }
-
-    /// The logic engine's options: the request's, and a flag the call raises when it is
-    /// dropped; the deadline is set where the work runs (see [`crate::scheduling::pool::Pool::run_sliced`]).
-    fn logic_options(&self, wire: Option<pb::LogicOptions>, cancel: &CancelOnDrop) -> RateOptions {
-        RateOptions {
-            uniqueness: !wire.unwrap_or_default().no_uniqueness_techniques,
-            limits: solver_core::Limits {
-                cancel: Some(cancel.0.clone()),
-                ..solver_core::Limits::default()
-            },
-            ..RateOptions::default()
-        }
     }
 
     /// Runs logic work on the solver threads, short lane first (see [`crate::scheduling::pool::Pool::run_sliced`]),
@@ -93,22 +81,9 @@ impl PuzzlesService {
         stopped: fn(&Result<T, LogicError>) -> bool,
     ) -> Result<Result<T, LogicError>, Status> {
         let cap = self.shared.limits.max_solve_time;
-        let run = move |until: Until| {
-            let options = RateOptions {
-                limits: solver_core::Limits {
-                    deadline: Some(until.deadline),
-                    ..options.limits.clone()
-                },
-                ..options.clone()
-            };
-            work(&options)
-        };
-        let work = telemetry::logic_span();
-        let ran = self
-            .shared
-            .pool
-            .run_sliced(tenant, caller, cap, run, stopped);
-        ran.instrument(work).await.map_err(pool_status)
+        let run = move |until: Until| work(&until_deadline(&options, until.deadline));
+        let ran = (self.shared.pool).run_sliced(tenant, caller, cap, run, stopped);
+        Ok(ran.instrument(telemetry::logic_span()).await?)
     }
 
     /// Checks a Validate request's grids: the player's grid (repeats allowed) and the puzzle.
@@ -121,18 +96,15 @@ impl PuzzlesService {
             .grid
             .as_ref()
             .ok_or_else(|| RequestError::MissingGrid.to_status_in("grid", None))?;
-        let shape_of = |g: &pb::Grid| Shape::new(g.box_rows as usize, g.box_cols as usize).ok();
+        let shape = Shape::new(wire.box_rows as usize, wire.box_cols as usize).ok();
         let entries = limits
             .check_side(wire)
             .and_then(|()| entries_from_pb(wire).map_err(RequestError::from))
-            .map_err(|e| e.to_status_in("grid", shape_of(wire)))?;
+            .map_err(|e| e.to_status_in("grid", shape))?;
         let Some(puzzle) = request.puzzle.as_ref() else {
             return Ok((entries, None));
         };
-        let puzzle = limits
-            .check_side(puzzle)
-            .and_then(|()| grid_from_pb(puzzle).map_err(RequestError::from))
-            .map_err(|e| e.to_status_in("puzzle", shape_of(puzzle)))?;
+        let puzzle = self.read_grid(Some(puzzle), "puzzle")?;
         if puzzle.shape() != entries.shape() {
             let err = RequestError::ShapeMismatch {
                 grid: entries.shape(),
@@ -150,7 +122,7 @@ impl PuzzlesService {
         puzzle: Grid,
         deadline: Option<Instant>,
     ) -> Result<(pb::Verdict, Option<Grid>), Status> {
-        let cancel = CancelOnDrop::new();
+        let cancel = CancelOnDrop::default();
         let mut options = self.shared.limits.uniqueness(deadline);
         options.limits.cancel = Some(cancel.0.clone());
         let side = puzzle.side();
@@ -160,8 +132,7 @@ impl PuzzlesService {
             .pool
             .solve(tenant, job)
             .instrument(telemetry::solve_span())
-            .await
-            .map_err(pool_status)?;
+            .await?;
         telemetry::record_solve(&Span::current(), side, &solution);
         Ok(match solution.outcome {
             Outcome::Unique(grid) => (pb::Verdict::Unique, Some(grid)),
@@ -185,12 +156,38 @@ pub(crate) struct LogicCall {
     pub(crate) _cancel: CancelOnDrop,
 }
 
-/// A pool failure as the call's status.
-pub(crate) fn pool_status(err: PoolError) -> Status {
-    match err {
-        PoolError::Panicked(panic) => RequestError::Internal(panic).to_status(None),
-        PoolError::Solve(err) => RequestError::from(err).to_status(None),
-        PoolError::Abandoned => Status::cancelled("the call was cancelled"),
+/// The logic engine's options: the request's, and `cancel`, a flag the call raises when it
+/// is dropped; the deadline is set where the work runs (see [`until_deadline`]).
+pub(crate) fn logic_options(
+    wire: Option<pb::LogicOptions>,
+    cancel: &Arc<AtomicBool>,
+) -> RateOptions {
+    RateOptions {
+        uniqueness: !wire.unwrap_or_default().no_uniqueness_techniques,
+        limits: solver_core::Limits {
+            cancel: Some(cancel.clone()),
+            ..solver_core::Limits::default()
+        },
+        ..RateOptions::default()
+    }
+}
+
+/// `options` for one try of logic work, which stops at `deadline`.
+pub(crate) fn until_deadline(options: &RateOptions, deadline: Instant) -> RateOptions {
+    RateOptions {
+        limits: solver_core::Limits {
+            deadline: Some(deadline),
+            ..options.limits.clone()
+        },
+        ..options.clone()
+    }
+}
+
+/// Whether a rating stopped at its deadline (the end of its slice, or of its time).
+pub(crate) fn rating_stopped(rating: &Result<logic::Rating, LogicError>) -> bool {
+    match rating {
+        Ok(rating) => rating.end == logic::End::Stopped(StopReason::Deadline),
+        Err(err) => stopped_at_deadline(err),
     }
 }
 
@@ -199,26 +196,20 @@ fn stopped_at_deadline(err: &LogicError) -> bool {
     matches!(err, LogicError::Stopped(StopReason::Deadline))
 }
 
-/// A logic error that is the caller's fault, as INVALID_ARGUMENT; `None` for verdicts.
-pub(crate) fn logic_status(err: &LogicError) -> Status {
-    let message = err.to_string();
-    let details = tonic_types::ErrorDetails::with_bad_request_violation(
-        match err {
-            LogicError::MarksCount { .. } => "candidates.masks",
-            _ => "grid",
-        },
-        message.clone(),
-    );
-    <Status as tonic_types::StatusExt>::with_error_details(
-        tonic::Code::InvalidArgument,
-        message,
-        details,
-    )
-}
-
-/// Pencil marks from the wire, if any.
-fn marks(candidates: Option<pb::Candidates>) -> Option<Vec<u64>> {
-    candidates.map(|c| c.masks)
+/// The answer to logic work that failed: a message with its verdict (made by `answer`) where
+/// the failure is one, else the caller's fault as INVALID_ARGUMENT.
+pub(crate) fn verdict_answer<M>(
+    err: &LogicError,
+    answer: impl FnOnce(i32) -> M,
+) -> Result<M, Status> {
+    if let Some(verdict) = verdict_of(err) {
+        return Ok(answer(verdict.into()));
+    }
+    let field = match err {
+        LogicError::MarksCount { .. } => "candidates.masks",
+        _ => "grid",
+    };
+    Err(crate::status::bad_request(field, err.to_string()))
 }
 
 #[tonic::async_trait]
@@ -235,8 +226,8 @@ impl pb::puzzles_server::Puzzles for PuzzlesService {
             .check_id(&request.id)
             .map_err(|e| e.to_status(None))?;
         let grid = self.read_grid(request.puzzle.as_ref(), "puzzle")?;
-        let cancel = CancelOnDrop::new();
-        let options = self.logic_options(request.options, &cancel);
+        let cancel = CancelOnDrop::default();
+        let options = logic_options(request.options, &cancel.0);
         let side = grid.side();
         let rating = self
             .run(
@@ -244,23 +235,17 @@ impl pb::puzzles_server::Puzzles for PuzzlesService {
                 deadline,
                 options,
                 move |options| logic::rate(&grid, options),
-                |rating| match rating {
-                    Ok(rating) => rating.end == logic::End::Stopped(StopReason::Deadline),
-                    Err(err) => stopped_at_deadline(err),
-                },
+                rating_stopped,
             )
             .await?;
         let rated = rating.as_ref().ok().map(logic::Rating::rating);
         telemetry::record_logic(&Span::current(), side, rated);
         let mut answer = match rating {
             Ok(rating) => rating_to_pb(&rating),
-            Err(err) => match verdict_of(&err) {
-                Some(verdict) => pb::RateResponse {
-                    verdict: verdict.into(),
-                    ..pb::RateResponse::default()
-                },
-                None => return Err(logic_status(&err)),
-            },
+            Err(err) => verdict_answer(&err, |verdict| pb::RateResponse {
+                verdict,
+                ..pb::RateResponse::default()
+            })?,
         };
         answer.id = request.id;
         Ok(Response::new(answer))
@@ -299,13 +284,10 @@ impl pb::puzzles_server::Puzzles for PuzzlesService {
                 wrong_candidates: hint.wrong_marks.iter().map(pb::Cell::from).collect(),
                 solved: hint.solved,
             },
-            Err(err) => match verdict_of(&err) {
-                Some(verdict) => pb::HintResponse {
-                    verdict: verdict.into(),
-                    ..pb::HintResponse::default()
-                },
-                None => return Err(logic_status(&err)),
-            },
+            Err(err) => verdict_answer(&err, |verdict| pb::HintResponse {
+                verdict,
+                ..pb::HintResponse::default()
+            })?,
         };
         Ok(Response::new(answer))
     }

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use solver_core::{Outcome, Shape, StopReason};
+use solver_core::{Shape, StopReason};
 use sudoku_proto::pb;
 use tonic::metadata::MetadataMap;
 use tonic::{Request, Response, Status, Streaming};
@@ -13,9 +13,8 @@ use crate::Shared;
 use crate::admission::streams::StreamRoom;
 use crate::batch::Caller;
 use crate::scheduling::lanes::Tenant;
-use crate::scheduling::pool::{CancelOnDrop, PoolError};
-use crate::solving::{prepare, response};
-use crate::status::RequestError;
+use crate::scheduling::pool::CancelOnDrop;
+use crate::solving::{prepare, response, stopped_for};
 use crate::telemetry;
 
 /// The Sudoku service; cheap to clone.
@@ -27,47 +26,6 @@ pub struct SudokuService {
 impl SudokuService {
     pub(crate) fn new(shared: Arc<Shared>) -> SudokuService {
         SudokuService { shared }
-    }
-
-    async fn solve_one(
-        &self,
-        request: Request<pb::SolveRequest>,
-    ) -> Result<pb::SolveResponse, Status> {
-        let deadline = client_deadline(request.metadata());
-        let tenant = Tenant::of(request.remote_addr());
-        let request = request.into_inner();
-        let shape = request
-            .puzzle
-            .as_ref()
-            .and_then(|p| Shape::new(p.box_rows as usize, p.box_cols as usize).ok());
-        let mut job =
-            prepare(&request, &self.shared.limits, deadline).map_err(|e| e.to_status(shape))?;
-        // Dropping this future (client cancel, disconnect) raises the flag and frees the core.
-        let cancel = CancelOnDrop::new();
-        job.cancel_with(cancel.0.clone());
-        let side = shape.map_or(0, |s| s.side());
-        let work = telemetry::solve_span();
-        let solved = self.shared.pool.solve(tenant, job).instrument(work).await;
-        let solution = match solved {
-            Ok(solution) => solution,
-            Err(PoolError::Solve(err)) => return Err(RequestError::from(err).to_status(shape)),
-            Err(PoolError::Panicked(panic)) => {
-                return Err(RequestError::Internal(panic).to_status(shape));
-            }
-            Err(PoolError::Abandoned) => return Err(Status::cancelled("the call was cancelled")),
-        };
-        let stopped_by_caller = matches!(
-            solution.outcome,
-            Outcome::Stopped {
-                reason: StopReason::Deadline,
-                ..
-            }
-        ) && deadline.is_some_and(|d| Instant::now() >= d);
-        telemetry::record_solve(&tracing::Span::current(), side, &solution);
-        if stopped_by_caller {
-            return Err(stopped_status(&solution.stats));
-        }
-        Ok(response(request.id, 0, &solution))
     }
 }
 
@@ -82,22 +40,15 @@ fn stopped_status(stats: &solver_core::solve::Stats) -> Status {
         ("solve_micros", micros.to_string()),
         ("algorithm", algorithm.to_owned()),
     ];
-    let mut details = tonic_types::ErrorDetails::new();
-    details.set_error_info(
-        sudoku_proto::SOLVE_STOPPED,
-        sudoku_proto::ERROR_DOMAIN,
-        metadata
-            .map(|(k, v)| (k.to_owned(), v))
-            .into_iter()
-            .collect::<std::collections::HashMap<_, _>>(),
+    let message = format!(
+        "deadline exceeded after {} guesses in {micros} µs",
+        stats.guesses
     );
-    <Status as tonic_types::StatusExt>::with_error_details(
+    crate::status::with_error_info(
         tonic::Code::DeadlineExceeded,
-        format!(
-            "deadline exceeded after {} guesses in {micros} µs",
-            stats.guesses
-        ),
-        details,
+        message,
+        sudoku_proto::SOLVE_STOPPED,
+        metadata,
     )
 }
 
@@ -107,7 +58,28 @@ impl pb::sudoku_server::Sudoku for SudokuService {
         &self,
         request: Request<pb::SolveRequest>,
     ) -> Result<Response<pb::SolveResponse>, Status> {
-        self.solve_one(request).await.map(Response::new)
+        let deadline = client_deadline(request.metadata());
+        let tenant = Tenant::of(request.remote_addr());
+        let request = request.into_inner();
+        let shape = request
+            .puzzle
+            .as_ref()
+            .and_then(|p| Shape::new(p.box_rows as usize, p.box_cols as usize).ok());
+        let mut job =
+            prepare(&request, &self.shared.limits, deadline).map_err(|e| e.to_status(shape))?;
+        // Dropping this future (client cancel, disconnect) raises the flag and frees the core.
+        let cancel = CancelOnDrop::default();
+        job.cancel_with(cancel.0.clone());
+        let side = shape.map_or(0, |s| s.side());
+        let work = telemetry::solve_span();
+        let solution = self.shared.pool.solve(tenant, job).instrument(work).await?;
+        let stopped_by_caller = stopped_for(&solution.outcome, StopReason::Deadline)
+            && deadline.is_some_and(|d| Instant::now() >= d);
+        telemetry::record_solve(&tracing::Span::current(), side, &solution);
+        if stopped_by_caller {
+            return Err(stopped_status(&solution.stats));
+        }
+        Ok(Response::new(response(request.id, 0, &solution)))
     }
 
     type BatchSolveStream = crate::batch::Answers<pb::SolveResponse>;

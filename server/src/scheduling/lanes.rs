@@ -189,7 +189,8 @@ impl State {
 pub struct Lanes {
     short: Arc<Queue>,
     long: Arc<Queue>,
-    workers: usize,
+    /// Threads per lane.
+    pub(crate) workers: usize,
     /// Whether the long lane has threads. They start with its first task: most runs of the
     /// CLI never need them, and starting them costs a one-puzzle run a noticeable share.
     long_threads: OnceLock<bool>,
@@ -211,11 +212,6 @@ impl Lanes {
             spawn(format!("sudoku-solver-{i}"), lanes.short.clone(), yields)?;
         }
         Ok(lanes)
-    }
-
-    /// Threads per lane.
-    pub fn workers(&self) -> usize {
-        self.workers
     }
 
     /// Queues work that runs at most a time slice before yielding.

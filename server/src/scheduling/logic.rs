@@ -96,8 +96,8 @@ impl Pool {
         then: impl FnOnce(Result<T, PoolError>) + Send + 'static,
     ) {
         let work = Arc::new(Mutex::new(work));
-        let lanes = self.lanes().clone();
-        let metrics = self.metrics().clone();
+        let lanes = self.lanes.clone();
+        let metrics = self.metrics.clone();
         let first = move || {
             let until = Until::slice(caller);
             match guarded(&metrics, || lock(&work)(until)) {
@@ -111,7 +111,7 @@ impl Pool {
                 out => then(out),
             }
         };
-        self.lanes().short(tenant, Box::new(first));
+        self.lanes.short(tenant, Box::new(first));
     }
 
     /// Runs one piece of logic work for `tenant` in the short lane (`short`: work bounded by
@@ -123,14 +123,14 @@ impl Pool {
         work: impl FnOnce() -> T + Send + 'static,
     ) -> Result<T, PoolError> {
         let (tx, rx) = oneshot::channel();
-        let metrics = self.metrics().clone();
+        let metrics = self.metrics.clone();
         let task: Task = Box::new(move || {
             let _ = tx.send(guarded(&metrics, work));
         });
         if short {
-            self.lanes().short(tenant, task);
+            self.lanes.short(tenant, task);
         } else {
-            self.lanes().long(tenant, task);
+            self.lanes.long(tenant, task);
         }
         rx.await.unwrap_or(Err(PoolError::Abandoned))
     }

@@ -7,13 +7,13 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use solver_core::{Grid, Options, Outcome, Report, SolveError, StopReason};
+use solver_core::{Grid, Options, Report, SolveError, StopReason};
 use tokio::sync::oneshot;
 
 use crate::metrics::Metrics;
 use crate::metrics::solves::SolveTally;
 use crate::scheduling::lanes::{Lanes, Tenant};
-use crate::solving::Job;
+use crate::solving::{Job, stopped_for};
 
 /// The largest grid side tried on the calling task before going to a solver thread.
 const INLINE_MAX_SIDE: usize = 9;
@@ -84,8 +84,10 @@ where
 
 /// The solver threads shared by every call.
 pub struct Pool {
-    lanes: Arc<Lanes>,
-    metrics: Arc<Metrics>,
+    /// The solver threads' lanes, which logic work goes to as well.
+    pub(crate) lanes: Arc<Lanes>,
+    /// The metrics the work is counted in.
+    pub(crate) metrics: Arc<Metrics>,
     inline: InlineOdds,
 }
 
@@ -109,21 +111,6 @@ impl Pool {
             metrics,
             inline: InlineOdds::default(),
         })
-    }
-
-    /// The solver threads' lanes, for other kinds of work.
-    pub(crate) fn lanes(&self) -> &Arc<Lanes> {
-        &self.lanes
-    }
-
-    /// The metrics the work is counted in.
-    pub(crate) fn metrics(&self) -> &Arc<Metrics> {
-        &self.metrics
-    }
-
-    /// Solver threads per lane.
-    pub fn workers(&self) -> usize {
-        self.lanes.workers()
     }
 
     /// Solves `job` for `tenant`, on a solver thread unless it is small and settles within
@@ -164,13 +151,7 @@ impl Pool {
             Ok(solution) => solution,
             Err(err) => return Some(Err(err)),
         };
-        let hit_our_cap = matches!(
-            solution.outcome,
-            Outcome::Stopped {
-                reason: StopReason::Budget,
-                ..
-            }
-        ) && !own_budget;
+        let hit_our_cap = stopped_for(&solution.outcome, StopReason::Budget) && !own_budget;
         if !own_budget {
             self.inline.record(!hit_our_cap);
         }
@@ -362,7 +343,7 @@ enum Ran {
 }
 
 /// Solves `job`, starting `now`, until the earliest of the caller's deadline, the solve-time
-/// cap and the time slice. The last two go beside the job's options, not into a copy of
+/// cap and the time slice, counting the solve in `tally`. The last two go beside the job's options, not into a copy of
 /// them: a copy would touch the shared cancel flag's reference count twice per puzzle, a
 /// cache line every solver thread of the stream writes and every guess reads.
 fn run(
@@ -377,28 +358,10 @@ fn run(
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
     };
-    // The slice applies only when it ends before the puzzle's own deadline.
+    // The slice applies only when it ends before the puzzle's own deadline; stopping there is
+    // an overrun, not an answer.
     let sliced = slice_end.filter(|&end| capped.is_none_or(|d| end < d));
-    solve_job(
-        job,
-        metrics,
-        tally,
-        now,
-        sliced.or(capped),
-        sliced.is_some(),
-    )
-}
-
-/// Solves `job` from `start` until `deadline`, counting the solve in `tally`; `sliced` when
-/// that deadline is the end of a time slice, so stopping there is an overrun, not an answer.
-fn solve_job(
-    job: &Job,
-    metrics: &Metrics,
-    tally: &mut SolveTally,
-    start: Instant,
-    deadline: Option<Instant>,
-    sliced: bool,
-) -> Ran {
+    let deadline = sliced.or(capped);
     let options = &job.options;
     let cancelled = || {
         options
@@ -416,20 +379,13 @@ fn solve_job(
         if job.fault_panic() {
             panic!("fault injected by a test");
         }
-        solver_core::solve::solve_until(&job.grid, options, start, deadline)
+        solver_core::solve::solve_until(&job.grid, options, now, deadline)
     });
     let solution = match solution {
         Ok(solution) => solution,
         Err(err) => return Ran::Done(Err(err)),
     };
-    let overran = sliced
-        && matches!(
-            solution.outcome,
-            Outcome::Stopped {
-                reason: StopReason::Deadline,
-                ..
-            }
-        );
+    let overran = sliced.is_some() && stopped_for(&solution.outcome, StopReason::Deadline);
     if overran && !cancelled() {
         return Ran::Overran;
     }
@@ -466,21 +422,9 @@ pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "a panic with no message".to_owned())
 }
 
-/// Raises a cancel flag when dropped: a dropped RPC future stops its solve.
+/// Raises a cancel flag (lowered at first) when dropped: a dropped RPC future stops its solve.
+#[derive(Default)]
 pub struct CancelOnDrop(pub Arc<AtomicBool>);
-
-impl CancelOnDrop {
-    /// A fresh, lowered flag.
-    pub fn new() -> CancelOnDrop {
-        CancelOnDrop(Arc::new(AtomicBool::new(false)))
-    }
-}
-
-impl Default for CancelOnDrop {
-    fn default() -> Self {
-        CancelOnDrop::new()
-    }
-}
 
 impl Drop for CancelOnDrop {
     fn drop(&mut self) {
@@ -491,6 +435,7 @@ impl Drop for CancelOnDrop {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use solver_core::Outcome;
 
     /// Solved by singles alone: no guess.
     const EASY: &str =
@@ -606,13 +551,7 @@ mod tests {
             .try_inline(&empty, &options)
             .expect("answered inline")
             .expect("ran");
-        assert!(matches!(
-            solution.outcome,
-            Outcome::Stopped {
-                reason: StopReason::Budget,
-                ..
-            }
-        ));
+        assert!(stopped_for(&solution.outcome, StopReason::Budget));
         assert_eq!(
             solution.stats.guesses, 6,
             "stopped on the guess past the budget"

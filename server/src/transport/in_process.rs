@@ -4,12 +4,12 @@
 //! easy puzzles.
 
 use std::io;
-use std::pin::Pin;
-use std::task::{Context, Poll};
 
-use futures::Stream;
+use futures::StreamExt;
+use futures::stream::Map;
 use tokio::io::DuplexStream;
 use tokio::sync::mpsc;
+use tokio_stream::wrappers::UnboundedReceiverStream;
 
 /// Bytes in flight each way on a connection before the writer waits: a few 1,024-puzzle
 /// messages (83 KB each), so a batch's writes rarely wait for the reader.
@@ -34,21 +34,16 @@ impl Dialer {
 }
 
 /// The server's side: each dialled connection as it comes.
-pub(crate) struct Accepted {
-    rx: mpsc::UnboundedReceiver<DuplexStream>,
-}
+pub(crate) type Accepted =
+    Map<UnboundedReceiverStream<DuplexStream>, fn(DuplexStream) -> Connection>;
+
+/// A connection as the server takes it.
+type Connection = io::Result<DuplexStream>;
 
 /// A dialer and the connections it opens.
 pub(crate) fn pair() -> (Dialer, Accepted) {
     // Unbounded: one connection per dial, and the only dialler is this process's client.
     let (accept, rx) = mpsc::unbounded_channel();
-    (Dialer { accept }, Accepted { rx })
-}
-
-impl Stream for Accepted {
-    type Item = io::Result<DuplexStream>;
-
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        self.rx.poll_recv(cx).map(|stream| stream.map(Ok))
-    }
+    let accepted = UnboundedReceiverStream::new(rx).map(Ok as fn(DuplexStream) -> Connection);
+    (Dialer { accept }, accepted)
 }

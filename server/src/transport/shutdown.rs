@@ -34,26 +34,23 @@ impl Signal {
     /// Resolves on the next SIGTERM or SIGINT.
     pub async fn recv(&mut self) {
         #[cfg(unix)]
-        {
-            let term = async {
-                match self.term.as_mut() {
-                    Some(term) => term.recv().await,
-                    None => std::future::pending().await,
-                }
-            };
-            let interrupt = async {
-                match self.interrupt.as_mut() {
-                    Some(interrupt) => interrupt.recv().await,
-                    None => std::future::pending().await,
-                }
-            };
-            tokio::select! {
-                _ = term => {}
-                _ = interrupt => {}
-            }
+        tokio::select! {
+            () = next(&mut self.term) => {}
+            () = next(&mut self.interrupt) => {}
         }
         #[cfg(not(unix))]
         let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+/// Resolves on the next signal `signal` listens for; never where nothing listens.
+#[cfg(unix)]
+async fn next(signal: &mut Option<tokio::signal::unix::Signal>) {
+    match signal {
+        Some(signal) => {
+            signal.recv().await;
+        }
+        None => std::future::pending().await,
     }
 }
 
@@ -61,9 +58,4 @@ impl Default for Signal {
     fn default() -> Self {
         Signal::new()
     }
-}
-
-/// Resolves on SIGTERM (what Kubernetes sends) or SIGINT (Ctrl-C).
-pub async fn signal() {
-    Signal::new().recv().await;
 }
