@@ -8,6 +8,7 @@
 //! A step rests on the facts behind each branch's end, counted once per branch.
 
 use super::super::wording;
+use super::closure::Reaches;
 use super::deduction::{Deduction, cell_name, fact as say_fact, house_name};
 use super::implications::{Fact, Rules, Search, fact, parts};
 use super::kept::{Graph, Kept};
@@ -51,21 +52,35 @@ struct Runs<'a> {
     /// Where each assumption's outcome is kept in `outcomes`, once made.
     slots: Vec<u32>,
     outcomes: Vec<Outcome>,
+    /// For static chains, the closure of the board's links: a group of assumptions that
+    /// cannot reach a common fact needs no search.
+    closure: Option<&'a Reaches>,
 }
 
 impl<'a> Runs<'a> {
-    fn new(s: &'a Start, dynamic: bool) -> Runs<'a> {
+    fn new(s: &'a Start, closure: Option<&'a Reaches>) -> Runs<'a> {
         Runs {
             s,
             rules: Rules {
                 cells: true,
-                dynamic,
+                dynamic: closure.is_none(),
             },
             search: Search::new(),
             kept: Kept::new(),
             slots: vec![u32::MAX; 81 * 9 * 2],
             outcomes: Vec::new(),
+            closure,
         }
+    }
+
+    /// Whether the assumptions `starts` may lead to a common fact.
+    fn may_share(&self, starts: &[Fact]) -> bool {
+        self.closure.is_none_or(|closure| {
+            closure.share(starts.iter().map(|&f| {
+                let (c, d, _) = parts(f);
+                (c, d)
+            }))
+        })
     }
 
     fn outcome(&mut self, start: Fact) -> &Outcome {
@@ -130,14 +145,25 @@ const CELL: u8 = 5;
 const REGION: u8 = 6;
 const CONTRADICTION: u8 = 7;
 
-/// The step SE's multiple (static) or dynamic forcing chains take on this board, if any.
-pub(crate) fn forcing(s: &Start, dynamic: bool) -> Option<Deduction> {
+/// The step SE's multiple (static) forcing chains take on this board, if any; `closure` is
+/// that of the links of `s`.
+pub(crate) fn static_forcing(s: &Start, closure: &Reaches) -> Option<Deduction> {
+    forcing(s, Runs::new(s, Some(closure)))
+}
+
+/// The step SE's dynamic forcing chains take on this board, if any.
+pub(crate) fn dynamic_forcing(s: &Start) -> Option<Deduction> {
+    forcing(s, Runs::new(s, None))
+}
+
+/// The step the forcing chains of `runs` take.
+fn forcing<'a>(s: &'a Start, mut runs: Runs<'a>) -> Option<Deduction> {
+    let dynamic = runs.rules.dynamic;
     let (name, base) = if dynamic {
         ("Dynamic forcing chain", rating::DYNAMIC)
     } else {
         ("Forcing chain", rating::MULTIPLE)
     };
-    let mut runs = Runs::new(s, dynamic);
     let mut best: Option<Found> = None;
     let mut offer = |found: Found| {
         let better = best.as_ref().is_none_or(|b| {
@@ -288,6 +314,9 @@ fn both_ways(runs: &mut Runs, yes: Fact, no: Fact) -> Vec<(Fact, usize)> {
 /// The facts every start leads to, true ones first, each in the order the first start
 /// reached it, with the facts each rests on summed over the starts.
 fn common(runs: &mut Runs, starts: &[Fact]) -> Vec<(Fact, usize)> {
+    if !runs.may_share(starts) {
+        return Vec::new();
+    }
     let mut shared: Vec<Fact> = runs.facts(starts[0]).to_vec();
     for &start in &starts[1..] {
         let bits = &runs.outcome(start).bits;
