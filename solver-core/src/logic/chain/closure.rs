@@ -238,23 +238,28 @@ impl Reaches {
     }
 
     /// For each candidate (by `cell * 9 + digit`), the digits (bit `e`) of the candidates
-    /// refuted true whose truth leads to its absence, where its truth lies on a loop of
-    /// links (0 elsewhere). A loop through a candidate's truth removes a candidate of digit
-    /// `e` only so: the removed one is refuted true, and its truth leads into the loop's
-    /// contrapositive, which passes through the candidate's absence.
+    /// refuted true whose truth leads both to its truth and to its absence, where its truth
+    /// lies on a loop of links (0 elsewhere). A loop through a candidate's truth removes a
+    /// candidate of digit `e` only so: the removed one is refuted true, its truth leads into
+    /// the loop's contrapositive, which passes through the candidate's absence and leads on
+    /// to the removed one's absence (whose contrapositive leads from its truth to the
+    /// candidate's truth).
     pub(crate) fn loop_starts(&self) -> Vec<u16> {
         let (words, n) = (self.reach.words, self.graph.candidates.len());
         let mut size = vec![0u32; n * 2];
         for &k in &self.reach.comp {
             size[k as usize] += 1;
         }
+        // Per digit, the candidates (bit `2 * i`) whose truth and absence a candidate of
+        // that digit refuted true both lead to.
+        const EVEN: u64 = 0x5555_5555_5555_5555;
         let mut from = vec![0u64; 9 * words];
         for (i, &(_, d)) in self.graph.candidates.iter().enumerate() {
             if self.reach.refutes(2 * i + 1) {
                 let into = &mut from[d * words..(d + 1) * words];
                 into.iter_mut()
                     .zip(self.reach.of(2 * i + 1))
-                    .for_each(|(a, b)| *a |= b);
+                    .for_each(|(a, &b)| *a |= b & (b >> 1) & EVEN);
             }
         }
         let mut out = vec![0u16; 81 * 9];

@@ -9,7 +9,7 @@
 //! so judged rests on every earlier fact that struck a candidate it counts on. The first
 //! fact met both true and false ends the search.
 
-use super::state::{Set, Start};
+use super::state::{Set, Start, cells};
 use super::trail::{Link, trail};
 
 /// A fact: `(cell * 9 + digit) * 2 + on`.
@@ -53,6 +53,9 @@ pub(crate) struct Search {
     parents: Vec<u32>,
     /// The node of each fact reached (the first one), or [`NONE`].
     index: Vec<u32>,
+    /// The facts reached, as cells by truth and digit: a true fact's many false ones are
+    /// told new or opposed a set at a time.
+    shown: [[Set; 9]; 2],
     /// Nodes waiting to be followed, true and false ones, from `on.1` and `off.1` on (each
     /// node joins one queue once, so a list and a cursor serve as the queue).
     on: (Vec<u32>, usize),
@@ -73,6 +76,7 @@ impl Search {
             nodes: Vec::with_capacity(512),
             parents: Vec::with_capacity(1024),
             index: vec![NONE; FACTS],
+            shown: [[0; 9]; 2],
             on: (Vec::with_capacity(512), 0),
             off: (Vec::with_capacity(512), 0),
             cand: [0; 9],
@@ -90,6 +94,7 @@ impl Search {
         }
         self.nodes.clear();
         self.parents.clear();
+        self.shown = [[0; 9]; 2];
         self.on.0.clear();
         self.on.1 = 0;
         self.off.0.clear();
@@ -153,7 +158,7 @@ impl Search {
     pub(crate) fn run(&mut self, s: &Start, start: Fact, rules: Rules) -> Option<(u32, u32)> {
         self.reset(s);
         let root = self.node(start, &[]);
-        self.index[usize::from(start)] = root;
+        self.mark(start, root);
         if parts(start).2 {
             self.on.0.push(root);
         } else {
@@ -162,6 +167,9 @@ impl Search {
         loop {
             if let Some(&i) = self.on.0.get(self.on.1) {
                 self.on.1 += 1;
+                if self.follow_unopposed(s, i, rules) {
+                    continue;
+                }
                 self.weak(s, i, rules);
                 for k in 0..self.made.len() {
                     let g = self.made[k].0;
@@ -171,7 +179,7 @@ impl Search {
                     }
                     if self.reached(g).is_none() {
                         let n = self.made_node(k, i);
-                        self.index[usize::from(g)] = n;
+                        self.mark(g, n);
                         self.off.0.push(n);
                     }
                 }
@@ -193,11 +201,75 @@ impl Search {
                 }
                 if self.reached(g).is_none() {
                     let n = self.made_node(k, i);
-                    self.index[usize::from(g)] = n;
+                    self.mark(g, n);
                     self.on.0.push(n);
                 }
             }
         }
+    }
+
+    /// Records node `n` as the one that reached fact `f`.
+    #[inline]
+    fn mark(&mut self, f: Fact, n: u32) {
+        self.index[usize::from(f)] = n;
+        let (c, d, on) = parts(f);
+        self.shown[usize::from(on)][d] |= 1 << c;
+    }
+
+    /// Follows true node `i` when none of the false facts it makes ([`Search::weak`]) is
+    /// shown true already, as is most often the case: each new one becomes a node, in that
+    /// order, waiting to be followed. Whether it did (else nothing changed).
+    fn follow_unopposed(&mut self, s: &Start, i: u32, rules: Rules) -> bool {
+        let (c, d, _) = parts(self.nodes[i as usize].fact);
+        let cell = if rules.cells {
+            self.masks[c] & !(1 << d)
+        } else {
+            0
+        };
+        let [row, col, bx] = s.tables.house_sets[c];
+        let places = self.cand[d] & s.tables.peers[c];
+        if places & self.shown[1][d] != 0 {
+            return false;
+        }
+        let mut m = cell;
+        while m != 0 {
+            let e = m.trailing_zeros() as usize;
+            m &= m - 1;
+            if self.shown[1][e] >> c & 1 != 0 {
+                return false;
+            }
+        }
+        let mut m = cell;
+        while m != 0 {
+            let e = m.trailing_zeros() as usize;
+            m &= m - 1;
+            if self.shown[0][e] >> c & 1 == 0 {
+                self.made_off(c, e, i);
+            }
+        }
+        let fresh = places & !self.shown[0][d];
+        for set in [fresh & bx, fresh & row & !bx, fresh & col & !bx] {
+            for q in cells(set) {
+                self.made_off(q, d, i);
+            }
+        }
+        true
+    }
+
+    /// A node for the new false fact (`c`, `d`) made by true node `i`, waiting to be followed.
+    #[inline]
+    fn made_off(&mut self, c: usize, d: usize, i: u32) {
+        let n = self.nodes.len() as u32;
+        let f = fact(c, d, false);
+        self.nodes.push(Node {
+            fact: f,
+            count: 1,
+            first: self.parents.len() as u32,
+        });
+        self.parents.push(i);
+        self.index[usize::from(f)] = n;
+        self.shown[0][d] |= 1 << c;
+        self.off.0.push(n);
     }
 
     /// The false facts of true node `i`, into `made`.
