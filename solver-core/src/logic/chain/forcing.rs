@@ -7,6 +7,8 @@
 //! double implications, cells, houses and contradictions in that order, then the first found.
 //! A step rests on the facts behind each branch's end, counted once per branch.
 
+use std::cell::Cell;
+
 use super::super::wording;
 use super::closure::Reaches;
 use super::deduction::{Deduction, cell_name, fact as say_fact, house_name};
@@ -114,6 +116,32 @@ impl<'a> Runs<'a> {
             *n += self.kept.ancestors(graph, target).unwrap_or(0);
         }
     }
+
+    /// Each of `targets` (which every one of `starts` reaches) with the facts it rests on
+    /// summed over `starts`, leaving out those that rest on more than `bar` for certain
+    /// (their depths, which ancestor counts cannot be below, add up to more): a step of
+    /// more facts than the best one's cannot come before it.
+    fn counted(&mut self, starts: &[Fact], mut targets: Vec<Fact>, bar: usize) -> Vec<(Fact, usize)> {
+        if targets.is_empty() {
+            return Vec::new();
+        }
+        if bar != usize::MAX {
+            let mut floors = vec![0; targets.len()];
+            for &start in starts {
+                let graph = self.outcome(start).graph;
+                for (&target, n) in targets.iter().zip(floors.iter_mut()) {
+                    *n += self.kept.depth(graph, target).unwrap_or(0);
+                }
+            }
+            let mut floors = floors.into_iter();
+            targets.retain(|_| floors.next().is_some_and(|n| n <= bar));
+        }
+        let mut counts = vec![0; targets.len()];
+        for &start in starts {
+            self.count(start, &targets, &mut counts);
+        }
+        targets.into_iter().zip(counts).collect()
+    }
 }
 
 /// What a step's branches start from, kept to word the step once it is chosen.
@@ -134,7 +162,6 @@ struct Found {
     difficulty: f64,
     facts: usize,
     order: u8,
-    deduction: Deduction,
     claim: Claim,
     target: Fact,
 }
@@ -165,25 +192,24 @@ fn forcing<'a>(s: &'a Start, mut runs: Runs<'a>) -> Option<Deduction> {
         ("Forcing chain", rating::MULTIPLE)
     };
     let mut best: Option<Found> = None;
+    // The best step's facts: what rests on more cannot come before it.
+    let bar = Cell::new(usize::MAX);
     let mut offer = |found: Found| {
         let better = best.as_ref().is_none_or(|b| {
             (found.difficulty, found.facts, found.order) < (b.difficulty, b.facts, b.order)
         });
         if better {
+            bar.set(found.facts);
             best = Some(found);
         }
     };
-    // Only the step chosen is worded (see `word`).
-    let make = |facts: usize, order: u8, target: Fact, claim: Claim| {
-        let difficulty = rating::difficulty(base, facts);
-        Found {
-            difficulty,
-            facts,
-            order,
-            deduction: setting(s, name, rating::tenths(difficulty), target),
-            claim,
-            target,
-        }
+    // Only the step chosen becomes a deduction, and is worded (see `word`).
+    let make = |facts: usize, order: u8, target: Fact, claim: Claim| Found {
+        difficulty: rating::difficulty(base, facts),
+        facts,
+        order,
+        claim,
+        target,
     };
     for c in 0..81 {
         let digits = s.digits(c);
@@ -201,22 +227,23 @@ fn forcing<'a>(s: &'a Start, mut runs: Runs<'a>) -> Option<Deduction> {
                     }
                 }
                 if size >= 3 {
-                    for (target, facts) in both_ways(&mut runs, yes, no) {
+                    for (target, facts) in both_ways(&mut runs, yes, no, bar.get()) {
                         offer(make(facts, DOUBLE, target, Claim::Double(c, d)));
                     }
                 }
             }
-            regions(&mut runs, (c, d), &mut |facts, target, house| {
+            regions(&mut runs, (c, d), bar.get(), &mut |facts, target, house| {
                 offer(make(facts, REGION, target, Claim::Region(house, d)))
             });
         }
         let starts: Vec<Fact> = list.iter().map(|&d| fact(c, d, true)).collect();
-        for (target, facts) in common(&mut runs, &starts) {
+        for (target, facts) in common(&mut runs, &starts, bar.get()) {
             offer(make(facts, CELL, target, Claim::Cell(c)));
         }
     }
     let found = best?;
-    let mut deduction = found.deduction;
+    let tenths = rating::tenths(found.difficulty);
+    let mut deduction = setting(s, name, tenths, found.target);
     if wording::read(deduction.tenths) {
         let (said, trails) = word(&mut runs, found.claim, found.target);
         deduction.support = support(&trails);
@@ -296,7 +323,7 @@ fn word(runs: &mut Runs, claim: Claim, target: Fact) -> (String, Vec<Vec<Link>>)
 
 /// The facts both `yes` and `no` lead to, true ones first, each in the order `yes` reached
 /// it, with the facts each rests on summed over the two.
-fn both_ways(runs: &mut Runs, yes: Fact, no: Fact) -> Vec<(Fact, usize)> {
+fn both_ways(runs: &mut Runs, yes: Fact, no: Fact, bar: usize) -> Vec<(Fact, usize)> {
     let off_bits = runs.outcome(no).bits;
     let mut both: Vec<Fact> = runs
         .facts(yes)
@@ -305,15 +332,12 @@ fn both_ways(runs: &mut Runs, yes: Fact, no: Fact) -> Vec<(Fact, usize)> {
         .filter(|&f| off_bits.has(f))
         .collect();
     both.sort_by_key(|&f| f & 1 == 0);
-    let mut counts = vec![0; both.len()];
-    runs.count(yes, &both, &mut counts);
-    runs.count(no, &both, &mut counts);
-    both.into_iter().zip(counts).collect()
+    runs.counted(&[yes, no], both, bar)
 }
 
 /// The facts every start leads to, true ones first, each in the order the first start
 /// reached it, with the facts each rests on summed over the starts.
-fn common(runs: &mut Runs, starts: &[Fact]) -> Vec<(Fact, usize)> {
+fn common(runs: &mut Runs, starts: &[Fact], bar: usize) -> Vec<(Fact, usize)> {
     if !runs.may_share(starts) {
         return Vec::new();
     }
@@ -323,18 +347,17 @@ fn common(runs: &mut Runs, starts: &[Fact]) -> Vec<(Fact, usize)> {
         shared.retain(|&f| bits.has(f));
     }
     shared.sort_by_key(|&f| f & 1 == 0);
-    let mut counts = vec![0; shared.len()];
-    if !shared.is_empty() {
-        for &start in starts {
-            runs.count(start, &shared, &mut counts);
-        }
-    }
-    shared.into_iter().zip(counts).collect()
+    runs.counted(starts, shared, bar)
 }
 
 /// Region forcing chains from digit index `d` in `c`: each house of `c` (box, row, column)
 /// whose first place of `d` is `c`.
-fn regions(runs: &mut Runs, (c, d): (usize, usize), offer: &mut dyn FnMut(usize, Fact, usize)) {
+fn regions(
+    runs: &mut Runs,
+    (c, d): (usize, usize),
+    bar: usize,
+    offer: &mut dyn FnMut(usize, Fact, usize),
+) {
     let s = runs.s;
     let [row, col, bx] = s.tables.cell_houses[c].map(usize::from);
     for h in [bx, row, col] {
@@ -356,7 +379,7 @@ fn regions(runs: &mut Runs, (c, d): (usize, usize), offer: &mut dyn FnMut(usize,
             rest &= rest - 1;
             starts.push(fact(q, d, true));
         }
-        for (target, facts) in common(runs, &starts) {
+        for (target, facts) in common(runs, &starts, bar) {
             offer(facts, target, h);
         }
     }

@@ -63,6 +63,8 @@ pub(crate) struct Search {
     /// The board as the chain has left it: each digit's places, each cell's digits.
     cand: [Set; 9],
     masks: [u16; 81],
+    /// How many places each digit has in each house of that board.
+    places: [[u8; 27]; 9],
     /// Facts a fact makes, each with its hidden parents at `hidden[start..end]`.
     made: Vec<(Fact, u32, u32)>,
     hidden: Vec<u32>,
@@ -81,6 +83,7 @@ impl Search {
             off: (Vec::with_capacity(512), 0),
             cand: [0; 9],
             masks: [0; 81],
+            places: [[0; 27]; 9],
             made: Vec::with_capacity(32),
             hidden: Vec::with_capacity(32),
             seen: vec![0; FACTS.div_ceil(64)],
@@ -100,6 +103,7 @@ impl Search {
         self.off.0.clear();
         self.off.1 = 0;
         self.cand = s.cand;
+        self.places = s.places;
         for (c, m) in self.masks.iter_mut().enumerate() {
             *m = s.digits(c);
         }
@@ -192,6 +196,9 @@ impl Search {
                 let (c, d, _) = parts(self.nodes[i as usize].fact);
                 self.cand[d] &= !(1 << c);
                 self.masks[c] &= !(1 << d);
+                for h in s.tables.cell_houses[c] {
+                    self.places[d][usize::from(h)] -= 1;
+                }
             }
             for k in 0..self.made.len() {
                 let g = self.made[k].0;
@@ -318,12 +325,14 @@ impl Search {
             self.made
                 .push((fact(c, e, true), a, self.hidden.len() as u32));
         }
-        let [row, col, bx] = s.tables.house_sets[c];
-        for house in [bx, row, col] {
-            let others: Set = self.cand[d] & house & !(1 << c);
-            if others.count_ones() != 1 {
+        let [row, col, bx] = s.tables.cell_houses[c].map(usize::from);
+        for h in [bx, row, col] {
+            // The fact's own place is still on the board: two places, one other.
+            if self.places[d][h] != 2 {
                 continue;
             }
+            let house = s.tables.houses[h];
+            let others: Set = self.cand[d] & house & !(1 << c);
             let g = fact(others.trailing_zeros() as usize, d, true);
             if self.made.iter().any(|&(h, _, _)| h == g) {
                 continue;
