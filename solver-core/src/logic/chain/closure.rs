@@ -319,13 +319,28 @@ impl Graph {
         let mut first = Vec::with_capacity(2 * candidates.len() + 1);
         let mut to = Vec::with_capacity(16 * candidates.len());
         first.push(0);
+        let t = tables();
+        // What [`consequences`] lists, in its order, for the candidates of the board.
         for &(c, d) in &candidates {
-            for on in [false, true] {
-                consequences(s, masks, (c, d, on), |c, d, on| {
-                    to.push(2 * index[c * 9 + d] + u16::from(on));
-                });
-                first.push(to.len() as u32);
+            let others = masks[c] & !(1 << d);
+            if others.count_ones() == 1 {
+                to.push(2 * index[c * 9 + others.trailing_zeros() as usize] + 1);
             }
+            for h in t.house_sets[c] {
+                let places = s.cand[d] & h;
+                if places.count_ones() == 2 {
+                    let q = (places & !(1 << c)).trailing_zeros() as usize;
+                    to.push(2 * index[q * 9 + d] + 1);
+                }
+            }
+            first.push(to.len() as u32);
+            let mut m = others;
+            while m != 0 {
+                to.push(2 * index[c * 9 + m.trailing_zeros() as usize]);
+                m &= m - 1;
+            }
+            to.extend(cells(s.cand[d] & t.peers[c]).map(|q| 2 * index[q * 9 + d]));
+            first.push(to.len() as u32);
         }
         // Links to facts that imply nothing only add those facts to what a node reaches:
         // kept apart, the search for components and the closure skip them.
