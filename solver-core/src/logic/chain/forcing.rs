@@ -117,6 +117,19 @@ impl<'a> Runs<'a> {
         }
     }
 
+    /// Each of `targets` with its depths (see [`Kept::depth`]) summed over `starts` (which
+    /// reach them all).
+    fn depths(&mut self, starts: &[Fact], targets: &[Fact]) -> Vec<usize> {
+        let mut floors = vec![0; targets.len()];
+        for &start in starts {
+            let graph = self.outcome(start).graph;
+            for (&target, n) in targets.iter().zip(floors.iter_mut()) {
+                *n += self.kept.depth(graph, target).unwrap_or(0);
+            }
+        }
+        floors
+    }
+
     /// Each of `targets` (which every one of `starts` reaches) with the facts it rests on
     /// summed over `starts`, leaving out those that rest on more than `bar` for certain
     /// (their depths, which ancestor counts cannot be below, add up to more): a step of
@@ -125,17 +138,13 @@ impl<'a> Runs<'a> {
         if targets.is_empty() {
             return Vec::new();
         }
-        if bar != usize::MAX {
-            let mut floors = vec![0; targets.len()];
-            for &start in starts {
-                let graph = self.outcome(start).graph;
-                for (&target, n) in targets.iter().zip(floors.iter_mut()) {
-                    *n += self.kept.depth(graph, target).unwrap_or(0);
-                }
-            }
-            let mut floors = floors.into_iter();
-            targets.retain(|_| floors.next().is_some_and(|n| n <= bar));
+        let floors = self.depths(starts, &targets);
+        if !self.rules.dynamic {
+            // A static fact has one parent: what it rests on is its line of them.
+            return targets.into_iter().zip(floors).collect();
         }
+        let mut floors = floors.into_iter();
+        targets.retain(|_| floors.next().is_some_and(|n| n <= bar));
         let mut counts = vec![0; targets.len()];
         for &start in starts {
             self.count(start, &targets, &mut counts);
@@ -217,9 +226,12 @@ fn forcing<'a>(s: &'a Start, mut runs: Runs<'a>) -> Option<Deduction> {
         if size < 2 || (!dynamic && size < 3) {
             continue;
         }
-        let list: Vec<usize> = (0..9).filter(|&d| digits >> d & 1 != 0).collect();
-        for &d in &list {
+        // The cell's digits assumed true (a stack list: this runs for every cell of every step).
+        let (mut starts, mut n) = ([0 as Fact; 9], 0);
+        for d in (0..9).filter(|&d| digits >> d & 1 != 0) {
             let (yes, no) = (fact(c, d, true), fact(c, d, false));
+            starts[n] = yes;
+            n += 1;
             if dynamic {
                 for start in [yes, no] {
                     if let Some(facts) = runs.outcome(start).clash {
@@ -236,8 +248,7 @@ fn forcing<'a>(s: &'a Start, mut runs: Runs<'a>) -> Option<Deduction> {
                 offer(make(facts, REGION, target, Claim::Region(house, d)))
             });
         }
-        let starts: Vec<Fact> = list.iter().map(|&d| fact(c, d, true)).collect();
-        for (target, facts) in common(&mut runs, &starts, bar.get()) {
+        for (target, facts) in common(&mut runs, &starts[..n], bar.get()) {
             offer(make(facts, CELL, target, Claim::Cell(c)));
         }
     }
@@ -372,14 +383,12 @@ fn regions(
         if places.trailing_zeros() as usize != c {
             continue;
         }
-        let mut starts = Vec::new();
-        let mut rest = places;
-        while rest != 0 {
-            let q = rest.trailing_zeros() as usize;
-            rest &= rest - 1;
-            starts.push(fact(q, d, true));
+        let (mut starts, mut n) = ([0 as Fact; 9], 0);
+        for q in cells(places) {
+            starts[n] = fact(q, d, true);
+            n += 1;
         }
-        for (target, facts) in common(runs, &starts, bar) {
+        for (target, facts) in common(runs, &starts[..n], bar) {
             offer(facts, target, h);
         }
     }
