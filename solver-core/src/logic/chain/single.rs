@@ -278,6 +278,8 @@ struct Search {
     tree: Tree,
     on: Vec<u32>,
     off: Vec<u32>,
+    /// The nodes where cycles close.
+    ends: Vec<u32>,
     table: LinkTable,
 }
 
@@ -345,6 +347,7 @@ fn search_refuted(s: &Start, refuted: &Refuted) -> Option<Deduction> {
         tree: Tree::default(),
         on: Vec::new(),
         off: Vec::new(),
+        ends: Vec::new(),
         table: LinkTable::default(),
     };
     search.table.build(s, &list);
@@ -435,16 +438,17 @@ fn cycles(
         tree,
         on,
         off,
+        ends,
         table,
     } = search;
     tree.clear();
     on.clear();
     off.clear();
+    ends.clear();
     let (mut reached, mut seen_off) = (Seen::new(), Seen::new());
     reached.add(source);
     on.push(tree.push(source, ROOT));
     let mut length = 0;
-    let mut ends = Vec::new();
     while !on.is_empty() || !off.is_empty() {
         // A cycle closed at the next length would hold more facts than the cap.
         if length + 2 > cap {
@@ -481,7 +485,7 @@ fn cycles(
         }
         off.clear();
     }
-    for end in ends {
+    for &end in ends.iter() {
         if let Some(found) = cycle(s, tree, end, links) {
             offer(best, found);
         }
@@ -551,6 +555,7 @@ fn chains(
         on,
         off,
         table,
+        ..
     } = search;
     tree.clear();
     on.clear();
