@@ -134,7 +134,12 @@ impl<'a> Runs<'a> {
     /// summed over `starts`, leaving out those that rest on more than `bar` for certain
     /// (their depths, which ancestor counts cannot be below, add up to more): a step of
     /// more facts than the best one's cannot come before it.
-    fn counted(&mut self, starts: &[Fact], mut targets: Vec<Fact>, bar: usize) -> Vec<(Fact, usize)> {
+    fn counted(
+        &mut self,
+        starts: &[Fact],
+        mut targets: Vec<Fact>,
+        bar: usize,
+    ) -> Vec<(Fact, usize)> {
         if targets.is_empty() {
             return Vec::new();
         }

@@ -251,7 +251,13 @@ impl Search {
     /// Follows true node `i` when none of the false facts it makes ([`Search::weak`]) is
     /// shown true already, as is most often the case: each new one becomes a node, in that
     /// order, waiting to be followed. Whether it did (else nothing changed).
-    fn follow_unopposed(&mut self, s: &Start, i: u32, (c, d): (usize, usize), rules: Rules) -> bool {
+    fn follow_unopposed(
+        &mut self,
+        s: &Start,
+        i: u32,
+        (c, d): (usize, usize),
+        rules: Rules,
+    ) -> bool {
         let cell = if rules.cells {
             self.masks[c] & !(1 << d)
         } else {

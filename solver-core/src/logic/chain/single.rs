@@ -739,7 +739,9 @@ mod tests {
                 .expect("a unique solution");
             each_board(puzzle, |board| {
                 let s = Start::new(State::from_board(board));
-                let Some(d) = static_chains(&s, &Reaches::new(&s)) else { return };
+                let Some(d) = static_chains(&s, &Reaches::new(&s)) else {
+                    return;
+                };
                 found += 1;
                 for &(c, digit) in &d.eliminations {
                     assert_ne!(solution.cells()[usize::from(c)], digit, "{d:?}");
