@@ -131,16 +131,11 @@ pub(crate) fn pass(s: &State, statics: Statics) -> Changes {
     let masks = masks(s);
     let graph = Graph::new(s, &masks);
     let reach = graph.reach();
-    let mut out = Changes::default();
-    for (i, &(c, d)) in graph.candidates.iter().enumerate() {
-        if reach.refutes(2 * i + 1) {
-            out.removed.push((c, d));
-        } else if reach.refutes(2 * i) {
-            out.set.push((c, d));
-        }
-    }
+    let reaches = Reaches { graph, reach };
+    let mut out = reaches.refuted();
     if statics == Statics::Multiple && out.removed.is_empty() && out.set.is_empty() {
-        out.common = common(s, &masks, &graph, &reach);
+        let Reaches { graph, reach } = &reaches;
+        out.common = common(s, &masks, graph, reach);
         let (mut gone, mut placed) = ([0 as Set; 9], [0 as Set; 9]);
         for &((c, d, on), _) in &out.common {
             if on && placed[d] >> c & 1 == 0 {
@@ -212,6 +207,91 @@ fn common(
     out
 }
 
+/// What every fact of a board reaches by static links, to tell without a search whether
+/// several assumptions can lead to a common fact (a static search from each reaches at
+/// most what the closure says, less when it stops at a contradiction).
+pub(crate) struct Reaches {
+    graph: Graph,
+    reach: Reach,
+}
+
+impl Reaches {
+    /// The closure of the static links of `s`.
+    pub(crate) fn new(s: &State) -> Reaches {
+        let graph = Graph::new(s, &masks(s));
+        let reach = graph.reach();
+        Reaches { graph, reach }
+    }
+
+    /// The candidates refuted true (removed), else refuted false (set): what [`pass`]
+    /// finds with forcing chains.
+    pub(crate) fn refuted(&self) -> Changes {
+        let mut out = Changes::default();
+        for (i, &(c, d)) in self.graph.candidates.iter().enumerate() {
+            if self.reach.refutes(2 * i + 1) {
+                out.removed.push((c, d));
+            } else if self.reach.refutes(2 * i) {
+                out.set.push((c, d));
+            }
+        }
+        out
+    }
+
+    /// For each candidate (by `cell * 9 + digit`), the digits (bit `e`) of the candidates
+    /// refuted true whose truth leads both to its truth and to its absence, where its truth
+    /// lies on a loop of links (0 elsewhere). A loop through a candidate's truth removes a
+    /// candidate of digit `e` only so: the removed one is refuted true, its truth leads into
+    /// the loop's contrapositive, which passes through the candidate's absence and leads on
+    /// to the removed one's absence (whose contrapositive leads from its truth to the
+    /// candidate's truth).
+    pub(crate) fn loop_starts(&self) -> Vec<u16> {
+        let (words, n) = (self.reach.words, self.graph.candidates.len());
+        let mut size = vec![0u32; n * 2];
+        for &k in &self.reach.comp {
+            size[k as usize] += 1;
+        }
+        // Per digit, the candidates (bit `2 * i`) whose truth and absence a candidate of
+        // that digit refuted true both lead to.
+        const EVEN: u64 = 0x5555_5555_5555_5555;
+        let mut from = vec![0u64; 9 * words];
+        for (i, &(_, d)) in self.graph.candidates.iter().enumerate() {
+            if self.reach.refutes(2 * i + 1) {
+                let into = &mut from[d * words..(d + 1) * words];
+                into.iter_mut()
+                    .zip(self.reach.of(2 * i + 1))
+                    .for_each(|(a, &b)| *a |= b & (b >> 1) & EVEN);
+            }
+        }
+        let mut out = vec![0u16; 81 * 9];
+        for (i, &(c, d)) in self.graph.candidates.iter().enumerate() {
+            if size[self.reach.comp[2 * i + 1] as usize] < 2 {
+                continue;
+            }
+            let absent = 2 * i;
+            for e in 0..9 {
+                if from[e * words + absent / 64] >> (absent % 64) & 1 != 0 {
+                    out[c * 9 + d] |= 1 << e;
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether the true facts `starts` (cell, digit index; candidates of the board) all
+    /// reach some one fact.
+    pub(crate) fn share(&self, starts: impl IntoIterator<Item = (usize, usize)>) -> bool {
+        let mut all = [u64::MAX; 1 + 2 * 81 * 9 / 64];
+        let all = &mut all[..self.reach.words];
+        for (c, d) in starts {
+            let node = 2 * usize::from(self.graph.index[c * 9 + d]) + 1;
+            all.iter_mut()
+                .zip(self.reach.of(node))
+                .for_each(|(a, b)| *a &= b);
+        }
+        all.iter().any(|&w| w != 0)
+    }
+}
+
 /// The static links of a board: node `2 * i + on` is candidate `i` true (`on` = 1) or false.
 struct Graph {
     /// The candidates, cell-major.
@@ -239,13 +319,28 @@ impl Graph {
         let mut first = Vec::with_capacity(2 * candidates.len() + 1);
         let mut to = Vec::with_capacity(16 * candidates.len());
         first.push(0);
+        let t = tables();
+        // What [`consequences`] lists, in its order, for the candidates of the board.
         for &(c, d) in &candidates {
-            for on in [false, true] {
-                consequences(s, masks, (c, d, on), |c, d, on| {
-                    to.push(2 * index[c * 9 + d] + u16::from(on));
-                });
-                first.push(to.len() as u32);
+            let others = masks[c] & !(1 << d);
+            if others.count_ones() == 1 {
+                to.push(2 * index[c * 9 + others.trailing_zeros() as usize] + 1);
             }
+            for h in t.house_sets[c] {
+                let places = s.cand[d] & h;
+                if places.count_ones() == 2 {
+                    let q = (places & !(1 << c)).trailing_zeros() as usize;
+                    to.push(2 * index[q * 9 + d] + 1);
+                }
+            }
+            first.push(to.len() as u32);
+            let mut m = others;
+            while m != 0 {
+                to.push(2 * index[c * 9 + m.trailing_zeros() as usize]);
+                m &= m - 1;
+            }
+            to.extend(cells(s.cand[d] & t.peers[c]).map(|q| 2 * index[q * 9 + d]));
+            first.push(to.len() as u32);
         }
         // Links to facts that imply nothing only add those facts to what a node reaches:
         // kept apart, the search for components and the closure skip them.

@@ -7,7 +7,10 @@
 //! double implications, cells, houses and contradictions in that order, then the first found.
 //! A step rests on the facts behind each branch's end, counted once per branch.
 
+use std::cell::Cell;
+
 use super::super::wording;
+use super::closure::Reaches;
 use super::deduction::{Deduction, cell_name, fact as say_fact, house_name};
 use super::implications::{Fact, Rules, Search, fact, parts};
 use super::kept::{Graph, Kept};
@@ -51,21 +54,35 @@ struct Runs<'a> {
     /// Where each assumption's outcome is kept in `outcomes`, once made.
     slots: Vec<u32>,
     outcomes: Vec<Outcome>,
+    /// For static chains, the closure of the board's links: a group of assumptions that
+    /// cannot reach a common fact needs no search.
+    closure: Option<&'a Reaches>,
 }
 
 impl<'a> Runs<'a> {
-    fn new(s: &'a Start, dynamic: bool) -> Runs<'a> {
+    fn new(s: &'a Start, closure: Option<&'a Reaches>) -> Runs<'a> {
         Runs {
             s,
             rules: Rules {
                 cells: true,
-                dynamic,
+                dynamic: closure.is_none(),
             },
             search: Search::new(),
             kept: Kept::new(),
             slots: vec![u32::MAX; 81 * 9 * 2],
             outcomes: Vec::new(),
+            closure,
         }
+    }
+
+    /// Whether the assumptions `starts` may lead to a common fact.
+    fn may_share(&self, starts: &[Fact]) -> bool {
+        self.closure.is_none_or(|closure| {
+            closure.share(starts.iter().map(|&f| {
+                let (c, d, _) = parts(f);
+                (c, d)
+            }))
+        })
     }
 
     fn outcome(&mut self, start: Fact) -> &Outcome {
@@ -99,6 +116,46 @@ impl<'a> Runs<'a> {
             *n += self.kept.ancestors(graph, target).unwrap_or(0);
         }
     }
+
+    /// Each of `targets` with its depths (see [`Kept::depth`]) summed over `starts` (which
+    /// reach them all).
+    fn depths(&mut self, starts: &[Fact], targets: &[Fact]) -> Vec<usize> {
+        let mut floors = vec![0; targets.len()];
+        for &start in starts {
+            let graph = self.outcome(start).graph;
+            for (&target, n) in targets.iter().zip(floors.iter_mut()) {
+                *n += self.kept.depth(graph, target).unwrap_or(0);
+            }
+        }
+        floors
+    }
+
+    /// Each of `targets` (which every one of `starts` reaches) with the facts it rests on
+    /// summed over `starts`, leaving out those that rest on more than `bar` for certain
+    /// (their depths, which ancestor counts cannot be below, add up to more): a step of
+    /// more facts than the best one's cannot come before it.
+    fn counted(
+        &mut self,
+        starts: &[Fact],
+        mut targets: Vec<Fact>,
+        bar: usize,
+    ) -> Vec<(Fact, usize)> {
+        if targets.is_empty() {
+            return Vec::new();
+        }
+        let floors = self.depths(starts, &targets);
+        if !self.rules.dynamic {
+            // A static fact has one parent: what it rests on is its line of them.
+            return targets.into_iter().zip(floors).collect();
+        }
+        let mut floors = floors.into_iter();
+        targets.retain(|_| floors.next().is_some_and(|n| n <= bar));
+        let mut counts = vec![0; targets.len()];
+        for &start in starts {
+            self.count(start, &targets, &mut counts);
+        }
+        targets.into_iter().zip(counts).collect()
+    }
 }
 
 /// What a step's branches start from, kept to word the step once it is chosen.
@@ -119,7 +176,6 @@ struct Found {
     difficulty: f64,
     facts: usize,
     order: u8,
-    deduction: Deduction,
     claim: Claim,
     target: Fact,
 }
@@ -130,34 +186,44 @@ const CELL: u8 = 5;
 const REGION: u8 = 6;
 const CONTRADICTION: u8 = 7;
 
-/// The step SE's multiple (static) or dynamic forcing chains take on this board, if any.
-pub(crate) fn forcing(s: &Start, dynamic: bool) -> Option<Deduction> {
+/// The step SE's multiple (static) forcing chains take on this board, if any; `closure` is
+/// that of the links of `s`.
+pub(crate) fn static_forcing(s: &Start, closure: &Reaches) -> Option<Deduction> {
+    forcing(s, Runs::new(s, Some(closure)))
+}
+
+/// The step SE's dynamic forcing chains take on this board, if any.
+pub(crate) fn dynamic_forcing(s: &Start) -> Option<Deduction> {
+    forcing(s, Runs::new(s, None))
+}
+
+/// The step the forcing chains of `runs` take.
+fn forcing<'a>(s: &'a Start, mut runs: Runs<'a>) -> Option<Deduction> {
+    let dynamic = runs.rules.dynamic;
     let (name, base) = if dynamic {
         ("Dynamic forcing chain", rating::DYNAMIC)
     } else {
         ("Forcing chain", rating::MULTIPLE)
     };
-    let mut runs = Runs::new(s, dynamic);
     let mut best: Option<Found> = None;
+    // The best step's facts: what rests on more cannot come before it.
+    let bar = Cell::new(usize::MAX);
     let mut offer = |found: Found| {
         let better = best.as_ref().is_none_or(|b| {
             (found.difficulty, found.facts, found.order) < (b.difficulty, b.facts, b.order)
         });
         if better {
+            bar.set(found.facts);
             best = Some(found);
         }
     };
-    // Only the step chosen is worded (see `word`).
-    let make = |facts: usize, order: u8, target: Fact, claim: Claim| {
-        let difficulty = rating::difficulty(base, facts);
-        Found {
-            difficulty,
-            facts,
-            order,
-            deduction: setting(s, name, rating::tenths(difficulty), target),
-            claim,
-            target,
-        }
+    // Only the step chosen becomes a deduction, and is worded (see `word`).
+    let make = |facts: usize, order: u8, target: Fact, claim: Claim| Found {
+        difficulty: rating::difficulty(base, facts),
+        facts,
+        order,
+        claim,
+        target,
     };
     for c in 0..81 {
         let digits = s.digits(c);
@@ -165,9 +231,12 @@ pub(crate) fn forcing(s: &Start, dynamic: bool) -> Option<Deduction> {
         if size < 2 || (!dynamic && size < 3) {
             continue;
         }
-        let list: Vec<usize> = (0..9).filter(|&d| digits >> d & 1 != 0).collect();
-        for &d in &list {
+        // The cell's digits assumed true (a stack list: this runs for every cell of every step).
+        let (mut starts, mut n) = ([0 as Fact; 9], 0);
+        for d in (0..9).filter(|&d| digits >> d & 1 != 0) {
             let (yes, no) = (fact(c, d, true), fact(c, d, false));
+            starts[n] = yes;
+            n += 1;
             if dynamic {
                 for start in [yes, no] {
                     if let Some(facts) = runs.outcome(start).clash {
@@ -175,22 +244,22 @@ pub(crate) fn forcing(s: &Start, dynamic: bool) -> Option<Deduction> {
                     }
                 }
                 if size >= 3 {
-                    for (target, facts) in both_ways(&mut runs, yes, no) {
+                    for (target, facts) in both_ways(&mut runs, yes, no, bar.get()) {
                         offer(make(facts, DOUBLE, target, Claim::Double(c, d)));
                     }
                 }
             }
-            regions(&mut runs, (c, d), &mut |facts, target, house| {
+            regions(&mut runs, (c, d), bar.get(), &mut |facts, target, house| {
                 offer(make(facts, REGION, target, Claim::Region(house, d)))
             });
         }
-        let starts: Vec<Fact> = list.iter().map(|&d| fact(c, d, true)).collect();
-        for (target, facts) in common(&mut runs, &starts) {
+        for (target, facts) in common(&mut runs, &starts[..n], bar.get()) {
             offer(make(facts, CELL, target, Claim::Cell(c)));
         }
     }
     let found = best?;
-    let mut deduction = found.deduction;
+    let tenths = rating::tenths(found.difficulty);
+    let mut deduction = setting(s, name, tenths, found.target);
     if wording::read(deduction.tenths) {
         let (said, trails) = word(&mut runs, found.claim, found.target);
         deduction.support = support(&trails);
@@ -270,7 +339,7 @@ fn word(runs: &mut Runs, claim: Claim, target: Fact) -> (String, Vec<Vec<Link>>)
 
 /// The facts both `yes` and `no` lead to, true ones first, each in the order `yes` reached
 /// it, with the facts each rests on summed over the two.
-fn both_ways(runs: &mut Runs, yes: Fact, no: Fact) -> Vec<(Fact, usize)> {
+fn both_ways(runs: &mut Runs, yes: Fact, no: Fact, bar: usize) -> Vec<(Fact, usize)> {
     let off_bits = runs.outcome(no).bits;
     let mut both: Vec<Fact> = runs
         .facts(yes)
@@ -279,33 +348,32 @@ fn both_ways(runs: &mut Runs, yes: Fact, no: Fact) -> Vec<(Fact, usize)> {
         .filter(|&f| off_bits.has(f))
         .collect();
     both.sort_by_key(|&f| f & 1 == 0);
-    let mut counts = vec![0; both.len()];
-    runs.count(yes, &both, &mut counts);
-    runs.count(no, &both, &mut counts);
-    both.into_iter().zip(counts).collect()
+    runs.counted(&[yes, no], both, bar)
 }
 
 /// The facts every start leads to, true ones first, each in the order the first start
 /// reached it, with the facts each rests on summed over the starts.
-fn common(runs: &mut Runs, starts: &[Fact]) -> Vec<(Fact, usize)> {
+fn common(runs: &mut Runs, starts: &[Fact], bar: usize) -> Vec<(Fact, usize)> {
+    if !runs.may_share(starts) {
+        return Vec::new();
+    }
     let mut shared: Vec<Fact> = runs.facts(starts[0]).to_vec();
     for &start in &starts[1..] {
         let bits = &runs.outcome(start).bits;
         shared.retain(|&f| bits.has(f));
     }
     shared.sort_by_key(|&f| f & 1 == 0);
-    let mut counts = vec![0; shared.len()];
-    if !shared.is_empty() {
-        for &start in starts {
-            runs.count(start, &shared, &mut counts);
-        }
-    }
-    shared.into_iter().zip(counts).collect()
+    runs.counted(starts, shared, bar)
 }
 
 /// Region forcing chains from digit index `d` in `c`: each house of `c` (box, row, column)
 /// whose first place of `d` is `c`.
-fn regions(runs: &mut Runs, (c, d): (usize, usize), offer: &mut dyn FnMut(usize, Fact, usize)) {
+fn regions(
+    runs: &mut Runs,
+    (c, d): (usize, usize),
+    bar: usize,
+    offer: &mut dyn FnMut(usize, Fact, usize),
+) {
     let s = runs.s;
     let [row, col, bx] = s.tables.cell_houses[c].map(usize::from);
     for h in [bx, row, col] {
@@ -320,14 +388,12 @@ fn regions(runs: &mut Runs, (c, d): (usize, usize), offer: &mut dyn FnMut(usize,
         if places.trailing_zeros() as usize != c {
             continue;
         }
-        let mut starts = Vec::new();
-        let mut rest = places;
-        while rest != 0 {
-            let q = rest.trailing_zeros() as usize;
-            rest &= rest - 1;
-            starts.push(fact(q, d, true));
+        let (mut starts, mut n) = ([0 as Fact; 9], 0);
+        for q in cells(places) {
+            starts[n] = fact(q, d, true);
+            n += 1;
         }
-        for (target, facts) in common(runs, &starts) {
+        for (target, facts) in common(runs, &starts[..n], bar) {
             offer(facts, target, h);
         }
     }

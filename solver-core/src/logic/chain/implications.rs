@@ -9,7 +9,7 @@
 //! so judged rests on every earlier fact that struck a candidate it counts on. The first
 //! fact met both true and false ends the search.
 
-use super::state::{Set, Start};
+use super::state::{Set, Start, cells};
 use super::trail::{Link, trail};
 
 /// A fact: `(cell * 9 + digit) * 2 + on`.
@@ -47,19 +47,46 @@ pub(crate) struct Node {
     pub(crate) first: u32,
 }
 
+/// A node waiting to be followed, with its fact's cell and digit (worked out once).
+#[derive(Debug, Clone, Copy)]
+struct Waiting {
+    node: u32,
+    cell: u8,
+    digit: u8,
+}
+
+impl Waiting {
+    fn new(node: u32, c: usize, d: usize) -> Waiting {
+        Waiting {
+            node,
+            cell: c as u8,
+            digit: d as u8,
+        }
+    }
+
+    fn at(self) -> (usize, usize) {
+        (usize::from(self.cell), usize::from(self.digit))
+    }
+}
+
 /// One search's facts, each with the facts it rests on.
 pub(crate) struct Search {
     nodes: Vec<Node>,
     parents: Vec<u32>,
     /// The node of each fact reached (the first one), or [`NONE`].
     index: Vec<u32>,
+    /// The facts reached, as cells by truth and digit: a true fact's many false ones are
+    /// told new or opposed a set at a time.
+    shown: [[Set; 9]; 2],
     /// Nodes waiting to be followed, true and false ones, from `on.1` and `off.1` on (each
     /// node joins one queue once, so a list and a cursor serve as the queue).
-    on: (Vec<u32>, usize),
-    off: (Vec<u32>, usize),
+    on: (Vec<Waiting>, usize),
+    off: (Vec<Waiting>, usize),
     /// The board as the chain has left it: each digit's places, each cell's digits.
     cand: [Set; 9],
     masks: [u16; 81],
+    /// How many places each digit has in each house of that board.
+    places: [[u8; 27]; 9],
     /// Facts a fact makes, each with its hidden parents at `hidden[start..end]`.
     made: Vec<(Fact, u32, u32)>,
     hidden: Vec<u32>,
@@ -73,10 +100,12 @@ impl Search {
             nodes: Vec::with_capacity(512),
             parents: Vec::with_capacity(1024),
             index: vec![NONE; FACTS],
+            shown: [[0; 9]; 2],
             on: (Vec::with_capacity(512), 0),
             off: (Vec::with_capacity(512), 0),
             cand: [0; 9],
             masks: [0; 81],
+            places: [[0; 27]; 9],
             made: Vec::with_capacity(32),
             hidden: Vec::with_capacity(32),
             seen: vec![0; FACTS.div_ceil(64)],
@@ -90,11 +119,13 @@ impl Search {
         }
         self.nodes.clear();
         self.parents.clear();
+        self.shown = [[0; 9]; 2];
         self.on.0.clear();
         self.on.1 = 0;
         self.off.0.clear();
         self.off.1 = 0;
         self.cand = s.cand;
+        self.places = s.places;
         for (c, m) in self.masks.iter_mut().enumerate() {
             *m = s.digits(c);
         }
@@ -153,16 +184,20 @@ impl Search {
     pub(crate) fn run(&mut self, s: &Start, start: Fact, rules: Rules) -> Option<(u32, u32)> {
         self.reset(s);
         let root = self.node(start, &[]);
-        self.index[usize::from(start)] = root;
+        let (c, d) = self.mark(start, root);
         if parts(start).2 {
-            self.on.0.push(root);
+            self.on.0.push(Waiting::new(root, c, d));
         } else {
-            self.off.0.push(root);
+            self.off.0.push(Waiting::new(root, c, d));
         }
         loop {
-            if let Some(&i) = self.on.0.get(self.on.1) {
+            if let Some(&w) = self.on.0.get(self.on.1) {
                 self.on.1 += 1;
-                self.weak(s, i, rules);
+                let i = w.node;
+                if self.follow_unopposed(s, i, w.at(), rules) {
+                    continue;
+                }
+                self.weak(s, w.at(), rules);
                 for k in 0..self.made.len() {
                     let g = self.made[k].0;
                     if let Some(j) = self.reached(g ^ 1) {
@@ -171,19 +206,23 @@ impl Search {
                     }
                     if self.reached(g).is_none() {
                         let n = self.made_node(k, i);
-                        self.index[usize::from(g)] = n;
-                        self.off.0.push(n);
+                        let (c, d) = self.mark(g, n);
+                        self.off.0.push(Waiting::new(n, c, d));
                     }
                 }
                 continue;
             }
-            let &i = self.off.0.get(self.off.1)?;
+            let &w = self.off.0.get(self.off.1)?;
             self.off.1 += 1;
-            self.strong(s, i, rules);
+            let i = w.node;
+            let (c, d) = w.at();
+            self.strong(s, (c, d), rules);
             if rules.dynamic {
-                let (c, d, _) = parts(self.nodes[i as usize].fact);
                 self.cand[d] &= !(1 << c);
                 self.masks[c] &= !(1 << d);
+                for h in s.tables.cell_houses[c] {
+                    self.places[d][usize::from(h)] -= 1;
+                }
             }
             for k in 0..self.made.len() {
                 let g = self.made[k].0;
@@ -193,16 +232,85 @@ impl Search {
                 }
                 if self.reached(g).is_none() {
                     let n = self.made_node(k, i);
-                    self.index[usize::from(g)] = n;
-                    self.on.0.push(n);
+                    let (c, d) = self.mark(g, n);
+                    self.on.0.push(Waiting::new(n, c, d));
                 }
             }
         }
     }
 
-    /// The false facts of true node `i`, into `made`.
-    fn weak(&mut self, s: &Start, i: u32, rules: Rules) {
-        let (c, d, _) = parts(self.nodes[i as usize].fact);
+    /// Records node `n` as the one that reached fact `f`; the fact's cell and digit.
+    #[inline]
+    fn mark(&mut self, f: Fact, n: u32) -> (usize, usize) {
+        self.index[usize::from(f)] = n;
+        let (c, d, on) = parts(f);
+        self.shown[usize::from(on)][d] |= 1 << c;
+        (c, d)
+    }
+
+    /// Follows true node `i` when none of the false facts it makes ([`Search::weak`]) is
+    /// shown true already, as is most often the case: each new one becomes a node, in that
+    /// order, waiting to be followed. Whether it did (else nothing changed).
+    fn follow_unopposed(
+        &mut self,
+        s: &Start,
+        i: u32,
+        (c, d): (usize, usize),
+        rules: Rules,
+    ) -> bool {
+        let cell = if rules.cells {
+            self.masks[c] & !(1 << d)
+        } else {
+            0
+        };
+        let [row, col, bx] = s.tables.house_sets[c];
+        let places = self.cand[d] & s.tables.peers[c];
+        if places & self.shown[1][d] != 0 {
+            return false;
+        }
+        let mut m = cell;
+        while m != 0 {
+            let e = m.trailing_zeros() as usize;
+            m &= m - 1;
+            if self.shown[1][e] >> c & 1 != 0 {
+                return false;
+            }
+        }
+        let mut m = cell;
+        while m != 0 {
+            let e = m.trailing_zeros() as usize;
+            m &= m - 1;
+            if self.shown[0][e] >> c & 1 == 0 {
+                self.made_off(c, e, i);
+            }
+        }
+        let fresh = places & !self.shown[0][d];
+        for set in [fresh & bx, fresh & row & !bx, fresh & col & !bx] {
+            for q in cells(set) {
+                self.made_off(q, d, i);
+            }
+        }
+        true
+    }
+
+    /// A node for the new false fact (`c`, `d`) made by true node `i`, waiting to be followed.
+    #[inline]
+    fn made_off(&mut self, c: usize, d: usize, i: u32) {
+        let n = self.nodes.len() as u32;
+        let f = fact(c, d, false);
+        self.nodes.push(Node {
+            fact: f,
+            count: 1,
+            first: self.parents.len() as u32,
+        });
+        self.parents.push(i);
+        self.index[usize::from(f)] = n;
+        self.shown[0][d] |= 1 << c;
+        self.off.0.push(Waiting::new(n, c, d));
+    }
+
+    /// The false facts of the true fact (`c`, `d`), into `made`.
+    fn weak(&mut self, s: &Start, (c, d): (usize, usize), rules: Rules) {
         self.made.clear();
         if rules.cells {
             let mut m = self.masks[c] & !(1 << d);
@@ -224,16 +332,18 @@ impl Search {
         }
     }
 
-    /// The true facts of false node `i`, into `made` (each once, the first way found), with
+    /// The true facts of the false fact (`c`, `d`), into `made` (each once, the first way found), with
     /// the hidden parents of each way: the earlier false facts that struck the candidates
     /// the way counts on (cell, box, row, column). A static search strikes nothing, so has
     /// none.
-    fn strong(&mut self, s: &Start, i: u32, rules: Rules) {
-        let (c, d, _) = parts(self.nodes[i as usize].fact);
+    fn strong(&mut self, s: &Start, (c, d): (usize, usize), rules: Rules) {
         self.made.clear();
         self.hidden.clear();
         if rules.cells && self.masks[c].count_ones() == 2 {
             let e = (self.masks[c] & !(1 << d)).trailing_zeros() as usize;
+            if self.settled(c, e) {
+                return self.strong_houses(s, c, d);
+            }
             let a = self.hidden.len() as u32;
             let mut gone = s.digits(c) & !self.masks[c];
             while gone != 0 {
@@ -246,14 +356,29 @@ impl Search {
             self.made
                 .push((fact(c, e, true), a, self.hidden.len() as u32));
         }
-        let [row, col, bx] = s.tables.house_sets[c];
-        for house in [bx, row, col] {
-            let others: Set = self.cand[d] & house & !(1 << c);
-            if others.count_ones() != 1 {
+        self.strong_houses(s, c, d);
+    }
+
+    /// Whether the true fact (`c`, `d`) is reached and its opposite is not: made again, it
+    /// would change nothing (and a fact met both ways ends the search before it is made).
+    #[inline]
+    fn settled(&self, c: usize, d: usize) -> bool {
+        self.shown[1][d] >> c & 1 != 0 && self.shown[0][d] >> c & 1 == 0
+    }
+
+    /// The house links of [`Search::strong`], into `made` after its cell link.
+    fn strong_houses(&mut self, s: &Start, c: usize, d: usize) {
+        let [row, col, bx] = s.tables.cell_houses[c].map(usize::from);
+        for h in [bx, row, col] {
+            // The fact's own place is still on the board: two places, one other.
+            if self.places[d][h] != 2 {
                 continue;
             }
-            let g = fact(others.trailing_zeros() as usize, d, true);
-            if self.made.iter().any(|&(h, _, _)| h == g) {
+            let house = s.tables.houses[h];
+            let others: Set = self.cand[d] & house & !(1 << c);
+            let q = others.trailing_zeros() as usize;
+            let g = fact(q, d, true);
+            if self.settled(q, d) || self.made.iter().any(|&(h, _, _)| h == g) {
                 continue;
             }
             let a = self.hidden.len() as u32;

@@ -23,6 +23,9 @@ pub(crate) struct Kept {
     nodes: Vec<Node>,
     /// The facts of `nodes`, as one list (outcomes hand them out as slices).
     facts: Vec<Fact>,
+    /// Each node's longest line of parents back to its graph's assumption, itself
+    /// included: distinct facts it rests on, so at most its ancestor count.
+    depths: Vec<u16>,
     parents: Vec<u32>,
     /// The first node of each fact in the graph [`Kept::open`] last indexed, or [`NONE`].
     index: Vec<u32>,
@@ -31,8 +34,8 @@ pub(crate) struct Kept {
     stack: Vec<u32>,
 }
 
-/// A dropped [`Kept`]'s buffers: nodes, facts, parents, index.
-type Buffers = (Vec<Node>, Vec<Fact>, Vec<u32>, Vec<u32>);
+/// A dropped [`Kept`]'s buffers: nodes, facts, depths, parents, index.
+type Buffers = (Vec<Node>, Vec<Fact>, Vec<u16>, Vec<u32>, Vec<u32>);
 
 thread_local! {
     /// Buffers of a dropped [`Kept`], for the next one to fill: they grow to some hundred
@@ -50,12 +53,14 @@ impl Drop for Kept {
         let mut buffers = (
             std::mem::take(&mut self.nodes),
             std::mem::take(&mut self.facts),
+            std::mem::take(&mut self.depths),
             std::mem::take(&mut self.parents),
             std::mem::take(&mut self.index),
         );
         buffers.0.clear();
         buffers.1.clear();
         buffers.2.clear();
+        buffers.3.clear();
         spare::give(&SPARE, buffers);
     }
 }
@@ -64,11 +69,14 @@ impl Kept {
     /// An empty store, with the buffers of a dropped one when the thread has one (its
     /// index all [`NONE`] again).
     pub(crate) fn new() -> Kept {
-        let (nodes, facts, parents, index) = spare::take(&SPARE)
-            .unwrap_or_else(|| (Vec::new(), Vec::new(), Vec::new(), vec![NONE; FACTS]));
+        let (nodes, facts, depths, parents, index) = spare::take(&SPARE).unwrap_or_else(|| {
+            let none = vec![NONE; FACTS];
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), none)
+        });
         Kept {
             nodes,
             facts,
+            depths,
             parents,
             index,
             open: None,
@@ -86,6 +94,12 @@ impl Kept {
             ..n
         }));
         self.facts.extend(nodes.iter().map(|n| n.fact));
+        for n in nodes {
+            let first = n.first as usize;
+            let own = &parents[first..first + usize::from(n.count)];
+            let deepest = own.iter().map(|&p| self.depths[(p + node0) as usize]).max();
+            self.depths.push(deepest.unwrap_or(0) + 1);
+        }
         self.parents.extend(parents.iter().map(|&p| p + node0));
         Graph {
             nodes: (node0, self.nodes.len() as u32),
@@ -115,6 +129,13 @@ impl Kept {
             }
         }
         self.open = Some(g);
+    }
+
+    /// A lower bound of [`Kept::ancestors`], found without a walk, if `g` reached `target`.
+    pub(crate) fn depth(&mut self, g: Graph, target: Fact) -> Option<usize> {
+        self.open(g);
+        let i = self.index[usize::from(target)];
+        (i != NONE).then(|| usize::from(self.depths[i as usize]))
     }
 
     /// How many different facts `target` rests on in graph `g`, itself included (as
@@ -169,6 +190,12 @@ mod tests {
                     for f in 0..FACTS as Fact {
                         let want = search.reached(f).map(|i| search.ancestors(i));
                         assert_eq!(kept.ancestors(g, f), want, "{puzzle} {start} {f}");
+                        let depth = kept.depth(g, f);
+                        assert_eq!(depth.is_some(), want.is_some());
+                        assert!(depth <= want, "{puzzle} {start} {f}: {depth:?} {want:?}");
+                        if !rules.dynamic {
+                            assert_eq!(depth, want, "{puzzle} {start} {f}");
+                        }
                         reached += usize::from(want.is_some());
                     }
                     assert_eq!(kept.facts(g).len(), reached);

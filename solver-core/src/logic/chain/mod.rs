@@ -23,9 +23,12 @@ mod trace;
 mod trail;
 mod wing;
 
+use std::cell::OnceCell;
+
 use super::board::Candidates;
 use super::step::{Found, Technique};
 use super::wording;
+use closure::Reaches;
 use deduction::Deduction;
 use state::{Start, State};
 use trace::Mode;
@@ -43,12 +46,16 @@ pub(crate) fn finder(board: &Candidates) -> Option<Found> {
 
 /// The first level that finds a deduction.
 fn find(s: &Start) -> Option<Deduction> {
+    // Static X/Y chains and static multiple forcing chains both start from the closure of
+    // the board's static links: made once, when first asked for.
+    let closure = OnceCell::new();
+    let closure = || closure.get_or_init(|| Reaches::new(s));
     lowest(wing::wing(s, 4), exclusion::aligned_pair(s))
-        .or_else(|| single::static_chains(s))
+        .or_else(|| single::static_chains(s, closure()))
         .or_else(|| exclusion::aligned_triple(s))
         .or_else(|| nishio::nishio(s))
-        .or_else(|| forcing::forcing(s, false))
-        .or_else(|| forcing::forcing(s, true))
+        .or_else(|| forcing::static_forcing(s, closure()))
+        .or_else(|| forcing::dynamic_forcing(s))
         .or_else(|| {
             let name = "Dynamic forcing chain (+)";
             multiple::multiple(s, Mode::Plus, name, rating::PLUS)

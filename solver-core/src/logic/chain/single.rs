@@ -8,7 +8,7 @@
 //! chain leads from an assumption to its opposite. Among everything found, SE takes the
 //! lowest rating, then the fewest facts, then X before Y before XY, then the first found.
 
-use super::closure::{self, Statics};
+use super::closure::Reaches;
 use super::deduction::{Deduction, fact};
 use super::rating;
 use super::state::{NO_CELL, Set, Start, cells};
@@ -278,11 +278,13 @@ struct Search {
     tree: Tree,
     on: Vec<u32>,
     off: Vec<u32>,
+    /// The nodes where cycles close.
+    ends: Vec<u32>,
     table: LinkTable,
 }
 
 /// The assumptions that may lead to their own opposite by static links, from the links'
-/// transitive closure ([`closure::pass`]), which is far cheaper than a search from each.
+/// transitive closure ([`Reaches::refuted`]), which is far cheaper than a search from each.
 ///
 /// Every chain found is such a path (X and Y links are static links), and every candidate a
 /// cycle removes is refuted so too (it sees a true and a false fact of the loop: its truth
@@ -292,14 +294,14 @@ struct Search {
 struct Refuted {
     /// Bit per fact (see [`Seen`]).
     facts: Seen,
-    /// The digits (bit `d`) of the candidates whose truth leads to their absence: no cycle
-    /// removes anything without one, and an X-cycle only its own digit.
-    true_digits: u16,
+    /// Per candidate (`cell * 9 + digit`), the digits a cycle through it may remove (see
+    /// [`Reaches::loop_starts`]): an X-cycle keeps to its own digit.
+    loops: Vec<u16>,
 }
 
 impl Refuted {
-    fn of(s: &Start) -> Refuted {
-        let changes = closure::pass(s, Statics::Forcing);
+    fn of(closure: &Reaches) -> Refuted {
+        let changes = closure.refuted();
         let mut facts = Seen::new();
         for &(c, d) in &changes.removed {
             // The pass lists a candidate refuted true only once; its absence may be too.
@@ -311,7 +313,7 @@ impl Refuted {
         }
         Refuted {
             facts,
-            true_digits: changes.removed.iter().fold(0, |m, &(_, d)| m | 1 << d),
+            loops: closure.loop_starts(),
         }
     }
 
@@ -320,7 +322,7 @@ impl Refuted {
     fn everything() -> Refuted {
         Refuted {
             facts: Seen([u64::MAX; 23]),
-            true_digits: 0x1ff,
+            loops: vec![0x1ff; 81 * 9],
         }
     }
 
@@ -330,8 +332,9 @@ impl Refuted {
 }
 
 /// The step SE's unary chaining takes on this board, if any.
-pub(crate) fn static_chains(s: &Start) -> Option<Deduction> {
-    search_refuted(s, &Refuted::of(s))
+/// `closure` is that of the links of `s`.
+pub(crate) fn static_chains(s: &Start, closure: &Reaches) -> Option<Deduction> {
+    search_refuted(s, &Refuted::of(closure))
 }
 
 /// [`static_chains`], searching only from the assumptions `refuted` lists.
@@ -344,6 +347,7 @@ fn search_refuted(s: &Start, refuted: &Refuted) -> Option<Deduction> {
         tree: Tree::default(),
         on: Vec::new(),
         off: Vec::new(),
+        ends: Vec::new(),
         table: LinkTable::default(),
     };
     search.table.build(s, &list);
@@ -366,7 +370,7 @@ fn search_refuted(s: &Start, refuted: &Refuted) -> Option<Deduction> {
                 rating::CYCLE
             };
             let digits = if links == Links::X { 1 << d } else { 0x1ff };
-            if refuted.true_digits & digits != 0 {
+            if refuted.loops[c * 9 + d] & digits != 0 {
                 let most = cap(&best, cycle_base);
                 cycles(s, &mut search, (c, d), links, most, &mut best);
             }
@@ -434,16 +438,17 @@ fn cycles(
         tree,
         on,
         off,
+        ends,
         table,
     } = search;
     tree.clear();
     on.clear();
     off.clear();
+    ends.clear();
     let (mut reached, mut seen_off) = (Seen::new(), Seen::new());
     reached.add(source);
     on.push(tree.push(source, ROOT));
     let mut length = 0;
-    let mut ends = Vec::new();
     while !on.is_empty() || !off.is_empty() {
         // A cycle closed at the next length would hold more facts than the cap.
         if length + 2 > cap {
@@ -480,7 +485,7 @@ fn cycles(
         }
         off.clear();
     }
-    for end in ends {
+    for &end in ends.iter() {
         if let Some(found) = cycle(s, tree, end, links) {
             offer(best, found);
         }
@@ -550,6 +555,7 @@ fn chains(
         on,
         off,
         table,
+        ..
     } = search;
     tree.clear();
     on.clear();
@@ -710,7 +716,7 @@ mod tests {
         for puzzle in puzzles.chain(crate::logic::engine::SOLVE_PATH_PUZZLES) {
             each_board(puzzle, |board| {
                 let s = Start::new(State::from_board(board));
-                let refuted = Refuted::of(&s);
+                let refuted = Refuted::of(&Reaches::new(&s));
                 let fast = search_refuted(&s, &refuted);
                 let full = search_refuted(&s, &Refuted::everything());
                 assert_eq!(format!("{fast:?}"), format!("{full:?}"), "{puzzle}");
@@ -733,7 +739,9 @@ mod tests {
                 .expect("a unique solution");
             each_board(puzzle, |board| {
                 let s = Start::new(State::from_board(board));
-                let Some(d) = static_chains(&s) else { return };
+                let Some(d) = static_chains(&s, &Reaches::new(&s)) else {
+                    return;
+                };
                 found += 1;
                 for &(c, digit) in &d.eliminations {
                     assert_ne!(solution.cells()[usize::from(c)], digit, "{d:?}");

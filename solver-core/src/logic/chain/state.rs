@@ -102,6 +102,8 @@ pub(crate) struct Start {
     bilocal: [[u8; 3]; 81 * 9],
     /// Cells with exactly two candidates (the static strong links inside cells).
     pub(crate) bivalue: Set,
+    /// How many places each digit has in each house (by the tables' house order).
+    pub(crate) places: [[u8; 27]; 9],
 }
 
 /// No cell, in [`Start::bilocal`].
@@ -113,6 +115,7 @@ impl Start {
         let t = tables();
         let mut bilocal = [[NO_CELL; 3]; 81 * 9];
         let mut masks = [0u16; 81];
+        let mut counts = [[0u8; 27]; 9];
         for (d, &cand) in state.cand.iter().enumerate() {
             for c in cells(cand) {
                 masks[c] |= 1 << d;
@@ -120,6 +123,7 @@ impl Start {
             // A house at a time (a candidate at a time asked each house once per place).
             for (h, &house) in t.houses.iter().enumerate() {
                 let places = cand & house;
+                counts[d][h] = places.count_ones() as u8;
                 if places.count_ones() != 2 {
                     continue;
                 }
@@ -140,6 +144,7 @@ impl Start {
             tables: t,
             bilocal,
             bivalue,
+            places: counts,
         }
     }
 
