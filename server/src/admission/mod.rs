@@ -91,21 +91,26 @@ fn busy(for_batch: bool, bytes: usize) -> Status {
     })
 }
 
-/// Wraps services so calls are admitted before their bodies are read, and their compressed
-/// messages expanded and answers compressed (see [`compression`]).
+/// A service whose calls are admitted before their bodies are read, and their compressed
+/// messages expanded and answers compressed (see [`compression`]); `Admitted<()>` is the
+/// layer that wraps services so.
 #[derive(Clone)]
-pub(crate) struct AdmitCalls {
+pub(crate) struct Admitted<S> {
+    inner: S,
     admission: Arc<Admission>,
 }
 
-impl AdmitCalls {
-    /// Admits under `admission`.
-    pub(crate) fn new(admission: Arc<Admission>) -> AdmitCalls {
-        AdmitCalls { admission }
+impl Admitted<()> {
+    /// The layer admitting under `admission`.
+    pub(crate) fn layer(admission: Arc<Admission>) -> Admitted<()> {
+        Admitted {
+            inner: (),
+            admission,
+        }
     }
 }
 
-impl<S> Layer<S> for AdmitCalls {
+impl<S> Layer<S> for Admitted<()> {
     type Service = Admitted<S>;
 
     fn layer(&self, inner: S) -> Admitted<S> {
@@ -114,13 +119,6 @@ impl<S> Layer<S> for AdmitCalls {
             admission: self.admission.clone(),
         }
     }
-}
-
-/// A service whose calls are admitted by [`AdmitCalls`].
-#[derive(Clone)]
-pub(crate) struct Admitted<S> {
-    inner: S,
-    admission: Arc<Admission>,
 }
 
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
