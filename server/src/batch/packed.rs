@@ -14,7 +14,7 @@ use sudoku_proto::{nibbles, pb};
 use tonic::Status;
 
 use super::answers::Outbox;
-use super::{Batched, Hold, Read, Submit, answer_pieces};
+use super::{Batched, Hold, Read, Reader, answer_pieces};
 use crate::scheduling::pool::{Deliver, PoolError, Work};
 use crate::solving::{Job, Limits, wire_outcome};
 use crate::status::RequestError;
@@ -76,7 +76,7 @@ impl Batched for pb::PackedPuzzles {
         Layout::of(self).map_or("cells", Layout::field)
     }
 
-    fn submit(group: Vec<Read<Self>>, to: &Submit<'_, Self::Answer>) {
+    fn submit(group: Vec<Read<Self>>, to: &Reader<Self>) {
         let mut packs = Vec::with_capacity(group.len());
         for read in group {
             let (Ok(shape), Ok(layout)) = (box_shape(&read.message), Layout::of(&read.message))
@@ -183,7 +183,7 @@ const ERROR_HELD: usize = 2 * std::mem::size_of::<pb::PackedError>() + ERROR_TEX
 const ERROR_TEXT: usize = 112;
 
 /// Hands one solver thread's share of a group to the pool.
-fn submit_job(items: Vec<Item>, to: &Submit<'_, pb::PackedAnswers>) {
+fn submit_job(items: Vec<Item>, to: &Reader<pb::PackedPuzzles>) {
     let packer = Packer {
         out: to.out.clone(),
         progress: to.progress.clone(),
