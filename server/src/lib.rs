@@ -42,7 +42,7 @@ pub use transport::shutdown::Signal;
 
 use crate::admission::{Admission, Admitted};
 use crate::metrics::layer::Counted;
-use crate::page::ServePage;
+use crate::page::PageOr;
 use crate::rpc::health::Health;
 use crate::rpc::puzzles::PuzzlesService;
 use crate::rpc::sudoku::SudokuService;
@@ -261,7 +261,7 @@ fn transport(config: &Config) -> anyhow::Result<tonic::transport::Server> {
 /// third.
 type Layers = Stack<
     Admitted<()>,
-    Stack<Counted<()>, Stack<GrpcWebLayer, Stack<CorsLayer, Stack<ServePage, NoLayer>>>>,
+    Stack<Counted<()>, Stack<GrpcWebLayer, Stack<CorsLayer, Stack<PageOr<()>, NoLayer>>>>,
 >;
 
 /// What either kind of server serves with, `config` checked first: its metrics, its health
@@ -298,7 +298,7 @@ async fn prepare(
     let puzzles = compressed!(PuzzlesServer::new(PuzzlesService::new(shared.clone())));
     let mut transport = transport(config)?
         .accept_http1(true)
-        .layer(ServePage::new(!config.no_page))
+        .layer(PageOr::layer(!config.no_page))
         .layer(cors(&config.cors_origins))
         .layer(GrpcWebLayer::new())
         .layer(Counted::layer(metrics.clone()))
