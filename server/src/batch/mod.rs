@@ -1,9 +1,7 @@
-//! Batch streams (BatchSolve, BatchSolvePacked): one task per stream reads messages and hands
-//! their puzzles to the solver threads with at most `batch_window` puzzles unanswered and at
-//! most the stream's byte budget held; the solver threads put answers straight on the
-//! response stream, in completion order. A message that cannot be read ends the stream with
-//! its error, but only after every puzzle read before it has been answered. What differs
-//! between the two RPCs (how a message becomes puzzles, how answers are made) is [`Batched`].
+//! Batch streams (BatchSolve, BatchSolvePacked, BatchRate): one task per stream reads messages
+//! and hands their puzzles to the solver threads within the stream's window and share; answers
+//! go out in completion order, and a message that cannot be read ends the stream once every
+//! puzzle before it is answered. What differs between the RPCs is [`Batched`].
 
 mod answer_pieces;
 mod answers;
