@@ -10,7 +10,6 @@ use bytes::{Bytes, BytesMut};
 use http_body::{Body, Frame};
 use tokio::sync::OwnedSemaphorePermit;
 use tokio::sync::Semaphore;
-use tokio::task::JoinHandle;
 use tonic::Status;
 
 use crate::frames::{Bound, Bounds, Header};
@@ -42,26 +41,16 @@ pub struct Reframe<B> {
 /// A message rewritten on the blocking pool, with whether it came compressed and its size as
 /// it came.
 struct Working {
-    step: Step,
+    /// The rewritten message and its turn (see [`TURNS`]), held until the message has been
+    /// observed (charged, or refused), so that no more expanded messages are alive uncharged
+    /// than there are turns; `None` had the turns been closed, which they never are.
+    done: Pin<Box<dyn Future<Output = Rewritten> + Send>>,
     compressed: bool,
     size: usize,
 }
 
-/// A turn to rewrite a message off the async threads, once it comes.
-type Turn = Pin<Box<dyn Future<Output = Turned> + Send>>;
-
-/// A turn come (`None` had the turns been closed, which they never are).
-type Turned = Option<OwnedSemaphorePermit>;
-
-/// Where a message rewritten off the async threads is.
-enum Step {
-    /// Waiting for a turn (see [`TURNS`]), with the message's body.
-    Waiting(Turn, Bytes),
-    /// Being rewritten; the turn comes back with the message, to be held until the message
-    /// has been observed (charged, or refused), so that no more expanded messages are alive
-    /// uncharged than there are turns.
-    Running(JoinHandle<(Result<Bytes, Status>, Turned)>),
-}
+/// A message rewritten off the async threads, with its turn.
+type Rewritten = (Result<Bytes, Status>, Option<OwnedSemaphorePermit>);
 
 /// Messages rewritten off the async threads at once, in all bodies together: as many as the
 /// machine has cores. Without a bound, many small messages expanding to large ones would all
@@ -70,32 +59,6 @@ static TURNS: LazyLock<Arc<Semaphore>> = LazyLock::new(|| {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     Arc::new(Semaphore::new(cores))
 });
-
-impl Working {
-    /// The rewritten message, once its turn has come and it is done, with the turn.
-    fn poll(&mut self, op: Op, cx: &mut Context<'_>) -> Poll<(Result<Bytes, Status>, Turned)> {
-        loop {
-            match &mut self.step {
-                Step::Waiting(turn, body) => {
-                    let turn = ready!(turn.as_mut().poll(cx));
-                    let (body, compressed) = (body.clone(), self.compressed);
-                    // Made here: see `Op::apply_into`.
-                    let out = Vec::with_capacity(crate::PREFIX);
-                    self.step = Step::Running(tokio::task::spawn_blocking(move || {
-                        (op.apply_into(compressed, &body, out), turn)
-                    }));
-                }
-                Step::Running(task) => {
-                    let joined = ready!(Pin::new(task).poll(cx));
-                    return Poll::Ready(joined.unwrap_or_else(|err| {
-                        let failed = format!("rewriting a message failed: {err}");
-                        (Err(Status::internal(failed)), None)
-                    }));
-                }
-            }
-        }
-    }
-}
 
 /// Above this, the buffer a message was gathered in is not kept for the next one: a buffer
 /// as large as the largest message would stay for the stream's life. Below it, it is: copying
@@ -174,9 +137,22 @@ impl<B> Reframe<B> {
         match self.op.apply_inline(compressed, &body) {
             Rewrite::Done(rewritten) => Some(self.finish(compressed, size, rewritten)),
             Rewrite::Blocking => {
-                let turn: Turn = Box::pin(async { TURNS.clone().acquire_owned().await.ok() });
+                let op = self.op;
+                let done = async move {
+                    let turn = TURNS.clone().acquire_owned().await.ok();
+                    // Made on this thread: see `Op::apply_into`.
+                    let out = Vec::with_capacity(crate::PREFIX);
+                    let task = tokio::task::spawn_blocking(move || {
+                        (op.apply_into(compressed, &body, out), turn)
+                    });
+                    task.await.unwrap_or_else(|err| {
+                        let failed = format!("rewriting a message failed: {err}");
+                        (Err(Status::internal(failed)), None)
+                    })
+                };
+                let done = Box::pin(done);
                 self.working = Some(Working {
-                    step: Step::Waiting(turn, body),
+                    done,
                     compressed,
                     size,
                 });
@@ -244,7 +220,7 @@ where
         loop {
             if let Some(working) = &mut this.working {
                 // The turn is held until the message is charged.
-                let (rewritten, _turn) = ready!(working.poll(this.op, cx));
+                let (rewritten, _turn) = ready!(working.done.as_mut().poll(cx));
                 let (compressed, size) = (working.compressed, working.size);
                 this.working = None;
                 return Poll::Ready(Some(

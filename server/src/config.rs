@@ -147,11 +147,9 @@ pub struct Config {
     /// hear it; not a flag (an embedded server has no watchers and sets it to 0).
     #[arg(skip = 100u64)]
     pub not_serving_notice_ms: u64,
-    /// Whether the solver threads share their cores with the server's client (an embedded
-    /// server) and so yield them between tasks, at most once a millisecond; not a flag. The
-    /// client's threads, which carry its puzzles in and its answers out, then wait less for
-    /// a core. A server of its own keeps its cores: there, yielding lets its async threads in
-    /// with fewer answers per wake-up, which costs more CPU per puzzle.
+    /// Whether the solver threads yield their cores between tasks, at most once a millisecond,
+    /// to the client's threads (an embedded server's); not a flag. A server of its own keeps
+    /// them: yielding there lets its async threads in with fewer answers a wake-up.
     #[arg(skip)]
     pub solvers_yield: bool,
     /// Open client connections; more are closed as soon as accepted.
@@ -173,10 +171,8 @@ pub struct Config {
     /// answers not yet sent; the stream stops reading beyond it. Derived from the memory budget.
     #[arg(skip = DEFAULT_MAX_STREAM_BYTES)]
     pub max_stream_bytes: usize,
-    /// Bytes all open batch streams together may hold: each its share (`max_stream_bytes`)
-    /// and what its buffers keep, taken at a message's header. A header that finds no room
-    /// waits up to 1 s, then its stream ends RESOURCE_EXHAUSTED. Derived from the memory
-    /// budget.
+    /// The batch room: bytes all open batch streams together may hold (docs/design/server.md).
+    /// Derived from the memory budget.
     #[arg(skip = DEFAULT_MAX_BATCH_BYTES)]
     pub max_batch_bytes: usize,
     /// How long a batch stream must have left an answer untaken, or not used what it holds,
@@ -188,11 +184,8 @@ pub struct Config {
     /// --idle-timeout-ms by the binary; not a flag of its own.
     #[arg(skip = DEFAULT_STREAM_IDLE_MS)]
     pub stream_idle_ms: u64,
-    /// Bytes all calls together may hold in request messages being received: twice each
-    /// message's size, and in one-message calls twice what a compressed one expands to, until
-    /// the body ends. A message without room waits up to 1 s, then its call is
-    /// RESOURCE_EXHAUSTED (an expanded one, already in memory, is refused at once). Derived
-    /// from the memory budget.
+    /// Bytes all calls together may hold in request messages being received, twice each
+    /// message's size (docs/design/server.md). Derived from the memory budget.
     #[arg(skip = DEFAULT_MAX_RECEIVING_BYTES)]
     pub max_receiving_bytes: usize,
     /// How long (ms) a call may wait on its client: a request message must arrive whole within
@@ -365,12 +358,8 @@ impl Config {
         Duration::from_millis(self.handshake_timeout_ms)
     }
 
-    /// Sizes the byte budgets from `--memory-budget` (or the container's limit): a fifth for
-    /// request messages arriving, three fifths for open batch streams (their shares and what
-    /// their buffers keep), a fifth left for answers of single calls, HTTP/2 and slack;
-    /// a batch stream's share is a 320th, and keeps a puzzle in flight per 512 bytes of that. A
-    /// batch stream with nothing in flight may wait six idle timeouts for its next message.
-    /// Calls from the binary; an embedder's fields are used as it set them.
+    /// Sizes the byte budgets from `--memory-budget` (or the container's limit), as the table
+    /// in docs/design/server.md says. Called by the binary; an embedder's fields are kept.
     pub fn apply_memory_budget(&mut self) {
         let budget = self.memory_budget.unwrap_or_else(default_memory_budget);
         let fifth = (budget / 5).max(1);

@@ -40,15 +40,14 @@ pub use metrics::Metrics;
 pub use transport::in_process::Dialer;
 pub use transport::shutdown::Signal;
 
-use crate::admission::{Admission, AdmitCalls};
-use crate::metrics::layer::CountCalls;
-use crate::page::ServePage;
+use crate::admission::{Admission, Admitted};
+use crate::metrics::layer::Counted;
+use crate::page::PageOr;
 use crate::rpc::health::Health;
 use crate::rpc::puzzles::PuzzlesService;
 use crate::rpc::sudoku::SudokuService;
 use crate::scheduling::pool::Pool;
 use crate::solving::Limits;
-use crate::transport::incoming::Incoming;
 
 /// HTTP/2 flow-control window per stream: what a client may send beyond what the server has
 /// read. A stream that stops reading (its batch window is full because its client reads
@@ -147,7 +146,7 @@ pub async fn start_on(listener: TcpListener, config: Config) -> anyhow::Result<S
         workers = config.worker_count(),
         "serving"
     );
-    let incoming = Incoming::new(listener, &config, metrics.clone());
+    let incoming = transport::incoming::incoming(listener, &config, metrics.clone());
     let running = launch(router, incoming, health, &config, metrics, move || {
         metrics_stop.notify_one();
     });
@@ -261,13 +260,13 @@ fn transport(config: &Config) -> anyhow::Result<tonic::transport::Server> {
 /// body is read) and compression. A gRPC-Web call is a gRPC call to every layer after the
 /// third.
 type Layers = Stack<
-    AdmitCalls,
-    Stack<CountCalls, Stack<GrpcWebLayer, Stack<CorsLayer, Stack<ServePage, NoLayer>>>>,
+    Admitted<()>,
+    Stack<Counted<()>, Stack<GrpcWebLayer, Stack<CorsLayer, Stack<PageOr<()>, NoLayer>>>>,
 >;
 
 /// What either kind of server serves with, `config` checked first: its metrics, its health
 /// service and every service it answers, each accepting and answering gzip and zstd (by
-/// [`AdmitCalls`]), with every call counted by the metrics layer; server reflection where
+/// [`Admitted`]), with every call counted by the metrics layer; server reflection where
 /// `reflection` (building its index costs start-up time a short-lived server notices).
 async fn prepare(
     config: &Config,
@@ -299,11 +298,11 @@ async fn prepare(
     let puzzles = compressed!(PuzzlesServer::new(PuzzlesService::new(shared.clone())));
     let mut transport = transport(config)?
         .accept_http1(true)
-        .layer(ServePage::new(!config.no_page))
+        .layer(PageOr::layer(!config.no_page))
         .layer(cors(&config.cors_origins))
         .layer(GrpcWebLayer::new())
-        .layer(CountCalls::new(metrics.clone()))
-        .layer(AdmitCalls::new(shared.admission.clone()));
+        .layer(Counted::layer(metrics.clone()))
+        .layer(Admitted::layer(shared.admission.clone()));
     let router = transport
         .add_service(sudoku)
         .add_service(puzzles)

@@ -50,20 +50,22 @@ const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'; \
      style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; \
      form-action 'none'; frame-ancestors 'none'";
 
-/// Answers GETs of the page's paths where `enabled`; passes every other request on.
-#[derive(Clone, Copy)]
-pub(crate) struct ServePage {
+/// A service with the page in front of it: GETs of the page's paths are answered where
+/// `enabled`, every other request passed on; `PageOr<()>` is the layer that puts it there.
+#[derive(Clone)]
+pub(crate) struct PageOr<S> {
+    inner: S,
     enabled: bool,
 }
 
-impl ServePage {
-    /// Serves the page where `enabled`, else passes everything on.
-    pub(crate) fn new(enabled: bool) -> ServePage {
-        ServePage { enabled }
+impl PageOr<()> {
+    /// The layer serving the page where `enabled`, else passing everything on.
+    pub(crate) fn layer(enabled: bool) -> PageOr<()> {
+        PageOr { inner: (), enabled }
     }
 }
 
-impl<S> Layer<S> for ServePage {
+impl<S> Layer<S> for PageOr<()> {
     type Service = PageOr<S>;
 
     fn layer(&self, inner: S) -> PageOr<S> {
@@ -72,13 +74,6 @@ impl<S> Layer<S> for ServePage {
             enabled: self.enabled,
         }
     }
-}
-
-/// A service with the page in front of it.
-#[derive(Clone)]
-pub(crate) struct PageOr<S> {
-    inner: S,
-    enabled: bool,
 }
 
 /// A response of the page, or of the service behind it.

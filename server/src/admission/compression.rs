@@ -180,7 +180,7 @@ mod tests {
             max_message_bytes: 1024,
             ..crate::Config::default()
         }));
-        let mut service = super::super::AdmitCalls::new(admission).layer(refusing());
+        let mut service = super::super::Admitted::layer(admission).layer(refusing());
         // A compressed call: its answer would be compressed too.
         let request = http::Request::builder()
             .header(ENCODING, "gzip")

@@ -1,12 +1,6 @@
-//! Admission in front of tonic, before a call's body is read: a slot among the concurrent
-//! calls (refused at once when none is free; reflection streams have a count of their own),
-//! and room in the server's receive budget for each request message from its header to its
-//! last byte, or in a one-message call to the body's end (tonic holds the decoded message
-//! until then); and for a batch stream, its room in the batch room, grown at each header.
-//!
-//! tonic reads and decodes a unary request before its handler runs, and lets HTTP/2 take
-//! more data as it buffers, so a slot taken in the handler would bound nothing: unfinished
-//! bodies on one connection could take all the memory they liked.
+//! Admission in front of tonic, before a call's body is read (docs/design/server.md,
+//! invariant 1): tonic reads and decodes a unary request before its handler runs, so room
+//! taken in the handler would bound nothing.
 
 pub(crate) mod compression;
 pub(crate) mod idle;
@@ -66,14 +60,10 @@ impl Admission {
         }
     }
 
-    /// Room a message holds while it is received: twice its bytes (the bytes buffered, and
-    /// what tonic makes of them), compressed or not. A compressed message is expanded only
-    /// once its last byte has passed, when its room has gone back: compression
-    /// expands it and tonic decodes it within that one poll, so an expansion is held by a
-    /// running poll, one per async thread at most, never by a message waiting for bytes
-    /// (counting what one might expand to would let a few tiny compressed messages fill the
-    /// budget for the receive timeout). One that needs more than
-    /// the whole budget takes all of it, so it still goes, alone.
+    /// Room a message holds while it is received: twice its bytes (buffered, and decoded),
+    /// compressed or not: its expansion happens within the poll that passes its last byte, so
+    /// counting what it might expand to would only let tiny messages fill the budget. One that
+    /// needs more than the whole budget takes all of it, so it still goes, alone.
     fn cost(&self, limit: usize, compressed: bool, len: usize) -> u32 {
         // One past what is accepted is refused by its header alone (by tonic, or by the
         // expansion), before anything is buffered: it must not queue for the budget.
@@ -101,21 +91,26 @@ fn busy(for_batch: bool, bytes: usize) -> Status {
     })
 }
 
-/// Wraps services so calls are admitted before their bodies are read, and their compressed
-/// messages expanded and answers compressed (see [`compression`]).
+/// A service whose calls are admitted before their bodies are read, and their compressed
+/// messages expanded and answers compressed (see [`compression`]); `Admitted<()>` is the
+/// layer that wraps services so.
 #[derive(Clone)]
-pub(crate) struct AdmitCalls {
+pub(crate) struct Admitted<S> {
+    inner: S,
     admission: Arc<Admission>,
 }
 
-impl AdmitCalls {
-    /// Admits under `admission`.
-    pub(crate) fn new(admission: Arc<Admission>) -> AdmitCalls {
-        AdmitCalls { admission }
+impl Admitted<()> {
+    /// The layer admitting under `admission`.
+    pub(crate) fn layer(admission: Arc<Admission>) -> Admitted<()> {
+        Admitted {
+            inner: (),
+            admission,
+        }
     }
 }
 
-impl<S> Layer<S> for AdmitCalls {
+impl<S> Layer<S> for Admitted<()> {
     type Service = Admitted<S>;
 
     fn layer(&self, inner: S) -> Admitted<S> {
@@ -124,13 +119,6 @@ impl<S> Layer<S> for AdmitCalls {
             admission: self.admission.clone(),
         }
     }
-}
-
-/// A service whose calls are admitted by [`AdmitCalls`].
-#[derive(Clone)]
-pub(crate) struct Admitted<S> {
-    inner: S,
-    admission: Arc<Admission>,
 }
 
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
@@ -218,16 +206,10 @@ const ROOM_WAIT: Duration = Duration::from_secs(1);
 /// a budget is closed, which never happens.
 type Acquiring = Pin<Box<dyn Future<Output = Option<OwnedSemaphorePermit>> + Send>>;
 
-/// A request body whose messages hold room in the receive budget from their header until
-/// their last byte passes (tonic then decodes them at once, on this thread). A message
-/// without room waits, its header's last byte held back, so tonic neither sees it nor
-/// reserves a buffer for it, and HTTP/2 flow control holds the client; after [`ROOM_WAIT`]
-/// its call is refused RESOURCE_EXHAUSTED. A batch stream's header first grows the stream's
-/// batch room (see [`streams`]). In a client stream receive room is not held past a
-/// message's last byte: a batch stream's decoded message waiting for its share (its client
-/// not reading answers) would otherwise keep every other call waiting, and the batch room
-/// counts it. A one-message call keeps its message's room until its body ends: tonic holds
-/// the decoded message until then, before the handler runs.
+/// A request body whose messages hold receive room from their header to their last byte (a
+/// one-message call's to its body's end, as tonic holds it until then). A message without
+/// room waits with its header's last byte held back, so tonic reserves no buffer for it.
+/// In a client stream room goes at a message's last byte: the batch room counts it from there.
 pub(crate) struct Receiving<B> {
     inner: B,
     admission: Arc<Admission>,

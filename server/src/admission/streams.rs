@@ -1,22 +1,8 @@
-//! The batch room (`--memory-budget`): every open batch stream's share (what it may hold in
-//! puzzles read and answers untaken) and what its buffers keep (its largest request as tonic
-//! buffers it, its answer buffer). A stream takes its room at each message's header, before
-//! any of the message's bytes are read, and holds it until it ends, since tonic keeps its
-//! buffers as long: like gRPC core's per-call quota, nothing a stream reads needs room later.
-//!
-//! A header that finds no room waits at the door for up to a second while streams that hold
-//! room without using it are closed for it, the one holding most first, one a look, never
-//! for its own want. A stream may be closed when
-//! - slow: its client has left an answer untaken for a while (a second by default), whatever
-//!   the stream waits for; or
-//! - unused: it waits for its client (its next message, or to take answers), with nothing
-//!   being solved and no message arriving that needs half what it keeps, and it has read no
-//!   such message, nor left an answer untaken, for that while.
-//!
-//! The age of the oldest untaken answer is what tells a client that cannot keep up from one
-//! that merely reads slowly: clients that took an answer every half second, just often enough
-//! for a rule on the time since the last one taken, could hold the room for as long as they
-//! liked.
+//! The batch room: each open batch stream's share and what its buffers keep, taken at each
+//! message's header and held to the stream's end, since tonic keeps its buffers as long; and
+//! which stream is closed for a header waiting at the door (docs/design/server.md, "Whom the
+//! server refuses or closes"). A stream is slow by the age of its oldest untaken answer, not
+//! the time since it last took one: a client taking one every half second would pass that.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
@@ -69,9 +55,7 @@ pub(crate) struct StreamRoom {
     used_at: AtomicU64,
     /// Whether it waits for its client: for its next message, or to take answers.
     for_client: AtomicBool,
-    /// Whether one of its headers waits at the door for room.
-    at_door: AtomicBool,
-    /// Bytes that header wants.
+    /// Bytes its header waiting at the door for room wants; 0 where none waits.
     wants: AtomicUsize,
     /// Whether it has been asked to close since its reader last looked.
     asked: AtomicBool,
@@ -158,7 +142,6 @@ impl Room {
         // wait sees its want, or this header sees it gone (see `keep_looking`).
         stream.wants.fetch_add(more, Ordering::Relaxed);
         self.wanted.fetch_add(more, Ordering::SeqCst);
-        stream.at_door.store(true, Ordering::Relaxed);
         let _waiting = AtDoor(&self.wanted, &stream, more);
         self.keep_looking();
         let permit = self.room.clone().acquire_many_owned(permits(more)).await;
@@ -255,7 +238,6 @@ struct AtDoor<'a>(&'a AtomicUsize, &'a StreamRoom, usize);
 
 impl Drop for AtDoor<'_> {
     fn drop(&mut self) {
-        self.1.at_door.store(false, Ordering::Relaxed);
         self.1.wants.fetch_sub(self.2, Ordering::Relaxed);
         self.0.fetch_sub(self.2, Ordering::Relaxed);
     }
@@ -271,7 +253,6 @@ impl StreamRoom {
             arriving: AtomicUsize::new(0),
             used_at: AtomicU64::new(millis(epoch.elapsed())),
             for_client: AtomicBool::new(false),
-            at_door: AtomicBool::new(false),
             wants: AtomicUsize::new(0),
             asked: AtomicBool::new(false),
             work: OnceLock::new(),
@@ -308,7 +289,7 @@ impl StreamRoom {
     /// Whether one of its headers waits at the door for room: the server's doing, not its
     /// client's.
     pub(crate) fn at_door(&self) -> bool {
-        self.at_door.load(Ordering::Relaxed)
+        self.wants() > 0
     }
 
     /// Gives back its room, as its reader ends. (An answer tonic has taken but the client not

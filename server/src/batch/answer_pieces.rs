@@ -10,42 +10,17 @@ use sudoku_proto::pb;
 /// `answer`, with `each` solution bytes per puzzle, in pieces of at most `cap` bytes, in order,
 /// each naming its own first puzzle and its errors' offsets from it; one piece where it fits.
 /// A puzzle whose answer alone is larger than `cap` still goes, in a piece of its own.
-pub(super) fn cut(answer: pb::PackedAnswers, each: usize, cap: usize) -> Vec<pb::PackedAnswers> {
+pub(super) fn cut(
+    mut answer: pb::PackedAnswers,
+    each: usize,
+    cap: usize,
+) -> Vec<pb::PackedAnswers> {
     if answer.encoded_len() <= cap {
         return vec![answer];
     }
-    let ends = ends(&answer, each, cap);
-    let mut errors = answer.errors.into_iter();
-    let solutions = [&answer.solutions, &answer.solution_nibbles];
-    let mut pieces = Vec::with_capacity(ends.len());
-    let mut start = 0;
-    for end in ends {
-        // Exactly as many as it holds, so no list holds more room than its errors take.
-        let in_piece = errors
-            .as_slice()
-            .partition_point(|e| (e.offset as usize) < end);
-        let mut piece_errors = Vec::with_capacity(in_piece);
-        for mut error in errors.by_ref().take(in_piece) {
-            error.offset -= start as u32;
-            piece_errors.push(error);
-        }
-        let [plain, nibbles] = solutions.map(|s| {
-            if s.is_empty() {
-                s.clone()
-            } else {
-                s.slice(start * each..end * each)
-            }
-        });
-        pieces.push(pb::PackedAnswers {
-            id: answer.id.clone(),
-            first: answer.first + start as u64,
-            outcomes: answer.outcomes[start..end].to_vec(),
-            solutions: plain,
-            errors: piece_errors,
-            guesses: answer.guesses[start..end].to_vec(),
-            solutions_found: answer.solutions_found[start..end].to_vec(),
-            solution_nibbles: nibbles,
-        });
+    let (mut pieces, mut start) = (Vec::new(), 0);
+    for end in ends(&answer, each, cap) {
+        pieces.push(run(&mut answer, each, start..end));
         start = end;
     }
     pieces
@@ -54,7 +29,7 @@ pub(super) fn cut(answer: pb::PackedAnswers, each: usize, cap: usize) -> Vec<pb:
 /// As [`cut`], leaving out the puzzles at `holes` (sorted offsets, answered apart): each run
 /// between them is cut on its own, so every piece is a run of puzzles from its `first`.
 pub(super) fn cut_around(
-    answer: pb::PackedAnswers,
+    mut answer: pb::PackedAnswers,
     each: usize,
     cap: usize,
     holes: &[usize],
@@ -67,16 +42,17 @@ pub(super) fn cut_around(
     let mut start = 0;
     for end in holes.iter().copied().chain([count]) {
         if end > start {
-            pieces.extend(cut(run(&answer, each, start..end), each, cap));
+            pieces.extend(cut(run(&mut answer, each, start..end), each, cap));
         }
         start = end + 1;
     }
     pieces
 }
 
-/// The answers of the puzzles in `range` of `answer`, as an answer of their own.
+/// The answers of the puzzles in `range` of `answer`, as an answer of their own; their
+/// errors' texts are moved out of `answer` (sorted by offset), whose solutions are shared.
 fn run(
-    answer: &pb::PackedAnswers,
+    answer: &mut pb::PackedAnswers,
     each: usize,
     range: std::ops::Range<usize>,
 ) -> pb::PackedAnswers {
@@ -88,18 +64,23 @@ fn run(
             s.slice(start * each..end * each)
         }
     };
+    let at = |offset: usize| {
+        answer
+            .errors
+            .partition_point(|e| (e.offset as usize) < offset)
+    };
+    let errors = at(start)..at(end);
     pb::PackedAnswers {
         id: answer.id.clone(),
         first: answer.first + start as u64,
         outcomes: answer.outcomes[range.clone()].to_vec(),
         solutions: slice(&answer.solutions),
-        errors: answer
-            .errors
-            .iter()
-            .filter(|e| range.contains(&(e.offset as usize)))
+        // Exactly as many as it holds, so no list holds more room than its errors take.
+        errors: answer.errors[errors]
+            .iter_mut()
             .map(|e| pb::PackedError {
                 offset: e.offset - start as u32,
-                error: e.error.clone(),
+                error: e.error.take(),
             })
             .collect(),
         guesses: answer.guesses[range.clone()].to_vec(),

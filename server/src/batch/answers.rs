@@ -23,13 +23,8 @@ pub(crate) struct Group<A> {
 
 /// Where a stream's answers go: as large as its window, each group at least one answer, so
 /// it is never full (see [`Answers`]).
+#[derive(Clone)]
 pub(crate) struct Outbox<A>(mpsc::Sender<Group<A>>);
-
-impl<A> Clone for Outbox<A> {
-    fn clone(&self) -> Self {
-        Outbox(self.0.clone())
-    }
-}
 
 /// A stream's outbox for `size` groups, and the receiving end for its [`Answers`].
 pub(crate) fn outbox<A>(size: usize) -> (Outbox<A>, mpsc::Receiver<Group<A>>) {
@@ -50,11 +45,9 @@ impl<A> Outbox<A> {
     }
 }
 
-/// Groups of answers on their way to the response side, each with what its puzzles hold, and
-/// the group being sent. Both are shared with the reading task, which drops them when the
-/// client stalls: the rest of a group already taken (a packed answer's later pieces, which
-/// hold the message's whole budget) stayed for as long as the connection lived otherwise,
-/// since tonic polls no more answers while the client takes none.
+/// Groups of answers on their way to the response side, and the group being sent, which the
+/// reading task drops when the client stalls: tonic polls no more answers while the client
+/// takes none, so a group's later pieces would hold their budget as long as the connection.
 pub(crate) struct Inbox<T> {
     rx: mpsc::Receiver<Group<T>>,
     ready: std::vec::IntoIter<(T, Hold)>,
@@ -110,9 +103,7 @@ impl<T: Send> Backlog for Mutex<Inbox<T>> {
 }
 
 /// The response side of a stream. Taking an answer frees what its puzzle holds, so puzzles
-/// read plus answers not yet sent never exceed the window or the byte budgets: memory stays
-/// flat however fast the client writes or slowly it reads, and the channel (as large as the
-/// window, each message at least one answer) never turns a solver thread away.
+/// read plus answers not yet sent stay within the window and the stream's share.
 pub struct Answers<T> {
     /// Shared with the reading task, which empties it when the client stalls.
     pub(super) inbox: Arc<Mutex<Inbox<T>>>,

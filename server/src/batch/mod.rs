@@ -1,9 +1,7 @@
-//! Batch streams (BatchSolve, BatchSolvePacked): one task per stream reads messages and hands
-//! their puzzles to the solver threads with at most `batch_window` puzzles unanswered and at
-//! most the stream's byte budget held; the solver threads put answers straight on the
-//! response stream, in completion order. A message that cannot be read ends the stream with
-//! its error, but only after every puzzle read before it has been answered. What differs
-//! between the two RPCs (how a message becomes puzzles, how answers are made) is [`Batched`].
+//! Batch streams (BatchSolve, BatchSolvePacked, BatchRate): one task per stream reads messages
+//! and hands their puzzles to the solver threads within the stream's window and share; answers
+//! go out in completion order, and a message that cannot be read ends the stream once every
+//! puzzle before it is answered. What differs between the RPCs is [`Batched`].
 
 mod answer_pieces;
 mod answers;
@@ -64,7 +62,7 @@ pub(crate) trait Batched: Message + Default + Send + 'static {
         "puzzles"
     }
     /// Checks a group of messages read together and hands their puzzles to the solver threads.
-    fn submit(group: Vec<Read<Self>>, to: &Submit<'_, Self::Answer>);
+    fn submit(group: Vec<Read<Self>>, to: &Reader<Self>);
     /// Why the stream ends when message `messages` (0-based), holding puzzle `puzzles` on,
     /// cannot be read; by default, for messages of one puzzle.
     fn broken(messages: u64, _puzzles: u64, why: &str) -> String {
@@ -80,54 +78,6 @@ pub(crate) struct Read<M> {
     pub(crate) message: M,
     pub(crate) first: u64,
     pub(crate) hold: Hold,
-}
-
-/// Where a group's answers go, and the stream state its puzzles need.
-pub(crate) struct Submit<'a, A> {
-    pub(crate) shared: &'a Shared,
-    pub(crate) caller: &'a Caller,
-    /// Raised when the client leaves: queued puzzles are skipped, running ones stop.
-    pub(crate) cancel: &'a Arc<AtomicBool>,
-    pub(crate) out: &'a Outbox<A>,
-    pub(crate) progress: &'a Arc<AtomicU64>,
-    /// Answers the stream's tasks leave at their end, sent on together (see [`coalesce`]).
-    pub(crate) carry: &'a Arc<coalesce::Carry<A>>,
-    /// The stream's tasks on the solver threads (see [`InPool`]).
-    in_pool: &'a Arc<AtomicUsize>,
-}
-
-impl<A> Submit<'_, A> {
-    /// Hands `jobs` to the short lane's solver threads for the caller, counted as the
-    /// stream's work in the pool until `each` has been given every result.
-    pub(crate) fn solve<J: Work>(&self, jobs: Vec<J>, each: impl Deliver<J>) {
-        // One span for the task, not one a puzzle: a packed stream's tasks hold thousands.
-        let span = telemetry::solve_span();
-        span.record("sudoku.puzzles", jobs.len());
-        let each = Tracked {
-            inner: each,
-            _in_pool: self.in_pool(),
-            _span: span,
-        };
-        self.shared.pool.submit(self.caller.tenant, jobs, each);
-    }
-
-    /// Counts a task of the stream's as in the pool until the guard is dropped.
-    pub(crate) fn in_pool(&self) -> InPool {
-        self.in_pool.fetch_add(1, Ordering::Relaxed);
-        InPool {
-            count: self.in_pool.clone(),
-            progress: self.progress.clone(),
-        }
-    }
-
-    /// Sends answers that need no solving (invalid items) straight out.
-    pub(crate) fn send_now(&self, answers: Vec<(A, Hold)>) {
-        let out = coalesce::Out {
-            out: self.out,
-            progress: self.progress,
-        };
-        out.send(answers);
-    }
 }
 
 /// A task of a stream's on the solver threads, queued or running, until dropped. A stream
@@ -291,8 +241,8 @@ enum End {
     Stalled(Status),
 }
 
-/// The reading side of one stream.
-struct Reader<M: Batched> {
+/// The reading side of one stream, and the stream state its puzzles need.
+pub(crate) struct Reader<M: Batched> {
     shared: Arc<Shared>,
     window: Arc<Semaphore>,
     stream_bytes: Arc<Semaphore>,
@@ -304,6 +254,7 @@ struct Reader<M: Batched> {
     /// The stream's tasks on the solver threads: while there are any, it is not idle.
     in_pool: Arc<AtomicUsize>,
     out: Outbox<M::Answer>,
+    /// Answers the stream's tasks leave at their end, sent on together (see [`coalesce`]).
     carry: Arc<coalesce::Carry<M::Answer>>,
     /// Weak, so that the client dropping its side still closes the channel.
     answers: Weak<Mutex<Inbox<M::Answer>>>,
@@ -315,6 +266,38 @@ struct Reader<M: Batched> {
 }
 
 impl<M: Batched> Reader<M> {
+    /// Hands `jobs` to the short lane's solver threads for the caller, counted as the
+    /// stream's work in the pool until `each` has been given every result.
+    pub(crate) fn solve<J: Work>(&self, jobs: Vec<J>, each: impl Deliver<J>) {
+        // One span for the task, not one a puzzle: a packed stream's tasks hold thousands.
+        let span = telemetry::solve_span();
+        span.record("sudoku.puzzles", jobs.len());
+        let each = Tracked {
+            inner: each,
+            _in_pool: self.in_pool(),
+            _span: span,
+        };
+        self.shared.pool.submit(self.caller.tenant, jobs, each);
+    }
+
+    /// Counts a task of the stream's as in the pool until the guard is dropped.
+    pub(crate) fn in_pool(&self) -> InPool {
+        self.in_pool.fetch_add(1, Ordering::Relaxed);
+        InPool {
+            count: self.in_pool.clone(),
+            progress: self.progress.clone(),
+        }
+    }
+
+    /// Sends answers that need no solving (invalid items) straight out.
+    pub(crate) fn send_now(&self, answers: Vec<(M::Answer, Hold)>) {
+        let out = coalesce::Out {
+            out: &self.out,
+            progress: &self.progress,
+        };
+        out.send(answers);
+    }
+
     /// Reads the stream to its end, then waits until every answer has gone out; the status
     /// the stream ends with, if not OK.
     async fn run(mut self, mut inbound: Streaming<M>) -> Option<Status> {
@@ -391,18 +374,7 @@ impl<M: Batched> Reader<M> {
             };
             self.progress
                 .fetch_add(group.len() as u64, Ordering::Relaxed);
-            M::submit(
-                group,
-                &Submit {
-                    shared: &self.shared,
-                    caller: &self.caller,
-                    cancel: &self.cancel,
-                    out: &self.out,
-                    progress: &self.progress,
-                    carry: &self.carry,
-                    in_pool: &self.in_pool,
-                },
-            );
+            M::submit(group, self);
             if let Some(end) = end {
                 return Err(end);
             }

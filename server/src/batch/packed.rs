@@ -14,7 +14,7 @@ use sudoku_proto::{nibbles, pb};
 use tonic::Status;
 
 use super::answers::Outbox;
-use super::{Batched, Hold, Read, Submit, answer_pieces};
+use super::{Batched, Hold, Read, Reader, answer_pieces};
 use crate::scheduling::pool::{Deliver, PoolError, Work};
 use crate::solving::{Job, Limits, wire_outcome};
 use crate::status::RequestError;
@@ -23,7 +23,7 @@ impl Batched for pb::PackedPuzzles {
     type Answer = pb::PackedAnswers;
 
     fn puzzles(&self, limits: &Limits) -> Result<usize, Status> {
-        let shape = self.shape();
+        let shape = box_shape(self);
         let checked = limits
             .check_id(&self.id)
             .and_then(|()| shape.clone().map_err(RequestError::from))
@@ -31,14 +31,14 @@ impl Batched for pb::PackedPuzzles {
                 // A side over this server's limit is each puzzle's error (see `submit`), as
                 // in BatchSolve: the stream goes on with the next message.
                 let side = shape.side();
-                let layout = self.layout()?;
+                let layout = Layout::of(self)?;
                 if layout == Layout::Nibbles && side > nibbles::MAX_SIDE {
                     return Err(RequestError::NibbleSide {
                         side,
                         max: nibbles::MAX_SIDE,
                     });
                 }
-                let (len, per_puzzle) = (self.bytes(layout).len(), layout.bytes_each(shape));
+                let (len, per_puzzle) = (layout.cells(self).len(), layout.bytes_each(shape));
                 if !len.is_multiple_of(per_puzzle) {
                     return Err(RequestError::PackedLength {
                         field: layout.field(),
@@ -73,13 +73,14 @@ impl Batched for pb::PackedPuzzles {
     }
 
     fn puzzles_field(&self) -> &'static str {
-        self.layout().map_or("cells", Layout::field)
+        Layout::of(self).map_or("cells", Layout::field)
     }
 
-    fn submit(group: Vec<Read<Self>>, to: &Submit<'_, Self::Answer>) {
+    fn submit(group: Vec<Read<Self>>, to: &Reader<Self>) {
         let mut packs = Vec::with_capacity(group.len());
         for read in group {
-            let (Ok(shape), Ok(layout)) = (read.message.shape(), read.message.layout()) else {
+            let (Ok(shape), Ok(layout)) = (box_shape(&read.message), Layout::of(&read.message))
+            else {
                 continue; // checked when read
             };
             let limits = &to.shared.limits;
@@ -105,12 +106,11 @@ impl Batched for pb::PackedPuzzles {
                 hold,
             } = read;
             // The message's own copy (see `own_bytes`), shared, not copied again.
-            let cells = message.bytes(layout).clone();
+            let cells = layout.cells(&message).clone();
             let count = cells.len() / layout.bytes_each(shape);
             let source = Source {
                 shape,
                 layout,
-                cells: Mutex::new(cells),
                 options,
                 cancel: to.cancel.clone(),
                 cap: to.shared.limits.max_solve_time,
@@ -127,18 +127,18 @@ impl Batched for pb::PackedPuzzles {
             {
                 to.send_now(answers);
             }
-            packs.push((pack, count));
+            packs.push((pack, cells, count));
         }
         // One job per solver thread keeps every core busy with one wake-up per thread.
-        let total: usize = packs.iter().map(|(_, count)| count).sum();
+        let total: usize = packs.iter().map(|(_, _, count)| count).sum();
         let per_thread = total.div_ceil(to.shared.pool.lanes.workers).max(1);
         let mut job = Vec::with_capacity(per_thread.min(total));
-        for (pack, count) in packs {
+        // Each part takes its own handle on its message's cells; the message's goes here.
+        for (pack, cells, count) in packs {
             let mut start = 0;
-            let _release = ReleaseCells(&pack);
             while start < count {
                 let end = count.min(start + per_thread - job.len());
-                let part = Arc::new(Part::new(pack.clone(), start..end));
+                let part = Arc::new(Part::new(pack.clone(), start..end, cells.clone()));
                 // The grids are built and checked on the solver threads (see `Item`).
                 job.extend((start..end).map(|offset| Item {
                     part: part.clone(),
@@ -183,7 +183,7 @@ const ERROR_HELD: usize = 2 * std::mem::size_of::<pb::PackedError>() + ERROR_TEX
 const ERROR_TEXT: usize = 112;
 
 /// Hands one solver thread's share of a group to the pool.
-fn submit_job(items: Vec<Item>, to: &Submit<'_, pb::PackedAnswers>) {
+fn submit_job(items: Vec<Item>, to: &Reader<pb::PackedPuzzles>) {
     let packer = Packer {
         out: to.out.clone(),
         progress: to.progress.clone(),
@@ -192,37 +192,11 @@ fn submit_job(items: Vec<Item>, to: &Submit<'_, pb::PackedAnswers>) {
     to.solve(items, packer);
 }
 
-/// What a packed message says of its puzzles as a whole.
-trait Packed {
-    /// The box shape; both sides 0 mean the classic 3x3 boxes.
-    fn shape(&self) -> Result<Shape, GridError>;
-    /// Which field holds the puzzles.
-    fn layout(&self) -> Result<Layout, RequestError>;
-    /// The bytes of the puzzles.
-    fn bytes(&self, layout: Layout) -> &Bytes;
-}
-
-impl Packed for pb::PackedPuzzles {
-    fn shape(&self) -> Result<Shape, GridError> {
-        match (self.box_rows, self.box_cols) {
-            (0, 0) => Ok(Shape::CLASSIC),
-            (rows, cols) => Shape::new(rows as usize, cols as usize),
-        }
-    }
-
-    fn layout(&self) -> Result<Layout, RequestError> {
-        match (self.cells.is_empty(), self.nibbles.is_empty()) {
-            (false, false) => Err(RequestError::PackedTwice),
-            (true, false) => Ok(Layout::Nibbles),
-            _ => Ok(Layout::Bytes),
-        }
-    }
-
-    fn bytes(&self, layout: Layout) -> &Bytes {
-        match layout {
-            Layout::Bytes => &self.cells,
-            Layout::Nibbles => &self.nibbles,
-        }
+/// A packed message's box shape; both sides 0 mean the classic 3x3 boxes.
+fn box_shape(message: &pb::PackedPuzzles) -> Result<Shape, GridError> {
+    match (message.box_rows, message.box_cols) {
+        (0, 0) => Ok(Shape::CLASSIC),
+        (rows, cols) => Shape::new(rows as usize, cols as usize),
     }
 }
 
@@ -236,6 +210,23 @@ enum Layout {
 }
 
 impl Layout {
+    /// The layout of `message`, by which field holds its puzzles.
+    fn of(message: &pb::PackedPuzzles) -> Result<Layout, RequestError> {
+        match (message.cells.is_empty(), message.nibbles.is_empty()) {
+            (false, false) => Err(RequestError::PackedTwice),
+            (true, false) => Ok(Layout::Nibbles),
+            _ => Ok(Layout::Bytes),
+        }
+    }
+
+    /// The bytes of `message`'s puzzles.
+    fn cells(self, message: &pb::PackedPuzzles) -> &Bytes {
+        match self {
+            Layout::Bytes => &message.cells,
+            Layout::Nibbles => &message.nibbles,
+        }
+    }
+
     /// Bytes per puzzle of `shape`.
     fn bytes_each(self, shape: Shape) -> usize {
         match self {
@@ -319,10 +310,6 @@ struct Pack {
 struct Source {
     shape: Shape,
     layout: Layout,
-    /// The message's puzzles, one after another, laid out as `layout` says (the message's
-    /// own copy, shared): each part takes its own handle on them, and this one is let go once
-    /// the parts are made.
-    cells: Mutex<Bytes>,
     /// The message's solver options, or why they are refused (every puzzle then is).
     options: Result<solver_core::Options, pb::SolveError>,
     /// Raised when the client leaves, refused options or not: queued puzzles are skipped.
@@ -531,18 +518,13 @@ struct Gathered {
 }
 
 impl Part {
-    fn new(pack: Arc<Pack>, range: Range<usize>) -> Part {
+    /// The part of `range` of `pack`, whose puzzles are `cells`, one after another.
+    fn new(pack: Arc<Pack>, range: Range<usize>, cells: Bytes) -> Part {
         let options = pack.source.options.clone().map(Arc::new);
         let answers = Gathered {
             remaining: range.len(),
             ..Gathered::default()
         };
-        let cells = pack
-            .source
-            .cells
-            .lock()
-            .map(|cells| cells.clone())
-            .unwrap_or_default();
         Part {
             pack,
             range,
@@ -662,17 +644,6 @@ fn bounded(mut error: pb::SolveError) -> pb::SolveError {
     }
     error.message.shrink_to_fit();
     error
-}
-
-/// Lets a message's own handle on its cells go once its parts are made (each has its own).
-struct ReleaseCells<'a>(&'a Pack);
-
-impl Drop for ReleaseCells<'_> {
-    fn drop(&mut self) {
-        if let Ok(mut cells) = self.0.source.cells.lock() {
-            *cells = Bytes::new();
-        }
-    }
 }
 
 /// A puzzle of a packed message on its way through a solver thread.
@@ -797,12 +768,11 @@ mod tests {
         assert_eq!(&grid.cells()[..2], &[16, 15]);
     }
 
-    /// The source of a message of 9x9 puzzles, `cells` laid out as `layout` says.
-    fn source(layout: Layout, cells: Bytes) -> Source {
+    /// The source of a message of 9x9 puzzles laid out as `layout` says.
+    fn source(layout: Layout) -> Source {
         Source {
             shape: Shape::CLASSIC,
             layout,
-            cells: Mutex::new(cells),
             options: Ok(solver_core::Options::default()),
             cancel: Arc::default(),
             cap: std::time::Duration::from_secs(10),
@@ -859,11 +829,11 @@ mod tests {
                 Layout::Nibbles => nibbles::pack(puzzle, &mut cells),
             }
         }
-        let source = source(layout, cells.into());
-        let pack = Arc::new(Pack::new("m".to_owned(), 7, hold(), 5, source));
+        let pack = Arc::new(Pack::new("m".to_owned(), 7, hold(), 5, source(layout)));
+        let cells = Bytes::from(cells);
         let parts: Vec<Part> = [0..2, 2..3, 3..5]
             .into_iter()
-            .map(|range| Part::new(pack.clone(), range))
+            .map(|range| Part::new(pack.clone(), range, cells.clone()))
             .collect();
         // The last part first, each part's puzzles backwards: the answer comes once, last.
         let order = [(2, 4), (2, 3), (0, 1), (0, 0), (1, 2)];
@@ -963,11 +933,11 @@ mod tests {
             let source = Source {
                 options,
                 cancel: cancel.clone(),
-                ..source(Layout::Bytes, values(PUZZLE).into())
+                ..source(Layout::Bytes)
             };
             let pack = Arc::new(Pack::new("m".to_owned(), 0, hold(), 1, source));
             let item = Item {
-                part: Arc::new(Part::new(pack, 0..1)),
+                part: Arc::new(Part::new(pack, 0..1, values(PUZZLE).into())),
                 offset: 0,
                 step: Step::Packed,
                 detached: false,
@@ -1079,9 +1049,8 @@ mod tests {
             _slot: take(0),
             _stream_bytes: take(1),
         };
-        let source = source(Layout::Bytes, PUZZLE.repeat(3).into_bytes().into());
-        let pack = Arc::new(Pack::new("m".to_owned(), 7, hold, 3, source));
-        let part = Part::new(pack.clone(), 0..3);
+        let pack = Arc::new(Pack::new("m".to_owned(), 7, hold, 3, source(Layout::Bytes)));
+        let part = Part::new(pack.clone(), 0..3, PUZZLE.repeat(3).into_bytes().into());
         // Built before it goes long, as on a solver thread.
         let job = part.job(1).expect("a puzzle");
         assert!(part.detach(1).is_none());
@@ -1116,9 +1085,8 @@ mod tests {
             _slot: take(),
             _stream_bytes: take(),
         };
-        let source = source(Layout::Bytes, PUZZLE.repeat(4).into_bytes().into());
-        let pack = Arc::new(Pack::new("m".to_owned(), 0, hold, 4, source));
-        let part = Part::new(pack.clone(), 0..4);
+        let pack = Arc::new(Pack::new("m".to_owned(), 0, hold, 4, source(Layout::Bytes)));
+        let part = Part::new(pack.clone(), 0..4, PUZZLE.repeat(4).into_bytes().into());
         assert!(part.detach(3).is_none());
         let job = part.job(3).expect("a puzzle");
         let report = solver_core::solve(&job.grid, &job.options).expect("solved");

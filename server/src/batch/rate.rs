@@ -5,7 +5,7 @@ use std::sync::atomic::Ordering;
 use solver_core::logic;
 use sudoku_proto::{grid_from_pb, pb, rating_to_pb, verdict_of};
 
-use super::{Batched, Read, Submit};
+use super::{Batched, Read, Reader};
 use crate::rpc::puzzles::{logic_options, rating_stopped, until_deadline};
 use crate::status::RequestError;
 use crate::telemetry;
@@ -13,7 +13,7 @@ use crate::telemetry;
 impl Batched for pb::RateRequest {
     type Answer = pb::RateResponse;
 
-    fn submit(group: Vec<Read<Self>>, to: &Submit<'_, Self::Answer>) {
+    fn submit(group: Vec<Read<Self>>, to: &Reader<Self>) {
         let limits = &to.shared.limits;
         let (max_time, client_deadline) = (limits.max_solve_time, to.caller.deadline);
         for Read {
@@ -36,7 +36,7 @@ impl Batched for pb::RateRequest {
                     continue;
                 }
             };
-            let options = logic_options(message.options, to.cancel);
+            let options = logic_options(message.options, &to.cancel);
             let (out, progress, id) = (to.out.clone(), to.progress.clone(), message.id);
             let in_pool = to.in_pool();
             // The puzzle's span, ended once its answer is on its way.

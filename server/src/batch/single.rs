@@ -9,7 +9,7 @@ use sudoku_proto::pb;
 
 use super::answers::Outbox;
 use super::coalesce::{Carry, GATHER, GATHER_WAIT, Out};
-use super::{Batched, Hold, Read, Submit};
+use super::{Batched, Hold, Read, Reader};
 use crate::scheduling::pool::{Deliver, PoolError, Work};
 use crate::solving::{Job, invalid, prepare, response};
 
@@ -26,7 +26,7 @@ impl Batched for pb::SolveRequest {
         2 * self.encoded_len() + super::HOLD_OVERHEAD + 4 * cells
     }
 
-    fn submit(group: Vec<Read<Self>>, to: &Submit<'_, Self::Answer>) {
+    fn submit(group: Vec<Read<Self>>, to: &Reader<Self>) {
         let mut items = Vec::with_capacity(group.len());
         let mut invalid_answers = Vec::new();
         for read in group {

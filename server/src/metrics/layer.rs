@@ -16,20 +16,22 @@ use tracing::Instrument;
 use crate::metrics::Metrics;
 use crate::telemetry;
 
-/// Wraps services so each call is counted in `sudoku_requests_total`.
+/// A service whose calls are counted in `sudoku_requests_total`; `Counted<()>` is the layer
+/// that wraps services so.
 #[derive(Clone)]
-pub(crate) struct CountCalls {
+pub(crate) struct Counted<S> {
+    inner: S,
     metrics: Arc<Metrics>,
 }
 
-impl CountCalls {
-    /// Counts into `metrics`.
-    pub(crate) fn new(metrics: Arc<Metrics>) -> CountCalls {
-        CountCalls { metrics }
+impl Counted<()> {
+    /// The layer counting into `metrics`.
+    pub(crate) fn layer(metrics: Arc<Metrics>) -> Counted<()> {
+        Counted { inner: (), metrics }
     }
 }
 
-impl<S> Layer<S> for CountCalls {
+impl<S> Layer<S> for Counted<()> {
     type Service = Counted<S>;
 
     fn layer(&self, inner: S) -> Counted<S> {
@@ -38,13 +40,6 @@ impl<S> Layer<S> for CountCalls {
             metrics: self.metrics.clone(),
         }
     }
-}
-
-/// A service whose calls are counted.
-#[derive(Clone)]
-pub(crate) struct Counted<S> {
-    inner: S,
-    metrics: Arc<Metrics>,
 }
 
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;

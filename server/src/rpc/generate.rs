@@ -262,20 +262,31 @@ pub(crate) fn stream(
     rx
 }
 
-/// The work of making one puzzle, each slice of it stopping at its own deadline.
+/// The work of making the puzzle seeded `options.seed`, rated by the logic engine when `rate`
+/// is set, each slice of it stopping at its own deadline.
 fn slices(
     options: GenerateOptions,
     rate: bool,
 ) -> impl FnMut(Until) -> Result<Generated, GenerateError> + Send + 'static {
     move |until: Until| {
-        let options = GenerateOptions {
-            limits: solver_core::Limits {
-                deadline: Some(until.deadline),
-                ..options.limits.clone()
+        let limits = solver_core::Limits {
+            deadline: Some(until.deadline),
+            ..options.limits.clone()
+        };
+        // The engine's own rater: an unfinished rating meets no band, and it tells the
+        // generator which puzzles are too easy to be worth rating for a high band.
+        let rater = SeRater {
+            options: RateOptions {
+                limits: limits.clone(),
+                ..RateOptions::default()
             },
+        };
+        let options = GenerateOptions {
+            limits,
             ..options.clone()
         };
-        make(options, rate)
+        let seed = options.seed;
+        Generator::new(options, rate.then_some(&rater as &dyn Rater))?.puzzle(seed)
     }
 }
 
@@ -297,20 +308,6 @@ fn over_cap(index: u64, count: u32, cap: Duration, seed: u64) -> Status {
          of {count} puzzles; ask again with seed {seed} for the rest",
         cap.as_millis()
     ))
-}
-
-/// Makes the puzzle seeded `options.seed`, rated by the logic engine when `rate` is set.
-fn make(options: GenerateOptions, rate: bool) -> Result<Generated, GenerateError> {
-    // The engine's own rater: an unfinished rating meets no band, and it tells the generator
-    // which puzzles are too easy to be worth rating for a high band.
-    let rater = SeRater {
-        options: RateOptions {
-            limits: options.limits.clone(),
-            ..RateOptions::default()
-        },
-    };
-    let seed = options.seed;
-    Generator::new(options, rate.then_some(&rater as &dyn Rater))?.puzzle(seed)
 }
 
 /// The wire form of a made puzzle.

@@ -1,11 +1,6 @@
-//! The solver threads: two lanes, each a fair queue. Every puzzle starts in the short lane
-//! with a time slice; one that needs more moves to the long lane and starts again there, so
-//! slow puzzles never hold the threads that answer quick ones. The short lane serves its
-//! clients (connections) in turn, a task at a time, so no client's backlog delays another's
-//! for more than one task. The long lane's tasks run to their end (a solve cannot be paused),
-//! so it serves first the client with the fewest tasks running, then the least long-lane time
-//! used, then the fewest tasks queued: a client whose slow puzzles fill the lane waits behind
-//! one whose puzzle has just arrived, which runs as soon as a thread is free.
+//! The solver threads: a short lane that serves connections in turn, a time slice at a time,
+//! and a long lane for what outlasts its slice, served least used first since its tasks run to
+//! their end (docs/design/server.md, invariant 3).
 
 use std::collections::{HashMap, VecDeque};
 use std::hash::{Hash, Hasher};

@@ -3,15 +3,13 @@
 //! another client's slow work; what outlasts its slice starts again in the long lane, with
 //! the server's cap counted from when it starts there.
 
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use tokio::sync::oneshot;
 
-use crate::metrics::Metrics;
 use crate::scheduling::lanes::{Task, Tenant};
-use crate::scheduling::pool::{Pool, PoolError, panic_message};
+use crate::scheduling::pool::{Pool, PoolError, guarded};
 
 /// How long logic work runs in the short lane before it starts again in the long lane: most
 /// such work on a 9×9 grid takes a few milliseconds of CPU, and this leaves room for it to
@@ -141,19 +139,10 @@ fn lock<W>(work: &Mutex<W>) -> std::sync::MutexGuard<'_, W> {
     work.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// Runs logic work, a panic becoming [`PoolError::Panicked`] for its call alone.
-fn guarded<T>(metrics: &Metrics, work: impl FnOnce() -> T) -> Result<T, PoolError> {
-    catch_unwind(AssertUnwindSafe(work)).map_err(|payload| {
-        let message = panic_message(payload.as_ref());
-        metrics.panics().inc();
-        tracing::error!(panic = %message, "a logic task panicked; answering INTERNAL");
-        PoolError::Panicked(message)
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::metrics::Metrics;
 
     fn pool() -> Pool {
         Pool::new(1, false, Arc::new(Metrics::new())).expect("threads start")

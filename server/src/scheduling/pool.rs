@@ -147,7 +147,8 @@ impl Pool {
             max_guesses: Some(budget.min(INLINE_GUESSES)),
             ..options.clone()
         };
-        let solution = match guarded(&self.metrics, || solver_core::solve(grid, &capped)) {
+        let solved = guarded(&self.metrics, || solver_core::solve(grid, &capped));
+        let solution = match solved.and_then(|solved| solved.map_err(PoolError::Solve)) {
             Ok(solution) => solution,
             Err(err) => return Some(Err(err)),
         };
@@ -381,7 +382,7 @@ fn run(
         }
         solver_core::solve::solve_until(&job.grid, options, now, deadline)
     });
-    let solution = match solution {
+    let solution = match solution.and_then(|solved| solved.map_err(PoolError::Solve)) {
         Ok(solution) => solution,
         Err(err) => return Ran::Done(Err(err)),
     };
@@ -396,25 +397,19 @@ fn run(
     Ran::Done(Ok(solution))
 }
 
-/// Runs a solve, turning a panic into [`PoolError::Panicked`] for this puzzle alone: logged,
-/// counted, and the thread goes on with the next puzzle.
-fn guarded(
-    metrics: &Metrics,
-    solve: impl FnOnce() -> Result<Report, SolveError>,
-) -> Result<Report, PoolError> {
-    match catch_unwind(AssertUnwindSafe(solve)) {
-        Ok(result) => result.map_err(PoolError::Solve),
-        Err(payload) => {
-            let message = panic_message(payload.as_ref());
-            metrics.panics().inc();
-            tracing::error!(panic = %message, "the solver panicked; answering INTERNAL for this puzzle");
-            Err(PoolError::Panicked(message))
-        }
-    }
+/// Runs solver or logic work, a panic becoming [`PoolError::Panicked`] for this piece alone:
+/// logged, counted, and the thread goes on with the next.
+pub(crate) fn guarded<T>(metrics: &Metrics, work: impl FnOnce() -> T) -> Result<T, PoolError> {
+    catch_unwind(AssertUnwindSafe(work)).map_err(|payload| {
+        let message = panic_message(payload.as_ref());
+        metrics.panics().inc();
+        tracing::error!(panic = %message, "solver work panicked; answering INTERNAL");
+        PoolError::Panicked(message)
+    })
 }
 
 /// A panic's message, where it has one.
-pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     payload
         .downcast_ref::<&str>()
         .map(|s| (*s).to_owned())
@@ -561,7 +556,7 @@ mod tests {
     #[test]
     fn a_panicking_solve_is_an_error_for_that_puzzle_only() {
         let metrics = Metrics::new();
-        let err = guarded(&metrics, || panic!("boom at row 3")).unwrap_err();
+        let err = guarded(&metrics, || -> u8 { panic!("boom at row 3") }).unwrap_err();
         assert!(
             matches!(&err, PoolError::Panicked(m) if m == "boom at row 3"),
             "{err:?}"
@@ -571,7 +566,8 @@ mod tests {
         let solved = guarded(&metrics, || {
             solver_core::solve(&puzzle, &Options::default())
         })
-        .expect("the next solve runs");
+        .expect("the next solve runs")
+        .expect("solved");
         assert!(
             solved
                 .outcome

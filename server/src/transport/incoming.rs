@@ -7,7 +7,7 @@ use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::task::{Context, Poll, ready};
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use futures::Stream;
@@ -26,31 +26,47 @@ const HANDSHAKE_BYTES: usize = 24 + 9;
 /// Pause after a failed accept (out of file descriptors): retrying at once would spin.
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
 
-/// Accepted connections, each holding one of `--max-connections` slots while open.
-pub(crate) struct Incoming {
+/// Connections accepted on `listener` under `config`'s limits, each holding one of
+/// `--max-connections` slots while open.
+pub(crate) fn incoming(
     listener: TcpListener,
+    config: &Config,
+    metrics: Arc<Metrics>,
+) -> impl Stream<Item = io::Result<Guarded>> + use<> {
+    let limits = Limits {
+        slots: Arc::new(Semaphore::new(config.max_connections)),
+        max_connections: config.max_connections,
+        handshake_timeout: config.handshake_timeout(),
+        metrics,
+        log: Arc::new(Throttle::default()),
+    };
+    futures::stream::unfold((listener, limits), |(listener, limits)| async move {
+        loop {
+            match listener.accept().await {
+                Ok((stream, peer)) => {
+                    if let Some(connection) = limits.admit(stream, peer) {
+                        return Some((Ok(connection), (listener, limits)));
+                    }
+                }
+                Err(err) => {
+                    tracing::warn!(%err, "accept failed; pausing before the next one");
+                    tokio::time::sleep(ACCEPT_BACKOFF).await;
+                }
+            }
+        }
+    })
+}
+
+/// What each accepted connection is admitted under.
+struct Limits {
     slots: Arc<Semaphore>,
     max_connections: usize,
     handshake_timeout: Duration,
     metrics: Arc<Metrics>,
-    backoff: Option<Pin<Box<Sleep>>>,
     log: Arc<Throttle>,
 }
 
-impl Incoming {
-    /// Accepts on `listener` under `config`'s connection limits.
-    pub(crate) fn new(listener: TcpListener, config: &Config, metrics: Arc<Metrics>) -> Incoming {
-        Incoming {
-            listener,
-            slots: Arc::new(Semaphore::new(config.max_connections)),
-            max_connections: config.max_connections,
-            handshake_timeout: config.handshake_timeout(),
-            metrics,
-            backoff: None,
-            log: Arc::new(Throttle::default()),
-        }
-    }
-
+impl Limits {
     fn admit(&self, stream: TcpStream, peer: SocketAddr) -> Option<Guarded> {
         let Ok(slot) = self.slots.clone().try_acquire_owned() else {
             self.metrics.connection_closed("limit");
@@ -81,30 +97,6 @@ impl Incoming {
             log: self.log.clone(),
             _slot: slot,
         })
-    }
-}
-
-impl Stream for Incoming {
-    type Item = io::Result<Guarded>;
-
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        loop {
-            if let Some(backoff) = self.backoff.as_mut() {
-                ready!(backoff.as_mut().poll(cx));
-                self.backoff = None;
-            }
-            match ready!(self.listener.poll_accept(cx)) {
-                Ok((stream, peer)) => {
-                    if let Some(connection) = self.admit(stream, peer) {
-                        return Poll::Ready(Some(Ok(connection)));
-                    }
-                }
-                Err(err) => {
-                    tracing::warn!(%err, "accept failed; pausing before the next one");
-                    self.backoff = Some(Box::pin(tokio::time::sleep(ACCEPT_BACKOFF)));
-                }
-            }
-        }
     }
 }
 
