@@ -612,7 +612,16 @@ fn chains(
         }
     }
     let Some(end) = end else { return };
-    let path = tree.path(end);
+    offer(best, chain_found(s, (c, d, is_on), links, tree.path(end)));
+}
+
+/// The step a chain from candidate (`c`, `d`) assumed `on` to its opposite makes.
+fn chain_found(
+    s: &Start,
+    (c, d, is_on): (usize, usize, bool),
+    links: Links,
+    path: Vec<Fact>,
+) -> Found {
     let (name, base) = match links {
         Links::Xy => ("Forcing chain", rating::FORCING_XY),
         _ => ("Forcing X-chain", rating::FORCING_X),
@@ -632,17 +641,14 @@ fn chains(
             m &= m - 1;
         }
     }
-    offer(
-        best,
-        Found {
-            difficulty,
-            facts,
-            order: links.order(),
-            deduction,
-            path,
-            cycle: false,
-        },
-    );
+    Found {
+        difficulty,
+        facts,
+        order: links.order(),
+        deduction,
+        path,
+        cycle: false,
+    }
 }
 
 /// How many different facts a path holds (SE's count of a chain's ancestors).
