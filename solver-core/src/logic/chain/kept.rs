@@ -45,11 +45,7 @@ thread_local! {
 
 impl Drop for Kept {
     fn drop(&mut self) {
-        if let Some(old) = self.open.take() {
-            for i in old.nodes.0..old.nodes.1 {
-                self.index[usize::from(self.facts[i as usize])] = NONE;
-            }
-        }
+        self.close();
         let mut buffers = (
             std::mem::take(&mut self.nodes),
             std::mem::take(&mut self.facts),
@@ -117,11 +113,7 @@ impl Kept {
         if self.open == Some(g) {
             return;
         }
-        if let Some(old) = self.open.take() {
-            for i in old.nodes.0..old.nodes.1 {
-                self.index[usize::from(self.facts[i as usize])] = NONE;
-            }
-        }
+        self.close();
         for i in g.nodes.0..g.nodes.1 {
             let slot = &mut self.index[usize::from(self.facts[i as usize])];
             if *slot == NONE {
@@ -129,6 +121,15 @@ impl Kept {
             }
         }
         self.open = Some(g);
+    }
+
+    /// Clears the index of the graph [`Kept::open`] last indexed, if any.
+    fn close(&mut self) {
+        if let Some(old) = self.open.take() {
+            for i in old.nodes.0..old.nodes.1 {
+                self.index[usize::from(self.facts[i as usize])] = NONE;
+            }
+        }
     }
 
     /// A lower bound of [`Kept::ancestors`], found without a walk, if `g` reached `target`.
