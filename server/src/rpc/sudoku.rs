@@ -118,11 +118,11 @@ pub(crate) fn serve_batch<M: crate::batch::Batched>(
 /// When the solver must stop to answer within the caller's `grpc-timeout`.
 ///
 /// Tonic's own timeout answers CANCELLED when the time is up, so the solver stops a little
-/// earlier and the call ends with our DEADLINE_EXCEEDED instead: 20 ms plus 2% (at most half
-/// the time), room for a busy machine to schedule the solver thread and the answer.
+/// earlier and the call ends with our DEADLINE_EXCEEDED instead: 25 ms plus 5% (at most half
+/// the time), room for a loaded machine to schedule the solver thread and the answer.
 pub(crate) fn client_deadline(metadata: &MetadataMap) -> Option<Instant> {
     let timeout = parse_timeout(metadata.get("grpc-timeout")?.to_str().ok()?)?;
-    let margin = (Duration::from_millis(20) + timeout / 50).min(timeout / 2);
+    let margin = (Duration::from_millis(25) + timeout / 20).min(timeout / 2);
     Some(Instant::now() + timeout - margin)
 }
 
