@@ -15,35 +15,30 @@ use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
 /// the solver threads for a moment, and a look reads every stream.
 const LOOK_AGAIN: Duration = Duration::from_millis(20);
 
-/// When the streams were last looked at, before the first look.
 const NEVER: u64 = u64::MAX;
 
 /// The room, every open batch stream, and what the headers waiting at the door want of it.
 pub(crate) struct Room {
     room: Arc<Semaphore>,
-    /// Its size in bytes.
     pub(crate) size: usize,
     /// What each stream may hold in puzzles read and answers untaken.
     share: usize,
     /// How long a stream must not have used what it holds before it may be closed.
     pub(crate) unused_before_closed: Duration,
-    /// What times are counted from, in ms.
     epoch: Instant,
     streams: Mutex<Vec<Weak<StreamRoom>>>,
     /// Bytes the headers waiting at the door want, together.
     wanted: AtomicUsize,
     /// When the streams were last looked at, in ms since the epoch.
     looked_at: AtomicU64,
-    /// Whether a task looks over the streams.
     looking: AtomicBool,
 }
 
 /// One batch stream as the room sees it, shared by the door, the expansion of its messages
 /// and its reader.
 pub(crate) struct StreamRoom {
-    /// Its room.
     held: Mutex<Option<OwnedSemaphorePermit>>,
-    /// Bytes of it.
+    /// Bytes of `held`.
     holds: AtomicUsize,
     /// What its buffers keep once a request of so many bytes has gone through them.
     kept_for: fn(usize) -> usize,
@@ -53,7 +48,7 @@ pub(crate) struct StreamRoom {
     arriving: AtomicUsize,
     /// When it last read a message needing half what it keeps, in ms since the epoch.
     used_at: AtomicU64,
-    /// Whether it waits for its client: for its next message, or to take answers.
+    /// Whether it waits for its client (for its next message, or to take answers).
     for_client: AtomicBool,
     /// Bytes its header waiting at the door for room wants; 0 where none waits.
     wants: AtomicUsize,
@@ -62,15 +57,13 @@ pub(crate) struct StreamRoom {
     /// What it is doing, once its reader has begun.
     work: OnceLock<Work>,
     epoch: Instant,
-    /// Raised to close it.
     close: Notify,
 }
 
-/// What shows whether a stream is working for its client.
+/// What shows whether a stream is working for its client: its tasks on the solver threads,
+/// and its answers not yet taken.
 pub(crate) struct Work {
-    /// Its tasks on the solver threads.
     pub(crate) in_pool: Arc<AtomicUsize>,
-    /// Its answers not yet taken by its client.
     pub(crate) backlog: Weak<dyn Backlog>,
 }
 
@@ -271,7 +264,6 @@ impl StreamRoom {
             .unwrap_or_else(|| Arc::new(StreamRoom::new(|_| 0, 0, Instant::now())))
     }
 
-    /// Records what its reader is doing.
     pub(crate) fn attach(&self, work: Work) {
         let _ = self.work.set(work);
     }
@@ -281,7 +273,6 @@ impl StreamRoom {
         self.arriving.store(len, Ordering::Relaxed);
     }
 
-    /// Marks the stream as waiting for its client, or not.
     pub(crate) fn waiting_for_client(&self, waiting: bool) {
         self.for_client.store(waiting, Ordering::Relaxed);
     }
@@ -317,7 +308,6 @@ impl StreamRoom {
         self.asked.store(false, Ordering::Relaxed);
     }
 
-    /// Resolves when it is asked to close.
     pub(crate) fn closed(&self) -> tokio::sync::futures::Notified<'_> {
         self.close.notified()
     }
@@ -344,12 +334,10 @@ impl StreamRoom {
         }
     }
 
-    /// Bytes of room it holds.
     fn holds(&self) -> usize {
         self.holds.load(Ordering::Relaxed)
     }
 
-    /// Bytes its header waiting at the door wants.
     fn wants(&self) -> usize {
         self.wants.load(Ordering::Relaxed)
     }
@@ -360,7 +348,6 @@ impl StreamRoom {
             .store(millis(self.epoch.elapsed()), Ordering::Relaxed);
     }
 
-    /// Adds `permit` to its room.
     fn add(&self, permit: OwnedSemaphorePermit) {
         if let Ok(mut held) = self.held.lock() {
             match &mut *held {
@@ -373,12 +360,10 @@ impl StreamRoom {
     }
 }
 
-/// `duration` in whole milliseconds.
 fn millis(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
 
-/// Semaphore permits for `bytes`.
 fn permits(bytes: usize) -> u32 {
     u32::try_from(bytes).unwrap_or(u32::MAX)
 }

@@ -258,9 +258,8 @@ pub(crate) struct Reader<M: Batched> {
     carry: Arc<coalesce::Carry<M::Answer>>,
     /// Weak, so that the client dropping its side still closes the channel.
     answers: Weak<Mutex<Inbox<M::Answer>>>,
-    /// Stream index of the next puzzle.
+    /// Stream index of the next puzzle, and messages read.
     index: u64,
-    /// Messages read.
     messages: u64,
     caller: Caller,
 }
@@ -407,12 +406,11 @@ impl<M: Batched> Reader<M> {
         Ok((message, puzzles))
     }
 
-    /// Numbers a message's puzzles in the stream.
+    /// Numbers a message's puzzles in the stream; it goes in flight as a copy (views would
+    /// keep tonic's buffer as it reads the next).
     fn read(&mut self, mut message: M, puzzles: usize, hold: Hold) -> Read<M> {
         let first = self.index;
         self.index += puzzles as u64;
-        // A whole message goes in flight as a copy: views would keep tonic's buffer as it
-        // reads the next.
         self.messages += 1;
         message.own_bytes();
         Read {
@@ -422,29 +420,25 @@ impl<M: Batched> Reader<M> {
         }
     }
 
-    /// Window slots a message takes: one per puzzle; a message larger than the window is
-    /// refused (see [`Reader::count`]).
-    fn slots(&self, puzzles: usize) -> u32 {
-        u32::try_from(puzzles.clamp(1, self.shared.batch_window)).unwrap_or(u32::MAX)
-    }
-
-    /// What a request costs the stream's share (see [`Batched::held_bytes`]). A one-puzzle
-    /// request larger than the share takes all of it, so it still goes, alone.
-    fn cost(&self, request: &M, puzzles: usize) -> u32 {
+    /// Window slots (one a puzzle: a message larger than the window is refused, see
+    /// [`Reader::count`]) and bytes of the share (see [`Batched::held_bytes`]) a message
+    /// takes. A one-puzzle request larger than the share takes all of it, so it still goes.
+    fn cost(&self, request: &M, puzzles: usize) -> (u32, u32) {
         let bytes = request.held_bytes(puzzles).min(self.shared.stream_bytes);
-        u32::try_from(bytes).unwrap_or(u32::MAX)
+        let slots = puzzles.clamp(1, self.shared.batch_window);
+        let permits = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        (permits(slots), permits(bytes))
     }
 
-    /// Waits for a window slot and the request's bytes of the share (`Ok(None)` only if
-    /// they were closed, which never happens): waiting for its client to take answers.
+    /// Waits for the message's slots and bytes (`Ok(None)` only if they were closed, which
+    /// never happens): waiting for its client to take answers.
     async fn hold(&self, request: &M, puzzles: usize) -> Result<Option<Hold>, End> {
-        let cost = self.cost(request, puzzles);
+        let (slots, bytes) = self.cost(request, puzzles);
+        let (window, share) = (self.window.clone(), self.stream_bytes.clone());
         let own = async {
-            let slot = self.window.clone().acquire_many_owned(self.slots(puzzles));
-            let bytes = self.stream_bytes.clone().acquire_many_owned(cost);
             Some(Hold {
-                _slot: slot.await.ok()?,
-                _stream_bytes: bytes.await.ok()?,
+                _slot: window.acquire_many_owned(slots).await.ok()?,
+                _stream_bytes: share.acquire_many_owned(bytes).await.ok()?,
             })
         };
         self.watch_unless(own, || false).await
@@ -452,15 +446,11 @@ impl<M: Batched> Reader<M> {
 
     /// A hold if one is free now.
     fn try_hold(&self, request: &M, puzzles: usize) -> Option<Hold> {
-        let cost = self.cost(request, puzzles);
-        let slots = self.slots(puzzles);
+        let (slots, bytes) = self.cost(request, puzzles);
+        let (window, share) = (self.window.clone(), self.stream_bytes.clone());
         Some(Hold {
-            _slot: self.window.clone().try_acquire_many_owned(slots).ok()?,
-            _stream_bytes: self
-                .stream_bytes
-                .clone()
-                .try_acquire_many_owned(cost)
-                .ok()?,
+            _slot: window.try_acquire_many_owned(slots).ok()?,
+            _stream_bytes: share.try_acquire_many_owned(bytes).ok()?,
         })
     }
 

@@ -210,7 +210,6 @@ enum Layout {
 }
 
 impl Layout {
-    /// The layout of `message`, by which field holds its puzzles.
     fn of(message: &pb::PackedPuzzles) -> Result<Layout, RequestError> {
         match (message.cells.is_empty(), message.nibbles.is_empty()) {
             (false, false) => Err(RequestError::PackedTwice),
@@ -219,7 +218,6 @@ impl Layout {
         }
     }
 
-    /// The bytes of `message`'s puzzles.
     fn cells(self, message: &pb::PackedPuzzles) -> &Bytes {
         match self {
             Layout::Bytes => &message.cells,
@@ -227,7 +225,6 @@ impl Layout {
         }
     }
 
-    /// Bytes per puzzle of `shape`.
     fn bytes_each(self, shape: Shape) -> usize {
         match self {
             Layout::Bytes => shape.cells(),
@@ -235,7 +232,6 @@ impl Layout {
         }
     }
 
-    /// The request's field.
     fn field(self) -> &'static str {
         match self {
             Layout::Bytes => "cells",
@@ -243,7 +239,6 @@ impl Layout {
         }
     }
 
-    /// The grid of one puzzle's bytes.
     fn unpack(self, shape: Shape, bytes: &[u8]) -> Result<Grid, GridError> {
         match self {
             Layout::Bytes => unpack(shape, bytes),
@@ -258,11 +253,18 @@ impl Layout {
         }
     }
 
-    /// Writes a solution's cells into its place, `out`.
     fn pack(self, cells: &[u8], out: &mut [u8]) {
         match self {
             Layout::Bytes => out.copy_from_slice(cells),
             Layout::Nibbles => nibbles::pack_into(cells, out),
+        }
+    }
+
+    /// Puts `solutions` in the answer's field for this layout.
+    fn put(self, answer: &mut pb::PackedAnswers, solutions: Bytes) {
+        match self {
+            Layout::Bytes => answer.solutions = solutions,
+            Layout::Nibbles => answer.solution_nibbles = solutions,
         }
     }
 }
@@ -420,10 +422,7 @@ impl Pack {
                 error: Some(bounded(err.into_request_error()?.to_pb())),
             }),
         }
-        match source.layout {
-            Layout::Bytes => answer.solutions = solution.into(),
-            Layout::Nibbles => answer.solution_nibbles = solution.into(),
-        }
+        source.layout.put(&mut answer, solution.into());
         let mut state = self.state.lock().ok()?;
         let state = &mut *state;
         let due = state.detached_due;
@@ -456,10 +455,7 @@ impl PackState {
         // Refused puzzles are found by the solver threads in no set order.
         self.answer.errors.sort_unstable_by_key(|e| e.offset);
         let solutions = std::mem::take(&mut self.solutions).into();
-        match source.layout {
-            Layout::Bytes => self.answer.solutions = solutions,
-            Layout::Nibbles => self.answer.solution_nibbles = solutions,
-        }
+        source.layout.put(&mut self.answer, solutions);
         let answer = std::mem::take(&mut self.answer);
         let mut left = count - self.detached.len();
         let mut pieces = answer_pieces::cut_around(
@@ -481,7 +477,6 @@ impl PackState {
 }
 
 impl Source {
-    /// Bytes per puzzle, and per solution.
     fn bytes_each(&self) -> usize {
         self.layout.bytes_each(self.shape)
     }

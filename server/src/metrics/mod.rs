@@ -57,50 +57,31 @@ impl Metrics {
     /// A fresh set of metrics in its own registry.
     pub fn new() -> Metrics {
         let mut registry = Registry::with_prefix("sudoku");
-        let requests = Family::<RequestLabels, Counter>::default();
-        registry.register(
-            "requests",
-            "gRPC requests by method and status code",
-            requests.clone(),
+        let (requests, solves) = (
+            Family::default(),
+            Family::<OutcomeLabels, Counter>::default(),
         );
-        let solves = Family::<OutcomeLabels, Counter>::default();
-        registry.register("solves", "Puzzles solved, by outcome", solves.clone());
-        let solve_seconds = SolveSeconds::default();
-        registry.register(
-            "solve_seconds",
-            "Time spent solving one puzzle",
-            solve_seconds.clone(),
-        );
-        let in_flight = Gauge::default();
-        registry.register(
-            "puzzles_in_flight",
-            "Puzzles accepted and not yet answered",
-            in_flight.clone(),
-        );
-        let abandoned = Counter::default();
-        registry.register(
-            "puzzles_abandoned",
-            "Puzzles stopped or skipped because the caller cancelled or left",
-            abandoned.clone(),
-        );
-        let panics = Counter::default();
-        registry.register(
-            "solver_panics",
-            "Solves that panicked; each answered INTERNAL (or an error item in a batch)",
-            panics.clone(),
-        );
-        let connections = Gauge::default();
-        registry.register(
-            "connections_open",
-            "Client connections open",
-            connections.clone(),
-        );
-        let connections_closed = Family::<ReasonLabels, Counter>::default();
-        registry.register(
-            "connections_closed_by_server",
-            "Connections the server closed, by reason (limit, handshake_timeout)",
-            connections_closed.clone(),
-        );
+        let (solve_seconds, in_flight) = (SolveSeconds::default(), Gauge::default());
+        let (abandoned, panics) = (Counter::default(), Counter::default());
+        let (connections, connections_closed) = (Gauge::default(), Family::default());
+        macro_rules! register {
+            ($($metric:ident $name:literal $help:literal,)*) => {
+                $(registry.register($name, $help, $metric.clone());)*
+            };
+        }
+        register! {
+            requests "requests" "gRPC requests by method and status code",
+            solves "solves" "Puzzles solved, by outcome",
+            solve_seconds "solve_seconds" "Time spent solving one puzzle",
+            in_flight "puzzles_in_flight" "Puzzles accepted and not yet answered",
+            abandoned "puzzles_abandoned"
+                "Puzzles stopped or skipped because the caller cancelled or left",
+            panics "solver_panics"
+                "Solves that panicked; each answered INTERNAL (or an error item in a batch)",
+            connections "connections_open" "Client connections open",
+            connections_closed "connections_closed_by_server"
+                "Connections the server closed, by reason (limit, handshake_timeout)",
+        }
         // Every outcome a solve ends with gets its series from the start, at 0; the others
         // (unspecified, invalid) are never counted here.
         use sudoku_proto::pb::Outcome;
