@@ -18,7 +18,6 @@ const DEFAULT_MAX_SOLVE_MS: u64 = 10_000;
 const DEFAULT_GRACE_MS: u64 = 20_000;
 const DEFAULT_MAX_CONNECTIONS: usize = 256;
 const DEFAULT_HANDSHAKE_TIMEOUT_MS: u64 = 10_000;
-const DEFAULT_MAX_ID_BYTES: usize = 256;
 const DEFAULT_STREAM_IDLE_MS: u64 = 60_000;
 /// A 4 MiB message needs a client sending 400 KB/s.
 const DEFAULT_IDLE_TIMEOUT_MS: u64 = 10_000;
@@ -164,9 +163,6 @@ pub struct Config {
     /// milliseconds; not a flag (tests set it).
     #[arg(skip = DEFAULT_HANDSHAKE_TIMEOUT_MS)]
     pub handshake_timeout_ms: u64,
-    /// Longest request `id`, in bytes; longer ones are INVALID_ARGUMENT. Not a flag.
-    #[arg(skip = DEFAULT_MAX_ID_BYTES)]
-    pub max_id_bytes: usize,
     /// Bytes one batch stream (BatchSolve, BatchSolvePacked) may hold in requests read and
     /// answers not yet sent; the stream stops reading beyond it. Derived from the memory budget.
     #[arg(skip = DEFAULT_MAX_STREAM_BYTES)]
@@ -428,7 +424,6 @@ impl Default for Config {
             solvers_yield: false,
             max_connections: DEFAULT_MAX_CONNECTIONS,
             handshake_timeout_ms: DEFAULT_HANDSHAKE_TIMEOUT_MS,
-            max_id_bytes: DEFAULT_MAX_ID_BYTES,
             max_stream_bytes: DEFAULT_MAX_STREAM_BYTES,
             max_batch_bytes: DEFAULT_MAX_BATCH_BYTES,
             kept_idle_ms: 1000,

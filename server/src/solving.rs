@@ -18,9 +18,10 @@ pub struct Limits {
     pub max_guesses: u64,
     /// Cap on solve time per puzzle.
     pub max_solve_time: std::time::Duration,
-    /// Longest request `id`, in bytes.
-    pub max_id_bytes: usize,
 }
+
+/// Longest request `id`, in bytes.
+const MAX_ID_BYTES: usize = 256;
 
 impl From<&crate::Config> for Limits {
     fn from(config: &crate::Config) -> Self {
@@ -28,7 +29,6 @@ impl From<&crate::Config> for Limits {
             max_grid_side: config.max_grid_side,
             max_guesses: config.max_guesses,
             max_solve_time: Duration::from_millis(config.max_solve_ms),
-            max_id_bytes: config.max_id_bytes,
         }
     }
 }
@@ -74,12 +74,18 @@ impl Limits {
         })
     }
 
+    /// The grid of a request, refused if larger than this server accepts.
+    pub fn grid(&self, wire: &pb::Grid) -> Result<Grid, RequestError> {
+        self.check_side(wire)?;
+        Ok(grid_from_pb(wire)?)
+    }
+
     /// Refuses an `id` longer than this server accepts.
     pub fn check_id(&self, id: &str) -> Result<(), RequestError> {
-        if id.len() > self.max_id_bytes {
+        if id.len() > MAX_ID_BYTES {
             return Err(RequestError::IdTooLong {
                 len: id.len(),
-                max: self.max_id_bytes,
+                max: MAX_ID_BYTES,
             });
         }
         Ok(())
@@ -160,8 +166,7 @@ pub fn prepare(
 ) -> Result<Job, RequestError> {
     limits.check_id(&request.id)?;
     let puzzle = request.puzzle.as_ref().ok_or(RequestError::MissingPuzzle)?;
-    limits.check_side(puzzle)?;
-    let grid = grid_from_pb(puzzle)?;
+    let grid = limits.grid(puzzle)?;
     let options = limits.options(request.options, deadline)?;
     #[cfg_attr(not(feature = "fault-injection"), allow(unused_mut))]
     let mut job = Job::new(grid, options, limits.max_solve_time);
@@ -216,18 +221,21 @@ pub fn response(id: String, index: u64, solution: &Report) -> pb::SolveResponse 
     }
 }
 
-/// The INVALID item a batch sends for a bad request; an over-long id is not echoed, so a
-/// client cannot make the server hold it in answers.
+/// The INVALID item a batch sends for a bad request.
 pub fn invalid(id: String, index: u64, err: &RequestError) -> pb::SolveResponse {
-    let id = match err {
-        RequestError::IdTooLong { .. } => String::new(),
-        _ => id,
-    };
     pb::SolveResponse {
-        id,
+        id: echoed(id, err),
         index,
         outcome: pb::Outcome::Invalid.into(),
         error: Some(err.to_pb()),
         ..pb::SolveResponse::default()
+    }
+}
+/// The id an INVALID item echoes: none for an over-long one, so a client cannot make the
+/// server hold it in answers.
+pub fn echoed(id: String, err: &RequestError) -> String {
+    match err {
+        RequestError::IdTooLong { .. } => String::new(),
+        _ => id,
     }
 }

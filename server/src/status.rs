@@ -13,12 +13,7 @@ use crate::scheduling::pool::PoolError;
 pub enum RequestError {
     /// The request's `id` is longer than this server accepts.
     #[error("the id is {len} bytes, more than this server's limit of {max}")]
-    IdTooLong {
-        /// The id's length in bytes.
-        len: usize,
-        /// The server's limit.
-        max: usize,
-    },
+    IdTooLong { len: usize, max: usize },
     /// `options.algorithm` is a number `sudoku.v1.Algorithm` does not define.
     #[error("unknown algorithm {0}: use 0 (automatic), 1 (fast), 2 (general) or 3 (backtracking)")]
     UnknownAlgorithm(i32),
@@ -36,23 +31,15 @@ pub enum RequestError {
     Grid(#[from] GridError),
     /// The grid is larger than this server accepts.
     #[error("grid side {side} is larger than this server's limit of {max}")]
-    TooLarge {
-        /// The grid's side.
-        side: usize,
-        /// The server's limit.
-        max: usize,
-    },
+    TooLarge { side: usize, max: usize },
     /// The algorithm cannot solve this grid.
     #[error("{0}")]
     Unsupported(#[from] SolveError),
     /// A packed message's cells are not a whole number of puzzles.
     #[error("{field} holds {len} bytes, not a whole number of puzzles of {per_puzzle} bytes")]
     PackedLength {
-        /// The field that holds them: `cells` or `nibbles`.
         field: &'static str,
-        /// Bytes sent.
         len: usize,
-        /// Bytes per puzzle.
         per_puzzle: usize,
     },
     /// A packed message sets both `cells` and `nibbles`.
@@ -63,20 +50,10 @@ pub enum RequestError {
         "nibbles hold values up to {max}, and grids of side {side} need more: send them in \
          cells, a byte per cell"
     )]
-    NibbleSide {
-        /// The grid's side.
-        side: usize,
-        /// The largest side nibbles hold.
-        max: usize,
-    },
+    NibbleSide { side: usize, max: usize },
     /// A puzzle given to check a grid against has another box shape.
     #[error("the puzzle has {puzzle} boxes but the grid has {grid} boxes")]
-    ShapeMismatch {
-        /// The grid's box shape.
-        grid: Shape,
-        /// The puzzle's box shape.
-        puzzle: Shape,
-    },
+    ShapeMismatch { grid: Shape, puzzle: Shape },
 }
 
 impl RequestError {

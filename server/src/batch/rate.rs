@@ -3,7 +3,7 @@
 use std::sync::atomic::Ordering;
 
 use solver_core::logic;
-use sudoku_proto::{grid_from_pb, pb, rating_to_pb, verdict_of};
+use sudoku_proto::{pb, rating_to_pb, verdict_of};
 
 use super::{Batched, Read, Reader};
 use crate::rpc::puzzles::{logic_options, rating_stopped, until_deadline};
@@ -25,10 +25,7 @@ impl Batched for pb::RateRequest {
             let grid = limits
                 .check_id(&message.id)
                 .and_then(|()| message.puzzle.as_ref().ok_or(RequestError::MissingPuzzle))
-                .and_then(|wire| {
-                    limits.check_side(wire)?;
-                    grid_from_pb(wire).map_err(RequestError::from)
-                });
+                .and_then(|wire| limits.grid(wire));
             let grid = match grid {
                 Ok(grid) => grid,
                 Err(err) => {
@@ -88,14 +85,10 @@ impl Batched for pb::RateRequest {
     }
 }
 
-/// The VERDICT_INVALID item for a bad request; an over-long id is not echoed.
+/// The VERDICT_INVALID item for a bad request.
 fn invalid(id: String, index: u64, err: &RequestError) -> pb::RateResponse {
-    let id = match err {
-        RequestError::IdTooLong { .. } => String::new(),
-        _ => id,
-    };
     pb::RateResponse {
-        id,
+        id: crate::solving::echoed(id, err),
         index,
         verdict: pb::Verdict::Invalid.into(),
         error: Some(err.to_pb()),

@@ -8,7 +8,7 @@ use std::time::Instant;
 use solver_core::check::Entries;
 use solver_core::logic::{self, LogicError, RateOptions};
 use solver_core::{Grid, Outcome, Shape, StopReason};
-use sudoku_proto::{entries_from_pb, grid_from_pb, pb, rating_to_pb, verdict_of};
+use sudoku_proto::{entries_from_pb, pb, rating_to_pb, verdict_of};
 use tokio::sync::mpsc;
 use tonic::{Request, Response, Status, Streaming};
 use tracing::{Instrument, Span};
@@ -45,11 +45,7 @@ impl PuzzlesService {
         };
         let wire = wire.ok_or_else(|| missing().to_status_in(field, None))?;
         let shape = Shape::new(wire.box_rows as usize, wire.box_cols as usize).ok();
-        self.shared
-            .limits
-            .check_side(wire)
-            .and_then(|()| grid_from_pb(wire).map_err(RequestError::from))
-            .map_err(|e| e.to_status_in(field, shape))
+        (self.shared.limits.grid(wire)).map_err(|e| e.to_status_in(field, shape))
     }
 
     /// What Hint and Explain share: the caller, the grid, the options and the marks.
