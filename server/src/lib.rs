@@ -282,9 +282,6 @@ async fn prepare(
     let largest = config.largest_message();
     let control = largest.min(admission::methods::CONTROL_MESSAGE_BYTES);
     macro_rules! compressed {
-        ($service:expr) => {
-            compressed!($service, largest)
-        };
         ($service:expr, $limit:expr) => {
             $service
                 .max_decoding_message_size($limit)
@@ -294,8 +291,8 @@ async fn prepare(
                 .accept_compressed(CompressionEncoding::Zstd)
         };
     }
-    let sudoku = compressed!(SudokuServer::new(SudokuService::new(shared.clone())));
-    let puzzles = compressed!(PuzzlesServer::new(PuzzlesService::new(shared.clone())));
+    let sudoku = SudokuServer::new(SudokuService::new(shared.clone()));
+    let puzzles = PuzzlesServer::new(PuzzlesService::new(shared.clone()));
     let mut transport = transport(config)?
         .accept_http1(true)
         .layer(PageOr::layer(!config.no_page))
@@ -304,8 +301,8 @@ async fn prepare(
         .layer(Counted::layer(metrics.clone()))
         .layer(Admitted::layer(shared.admission.clone()));
     let router = transport
-        .add_service(sudoku)
-        .add_service(puzzles)
+        .add_service(compressed!(sudoku, largest))
+        .add_service(compressed!(puzzles, largest))
         .add_service(compressed!(health.service(), control));
     if !reflection {
         return Ok((metrics, health, router));

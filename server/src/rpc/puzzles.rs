@@ -87,16 +87,14 @@ impl PuzzlesService {
         &self,
         request: &pb::ValidateRequest,
     ) -> Result<(Entries, Option<Grid>), Status> {
-        let limits = &self.shared.limits;
         let wire = request
             .grid
             .as_ref()
             .ok_or_else(|| RequestError::MissingGrid.to_status_in("grid", None))?;
         let shape = Shape::new(wire.box_rows as usize, wire.box_cols as usize).ok();
-        let entries = limits
-            .check_side(wire)
-            .and_then(|()| entries_from_pb(wire).map_err(RequestError::from))
-            .map_err(|e| e.to_status_in("grid", shape))?;
+        let entries = (self.shared.limits.check_side(wire))
+            .and_then(|()| Ok(entries_from_pb(wire)?))
+            .map_err(|e: RequestError| e.to_status_in("grid", shape))?;
         let Some(puzzle) = request.puzzle.as_ref() else {
             return Ok((entries, None));
         };

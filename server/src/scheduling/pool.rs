@@ -401,20 +401,13 @@ fn run(
 /// logged, counted, and the thread goes on with the next.
 pub(crate) fn guarded<T>(metrics: &Metrics, work: impl FnOnce() -> T) -> Result<T, PoolError> {
     catch_unwind(AssertUnwindSafe(work)).map_err(|payload| {
-        let message = panic_message(payload.as_ref());
+        let message = (payload.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic with no message".to_owned());
         metrics.panics().inc();
         tracing::error!(panic = %message, "solver work panicked; answering INTERNAL");
         PoolError::Panicked(message)
     })
-}
-
-/// A panic's message, where it has one.
-fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_owned())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a panic with no message".to_owned())
 }
 
 /// Raises a cancel flag (lowered at first) when dropped: a dropped RPC future stops its solve.

@@ -33,13 +33,13 @@ pub(crate) fn incoming(
     config: &Config,
     metrics: Arc<Metrics>,
 ) -> impl Stream<Item = io::Result<Guarded>> + use<> {
-    let limits = Limits {
+    let limits = Arc::new(Limits {
         slots: Arc::new(Semaphore::new(config.max_connections)),
         max_connections: config.max_connections,
         handshake_timeout: config.handshake_timeout(),
         metrics,
-        log: Arc::new(Throttle::default()),
-    };
+        log: Throttle::default(),
+    });
     futures::stream::unfold((listener, limits), |(listener, limits)| async move {
         loop {
             match listener.accept().await {
@@ -63,11 +63,11 @@ struct Limits {
     max_connections: usize,
     handshake_timeout: Duration,
     metrics: Arc<Metrics>,
-    log: Arc<Throttle>,
+    log: Throttle,
 }
 
 impl Limits {
-    fn admit(&self, stream: TcpStream, peer: SocketAddr) -> Option<Guarded> {
+    fn admit(self: &Arc<Self>, stream: TcpStream, peer: SocketAddr) -> Option<Guarded> {
         let Ok(slot) = self.slots.clone().try_acquire_owned() else {
             self.metrics.connection_closed("limit");
             self.log.warn(|dropped| {
@@ -92,9 +92,7 @@ impl Limits {
                 read: 0,
                 timer: Box::pin(tokio::time::sleep(self.handshake_timeout)),
             }),
-            handshake_timeout: self.handshake_timeout,
-            metrics: self.metrics.clone(),
-            log: self.log.clone(),
+            limits: self.clone(),
             _slot: slot,
         })
     }
@@ -111,15 +109,13 @@ pub(crate) struct Guarded {
     stream: TcpStream,
     peer: SocketAddr,
     handshake: Option<Handshake>,
-    handshake_timeout: Duration,
-    metrics: Arc<Metrics>,
-    log: Arc<Throttle>,
+    limits: Arc<Limits>,
     _slot: OwnedSemaphorePermit,
 }
 
 impl Drop for Guarded {
     fn drop(&mut self) {
-        self.metrics.connections().dec();
+        self.limits.metrics.connections().dec();
     }
 }
 
@@ -141,9 +137,10 @@ impl AsyncRead for Guarded {
         if let Some(handshake) = this.handshake.as_mut()
             && handshake.timer.as_mut().poll(cx).is_ready()
         {
-            this.metrics.connection_closed("handshake_timeout");
-            let (peer, bytes, timeout) = (this.peer, handshake.read, this.handshake_timeout);
-            this.log.warn(|dropped| {
+            let limits = &this.limits;
+            limits.metrics.connection_closed("handshake_timeout");
+            let (peer, bytes, timeout) = (this.peer, handshake.read, limits.handshake_timeout);
+            limits.log.warn(|dropped| {
                 tracing::warn!(
                     %peer,
                     bytes,
