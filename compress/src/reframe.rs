@@ -244,7 +244,6 @@ where
                 },
                 Some(Err(err)) => return Poll::Ready(Some(Err(Status::from_error(err.into())))),
                 None => {
-                    this.done = true;
                     if let Err(status) = this.end() {
                         return Poll::Ready(Some(Err(status)));
                     }

@@ -13,6 +13,17 @@ use http::{HeaderValue, Method, Request, Response, StatusCode, header};
 use http_body_util::{Either, Full};
 use tower::{Layer, Service};
 
+/// The [`Asset`] at `$path` of the file `$file` in `web/dist`.
+macro_rules! asset {
+    ($path:literal, $file:literal, $content_type:literal) => {
+        Asset {
+            path: $path,
+            content_type: $content_type,
+            bytes: include_bytes!(concat!("../../web/dist/", $file)),
+        }
+    };
+}
+
 /// One file of the page.
 struct Asset {
     path: &'static str,
@@ -22,26 +33,10 @@ struct Asset {
 
 /// The page's files, as `web/build.sh` left them in `web/dist`.
 const ASSETS: [Asset; 4] = [
-    Asset {
-        path: "/",
-        content_type: "text/html; charset=utf-8",
-        bytes: include_bytes!("../../web/dist/index.html"),
-    },
-    Asset {
-        path: "/app.js",
-        content_type: "text/javascript; charset=utf-8",
-        bytes: include_bytes!("../../web/dist/app.js"),
-    },
-    Asset {
-        path: "/style.css",
-        content_type: "text/css; charset=utf-8",
-        bytes: include_bytes!("../../web/dist/style.css"),
-    },
-    Asset {
-        path: "/favicon.svg",
-        content_type: "image/svg+xml",
-        bytes: include_bytes!("../../web/dist/favicon.svg"),
-    },
+    asset!("/", "index.html", "text/html; charset=utf-8"),
+    asset!("/app.js", "app.js", "text/javascript; charset=utf-8"),
+    asset!("/style.css", "style.css", "text/css; charset=utf-8"),
+    asset!("/favicon.svg", "favicon.svg", "image/svg+xml"),
 ];
 
 /// This origin only, for scripts, styles, images and API calls; nothing inline, no frames
@@ -114,9 +109,8 @@ fn serve<R>(asset: &Asset, method: &Method) -> Answer<R> {
     if method != Method::GET {
         let mut refused = Response::new(Either::Left(Full::new(Bytes::new())));
         *refused.status_mut() = StatusCode::METHOD_NOT_ALLOWED;
-        refused
-            .headers_mut()
-            .insert(header::ALLOW, HeaderValue::from_static("GET"));
+        let allow = HeaderValue::from_static("GET");
+        refused.headers_mut().insert(header::ALLOW, allow);
         return refused;
     }
     let mut response = Response::new(Either::Left(Full::new(Bytes::from_static(asset.bytes))));
@@ -128,10 +122,9 @@ fn serve<R>(asset: &Asset, method: &Method) -> Answer<R> {
         // A new server's page replaces the old one at once.
         (header::CACHE_CONTROL, "no-cache"),
     ];
+    let headers = response.headers_mut();
     for (name, value) in fixed {
-        response
-            .headers_mut()
-            .insert(name, HeaderValue::from_static(value));
+        headers.insert(name, HeaderValue::from_static(value));
     }
     response
 }

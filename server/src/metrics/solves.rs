@@ -16,9 +16,13 @@ pub const OUTCOMES: usize = sudoku_proto::pb::Outcome::Solved as usize + 1;
 /// Solve-time buckets below +Inf: 10 µs, then each four times the last (up to about 10 s).
 const BUCKETS: usize = 11;
 
-/// The upper bound of solve-time bucket `i`, in seconds.
+/// The upper bound of solve-time bucket `i`, in seconds; f64::MAX, which prometheus-client
+/// writes as +Inf, for the last.
 fn upper_bound(i: usize) -> f64 {
-    1e-5 * 4f64.powi(i as i32)
+    match i {
+        i if i < BUCKETS => 1e-5 * 4f64.powi(i as i32),
+        _ => f64::MAX,
+    }
 }
 
 /// Solves counted where they happen, by outcome and time, until added to the metrics.
@@ -98,16 +102,8 @@ impl TypedMetric for SolveSeconds {
 impl EncodeMetric for SolveSeconds {
     fn encode(&self, mut encoder: MetricEncoder) -> Result<(), std::fmt::Error> {
         let times = *self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        // prometheus-client writes f64::MAX as +Inf.
-        let bound = |i| {
-            if i < BUCKETS {
-                upper_bound(i)
-            } else {
-                f64::MAX
-            }
-        };
         let buckets: Vec<(f64, u64)> = (times.buckets.iter().enumerate())
-            .map(|(i, &n)| (bound(i), n))
+            .map(|(i, &n)| (upper_bound(i), n))
             .collect();
         encoder.encode_histogram::<NoLabelSet>(times.sum, times.count, &buckets, None)
     }

@@ -32,15 +32,9 @@ impl Until {
     /// A short-lane slice from now, or the caller's deadline if that comes first.
     fn slice(caller: Option<Instant>) -> Until {
         let end = Instant::now() + LOGIC_SLICE;
-        match caller {
-            Some(c) if c <= end => Until {
-                deadline: c,
-                slice: false,
-            },
-            _ => Until {
-                deadline: end,
-                slice: true,
-            },
+        Until {
+            deadline: caller.map_or(end, |c| c.min(end)),
+            slice: caller.is_none_or(|c| c > end),
         }
     }
 
