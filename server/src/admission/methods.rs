@@ -92,8 +92,8 @@ pub(crate) const GENERATE_MESSAGE_BYTES: usize = 4 << 10;
 
 /// The largest request message a call to `path` takes, expanded: `max_message` (see
 /// `Config::largest_message`) for BatchSolvePacked (many puzzles a message), a grid's worth
-/// for the other API calls, less
-/// for Generate, health and reflection. A larger message is refused at the door by its header.
+/// for the other API calls, less for Generate, health and reflection. A larger message is
+/// refused at the door by its header.
 pub(crate) fn message_limit(path: &str, max_message: usize) -> usize {
     let limit = match path {
         "/sudoku.v1.Sudoku/BatchSolvePacked" => max_message,

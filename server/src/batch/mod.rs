@@ -46,16 +46,15 @@ pub(crate) trait Batched: Message + Default + Send + 'static {
         Ok(1)
     }
     /// Bytes the message, its puzzles' work and its answer hold until the answer is sent:
-    /// what it costs the stream's share. By default about twice its
-    /// size (a one-puzzle answer is about as large as its request) and a job's worth.
+    /// what it costs the stream's share. By default about twice its size (a one-puzzle
+    /// answer is about as large as its request) and a job's worth.
     fn held_bytes(&self, _puzzles: usize) -> usize {
         2 * self.encoded_len() + HOLD_OVERHEAD
     }
     /// Copies out of tonic's receive buffer any bytes the message still borrows from it, so
     /// that what it holds is what [`Batched::held_bytes`] counts. Called as the message goes
     /// in flight: until then a view costs nothing beyond tonic's buffer, which the stream's
-    /// room counts. By default nothing: fields
-    /// decoded into vectors and strings are copies already.
+    /// room counts. By default nothing: decoded vectors and strings are copies already.
     fn own_bytes(&mut self) {}
     /// The field that holds a message's puzzles, for the error of one holding too many.
     fn puzzles_field(&self) -> &'static str {

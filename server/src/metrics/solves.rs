@@ -5,7 +5,7 @@
 use std::sync::{Arc, Mutex, PoisonError};
 
 use prometheus_client::encoding::{EncodeMetric, MetricEncoder, NoLabelSet};
-use prometheus_client::metrics::{MetricType, TypedMetric};
+use prometheus_client::metrics::MetricType;
 use solver_core::Report;
 
 use crate::solving::wire_outcome;
@@ -95,10 +95,6 @@ impl SolveSeconds {
     }
 }
 
-impl TypedMetric for SolveSeconds {
-    const TYPE: MetricType = MetricType::Histogram;
-}
-
 impl EncodeMetric for SolveSeconds {
     fn encode(&self, mut encoder: MetricEncoder) -> Result<(), std::fmt::Error> {
         let times = *self.0.lock().unwrap_or_else(PoisonError::into_inner);
@@ -109,7 +105,7 @@ impl EncodeMetric for SolveSeconds {
     }
 
     fn metric_type(&self) -> MetricType {
-        Self::TYPE
+        MetricType::Histogram
     }
 }
 

@@ -364,13 +364,8 @@ fn run(
     let sliced = slice_end.filter(|&end| capped.is_none_or(|d| end < d));
     let deadline = sliced.or(capped);
     let options = &job.options;
-    let cancelled = || {
-        options
-            .limits
-            .cancel
-            .as_ref()
-            .is_some_and(|c| c.load(Ordering::Relaxed))
-    };
+    let flag = options.limits.cancel.as_deref();
+    let cancelled = || flag.is_some_and(|c| c.load(Ordering::Relaxed));
     if cancelled() {
         metrics.abandoned().inc();
         return Ran::Done(Err(PoolError::Abandoned));
