@@ -34,16 +34,18 @@ impl From<&crate::Config> for Limits {
 }
 
 impl Limits {
-    /// Refuses a wire grid larger than this server accepts, before anything is allocated.
-    pub fn check_side(&self, grid: &pb::Grid) -> Result<(), RequestError> {
-        let side = (grid.box_rows as usize).saturating_mul(grid.box_cols as usize);
-        if side > self.max_grid_side {
-            return Err(RequestError::TooLarge {
-                side,
-                max: self.max_grid_side,
-            });
+    /// Refuses a grid side larger than this server accepts.
+    pub fn check_side(&self, side: usize) -> Result<(), RequestError> {
+        let max = self.max_grid_side;
+        if side > max {
+            return Err(RequestError::TooLarge { side, max });
         }
         Ok(())
+    }
+
+    /// Refuses a wire grid larger than this server accepts, before anything is allocated.
+    pub fn check_wire_side(&self, grid: &pb::Grid) -> Result<(), RequestError> {
+        self.check_side((grid.box_rows as usize).saturating_mul(grid.box_cols as usize))
     }
 
     /// The solver options a request asks for, with the server's guess cap and the caller's
@@ -76,7 +78,7 @@ impl Limits {
 
     /// The grid of a request, refused if larger than this server accepts.
     pub fn grid(&self, wire: &pb::Grid) -> Result<Grid, RequestError> {
-        self.check_side(wire)?;
+        self.check_wire_side(wire)?;
         Ok(grid_from_pb(wire)?)
     }
 

@@ -84,16 +84,9 @@ impl Batched for pb::PackedPuzzles {
                 continue; // checked when read
             };
             let limits = &to.shared.limits;
-            let options = if shape.side() > limits.max_grid_side {
-                Err(RequestError::TooLarge {
-                    side: shape.side(),
-                    max: limits.max_grid_side,
-                })
-            } else {
-                limits.options(read.message.options, to.caller.deadline)
-            };
             // Refused options refuse every puzzle of the message, each with the reason.
-            let options = options
+            let options = (limits.check_side(shape.side()))
+                .and_then(|()| limits.options(read.message.options, to.caller.deadline))
                 .map(|mut options| {
                     options.limits.cancel = Some(to.cancel.clone());
                     options

@@ -18,7 +18,7 @@ use crate::Shared;
 use crate::scheduling::lanes::Tenant;
 use crate::scheduling::logic::Until;
 use crate::scheduling::pool::{CancelOnDrop, PoolError};
-use crate::status::{RequestError, bad_request as invalid};
+use crate::status::bad_request as invalid;
 use crate::telemetry;
 
 /// Most puzzles one request may ask for.
@@ -44,14 +44,7 @@ pub(crate) fn order(request: &pb::GenerateRequest, shared: &Shared) -> Result<Or
             )
         })?,
     };
-    let max = shared.limits.max_grid_side;
-    if shape.side() > max {
-        let side = shape.side();
-        return Err(invalid(
-            "box_rows",
-            RequestError::TooLarge { side, max }.to_string(),
-        ));
-    }
+    (shared.limits.check_side(shape.side())).map_err(|e| invalid("box_rows", e.to_string()))?;
     let symmetry = match pb::Symmetry::try_from(request.symmetry) {
         Ok(pb::Symmetry::None) => Symmetry::None,
         Ok(pb::Symmetry::Rotate180) => Symmetry::Rotate180,
@@ -197,32 +190,19 @@ pub(crate) fn stream(
         let cancel = CancelOnDrop::default();
         let cap = shared.limits.max_solve_time;
         let mut spent = Duration::ZERO;
-        let mut seed = order.options.seed;
-        let rate = order.rate;
-        for index in 0..u64::from(order.count) {
+        let (count, rate, mut options) = (order.count, order.rate, order.options);
+        options.limits.cancel = Some(cancel.0.clone());
+        for index in 0..u64::from(count) {
             let Some(left) = cap.checked_sub(spent).filter(|left| !left.is_zero()) else {
-                let _ = tx.send(Err(over_cap(index, order.count, cap, seed))).await;
+                let _ = tx
+                    .send(Err(over_cap(index, count, cap, options.seed)))
+                    .await;
                 break;
             };
-            let options = GenerateOptions {
-                seed,
-                limits: solver_core::Limits {
-                    cancel: Some(cancel.0.clone()),
-                    ..order.options.limits.clone()
-                },
-                ..order.options.clone()
-            };
-            let begun = Instant::now();
-            let span = telemetry::generate_span();
-            let run = shared
-                .pool
-                .run_sliced(
-                    tenant,
-                    deadline,
-                    left,
-                    slices(options, rate),
-                    stopped_at_deadline,
-                )
+            let (begun, span) = (Instant::now(), telemetry::generate_span());
+            let work = slices(options.clone(), rate);
+            let run = (shared.pool)
+                .run_sliced(tenant, deadline, left, work, stopped_at_deadline)
                 .instrument(span.clone());
             let made = tokio::select! {
                 made = run => made,
@@ -241,7 +221,7 @@ pub(crate) fn stream(
                     reason: StopReason::Deadline,
                     ..
                 })) if deadline.is_none_or(|d| Instant::now() < d) => {
-                    Err(over_cap(index, order.count, cap, seed))
+                    Err(over_cap(index, count, cap, options.seed))
                 }
                 Ok(Err(err)) => Err(generate_status(&err)),
                 Err(PoolError::Panicked(panic)) => Err(Status::internal(format!(
@@ -254,7 +234,7 @@ pub(crate) fn stream(
             if tx.send(message).await.is_err() || failed {
                 break;
             }
-            seed = next_seed(seed);
+            options.seed = next_seed(options.seed);
         }
     };
     // In the call's span: the puzzles' logs carry its trace.

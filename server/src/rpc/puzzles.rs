@@ -92,7 +92,7 @@ impl PuzzlesService {
             .as_ref()
             .ok_or_else(|| RequestError::MissingGrid.to_status_in("grid", None))?;
         let shape = Shape::new(wire.box_rows as usize, wire.box_cols as usize).ok();
-        let entries = (self.shared.limits.check_side(wire))
+        let entries = (self.shared.limits.check_wire_side(wire))
             .and_then(|()| Ok(entries_from_pb(wire)?))
             .map_err(|e: RequestError| e.to_status_in("grid", shape))?;
         let Some(puzzle) = request.puzzle.as_ref() else {
