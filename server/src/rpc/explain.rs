@@ -16,20 +16,19 @@ use crate::Shared;
 use crate::rpc::puzzles::{LogicCall, until_deadline, verdict_answer};
 use crate::scheduling::lanes::Tenant;
 use crate::scheduling::logic::Until;
-use crate::scheduling::pool::CancelOnDrop;
+use crate::scheduling::pool::{CancelOnDrop, PoolError};
 use crate::telemetry;
 
 /// Steps made per piece of work: enough that a piece's cost dwarfs its hand-over, few enough
 /// that an unread stream holds little (a 25×25 step's message is up to a few KiB).
 const RUN: u64 = 8;
 
-/// An explanation under way: where it is, and what its call may still spend.
+/// An explanation under way: what its call may still spend.
 pub(crate) struct Explaining {
     shared: Arc<Shared>,
     tenant: Tenant,
     caller: Option<Instant>,
     options: RateOptions,
-    explainer: Explainer,
     /// Whether its next piece of work goes in the short lane, for a slice, or in the long
     /// lane for what is left of the call's cap.
     short: bool,
@@ -43,8 +42,8 @@ pub(crate) struct Explaining {
 
 /// How a started explanation reads to the client when there is nothing to explain.
 pub(crate) enum Started {
-    /// Steps to come.
-    Explaining(Box<Explaining>),
+    /// Steps to come, from the explainer.
+    Explaining(Box<(Explaining, Explainer)>),
     /// No unique solution, or the check for one stopped: one message with the verdict.
     Verdict(pb::ExplainResponse),
 }
@@ -53,29 +52,27 @@ impl Explaining {
     /// Checks that the call's grid has one solution and sets out to explain it: a Status for a
     /// request at fault, a verdict where there is nothing to explain.
     pub(crate) async fn start(shared: Arc<Shared>, call: LogicCall) -> Result<Started, Status> {
-        let cap = shared.limits.max_solve_time;
-        let (tenant, caller) = (call.tenant, call.deadline);
         let grid = Arc::new((call.grid, call.marks));
-        let mut short = true;
-        let mut spent = Duration::ZERO;
-        let work = telemetry::logic_span();
-        let explainer = loop {
-            let until = Until::for_piece(short, caller, cap.saturating_sub(spent));
-            let options = until_deadline(&call.options, until.deadline);
+        let mut this = Explaining {
+            shared,
+            tenant: call.tenant,
+            caller: call.deadline,
+            options: call.options,
+            short: true,
+            spent: Duration::ZERO,
+            work: telemetry::logic_span(),
+            _cancel: call._cancel,
+        };
+        loop {
             let grid = grid.clone();
-            let begun = Instant::now();
-            let made = shared
-                .pool
-                .run_piece(tenant, short, move || {
-                    Explainer::new(&grid.0, grid.1.as_deref(), &options)
-                })
-                .instrument(work.clone())
-                .await?;
-            spent += begun.elapsed();
-            match made {
-                Ok(explainer) => break explainer,
-                Err(LogicError::Stopped(StopReason::Deadline)) if until.slice => short = false,
-                Err(err) => {
+            let made =
+                move |options: RateOptions| Explainer::new(&grid.0, grid.1.as_deref(), &options);
+            match this.run(made).await? {
+                (Ok(explainer), _) => return Ok(Started::Explaining(Box::new((this, explainer)))),
+                (Err(LogicError::Stopped(StopReason::Deadline)), until) if until.slice => {
+                    this.short = false;
+                }
+                (Err(err), _) => {
                     let verdict = verdict_answer(&err, |verdict| pb::ExplainResponse {
                         verdict,
                         ..pb::ExplainResponse::default()
@@ -83,53 +80,49 @@ impl Explaining {
                     return verdict.map(Started::Verdict);
                 }
             }
-        };
-        Ok(Started::Explaining(Box::new(Explaining {
-            shared,
-            tenant,
-            caller,
-            options: call.options,
-            explainer,
-            short,
-            spent,
-            work,
-            _cancel: call._cancel,
-        })))
+        }
     }
 
-    /// Makes and sends the steps, a run at a time, then the verdict; stops when the client
-    /// leaves.
-    pub(crate) async fn stream(mut self, tx: mpsc::Sender<Result<pb::ExplainResponse, Status>>) {
+    /// Runs `work` as the explanation's next piece, with options that stop at the piece's
+    /// deadline, in the lane `short` says; what it made, and when it had to stop.
+    async fn run<T: Send + 'static>(
+        &mut self,
+        work: impl FnOnce(RateOptions) -> T + Send + 'static,
+    ) -> Result<(T, Until), PoolError> {
         let cap = self.shared.limits.max_solve_time;
-        let mut wrong: Vec<pb::Cell> = self
-            .explainer
-            .wrong_marks()
-            .iter()
-            .map(pb::Cell::from)
-            .collect();
+        let until = Until::for_piece(self.short, self.caller, cap.saturating_sub(self.spent));
+        let options = until_deadline(&self.options, until.deadline);
+        let begun = Instant::now();
+        let made = (self.shared.pool)
+            .run_piece(self.tenant, self.short, move || work(options))
+            .instrument(self.work.clone())
+            .await;
+        self.spent += begun.elapsed();
+        Ok((made?, until))
+    }
+
+    /// Makes and sends the steps of `explainer`, a run at a time, then the verdict; stops when
+    /// the client leaves.
+    pub(crate) async fn stream(
+        mut self,
+        mut explainer: Explainer,
+        tx: mpsc::Sender<Result<pb::ExplainResponse, Status>>,
+    ) {
+        let cap = self.shared.limits.max_solve_time;
+        let mut wrong: Vec<pb::Cell> = explainer.wrong_marks().iter().map(pb::Cell::from).collect();
         loop {
-            let until = Until::for_piece(self.short, self.caller, cap.saturating_sub(self.spent));
-            let options = until_deadline(&self.options, until.deadline);
-            let mut explainer = self.explainer;
-            let begun = Instant::now();
-            let piece = self
-                .shared
-                .pool
-                .run_piece(self.tenant, self.short, move || {
-                    let (steps, end) = explainer.next_steps(RUN, &options);
-                    (explainer, steps, end)
-                })
-                .instrument(self.work.clone())
-                .await;
-            self.spent += begun.elapsed();
-            let (explainer, steps, end) = match piece {
+            let piece = self.run(move |options| {
+                let (steps, end) = explainer.next_steps(RUN, &options);
+                (explainer, steps, end)
+            });
+            let ((made, steps, end), until) = match piece.await {
                 Ok(piece) => piece,
                 Err(err) => {
                     let _ = tx.send(Err(err.into())).await;
                     return;
                 }
             };
-            self.explainer = explainer;
+            explainer = made;
             for step in &steps {
                 // The first message also carries the wrong pencil marks.
                 let message = pb::ExplainResponse {

@@ -297,8 +297,9 @@ impl pb::puzzles_server::Puzzles for PuzzlesService {
         let started = Explaining::start(self.shared.clone(), call).await?;
         let (tx, rx) = mpsc::channel(2);
         match started {
-            Started::Explaining(explaining) => {
-                tokio::spawn(explaining.stream(tx).in_current_span());
+            Started::Explaining(started) => {
+                let (explaining, explainer) = *started;
+                tokio::spawn(explaining.stream(explainer, tx).in_current_span());
             }
             Started::Verdict(verdict) => {
                 // Room for one: the channel is new.
