@@ -340,11 +340,7 @@ impl<M: Batched> Reader<M> {
         loop {
             let (first, puzzles) = match waiting.take() {
                 Some(read) => read,
-                None => match self.next_message(inbound).await? {
-                    Ok(Some(message)) => self.count(message)?,
-                    Ok(None) => return Err(End::Done),
-                    Err(status) => return Err(self.broken(status)),
-                },
+                None => self.count(self.next_message(inbound).await?)?,
             };
             let hold = match self.try_hold(&first, puzzles) {
                 Some(hold) => hold,
@@ -356,11 +352,9 @@ impl<M: Batched> Reader<M> {
                 let Some(message) = inbound.message().now_or_never() else {
                     break None;
                 };
-                let (message, puzzles) = match message.map(|m| m.map(|m| self.count(m))) {
-                    Ok(Some(Ok(read))) => read,
-                    Ok(Some(Err(end))) => break Some(end),
-                    Ok(None) => break Some(End::Done),
-                    Err(status) => break Some(self.broken(status)),
+                let (message, puzzles) = match self.count(message) {
+                    Ok(read) => read,
+                    Err(end) => break Some(end),
                 };
                 match self.try_hold(&message, puzzles) {
                     Some(hold) => group.push(self.read(message, puzzles, hold)),
@@ -379,11 +373,14 @@ impl<M: Batched> Reader<M> {
         }
     }
 
-    /// A message with its puzzle count, or the end of a stream it breaks: one that cannot be
-    /// split into puzzles, or that holds more puzzles or bytes than the stream may have in
-    /// flight (OUT_OF_RANGE, as a message larger than its method takes; a message of one
-    /// puzzle, which cannot be smaller, goes alone).
-    fn count(&self, message: M) -> Result<(M, usize), End> {
+    /// A message read with its puzzle count, or the stream's end: the client's, or one the
+    /// message breaks: it cannot be read or split into puzzles, or it holds more puzzles or
+    /// bytes than the stream may have in flight (OUT_OF_RANGE, as a message larger than its
+    /// method takes; a message of one puzzle, which cannot be smaller, goes alone).
+    fn count(&self, read: Result<Option<M>, Status>) -> Result<(M, usize), End> {
+        let message = read
+            .map_err(|status| self.broken(status))?
+            .ok_or(End::Done)?;
         let puzzles = (message.puzzles(&self.shared.limits)).map_err(|s| self.broken(s))?;
         let (window, share) = (self.shared.batch_window, self.shared.stream_bytes);
         let held = message.held_bytes(puzzles);
