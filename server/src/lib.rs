@@ -6,6 +6,28 @@
 //! [`start_in_memory`] serves the same (but reflection) to this process alone, through memory.
 #![deny(missing_docs)]
 
+/// Makes `$name<()>` the tower layer that wraps a service in `$name`, made by
+/// `$name::layer` from the other fields, which it clones into each service it wraps.
+macro_rules! wrapping_layer {
+    ($name:ident { $($field:ident: $ty:ty),+ }) => {
+        impl $name<()> {
+            /// The layer that wraps services in this.
+            pub(crate) fn layer($($field: $ty),+) -> $name<()> {
+                $name { inner: (), $($field),+ }
+            }
+        }
+
+        impl<S> tower::Layer<S> for $name<()> {
+            type Service = $name<S>;
+
+            fn layer(&self, inner: S) -> $name<S> {
+                $name { inner, $($field: self.$field.clone()),+ }
+            }
+        }
+    };
+}
+pub(crate) use wrapping_layer;
+
 mod admission;
 mod batch;
 mod config;

@@ -11,7 +11,7 @@ use futures::TryFutureExt;
 use futures::future::{Either as EitherFuture, MapOk, Ready, ready};
 use http::{HeaderValue, Method, Request, Response, StatusCode, header};
 use http_body_util::{Either, Full};
-use tower::{Layer, Service};
+use tower::Service;
 
 /// The [`Asset`] at `$path` of the file `$file` in `web/dist`.
 macro_rules! asset {
@@ -53,23 +53,7 @@ pub(crate) struct PageOr<S> {
     enabled: bool,
 }
 
-impl PageOr<()> {
-    /// The layer serving the page where `enabled`, else passing everything on.
-    pub(crate) fn layer(enabled: bool) -> PageOr<()> {
-        PageOr { inner: (), enabled }
-    }
-}
-
-impl<S> Layer<S> for PageOr<()> {
-    type Service = PageOr<S>;
-
-    fn layer(&self, inner: S) -> PageOr<S> {
-        PageOr {
-            inner,
-            enabled: self.enabled,
-        }
-    }
-}
+crate::wrapping_layer!(PageOr { enabled: bool });
 
 /// A response of the page, or of the service behind it.
 type Answer<R> = Response<Either<Full<Bytes>, R>>;

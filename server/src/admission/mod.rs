@@ -18,7 +18,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::time::Sleep;
 use tonic::Status;
 use tonic::codegen::http;
-use tower::{Layer, Service};
+use tower::Service;
 
 use crate::admission::idle::Taking;
 use crate::admission::methods::{
@@ -100,26 +100,7 @@ pub(crate) struct Admitted<S> {
     admission: Arc<Admission>,
 }
 
-impl Admitted<()> {
-    /// The layer admitting under `admission`.
-    pub(crate) fn layer(admission: Arc<Admission>) -> Admitted<()> {
-        Admitted {
-            inner: (),
-            admission,
-        }
-    }
-}
-
-impl<S> Layer<S> for Admitted<()> {
-    type Service = Admitted<S>;
-
-    fn layer(&self, inner: S) -> Admitted<S> {
-        Admitted {
-            inner,
-            admission: self.admission.clone(),
-        }
-    }
-}
+crate::wrapping_layer!(Admitted { admission: Arc<Admission> });
 
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 

@@ -10,7 +10,7 @@ use std::task::{Context, Poll};
 use http_body::{Body, Frame, SizeHint};
 use tonic::Code;
 use tonic::codegen::http::{self, HeaderMap};
-use tower::{Layer, Service};
+use tower::Service;
 use tracing::Instrument;
 
 use crate::metrics::Metrics;
@@ -24,23 +24,7 @@ pub(crate) struct Counted<S> {
     metrics: Arc<Metrics>,
 }
 
-impl Counted<()> {
-    /// The layer counting into `metrics`.
-    pub(crate) fn layer(metrics: Arc<Metrics>) -> Counted<()> {
-        Counted { inner: (), metrics }
-    }
-}
-
-impl<S> Layer<S> for Counted<()> {
-    type Service = Counted<S>;
-
-    fn layer(&self, inner: S) -> Counted<S> {
-        Counted {
-            inner,
-            metrics: self.metrics.clone(),
-        }
-    }
-}
+crate::wrapping_layer!(Counted { metrics: Arc<Metrics> });
 
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 
