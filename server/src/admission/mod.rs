@@ -13,6 +13,7 @@ use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
 use bytes::Bytes;
+use futures::future::BoxFuture;
 use http_body::{Body, Frame};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::time::Sleep;
@@ -102,8 +103,6 @@ pub(crate) struct Admitted<S> {
 
 crate::wrapping_layer!(Admitted { admission: Arc<Admission> });
 
-type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
-
 impl<S, R> Service<http::Request<tonic::body::Body>> for Admitted<S>
 where
     S: Service<http::Request<tonic::body::Body>, Response = http::Response<R>>,
@@ -114,7 +113,7 @@ where
 {
     type Response = http::Response<tonic::body::Body>;
     type Error = S::Error;
-    type Future = BoxFuture<Result<Self::Response, S::Error>>;
+    type Future = BoxFuture<'static, Result<Self::Response, S::Error>>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
         self.inner.poll_ready(cx)

@@ -7,6 +7,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
+use futures::future::BoxFuture;
 use http_body::{Body, Frame, SizeHint};
 use tonic::Code;
 use tonic::codegen::http::{self, HeaderMap};
@@ -26,8 +27,6 @@ pub(crate) struct Counted<S> {
 
 crate::wrapping_layer!(Counted { metrics: Arc<Metrics> });
 
-type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
-
 impl<S, B, R> Service<http::Request<B>> for Counted<S>
 where
     S: Service<http::Request<B>, Response = http::Response<R>>,
@@ -37,7 +36,7 @@ where
 {
     type Response = http::Response<CountedBody<R>>;
     type Error = S::Error;
-    type Future = BoxFuture<Result<Self::Response, S::Error>>;
+    type Future = BoxFuture<'static, Result<Self::Response, S::Error>>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
         self.inner.poll_ready(cx)
