@@ -47,11 +47,12 @@ use std::time::Duration;
 use anyhow::Context;
 use sudoku_proto::pb::puzzles_server::PuzzlesServer;
 use sudoku_proto::pb::sudoku_server::SudokuServer;
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpListener;
 use tokio::sync::{Notify, oneshot};
 use tokio::task::JoinHandle;
 use tonic::codec::CompressionEncoding;
-use tonic::transport::server::Router;
+use tonic::transport::server::{Connected, Router};
 use tonic::transport::{Identity, ServerTlsConfig};
 use tonic_web::GrpcWebLayer;
 use tower::layer::util::{Identity as NoLayer, Stack};
@@ -203,12 +204,7 @@ fn launch<I, IO>(
 ) -> Running
 where
     I: futures::Stream<Item = std::io::Result<IO>> + Send + 'static,
-    IO: tokio::io::AsyncRead
-        + tokio::io::AsyncWrite
-        + tonic::transport::server::Connected
-        + Unpin
-        + Send
-        + 'static,
+    IO: AsyncRead + AsyncWrite + Connected + Unpin + Send + 'static,
     IO::ConnectInfo: Clone + Send + Sync + 'static,
 {
     let (stop, stopping) = oneshot::channel::<()>();
@@ -313,8 +309,12 @@ async fn prepare(
                 .accept_compressed(CompressionEncoding::Zstd)
         };
     }
-    let sudoku = SudokuServer::new(SudokuService::new(shared.clone()));
-    let puzzles = PuzzlesServer::new(PuzzlesService::new(shared.clone()));
+    let sudoku = SudokuServer::new(SudokuService {
+        shared: shared.clone(),
+    });
+    let puzzles = PuzzlesServer::new(PuzzlesService {
+        shared: shared.clone(),
+    });
     let mut transport = transport(config)?
         .accept_http1(true)
         .layer(PageOr::layer(!config.no_page))

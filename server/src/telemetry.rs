@@ -106,8 +106,10 @@ pub(crate) fn call_span(path: &str, headers: &HeaderMap) -> Span {
     span
 }
 
-/// A span for a call's work, a child of the current span (the call's), with room for the
-/// attributes the `record_*` functions set; the current span itself where spans are off.
+/// A span for a call's work (`solve`: one solve, or one solver thread's share of a batch;
+/// `logic`: a rating, a hint, an explanation; `generate`: one puzzle's making), a child of
+/// the current span (the call's), with room for the attributes the `record_*` functions set;
+/// the current span itself where spans are off.
 macro_rules! work_span {
     ($name:literal) => {
         tracing::info_span!(
@@ -123,20 +125,7 @@ macro_rules! work_span {
     };
 }
 
-/// The span of solver work: one solve, or one solver thread's share of a batch.
-pub(crate) fn solve_span() -> Span {
-    work_span!("solve")
-}
-
-/// The span of logic-engine work: a rating, a hint, an explanation.
-pub(crate) fn logic_span() -> Span {
-    work_span!("logic")
-}
-
-/// The span of one generated puzzle's making.
-pub(crate) fn generate_span() -> Span {
-    work_span!("generate")
-}
+pub(crate) use work_span;
 
 /// Records a solve's grid, algorithm, outcome and guesses on `span`.
 pub(crate) fn record_solve(span: &Span, side: usize, report: &solver_core::Report) {

@@ -268,7 +268,7 @@ impl<M: Batched> Reader<M> {
     /// stream's work in the pool until `each` has been given every result.
     pub(crate) fn solve<J: Work>(&self, jobs: Vec<J>, each: impl Deliver<J>) {
         // One span for the task, not one a puzzle: a packed stream's tasks hold thousands.
-        let span = telemetry::solve_span();
+        let span = telemetry::work_span!("solve");
         span.record("sudoku.puzzles", jobs.len());
         let each = Tracked {
             inner: each,

@@ -37,7 +37,7 @@ impl Batched for pb::RateRequest {
             let (out, progress, id) = (to.out.clone(), to.progress.clone(), message.id);
             let in_pool = to.in_pool();
             // The puzzle's span, ended once its answer is on its way.
-            let (span, side) = (telemetry::logic_span(), grid.side());
+            let (span, side) = (telemetry::work_span!("logic"), grid.side());
             telemetry::record_logic(&span, side, None);
             to.shared.pool.spawn_sliced(
                 to.caller.tenant,

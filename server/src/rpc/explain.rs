@@ -60,7 +60,7 @@ impl Explaining {
             options: call.options,
             short: true,
             spent: Duration::ZERO,
-            work: telemetry::logic_span(),
+            work: telemetry::work_span!("logic"),
             _cancel: call._cancel,
         };
         loop {

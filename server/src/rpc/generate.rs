@@ -199,7 +199,7 @@ pub(crate) fn stream(
                     .await;
                 break;
             };
-            let (begun, span) = (Instant::now(), telemetry::generate_span());
+            let (begun, span) = (Instant::now(), telemetry::work_span!("generate"));
             let work = slices(options.clone(), rate);
             let run = (shared.pool)
                 .run_sliced(tenant, deadline, left, work, stopped_at_deadline)

@@ -26,17 +26,13 @@ use crate::telemetry;
 /// The Puzzles service; cheap to clone.
 #[derive(Clone)]
 pub struct PuzzlesService {
-    shared: Arc<Shared>,
+    pub(crate) shared: Arc<Shared>,
 }
 
 /// A server-streamed answer.
 type Answers<T> = tokio_stream::wrappers::ReceiverStream<Result<T, Status>>;
 
 impl PuzzlesService {
-    pub(crate) fn new(shared: Arc<Shared>) -> PuzzlesService {
-        PuzzlesService { shared }
-    }
-
     /// A request's grid, checked and within the server's limits; `field` names it in errors.
     fn read_grid(&self, wire: Option<&pb::Grid>, field: &str) -> Result<Grid, Status> {
         let missing = || match field {
@@ -79,7 +75,7 @@ impl PuzzlesService {
         let cap = self.shared.limits.max_solve_time;
         let run = move |until: Until| work(&until_deadline(&options, until.deadline));
         let ran = (self.shared.pool).run_sliced(tenant, caller, cap, run, stopped);
-        Ok(ran.instrument(telemetry::logic_span()).await?)
+        Ok(ran.instrument(telemetry::work_span!("logic")).await?)
     }
 
     /// Checks a Validate request's grids: the player's grid (repeats allowed) and the puzzle.
@@ -125,7 +121,7 @@ impl PuzzlesService {
             .shared
             .pool
             .solve(tenant, job)
-            .instrument(telemetry::solve_span())
+            .instrument(telemetry::work_span!("solve"))
             .await?;
         telemetry::record_solve(&Span::current(), side, &solution);
         Ok(match solution.outcome {

@@ -20,13 +20,7 @@ use crate::telemetry;
 /// The Sudoku service; cheap to clone.
 #[derive(Clone)]
 pub struct SudokuService {
-    shared: Arc<Shared>,
-}
-
-impl SudokuService {
-    pub(crate) fn new(shared: Arc<Shared>) -> SudokuService {
-        SudokuService { shared }
-    }
+    pub(crate) shared: Arc<Shared>,
 }
 
 /// The DEADLINE_EXCEEDED of a solve the caller's deadline stopped, with the work done in its
@@ -71,7 +65,7 @@ impl pb::sudoku_server::Sudoku for SudokuService {
         let cancel = CancelOnDrop::default();
         job.cancel_with(cancel.0.clone());
         let side = shape.map_or(0, |s| s.side());
-        let work = telemetry::solve_span();
+        let work = telemetry::work_span!("solve");
         let solution = self.shared.pool.solve(tenant, job).instrument(work).await?;
         let stopped_by_caller = stopped_for(&solution.outcome, StopReason::Deadline)
             && deadline.is_some_and(|d| Instant::now() >= d);
