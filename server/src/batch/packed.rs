@@ -24,34 +24,29 @@ impl Batched for pb::PackedPuzzles {
 
     fn puzzles(&self, limits: &Limits) -> Result<usize, Status> {
         let shape = box_shape(self);
-        let checked = limits
-            .check_id(&self.id)
-            .and_then(|()| shape.clone().map_err(RequestError::from))
-            .and_then(|shape| {
-                // A side over this server's limit is each puzzle's error (see `submit`), as
-                // in BatchSolve: the stream goes on with the next message.
-                let side = shape.side();
-                let layout = Layout::of(self)?;
-                if layout == Layout::Nibbles && side > nibbles::MAX_SIDE {
-                    return Err(RequestError::NibbleSide {
-                        side,
-                        max: nibbles::MAX_SIDE,
-                    });
-                }
-                let (len, per_puzzle) = (layout.cells(self).len(), layout.bytes_each(shape));
-                if !len.is_multiple_of(per_puzzle) {
-                    return Err(RequestError::PackedLength {
-                        field: layout.field(),
-                        len,
-                        per_puzzle,
-                    });
-                }
-                let options = self.options.unwrap_or_default();
-                pb::Algorithm::try_from(options.algorithm)
-                    .map_err(|_| RequestError::UnknownAlgorithm(options.algorithm))?;
-                Ok(len / per_puzzle)
-            });
-        checked.map_err(|err| err.to_status_in("", shape.ok()))
+        let count = || -> Result<usize, RequestError> {
+            limits.check_id(&self.id)?;
+            // A side over this server's limit is each puzzle's error (see `submit`), as in
+            // BatchSolve: the stream goes on with the next message.
+            let (shape, layout) = (shape.clone()?, Layout::of(self)?);
+            let (side, max) = (shape.side(), nibbles::MAX_SIDE);
+            if layout == Layout::Nibbles && side > max {
+                return Err(RequestError::NibbleSide { side, max });
+            }
+            let (len, per_puzzle) = (layout.cells(self).len(), layout.bytes_each(shape));
+            if !len.is_multiple_of(per_puzzle) {
+                return Err(RequestError::PackedLength {
+                    field: layout.field(),
+                    len,
+                    per_puzzle,
+                });
+            }
+            let algorithm = self.options.unwrap_or_default().algorithm;
+            pb::Algorithm::try_from(algorithm)
+                .map_err(|_| RequestError::UnknownAlgorithm(algorithm))?;
+            Ok(len / per_puzzle)
+        };
+        count().map_err(|err| err.to_status_in("", shape.ok()))
     }
 
     fn held_bytes(&self, puzzles: usize) -> usize {
@@ -93,13 +88,8 @@ impl Batched for pb::PackedPuzzles {
                 })
                 .map_err(|e| e.to_pb());
             let answer_cap = crate::admission::methods::answer_cap(read.message.encoded_len());
-            let Read {
-                message,
-                first,
-                hold,
-            } = read;
             // The message's own copy (see `own_bytes`), shared, not copied again.
-            let cells = layout.cells(&message).clone();
+            let cells = layout.cells(&read.message).clone();
             let count = cells.len() / layout.bytes_each(shape);
             let source = Source {
                 shape,
@@ -109,16 +99,21 @@ impl Batched for pb::PackedPuzzles {
                 cap: to.shared.limits.max_solve_time,
                 answer_cap,
             };
-            let pack = Arc::new(Pack::new(message.id, first, hold, count, source));
+            let pack = Arc::new(Pack::new(
+                read.message.id,
+                read.first,
+                read.hold,
+                count,
+                source,
+            ));
             // A message with no puzzles is answered at once.
-            if count == 0
-                && let Some(answers) = pack
-                    .state
-                    .lock()
-                    .ok()
-                    .and_then(|mut s| s.take(&pack.source))
-            {
-                to.send_now(answers);
+            if count == 0 {
+                let state = pack.state.lock().ok();
+                to.send_now(
+                    state
+                        .and_then(|mut s| s.take(&pack.source))
+                        .unwrap_or_default(),
+                );
             }
             packs.push((pack, cells, count));
         }
