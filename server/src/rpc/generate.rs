@@ -18,7 +18,7 @@ use crate::Shared;
 use crate::scheduling::lanes::Tenant;
 use crate::scheduling::logic::Until;
 use crate::scheduling::pool::{CancelOnDrop, PoolError};
-use crate::status::bad_request as invalid;
+use crate::status::{RequestError, bad_request as invalid};
 use crate::telemetry;
 
 /// Most puzzles one request may ask for.
@@ -36,15 +36,10 @@ pub(crate) struct Order {
 pub(crate) fn order(request: &pb::GenerateRequest, shared: &Shared) -> Result<Order, Status> {
     let shape = match (request.box_rows, request.box_cols) {
         (0, 0) => Shape::CLASSIC,
-        (rows, cols) => Shape::new(rows as usize, cols as usize).map_err(|e| {
-            // Rows are read first: they are at fault unless they are fine alone.
-            invalid(
-                if rows >= 2 { "box_cols" } else { "box_rows" },
-                e.to_string(),
-            )
-        })?,
+        (rows, cols) => Shape::new(rows as usize, cols as usize)
+            .map_err(|e| RequestError::from(e).to_status_in("", None))?,
     };
-    (shared.limits.check_side(shape.side())).map_err(|e| invalid("box_rows", e.to_string()))?;
+    (shared.limits.check_side(shape.side())).map_err(|e| e.to_status_in("", None))?;
     let symmetry = match pb::Symmetry::try_from(request.symmetry) {
         Ok(pb::Symmetry::None) => Symmetry::None,
         Ok(pb::Symmetry::Rotate180) => Symmetry::Rotate180,
