@@ -211,22 +211,14 @@ impl pb::puzzles_server::Puzzles for PuzzlesService {
         let deadline = client_deadline(request.metadata());
         let tenant = Tenant::of(request.remote_addr());
         let request = request.into_inner();
-        self.shared
-            .limits
-            .check_id(&request.id)
-            .map_err(|e| e.to_status(None))?;
+        (self.shared.limits.check_id(&request.id)).map_err(|e| e.to_status(None))?;
         let grid = self.read_grid(request.puzzle.as_ref(), "puzzle")?;
         let cancel = CancelOnDrop::default();
         let options = logic_options(request.options, &cancel.0);
         let side = grid.side();
+        let work = move |options: &RateOptions| logic::rate(&grid, options);
         let rating = self
-            .run(
-                tenant,
-                deadline,
-                options,
-                move |options| logic::rate(&grid, options),
-                rating_stopped,
-            )
+            .run(tenant, deadline, options, work, rating_stopped)
             .await?;
         let rated = rating.as_ref().ok().map(logic::Rating::rating);
         telemetry::record_logic(&Span::current(), side, rated);
@@ -258,14 +250,10 @@ impl pb::puzzles_server::Puzzles for PuzzlesService {
         telemetry::record_logic(&Span::current(), call.grid.side(), None);
         // The call keeps its cancel guard until the answer is made.
         let (grid, marks) = (call.grid, call.marks);
+        let work = move |options: &RateOptions| logic::hint(&grid, marks.as_deref(), options);
+        let stopped = |hint: &Result<_, LogicError>| hint.as_ref().is_err_and(stopped_at_deadline);
         let hint = self
-            .run(
-                call.tenant,
-                call.deadline,
-                call.options,
-                move |options| logic::hint(&grid, marks.as_deref(), options),
-                |hint| hint.as_ref().is_err_and(stopped_at_deadline),
-            )
+            .run(call.tenant, call.deadline, call.options, work, stopped)
             .await?;
         let answer = match hint {
             Ok(hint) => pb::HintResponse {
