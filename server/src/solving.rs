@@ -211,12 +211,7 @@ pub fn response(id: String, index: u64, solution: &Report) -> pb::SolveResponse 
         solutions_found: solution.outcome.found() as u64,
         stats: Some(pb::SolveStats {
             guesses: solution.stats.guesses,
-            solve_micros: solution
-                .stats
-                .elapsed
-                .as_micros()
-                .try_into()
-                .unwrap_or(u64::MAX),
+            solve_micros: u64::try_from(solution.stats.elapsed.as_micros()).unwrap_or(u64::MAX),
             algorithm: pb::Algorithm::from(solution.stats.algorithm).into(),
         }),
         error: None,

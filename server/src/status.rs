@@ -1,7 +1,7 @@
 //! The one place a bad request becomes a gRPC `Status` (unary) or an INVALID item (batch).
 
 use solver_core::{GridError, Shape, SolveError};
-use sudoku_proto::pb;
+use sudoku_proto::{MESSAGE_TOO_LARGE, pb};
 use thiserror::Error;
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, StatusExt};
@@ -173,12 +173,7 @@ pub(crate) fn with_error_info<const N: usize>(
 /// how many puzzles `fits` in a message of its shape, for a client to send smaller ones.
 pub(crate) fn message_too_large(message: String, fits: usize) -> Status {
     let fits = [("fits", fits.to_string())];
-    with_error_info(
-        Code::OutOfRange,
-        message,
-        sudoku_proto::MESSAGE_TOO_LARGE,
-        fits,
-    )
+    with_error_info(Code::OutOfRange, message, MESSAGE_TOO_LARGE, fits)
 }
 
 /// An UNAVAILABLE that closes a stream, marked so that clients can tell it from a lost server

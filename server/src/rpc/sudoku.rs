@@ -4,9 +4,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use solver_core::{Shape, StopReason};
-use sudoku_proto::pb;
+use sudoku_proto::{SOLVE_STOPPED, pb};
 use tonic::metadata::MetadataMap;
-use tonic::{Request, Response, Status, Streaming};
+use tonic::{Code, Request, Response, Status, Streaming};
 use tracing::Instrument;
 
 use crate::Shared;
@@ -15,6 +15,7 @@ use crate::batch::Caller;
 use crate::scheduling::lanes::Tenant;
 use crate::scheduling::pool::CancelOnDrop;
 use crate::solving::{prepare, response, stopped_for};
+use crate::status::with_error_info;
 use crate::telemetry;
 
 /// The Sudoku service; cheap to clone.
@@ -27,23 +28,15 @@ pub struct SudokuService {
 /// `ErrorInfo` (reason [`sudoku_proto::SOLVE_STOPPED`]), so that clients keep the stats a
 /// stopped answer has.
 fn stopped_status(stats: &solver_core::solve::Stats) -> Status {
-    let micros = stats.elapsed.as_micros();
+    let (micros, guesses) = (stats.elapsed.as_micros(), stats.guesses);
     let algorithm = pb::Algorithm::from(stats.algorithm).as_str_name();
     let metadata = [
-        ("guesses", stats.guesses.to_string()),
+        ("guesses", guesses.to_string()),
         ("solve_micros", micros.to_string()),
         ("algorithm", algorithm.to_owned()),
     ];
-    let message = format!(
-        "deadline exceeded after {} guesses in {micros} µs",
-        stats.guesses
-    );
-    crate::status::with_error_info(
-        tonic::Code::DeadlineExceeded,
-        message,
-        sudoku_proto::SOLVE_STOPPED,
-        metadata,
-    )
+    let message = format!("deadline exceeded after {guesses} guesses in {micros} µs");
+    with_error_info(Code::DeadlineExceeded, message, SOLVE_STOPPED, metadata)
 }
 
 #[tonic::async_trait]
