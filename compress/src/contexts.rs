@@ -5,6 +5,7 @@
 //! that run these are the runtime's long-lived workers, so each keeps one of each.
 
 use std::cell::RefCell;
+use std::io::ErrorKind::{InvalidData, UnexpectedEof};
 use std::io::{self, Read};
 
 use flate2::{Decompress, FlushDecompress, Status};
@@ -176,7 +177,7 @@ pub(super) fn gzip_expand(
             Err(Failed::NoRoom) => out.truncate(start),
             Err(err @ Failed::BadData) => {
                 out.truncate(start);
-                return Err(io::Error::new(io::ErrorKind::InvalidData, err));
+                return Err(io::Error::new(InvalidData, err));
             }
         }
     }
@@ -199,13 +200,13 @@ fn gzip_stream(payload: &[u8], cap: u64, out: &mut Vec<u8>) -> io::Result<()> {
         members += 1;
         if members > MEMBERS {
             return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
+                InvalidData,
                 format!("more than {MEMBERS} gzip members"),
             ));
         }
         if !rest.starts_with(&[0x1f, 0x8b]) {
             return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
+                InvalidData,
                 "bytes after the end of the gzip data",
             ));
         }
@@ -246,10 +247,7 @@ fn gzip_member(payload: &[u8], cap: usize, out: &mut Vec<u8>) -> io::Result<usiz
             return Ok(took(&inflate));
         }
         if room > 0 && (inflate.total_in(), inflate.total_out()) == before {
-            return Err(io::Error::new(
-                io::ErrorKind::UnexpectedEof,
-                "the gzip stream ends early",
-            ));
+            return Err(io::Error::new(UnexpectedEof, "the gzip stream ends early"));
         }
     }
 }

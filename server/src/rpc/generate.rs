@@ -49,10 +49,8 @@ pub(crate) fn order(request: &pb::GenerateRequest, shared: &Shared) -> Result<Or
         Ok(pb::Symmetry::Diagonal) => Symmetry::Diagonal,
         Ok(pb::Symmetry::AntiDiagonal) => Symmetry::AntiDiagonal,
         Err(_) => {
-            return Err(invalid(
-                "symmetry",
-                format!("unknown symmetry {}", request.symmetry),
-            ));
+            let message = format!("unknown symmetry {}", request.symmetry);
+            return Err(invalid("symmetry", message));
         }
     };
     if request.count > MAX_COUNT {
@@ -94,10 +92,8 @@ fn band(request: &pb::GenerateRequest) -> Result<Option<RangeInclusive<u16>>, St
         .map_err(|_| invalid("level", format!("unknown level {}", request.level)))?;
     let ranged = request.min_rating != 0.0 || request.max_rating != 0.0;
     if level != pb::Level::Unspecified && ranged {
-        return Err(invalid(
-            "level",
-            "give either a level or a rating range, not both".to_owned(),
-        ));
+        let message = "give either a level or a rating range, not both".to_owned();
+        return Err(invalid("level", message));
     }
     let tenths = |r: f64| (r * 10.0).round().clamp(0.0, f64::from(u16::MAX)) as u16;
     Ok(match level {
@@ -131,34 +127,24 @@ const HARDEST_RATING: f64 = 12.0;
 fn check_range(min: f64, max: f64) -> Result<(), Status> {
     let scale = format!("ratings run from {EASIEST_RATING:.1} to about 11.9");
     if !min.is_finite() || min < 0.0 {
-        return Err(invalid(
-            "min_rating",
-            format!("min_rating {min} is not a rating: {scale}"),
-        ));
+        let message = format!("min_rating {min} is not a rating: {scale}");
+        return Err(invalid("min_rating", message));
     }
     if max.is_nan() || max < 0.0 {
-        return Err(invalid(
-            "max_rating",
-            format!("max_rating {max} is not a rating: {scale}"),
-        ));
+        let message = format!("max_rating {max} is not a rating: {scale}");
+        return Err(invalid("max_rating", message));
     }
     if min > HARDEST_RATING {
-        return Err(invalid(
-            "min_rating",
-            format!("no puzzle rates {min} or more: {scale}"),
-        ));
+        let message = format!("no puzzle rates {min} or more: {scale}");
+        return Err(invalid("min_rating", message));
     }
     if max != 0.0 && max < min {
-        return Err(invalid(
-            "max_rating",
-            format!("max_rating {max} is below min_rating {min}"),
-        ));
+        let message = format!("max_rating {max} is below min_rating {min}");
+        return Err(invalid("max_rating", message));
     }
     if max != 0.0 && max < EASIEST_RATING {
-        return Err(invalid(
-            "max_rating",
-            format!("no puzzle rates {max} or less: {scale}"),
-        ));
+        let message = format!("no puzzle rates {max} or less: {scale}");
+        return Err(invalid("max_rating", message));
     }
     Ok(())
 }

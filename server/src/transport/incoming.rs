@@ -149,10 +149,8 @@ impl AsyncRead for Guarded {
                     "connection closed: no HTTP/2 handshake in time"
                 );
             });
-            return Poll::Ready(Err(io::Error::new(
-                io::ErrorKind::TimedOut,
-                "no HTTP/2 handshake in time",
-            )));
+            let err = io::Error::new(io::ErrorKind::TimedOut, "no HTTP/2 handshake in time");
+            return Poll::Ready(Err(err));
         }
         let before = buf.filled().len();
         let read = Pin::new(&mut this.stream).poll_read(cx, buf);
