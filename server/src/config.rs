@@ -331,12 +331,8 @@ impl Config {
     /// How long a batch stream may stand still before it is closed (`None`: for ever); never
     /// less than a solve may take, so a stream waiting on its slowest puzzle is not idle.
     pub fn stream_idle(&self) -> Option<Duration> {
-        (self.stream_idle_ms != 0).then(|| {
-            Duration::from_millis(
-                self.stream_idle_ms
-                    .max(self.max_solve_ms.saturating_add(1000)),
-            )
-        })
+        let least = self.max_solve_ms.saturating_add(1000);
+        (self.stream_idle_ms != 0).then(|| Duration::from_millis(self.stream_idle_ms.max(least)))
     }
 
     /// When a connection is asked to go away, and how long its calls then get (`None`: never).

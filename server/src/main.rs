@@ -34,10 +34,8 @@ fn main() -> ExitCode {
     let traces = match runtime.block_on(async { telemetry::exporting() }) {
         Ok(traces) => traces,
         Err(err) => {
-            eprintln!(
-                "sudoku-server: cannot export traces to {}: {err:#}",
-                telemetry::ENDPOINT_VARIABLE
-            );
+            let variable = telemetry::ENDPOINT_VARIABLE;
+            eprintln!("sudoku-server: cannot export traces to {variable}: {err:#}");
             return ExitCode::FAILURE;
         }
     };

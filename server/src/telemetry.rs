@@ -34,12 +34,8 @@ pub fn exporting() -> anyhow::Result<Option<SdkTracerProvider>> {
     let resource = opentelemetry_sdk::Resource::builder()
         .with_service_name(name)
         .build();
-    Ok(Some(
-        SdkTracerProvider::builder()
-            .with_batch_exporter(exporter)
-            .with_resource(resource)
-            .build(),
-    ))
+    let provider = SdkTracerProvider::builder().with_batch_exporter(exporter);
+    Ok(Some(provider.with_resource(resource).build()))
 }
 
 /// Reads the caller's trace from a request's headers: B3 (single or multiple headers), then

@@ -97,10 +97,8 @@ pub(crate) fn expand(
         }
     };
     let body = Reframe::new(body, Op::Expand { codec, limit }).observed(Box::new(observe));
-    (
-        http::Request::from_parts(parts, tonic::body::Body::new(body)),
-        answer,
-    )
+    let request = http::Request::from_parts(parts, tonic::body::Body::new(body));
+    (request, answer)
 }
 
 /// `response` compressed in `answer`'s encoding, if any. A trailers-only answer (an error

@@ -99,21 +99,16 @@ impl Batched for pb::PackedPuzzles {
                 cap: to.shared.limits.max_solve_time,
                 answer_cap,
             };
-            let pack = Arc::new(Pack::new(
-                read.message.id,
-                read.first,
-                read.hold,
-                count,
-                source,
-            ));
+            let pack = Pack::new(read.message.id, read.first, read.hold, count, source);
+            let pack = Arc::new(pack);
             // A message with no puzzles is answered at once.
             if count == 0 {
-                let state = pack.state.lock().ok();
-                to.send_now(
-                    state
-                        .and_then(|mut s| s.take(&pack.source))
-                        .unwrap_or_default(),
-                );
+                let answers = pack
+                    .state
+                    .lock()
+                    .ok()
+                    .and_then(|mut s| s.take(&pack.source));
+                to.send_now(answers.unwrap_or_default());
             }
             packs.push((pack, cells, count));
         }

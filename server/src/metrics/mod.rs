@@ -57,10 +57,8 @@ impl Metrics {
     /// A fresh set of metrics in its own registry.
     pub fn new() -> Metrics {
         let mut registry = Registry::with_prefix("sudoku");
-        let (requests, solves) = (
-            Family::default(),
-            Family::<OutcomeLabels, Counter>::default(),
-        );
+        let requests = Family::default();
+        let solves = Family::<OutcomeLabels, Counter>::default();
         let (solve_seconds, in_flight) = (SolveSeconds::default(), Gauge::default());
         let (abandoned, panics) = (Counter::default(), Counter::default());
         let (connections, connections_closed) = (Gauge::default(), Family::default());
@@ -223,13 +221,8 @@ pub async fn serve(
 }
 
 async fn render(State(metrics): State<Arc<Metrics>>) -> impl IntoResponse {
-    (
-        [(
-            header::CONTENT_TYPE,
-            "application/openmetrics-text; version=1.0.0; charset=utf-8",
-        )],
-        metrics.render(),
-    )
+    let openmetrics = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+    ([(header::CONTENT_TYPE, openmetrics)], metrics.render())
 }
 
 /// The address a metrics listener is bound to, for logs.
