@@ -103,11 +103,8 @@ impl Batched for pb::PackedPuzzles {
             let pack = Arc::new(pack);
             // A message with no puzzles is answered at once.
             if count == 0 {
-                let answers = pack
-                    .state
-                    .lock()
-                    .ok()
-                    .and_then(|mut s| s.take(&pack.source));
+                let state = pack.state.lock().ok();
+                let answers = state.and_then(|mut s| s.take(&pack.source));
                 to.send_now(answers.unwrap_or_default());
             }
             packs.push((pack, cells, count));
