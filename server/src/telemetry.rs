@@ -66,13 +66,11 @@ impl Extractor for Headers<'_> {
 /// The span of a call to `path` (`/package.Service/Method`), a child of the caller's span
 /// where its headers name one.
 pub(crate) fn call_span(path: &str, headers: &HeaderMap) -> Span {
-    let (service, method) = path
-        .trim_start_matches('/')
-        .split_once('/')
-        .unwrap_or(("", path));
+    let name = path.trim_start_matches('/');
+    let (service, method) = name.split_once('/').unwrap_or(("", path));
     let span = tracing::info_span!(
         "call",
-        otel.name = %path.trim_start_matches('/'),
+        otel.name = %name,
         otel.kind = "server",
         otel.status_code = tracing::field::Empty,
         rpc.system = "grpc",

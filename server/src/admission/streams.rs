@@ -257,11 +257,8 @@ impl StreamRoom {
     /// The one the door put on `request`, or one outside any room (it never grows) where
     /// none was put.
     pub(crate) fn of<T>(request: &tonic::Request<T>) -> Arc<StreamRoom> {
-        request
-            .extensions()
-            .get::<Arc<StreamRoom>>()
-            .cloned()
-            .unwrap_or_else(|| Arc::new(StreamRoom::new(|_| 0, 0, Instant::now())))
+        let outside = || Arc::new(StreamRoom::new(|_| 0, 0, Instant::now()));
+        request.extensions().get().cloned().unwrap_or_else(outside)
     }
 
     pub(crate) fn attach(&self, work: Work) {

@@ -152,9 +152,8 @@ const METHODS: [&str; 14] = [
 fn method_name(path: &str) -> &'static str {
     let name = path.rsplit('/').next().unwrap_or_default();
     METHODS
-        .iter()
-        .find(|&&known| known == name)
-        .copied()
+        .into_iter()
+        .find(|&known| known == name)
         .unwrap_or("other")
 }
 

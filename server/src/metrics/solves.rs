@@ -88,10 +88,8 @@ pub struct SolveSeconds(Arc<Mutex<Times>>);
 impl SolveSeconds {
     /// Adds the times of `tally`.
     pub fn add(&self, tally: &SolveTally) {
-        self.0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .merge(&tally.times);
+        let mut times = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        times.merge(&tally.times);
     }
 }
 

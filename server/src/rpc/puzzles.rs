@@ -117,12 +117,8 @@ impl PuzzlesService {
         options.limits.cancel = Some(cancel.0.clone());
         let side = puzzle.side();
         let job = Job::new(puzzle, options, self.shared.limits.max_solve_time);
-        let solution = self
-            .shared
-            .pool
-            .solve(tenant, job)
-            .instrument(telemetry::work_span!("solve"))
-            .await?;
+        let work = telemetry::work_span!("solve");
+        let solution = self.shared.pool.solve(tenant, job).instrument(work).await?;
         telemetry::record_solve(&Span::current(), side, &solution);
         Ok(match solution.outcome {
             Outcome::Unique(grid) => (pb::Verdict::Unique, Some(grid)),

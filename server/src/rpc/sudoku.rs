@@ -48,10 +48,8 @@ impl pb::sudoku_server::Sudoku for SudokuService {
         let deadline = client_deadline(request.metadata());
         let tenant = Tenant::of(request.remote_addr());
         let request = request.into_inner();
-        let shape = request
-            .puzzle
-            .as_ref()
-            .and_then(|p| Shape::new(p.box_rows as usize, p.box_cols as usize).ok());
+        let wire = request.puzzle.as_ref();
+        let shape = wire.and_then(|p| Shape::new(p.box_rows as usize, p.box_cols as usize).ok());
         let mut job =
             prepare(&request, &self.shared.limits, deadline).map_err(|e| e.to_status(shape))?;
         // Dropping this future (client cancel, disconnect) raises the flag and frees the core.
