@@ -32,7 +32,6 @@ pub struct Reframe<B> {
     /// Bytes of a message's body not yet whole, gathered from the frames it came in.
     partial: BytesMut,
     done: bool,
-    /// Told of each message rewritten.
     observer: Option<Observer>,
     /// A message being rewritten off the async threads.
     working: Option<Working>,
@@ -161,7 +160,6 @@ impl<B> Reframe<B> {
         }
     }
 
-    /// A rewritten message, observed.
     fn finish(
         &mut self,
         compressed: bool,

@@ -114,7 +114,6 @@ pub const FAULT_PANIC_ID: &str = "fault-injection: panic";
 
 /// A checked request, ready for a solver thread.
 pub struct Job {
-    /// The puzzle.
     pub grid: Grid,
     /// Solver options with the server's guess cap and the caller's deadline applied; shared
     /// by the puzzles of a packed message's part, whose solver thread alone counts its

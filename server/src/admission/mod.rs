@@ -43,7 +43,6 @@ pub(crate) struct Admission {
 }
 
 impl Admission {
-    /// The limits `config` sets.
     pub(crate) fn new(config: &Config) -> Admission {
         Admission {
             reflection: Arc::new(Semaphore::new(REFLECTION_STREAMS)),

@@ -46,7 +46,6 @@ impl<A> Default for Carry<A> {
 }
 
 impl<A> Carry<A> {
-    /// A carry whose answers wait at most `wait`.
     fn waiting(wait: Duration) -> Carry<A> {
         Carry {
             state: Mutex::new(State {

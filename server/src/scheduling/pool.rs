@@ -86,7 +86,6 @@ where
 pub struct Pool {
     /// The solver threads' lanes, which logic work goes to as well.
     pub(crate) lanes: Arc<Lanes>,
-    /// The metrics the work is counted in.
     pub(crate) metrics: Arc<Metrics>,
     inline: InlineOdds,
 }
