@@ -158,7 +158,8 @@ impl<'a> Runs<'a> {
         let mut floors = floors.into_iter();
         targets.retain(|_| floors.next().is_some_and(|n| n <= bar));
         let mut counts = vec![0; targets.len()];
-        for &start in starts {
+        // Last start first: its graph is still indexed from the depths.
+        for &start in starts.iter().rev() {
             self.count(start, &targets, &mut counts);
         }
         targets.into_iter().zip(counts).collect()
