@@ -431,7 +431,11 @@ impl Search {
 /// shift takes several instructions).
 #[inline]
 fn has(set: Set, c: usize) -> bool {
-    let half = if c < 64 { set as u64 } else { (set >> 64) as u64 };
+    let half = if c < 64 {
+        set as u64
+    } else {
+        (set >> 64) as u64
+    };
     half >> (c & 63) & 1 != 0
 }
 
