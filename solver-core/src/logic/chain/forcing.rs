@@ -33,6 +33,13 @@ impl Bits {
     fn add(&mut self, f: Fact) {
         self.0[usize::from(f) / 64] |= 1 << (f % 64);
     }
+    /// Keeps only the facts `other` has too.
+    fn keep(&mut self, other: &Bits) {
+        self.0.iter_mut().zip(other.0).for_each(|(a, b)| *a &= b);
+    }
+    fn is_empty(&self) -> bool {
+        self.0.iter().all(|&w| w == 0)
+    }
 }
 
 /// What one assumption leads to: the facts it reaches (its graph's nodes, in the order
@@ -151,7 +158,8 @@ impl<'a> Runs<'a> {
         let mut floors = floors.into_iter();
         targets.retain(|_| floors.next().is_some_and(|n| n <= bar));
         let mut counts = vec![0; targets.len()];
-        for &start in starts {
+        // Last start first: its graph is still indexed from the depths.
+        for &start in starts.iter().rev() {
             self.count(start, &targets, &mut counts);
         }
         targets.into_iter().zip(counts).collect()
@@ -357,11 +365,18 @@ fn common(runs: &mut Runs, starts: &[Fact], bar: usize) -> Vec<(Fact, usize)> {
     if !runs.may_share(starts) {
         return Vec::new();
     }
-    let mut shared: Vec<Fact> = runs.facts(starts[0]).to_vec();
+    // The facts every start reaches, as bits first: most cells have none, and those that
+    // have some take them from the first start's list in one pass.
+    let mut every = runs.outcome(starts[0]).bits;
     for &start in &starts[1..] {
-        let bits = &runs.outcome(start).bits;
-        shared.retain(|&f| bits.has(f));
+        every.keep(&runs.outcome(start).bits);
     }
+    if every.is_empty() {
+        return Vec::new();
+    }
+    let mut shared: Vec<Fact> = (runs.facts(starts[0]).iter().copied())
+        .filter(|&f| every.has(f))
+        .collect();
     shared.sort_by_key(|&f| f & 1 == 0);
     runs.counted(starts, shared, bar)
 }

@@ -272,7 +272,7 @@ impl Search {
         while m != 0 {
             let e = m.trailing_zeros() as usize;
             m &= m - 1;
-            if self.shown[1][e] >> c & 1 != 0 {
+            if has(self.shown[1][e], c) {
                 return false;
             }
         }
@@ -280,7 +280,7 @@ impl Search {
         while m != 0 {
             let e = m.trailing_zeros() as usize;
             m &= m - 1;
-            if self.shown[0][e] >> c & 1 == 0 {
+            if !has(self.shown[0][e], c) {
                 self.made_off(c, e, i);
             }
         }
@@ -363,12 +363,17 @@ impl Search {
     /// would change nothing (and a fact met both ways ends the search before it is made).
     #[inline]
     fn settled(&self, c: usize, d: usize) -> bool {
-        self.shown[1][d] >> c & 1 != 0 && self.shown[0][d] >> c & 1 == 0
+        has(self.shown[1][d], c) && !has(self.shown[0][d], c)
     }
 
     /// The house links of [`Search::strong`], into `made` after its cell link.
     fn strong_houses(&mut self, s: &Start, c: usize, d: usize) {
         let [row, col, bx] = s.tables.cell_houses[c].map(usize::from);
+        let places = &self.places[d];
+        // Most false facts leave three places or more in each house: nothing follows.
+        if places[bx] != 2 && places[row] != 2 && places[col] != 2 {
+            return;
+        }
         for h in [bx, row, col] {
             // The fact's own place is still on the board: two places, one other.
             if self.places[d][h] != 2 {
@@ -420,6 +425,18 @@ impl Search {
             },
         )
     }
+}
+
+/// Whether cell `c` is in `set`, read from the set's 64-bit half that holds it (a 128-bit
+/// shift takes several instructions).
+#[inline]
+fn has(set: Set, c: usize) -> bool {
+    let half = if c < 64 {
+        set as u64
+    } else {
+        (set >> 64) as u64
+    };
+    half >> (c & 63) & 1 != 0
 }
 
 /// How many different facts node `i` of a graph (`nodes` with their `parents`) rests on,

@@ -343,12 +343,19 @@ fn search_refuted(s: &Start, refuted: &Refuted) -> Option<Deduction> {
         return None;
     }
     let list = s.candidates();
+    // Room for a search's facts at once: grown push by push, the buffers cost as much as
+    // a short search.
     let mut search = Search {
-        tree: Tree::default(),
-        on: Vec::new(),
-        off: Vec::new(),
-        ends: Vec::new(),
-        table: LinkTable::default(),
+        tree: Tree {
+            nodes: Vec::with_capacity(2 * 81 * 9 * 2),
+        },
+        on: Vec::with_capacity(81 * 9),
+        off: Vec::with_capacity(81 * 9),
+        ends: Vec::with_capacity(64),
+        table: LinkTable {
+            facts: Vec::with_capacity(81 * 9 * 16),
+            bounds: Vec::new(),
+        },
     };
     search.table.build(s, &list);
     let mut best: Option<Found> = None;
@@ -570,8 +577,8 @@ fn chains(
         off.push(root);
     }
     let mut end = None;
-    // Each fact of `from` followed by its links: the target ends the chain, new facts join
-    // `to`.
+    // Each fact of `from` followed by its links: the target ends the chain (what follows it
+    // could not change the path to it), new facts join `to`.
     let pass = |tree: &mut Tree,
                 from: &[u32],
                 to: &mut Vec<u32>,
@@ -579,8 +586,9 @@ fn chains(
                 end: &mut Option<u32>| {
         for &i in from {
             for &f in table.follow(tree.fact(i), links) {
-                if f == target && end.is_none() {
+                if f == target {
                     *end = Some(tree.push(f, i));
+                    return;
                 }
                 if !seen.has(f) {
                     seen.add(f);
@@ -602,7 +610,10 @@ fn chains(
         }
         pass(tree, on, off, &mut seen_off, &mut end);
         on.clear();
-        if end.is_none() && too_deep(tree, off) {
+        if end.is_some() {
+            break;
+        }
+        if too_deep(tree, off) {
             return;
         }
         pass(tree, off, on, &mut seen_on, &mut end);
