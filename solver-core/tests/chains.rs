@@ -1,9 +1,7 @@
 //! The chain family of the logic engine on real puzzles: every step agrees with the unique
-//! solution (a spread of 100 rated puzzles of SE 6.2+ and 30 of the hardest), and every puzzle of the forum's hardest list is solved
-//! by logic alone, each within a second (release only:
+//! solution (a spread of 100 rated puzzles of SE 6.2+ and 30 of the hardest), and every
+//! puzzle of the forum's hardest list is solved by logic alone (release only:
 //! `cargo test --release -p solver-core --test chains -- --include-ignored`).
-
-use std::time::{Duration, Instant};
 
 use solver_core::logic::{End, RateOptions, Step, Technique, explain};
 use solver_core::{Grid, Options, Outcome, solve};
@@ -117,34 +115,18 @@ fn chain_steps_agree_with_the_solution_on_the_hardest_puzzles() {
     assert!(nested > 0, "the hardest puzzles need nested chains");
 }
 
+/// Time per puzzle is the rate bench's to report (`cargo bench -p solver-core --bench rate`
+/// prints the slowest); this asserts only that logic alone finishes every one.
 #[test]
 #[cfg_attr(debug_assertions, ignore = "release only: cargo test --release")]
-fn every_hardest_puzzle_is_solved_by_logic_within_a_second() {
+fn every_hardest_puzzle_is_solved_by_logic() {
     let Some(hardest) = dataset("puzzles6_forum_hardest_1106") else {
         return;
     };
-    let mut slowest = (Duration::ZERO, 0);
-    let mut unsolved = Vec::new();
-    for (i, (grid, _)) in hardest.iter().enumerate() {
-        let start = Instant::now();
-        let (_, end) = checked(grid);
-        let took = start.elapsed();
-        if took > Duration::from_secs(1) || end != End::Solved {
-            eprintln!("#{i}: {end:?} in {took:?}");
-        }
-        slowest = slowest.max((took, i));
-        if end != End::Solved {
-            unsolved.push(i);
-        }
-    }
-    eprintln!(
-        "{} puzzles, unsolved {unsolved:?}, slowest #{} in {:?}",
-        hardest.len(),
-        slowest.1,
-        slowest.0
-    );
+    let unsolved: Vec<usize> = (0..hardest.len())
+        .filter(|&i| checked(&hardest[i].0).1 != End::Solved)
+        .collect();
     assert!(unsolved.is_empty(), "unsolved: {unsolved:?}");
-    assert!(slowest.0 < Duration::from_secs(1), "slowest {slowest:?}");
 }
 
 #[test]
