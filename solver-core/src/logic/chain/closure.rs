@@ -466,11 +466,26 @@ impl Graph {
         let n = comp.len();
         let words = n.div_ceil(64);
         let count = comp.iter().map(|&k| k as usize + 1).max().unwrap_or(0);
-        let mut bits = vec![0u64; count * words];
+        // An absence that implies nothing reaches only itself: its component has no row.
+        let mut row = vec![NO_ROW; count];
+        let mut rows = 0;
+        for &v in &members {
+            let v = usize::from(v);
+            let k = comp[v] as usize;
+            if row[k] == NO_ROW && (v & 1 == 1 || !self.links(v).is_empty()) {
+                row[k] = rows;
+                rows += 1;
+            }
+        }
+        let mut bits = vec![0u64; rows as usize * words];
         let mut at = 0;
         while at < members.len() {
             let k = comp[usize::from(members[at])] as usize;
-            let (done, rest) = bits.split_at_mut(k * words);
+            if row[k] == NO_ROW {
+                at += 1;
+                continue;
+            }
+            let (done, rest) = bits.split_at_mut(row[k] as usize * words);
             let own = &mut rest[..words];
             while at < members.len() && comp[usize::from(members[at])] as usize == k {
                 let v = usize::from(members[at]);
@@ -481,35 +496,49 @@ impl Graph {
                     let w = usize::from(w);
                     let j = comp[w] as usize;
                     if j != k {
-                        let theirs = &done[j * words..(j + 1) * words];
+                        // Links lead only to nodes with rows.
+                        let r = row[j] as usize;
+                        let theirs = &done[r * words..(r + 1) * words];
                         own.iter_mut().zip(theirs).for_each(|(a, b)| *a |= b);
                     }
                 }
                 at += 1;
             }
         }
-        Reach { comp, words, bits }
+        Reach {
+            comp,
+            row,
+            words,
+            bits,
+        }
     }
 }
 
+/// No row in [`Reach::bits`].
+const NO_ROW: u32 = u32::MAX;
+
 /// What each node of a [`Graph`] reaches.
 struct Reach {
+    /// Each node's component.
     comp: Vec<u32>,
+    /// Each component's row in `bits`, [`NO_ROW`] for an absence that implies nothing.
+    row: Vec<u32>,
     words: usize,
     bits: Vec<u64>,
 }
 
 impl Reach {
-    /// The nodes node `v` reaches, as bits.
+    /// The nodes node `v` (a truth, or an absence that implies something) reaches, as bits.
     fn of(&self, v: usize) -> &[u64] {
-        let k = self.comp[v] as usize;
-        &self.bits[k * self.words..(k + 1) * self.words]
+        let r = self.row[self.comp[v] as usize] as usize;
+        &self.bits[r * self.words..(r + 1) * self.words]
     }
 
     /// Whether assuming node `v` leads to its own opposite (see [`search`]).
     fn refutes(&self, v: usize) -> bool {
         let opposite = v ^ 1;
-        self.of(v)[opposite / 64] >> (opposite % 64) & 1 != 0
+        self.row[self.comp[v] as usize] != NO_ROW
+            && self.of(v)[opposite / 64] >> (opposite % 64) & 1 != 0
     }
 }
 
