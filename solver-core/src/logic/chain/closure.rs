@@ -300,10 +300,15 @@ struct Graph {
     index: [u16; 81 * 9],
     /// Where each node's links start in `to` (one more entry than nodes).
     first: Vec<u32>,
-    /// The nodes each node links to: those that imply something, then those that do not.
+    /// The nodes each node links to, but for absences that imply nothing.
     to: Vec<u16>,
-    /// Where each node's links to nodes that imply nothing start in `to`.
-    dead: Vec<u32>,
+    /// Per digit, the cells where its absence implies something (bivalue cells, and places
+    /// of a digit with two in a house).
+    live_off: [Set; 9],
+    /// The board's candidates, by digit.
+    cand: [Set; 9],
+    /// Each cell's digits.
+    masks: [u16; 81],
 }
 
 impl Graph {
@@ -316,11 +321,30 @@ impl Graph {
                 candidates.push((c, d));
             }
         }
-        let mut first = Vec::with_capacity(2 * candidates.len() + 1);
-        let mut to = Vec::with_capacity(16 * candidates.len());
-        first.push(0);
         let t = tables();
-        // What [`consequences`] lists, in its order, for the candidates of the board.
+        let mut live_off = [0 as Set; 9];
+        for (d, live) in live_off.iter_mut().enumerate() {
+            for &h in &t.houses {
+                let places = s.cand[d] & h;
+                if places.count_ones() == 2 {
+                    *live |= places;
+                }
+            }
+        }
+        for c in cells(s.open()).filter(|&c| masks[c].count_ones() == 2) {
+            let mut m = masks[c];
+            while m != 0 {
+                live_off[m.trailing_zeros() as usize] |= 1 << c;
+                m &= m - 1;
+            }
+        }
+        let mut first = Vec::with_capacity(2 * candidates.len() + 1);
+        let mut to = Vec::with_capacity(8 * candidates.len());
+        first.push(0);
+        // What [`consequences`] lists for the candidates of the board, less the absences
+        // that imply nothing: those only add themselves to what a node reaches, which
+        // [`Graph::dead_offs`] lists instead, so that the search for components and the
+        // closure skip them.
         for &(c, d) in &candidates {
             let others = masks[c] & !(1 << d);
             if others.count_ones() == 1 {
@@ -336,48 +360,54 @@ impl Graph {
             first.push(to.len() as u32);
             let mut m = others;
             while m != 0 {
-                to.push(2 * index[c * 9 + m.trailing_zeros() as usize]);
+                let e = m.trailing_zeros() as usize;
+                if live_off[e] >> c & 1 != 0 {
+                    to.push(2 * index[c * 9 + e]);
+                }
                 m &= m - 1;
             }
-            to.extend(cells(s.cand[d] & t.peers[c]).map(|q| 2 * index[q * 9 + d]));
+            let peers = s.cand[d] & t.peers[c] & live_off[d];
+            to.extend(cells(peers).map(|q| 2 * index[q * 9 + d]));
             first.push(to.len() as u32);
-        }
-        // Links to facts that imply nothing only add those facts to what a node reaches:
-        // kept apart, the search for components and the closure skip them.
-        let mut dead = Vec::with_capacity(first.len() - 1);
-        for v in 0..first.len() - 1 {
-            let start = first[v] as usize;
-            let mut live = start;
-            for i in start..first[v + 1] as usize {
-                let w = usize::from(to[i]);
-                if first[w] != first[w + 1] {
-                    to.swap(live, i);
-                    live += 1;
-                }
-            }
-            dead.push(live as u32);
         }
         Graph {
             candidates,
             index,
             first,
             to,
-            dead,
+            live_off,
+            cand: s.cand,
+            masks: *masks,
         }
     }
 
-    /// The nodes `v` links to that imply something.
+    /// The nodes `v` links to, but for absences that imply nothing.
     fn links(&self, v: usize) -> &[u16] {
-        &self.to[self.first[v] as usize..self.dead[v] as usize]
+        &self.to[self.first[v] as usize..self.first[v + 1] as usize]
     }
 
-    /// The nodes `v` links to that imply nothing.
-    fn dead_links(&self, v: usize) -> &[u16] {
-        &self.to[self.dead[v] as usize..self.first[v + 1] as usize]
+    /// Calls `visit` for each absence that node `v` links to and that implies nothing.
+    fn dead_offs(&self, v: usize, mut visit: impl FnMut(usize)) {
+        if v & 1 == 0 {
+            return;
+        }
+        let (c, d) = self.candidates[v / 2];
+        let mut m = self.masks[c] & !(1 << d);
+        while m != 0 {
+            let e = m.trailing_zeros() as usize;
+            if self.live_off[e] >> c & 1 == 0 {
+                visit(2 * usize::from(self.index[c * 9 + e]));
+            }
+            m &= m - 1;
+        }
+        let peers = self.cand[d] & tables().peers[c] & !self.live_off[d];
+        for q in cells(peers) {
+            visit(2 * usize::from(self.index[q * 9 + d]));
+        }
     }
 
-    /// The strongly connected components, numbered so that links to nodes that imply
-    /// something lead only to the same or a lower number (Tarjan's algorithm, without
+    /// The strongly connected components, numbered so that links lead only to the same or
+    /// a lower number (Tarjan's algorithm, without
     /// recursion), and their nodes in that order.
     fn components(&self) -> (Vec<u32>, Vec<u16>) {
         const UNSEEN: u32 = u32::MAX;
@@ -436,52 +466,79 @@ impl Graph {
         let n = comp.len();
         let words = n.div_ceil(64);
         let count = comp.iter().map(|&k| k as usize + 1).max().unwrap_or(0);
-        let mut bits = vec![0u64; count * words];
+        // An absence that implies nothing reaches only itself: its component has no row.
+        let mut row = vec![NO_ROW; count];
+        let mut rows = 0;
+        for &v in &members {
+            let v = usize::from(v);
+            let k = comp[v] as usize;
+            if row[k] == NO_ROW && (v & 1 == 1 || !self.links(v).is_empty()) {
+                row[k] = rows;
+                rows += 1;
+            }
+        }
+        let mut bits = vec![0u64; rows as usize * words];
         let mut at = 0;
         while at < members.len() {
             let k = comp[usize::from(members[at])] as usize;
-            let (done, rest) = bits.split_at_mut(k * words);
+            if row[k] == NO_ROW {
+                at += 1;
+                continue;
+            }
+            let (done, rest) = bits.split_at_mut(row[k] as usize * words);
             let own = &mut rest[..words];
             while at < members.len() && comp[usize::from(members[at])] as usize == k {
                 let v = usize::from(members[at]);
                 own[v / 64] |= 1 << (v % 64);
-                for &w in self.dead_links(v) {
-                    // A fact that implies nothing reaches only itself.
-                    own[usize::from(w) / 64] |= 1 << (w % 64);
-                }
+                // A fact that implies nothing reaches only itself.
+                self.dead_offs(v, |w| own[w / 64] |= 1 << (w % 64));
                 for &w in self.links(v) {
                     let w = usize::from(w);
                     let j = comp[w] as usize;
                     if j != k {
-                        let theirs = &done[j * words..(j + 1) * words];
+                        // Links lead only to nodes with rows.
+                        let r = row[j] as usize;
+                        let theirs = &done[r * words..(r + 1) * words];
                         own.iter_mut().zip(theirs).for_each(|(a, b)| *a |= b);
                     }
                 }
                 at += 1;
             }
         }
-        Reach { comp, words, bits }
+        Reach {
+            comp,
+            row,
+            words,
+            bits,
+        }
     }
 }
 
+/// No row in [`Reach::bits`].
+const NO_ROW: u32 = u32::MAX;
+
 /// What each node of a [`Graph`] reaches.
 struct Reach {
+    /// Each node's component.
     comp: Vec<u32>,
+    /// Each component's row in `bits`, [`NO_ROW`] for an absence that implies nothing.
+    row: Vec<u32>,
     words: usize,
     bits: Vec<u64>,
 }
 
 impl Reach {
-    /// The nodes node `v` reaches, as bits.
+    /// The nodes node `v` (a truth, or an absence that implies something) reaches, as bits.
     fn of(&self, v: usize) -> &[u64] {
-        let k = self.comp[v] as usize;
-        &self.bits[k * self.words..(k + 1) * self.words]
+        let r = self.row[self.comp[v] as usize] as usize;
+        &self.bits[r * self.words..(r + 1) * self.words]
     }
 
     /// Whether assuming node `v` leads to its own opposite (see [`search`]).
     fn refutes(&self, v: usize) -> bool {
         let opposite = v ^ 1;
-        self.of(v)[opposite / 64] >> (opposite % 64) & 1 != 0
+        self.row[self.comp[v] as usize] != NO_ROW
+            && self.of(v)[opposite / 64] >> (opposite % 64) & 1 != 0
     }
 }
 

@@ -4,6 +4,7 @@
 //! follows from, each inner search that removes a candidate kept as an inner chain.
 
 use std::collections::HashMap;
+use std::ops::Range;
 
 use super::closure::{self, Changes, Source, Statics};
 use super::deduction::{cell_name, fact as say, house_name};
@@ -14,7 +15,8 @@ use super::trail::{Link, Told, contradiction, trail, write};
 /// A recorded fact.
 struct Node {
     fact: Told,
-    parents: Vec<usize>,
+    /// The facts it follows from, as a range of [`Replay::parents`].
+    parents: Range<usize>,
     /// How deep in inner searches it was found (0: the branch itself).
     depth: usize,
     /// The inner search that showed it, by its place in [`Replay::inners`].
@@ -35,6 +37,8 @@ struct Replay<'a> {
     /// The board the step is found on: facts rest on its candidates.
     board: &'a State,
     nodes: Vec<Node>,
+    /// Every node's parents, one after another.
+    parents: Vec<usize>,
     inners: Vec<Inner>,
     scopes: Vec<Scope>,
 }
@@ -75,11 +79,26 @@ impl Replay<'_> {
         self.scopes.iter().rev().find_map(|m| m.get(&f))
     }
 
-    fn add(&mut self, fact: Told, parents: Vec<usize>, inner: Option<usize>) -> usize {
+    /// The nodes node `n` follows from.
+    fn parents(&self, n: usize) -> &[usize] {
+        &self.parents[self.nodes[n].parents.clone()]
+    }
+
+    /// Forgets the nodes from `mark` on.
+    fn truncate(&mut self, mark: usize) {
+        if let Some(node) = self.nodes.get(mark) {
+            self.parents.truncate(node.parents.start);
+            self.nodes.truncate(mark);
+        }
+    }
+
+    fn add(&mut self, fact: Told, parents: &[usize], inner: Option<usize>) -> usize {
         let depth = self.scopes.len() - 1;
+        let start = self.parents.len();
+        self.parents.extend_from_slice(parents);
         self.nodes.push(Node {
             fact,
-            parents,
+            parents: start..self.parents.len(),
             depth,
             inner,
         });
@@ -105,13 +124,13 @@ impl Replay<'_> {
         out
     }
 
-    fn place(&mut self, st: &mut State, (c, d): (usize, usize), parents: Vec<usize>) {
+    fn place(&mut self, st: &mut State, (c, d): (usize, usize), parents: &[usize]) {
         let on = self.add((c, d, true), parents, None);
         for e in (0..9).filter(|&e| e != d && st.has(c, e)) {
-            self.add((c, e, false), vec![on], None);
+            self.add((c, e, false), &[on], None);
         }
         for q in cells(st.cand[d] & tables().peers[c]) {
-            self.add((q, d, false), vec![on], None);
+            self.add((q, d, false), &[on], None);
         }
         st.place(c, d);
     }
@@ -147,7 +166,7 @@ impl Replay<'_> {
                 if left.count_ones() == 1 {
                     let d = left.trailing_zeros() as usize;
                     let parents = self.offs(1 << c, 0x1ff & !(1 << d));
-                    self.place(st, (c, d), parents);
+                    self.place(st, (c, d), &parents);
                     progress = true;
                 }
             }
@@ -165,7 +184,7 @@ impl Replay<'_> {
                     }
                     if p & (p - 1) == 0 {
                         let parents = self.offs(h & !p, 1 << d);
-                        self.place(st, (p.trailing_zeros() as usize, d), parents);
+                        self.place(st, (p.trailing_zeros() as usize, d), &parents);
                         progress = true;
                     }
                 }
@@ -188,7 +207,7 @@ impl Replay<'_> {
                     }
                     let parents = self.offs(from & !to, 1 << d);
                     for q in cells(gone) {
-                        self.add((q, d, false), parents.clone(), None);
+                        self.add((q, d, false), &parents, None);
                     }
                     st.cand[d] &= !gone;
                     progress = true;
@@ -215,16 +234,16 @@ impl Replay<'_> {
             let mark = self.nodes.len();
             let mut trial = *st;
             self.scopes.push(Scope::new());
-            self.place(&mut trial, (c, d), Vec::new());
+            self.place(&mut trial, (c, d), &[]);
             let outcome = self.propagate(&mut trial, inner);
             self.scopes.pop();
             let Err(clash) = outcome else {
-                self.nodes.truncate(mark);
+                self.truncate(mark);
                 continue;
             };
             let uses = self.outer_facts(&clash, mark);
             let id = self.inner(clash, None);
-            self.add((c, d, false), uses, Some(id));
+            self.add((c, d, false), &uses, Some(id));
             st.eliminate(c, d);
             progress = true;
             self.propagate(st, inner.min(PLUS))?;
@@ -250,15 +269,15 @@ impl Replay<'_> {
             let clash = self.static_chain(&before, &masks, (c, d, !on));
             self.scopes.pop();
             let Some(clash) = clash else {
-                self.nodes.truncate(mark);
+                self.truncate(mark);
                 continue;
             };
             let uses = self.outer_facts(&clash, mark);
             let id = self.inner(clash, None);
-            let n = self.add((c, d, on), uses, Some(id));
+            let n = self.add((c, d, on), &uses, Some(id));
             if on {
                 for e in (0..9).filter(|&e| e != d && st.has(c, e)) {
-                    self.add((c, e, false), vec![n], None);
+                    self.add((c, e, false), &[n], None);
                 }
             }
         }
@@ -269,23 +288,24 @@ impl Replay<'_> {
     /// scope (the search [`closure::pass`] makes for each candidate); the contradiction's
     /// nodes, `None` if there is none.
     fn static_chain(&mut self, board: &State, masks: &[u16; 81], start: Told) -> Option<Clash> {
-        let root = self.add(start, Vec::new(), None);
+        let root = self.add(start, &[], None);
         let mut next = root;
+        let mut found: Vec<Told> = Vec::new();
         while next < self.nodes.len() {
             let fact = self.nodes[next].fact;
-            let mut found: Vec<Told> = Vec::new();
+            found.clear();
             closure::consequences(board, masks, fact, |c, d, on| found.push((c, d, on)));
-            for (c, d, on) in found {
+            for &(c, d, on) in &found {
                 let scope = self.scopes.last().expect("a scope per search");
                 if scope.contains_key(&(c, d, on)) {
                     continue;
                 }
-                let parents = if on {
-                    self.strong_parents(board, (c, d), fact)
+                let n = if on {
+                    let parents = self.strong_parents(board, (c, d), fact);
+                    self.add((c, d, on), &parents, None)
                 } else {
-                    vec![next]
+                    self.add((c, d, on), &[next], None)
                 };
-                let n = self.add((c, d, on), parents, None);
                 let scope = self.scopes.last().expect("a scope per search");
                 if let Some(m) = scope.get(&(c, d, !on))
                     && (c, d, !on) == start
@@ -353,7 +373,7 @@ impl Replay<'_> {
             let id = self.inner(ends, Some(label));
             while at < chosen.len() && chosen[at].0 == k {
                 let (c, d) = chosen[at].1;
-                self.add((c, d, false), uses.clone(), Some(id));
+                self.add((c, d, false), &uses, Some(id));
                 at += 1;
             }
         }
@@ -367,15 +387,15 @@ impl Replay<'_> {
             Source::Cell(_) => self.offs(1 << c, 0x1ff & !(1 << d)),
             Source::Region(house, _) => self.offs(house & !(1 << c), 1 << d),
         };
-        let mut last = self.add(path[0], hidden, None);
+        let mut last = self.add(path[0], &hidden, None);
         for k in 1..path.len() {
             let (c, d, on) = path[k];
-            let parents = if on {
-                self.strong_parents(board, (c, d), path[k - 1])
+            last = if on {
+                let parents = self.strong_parents(board, (c, d), path[k - 1]);
+                self.add((c, d, on), &parents, None)
             } else {
-                vec![last]
+                self.add((c, d, on), &[last], None)
             };
-            last = self.add((c, d, on), parents, None);
         }
         last
     }
@@ -407,7 +427,7 @@ impl Replay<'_> {
             if n < mark {
                 out.push(n);
             } else {
-                stack.extend(&self.nodes[n].parents);
+                stack.extend(self.parents(n));
             }
         }
         out.sort_unstable();
@@ -424,7 +444,7 @@ impl Replay<'_> {
             &targets,
             |n| self.nodes[n].fact,
             |n| {
-                let mut list: Vec<usize> = self.nodes[n].parents.clone();
+                let mut list: Vec<usize> = self.parents(n).to_vec();
                 // This search's own parents first, the latest as the one it follows from.
                 list.retain(|p| inside(p));
                 list.sort_unstable_by(|a, b| b.cmp(a));
@@ -435,9 +455,9 @@ impl Replay<'_> {
             let node = &self.nodes[link.node];
             // An assumption starts its run: what it rests on (a multiple chain's cell or
             // house as the branch left it) is the chain's, not its own.
-            if node.parents.iter().any(inside) {
-                link.outer = node
-                    .parents
+            let parents = self.parents(link.node);
+            if parents.iter().any(inside) {
+                link.outer = parents
                     .iter()
                     .filter(|p| !inside(p))
                     .map(|&p| self.nodes[p].fact)
@@ -509,7 +529,7 @@ impl Replay<'_> {
                     continue;
                 }
                 count += 1;
-                stack.extend(&self.nodes[n].parents);
+                stack.extend(self.parents(n));
                 if let Some(id) = self.nodes[n].inner
                     && !std::mem::replace(&mut inner_seen[id], true)
                 {
@@ -609,14 +629,15 @@ fn replay_failing<'a>(
     let mut replay = Replay {
         board,
         nodes: Vec::new(),
+        parents: Vec::new(),
         inners: Vec::new(),
         scopes: vec![Scope::new()],
     };
     let mut st = *board;
     if on {
-        replay.place(&mut st, (c, d), Vec::new());
+        replay.place(&mut st, (c, d), &[]);
     } else {
-        replay.add((c, d, false), Vec::new(), None);
+        replay.add((c, d, false), &[], None);
         st.eliminate(c, d);
     }
     let clash = replay.propagate(&mut st, level).err()?;
