@@ -126,27 +126,42 @@ const HARDEST_RATING: f64 = 12.0;
 /// below the easiest rating or above the hardest; a zero maximum means "no upper bound".
 fn check_range(min: f64, max: f64) -> Result<(), Status> {
     let scale = format!("ratings run from {EASIEST_RATING:.1} to about 11.9");
-    if !min.is_finite() || min < 0.0 {
+    let (min, max) = (Shown(min), Shown(max));
+    if !min.0.is_finite() || min.0 < 0.0 {
         let message = format!("min_rating {min} is not a rating: {scale}");
         return Err(invalid("min_rating", message));
     }
-    if max.is_nan() || max < 0.0 {
+    if max.0.is_nan() || max.0 < 0.0 {
         let message = format!("max_rating {max} is not a rating: {scale}");
         return Err(invalid("max_rating", message));
     }
-    if min > HARDEST_RATING {
+    if min.0 > HARDEST_RATING {
         let message = format!("no puzzle rates {min} or more: {scale}");
         return Err(invalid("min_rating", message));
     }
-    if max != 0.0 && max < min {
+    if max.0 != 0.0 && max.0 < min.0 {
         let message = format!("max_rating {max} is below min_rating {min}");
         return Err(invalid("max_rating", message));
     }
-    if max != 0.0 && max < EASIEST_RATING {
+    if max.0 != 0.0 && max.0 < EASIEST_RATING {
         let message = format!("no puzzle rates {max} or less: {scale}");
         return Err(invalid("max_rating", message));
     }
     Ok(())
+}
+
+/// A requested rating as an error message shows it: huge ones in exponent form (`1e300`), not
+/// three hundred digits.
+struct Shown(f64);
+
+impl std::fmt::Display for Shown {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.0.abs() >= 1e6 {
+            write!(f, "{:e}", self.0)
+        } else {
+            write!(f, "{}", self.0)
+        }
+    }
 }
 
 /// A seed for a request that did not give one; reported with each puzzle.
@@ -340,6 +355,17 @@ mod tests {
                 "{message}"
             );
         }
+    }
+
+    #[test]
+    fn huge_ratings_are_named_in_exponent_form() {
+        let (_, message) = refused(1e300, 0.0).expect("1e300 refused");
+        assert!(
+            message.starts_with("no puzzle rates 1e300 or more:"),
+            "{message}"
+        );
+        let (_, message) = refused(-2.5e9, 0.0).expect("-2.5e9 refused");
+        assert!(message.starts_with("min_rating -2.5e9 is not"), "{message}");
     }
 
     #[test]
