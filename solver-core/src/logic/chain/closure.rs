@@ -346,29 +346,14 @@ impl Graph {
         // [`Graph::dead_offs`] lists instead, so that the search for components and the
         // closure skip them.
         for &(c, d) in &candidates {
-            let others = masks[c] & !(1 << d);
-            if others.count_ones() == 1 {
-                to.push(2 * index[c * 9 + others.trailing_zeros() as usize] + 1);
+            for on in [false, true] {
+                consequences(s, masks, (c, d, on), |q, e, implied| {
+                    if implied || live_off[e] >> q & 1 != 0 {
+                        to.push(2 * index[q * 9 + e] + u16::from(implied));
+                    }
+                });
+                first.push(to.len() as u32);
             }
-            for h in t.house_sets[c] {
-                let places = s.cand[d] & h;
-                if places.count_ones() == 2 {
-                    let q = (places & !(1 << c)).trailing_zeros() as usize;
-                    to.push(2 * index[q * 9 + d] + 1);
-                }
-            }
-            first.push(to.len() as u32);
-            let mut m = others;
-            while m != 0 {
-                let e = m.trailing_zeros() as usize;
-                if live_off[e] >> c & 1 != 0 {
-                    to.push(2 * index[c * 9 + e]);
-                }
-                m &= m - 1;
-            }
-            let peers = s.cand[d] & t.peers[c] & live_off[d];
-            to.extend(cells(peers).map(|q| 2 * index[q * 9 + d]));
-            first.push(to.len() as u32);
         }
         Graph {
             candidates,
