@@ -9,7 +9,7 @@
 //! so judged rests on every earlier fact that struck a candidate it counts on. The first
 //! fact met both true and false ends the search.
 
-use super::state::{Set, Start, cells};
+use super::state::{BIT, Set, Start, cells};
 use super::trail::{Link, trail};
 
 /// A fact: `(cell * 9 + digit) * 2 + on`.
@@ -218,7 +218,7 @@ impl Search {
             let (c, d) = w.at();
             self.strong(s, (c, d), rules);
             if rules.dynamic {
-                self.cand[d] &= !(1 << c);
+                self.cand[d] &= !BIT[c];
                 self.masks[c] &= !(1 << d);
                 for h in s.tables.cell_houses[c] {
                     self.places[d][usize::from(h)] -= 1;
@@ -244,7 +244,7 @@ impl Search {
     fn mark(&mut self, f: Fact, n: u32) -> (usize, usize) {
         self.index[usize::from(f)] = n;
         let (c, d, on) = parts(f);
-        self.shown[usize::from(on)][d] |= 1 << c;
+        self.shown[usize::from(on)][d] |= BIT[c];
         (c, d)
     }
 
@@ -305,7 +305,7 @@ impl Search {
         });
         self.parents.push(i);
         self.index[usize::from(f)] = n;
-        self.shown[0][d] |= 1 << c;
+        self.shown[0][d] |= BIT[c];
         self.off.0.push(Waiting::new(n, c, d));
     }
 
@@ -321,7 +321,7 @@ impl Search {
             }
         }
         let [row, col, bx] = s.tables.house_sets[c];
-        let places = self.cand[d] & !(1 << c);
+        let places = self.cand[d] & !BIT[c];
         for set in [places & bx, places & row & !bx, places & col & !bx] {
             let mut rest = set;
             while rest != 0 {
@@ -380,7 +380,7 @@ impl Search {
                 continue;
             }
             let house = s.tables.houses[h];
-            let others: Set = self.cand[d] & house & !(1 << c);
+            let others: Set = self.cand[d] & house & !BIT[c];
             let q = others.trailing_zeros() as usize;
             let g = fact(q, d, true);
             if self.settled(q, d) || self.made.iter().any(|&(h, _, _)| h == g) {

@@ -24,7 +24,8 @@ pub(crate) struct Kept {
     /// The facts of `nodes`, as one list (outcomes hand them out as slices).
     facts: Vec<Fact>,
     /// Each node's longest line of parents back to its graph's assumption, itself
-    /// included: distinct facts it rests on, so at most its ancestor count.
+    /// included: distinct facts it rests on, so at most its ancestor count. Worked out for
+    /// a graph when first asked for (most graphs never are); 0 until then.
     depths: Vec<u16>,
     parents: Vec<u32>,
     /// The first node of each fact in the graph [`Kept::open`] last indexed, or [`NONE`].
@@ -90,12 +91,7 @@ impl Kept {
             ..n
         }));
         self.facts.extend(nodes.iter().map(|n| n.fact));
-        for n in nodes {
-            let first = n.first as usize;
-            let own = &parents[first..first + usize::from(n.count)];
-            let deepest = own.iter().map(|&p| self.depths[(p + node0) as usize]).max();
-            self.depths.push(deepest.unwrap_or(0) + 1);
-        }
+        self.depths.resize(self.nodes.len(), 0);
         self.parents.extend(parents.iter().map(|&p| p + node0));
         Graph {
             nodes: (node0, self.nodes.len() as u32),
@@ -123,6 +119,22 @@ impl Kept {
         self.open = Some(g);
     }
 
+    /// Works out the depths of graph `g`'s nodes, unless done (its assumption's is 1 then):
+    /// parents come before their children.
+    fn deepen(&mut self, g: Graph) {
+        let (from, to) = (g.nodes.0 as usize, g.nodes.1 as usize);
+        if from == to || self.depths[from] != 0 {
+            return;
+        }
+        for i in from..to {
+            let n = self.nodes[i];
+            let first = n.first as usize;
+            let own = &self.parents[first..first + usize::from(n.count)];
+            let deepest = own.iter().map(|&p| self.depths[p as usize]).max();
+            self.depths[i] = deepest.unwrap_or(0) + 1;
+        }
+    }
+
     /// Clears the index of the graph [`Kept::open`] last indexed, if any.
     fn close(&mut self) {
         if let Some(old) = self.open.take() {
@@ -134,6 +146,7 @@ impl Kept {
 
     /// A lower bound of [`Kept::ancestors`], found without a walk, if `g` reached `target`.
     pub(crate) fn depth(&mut self, g: Graph, target: Fact) -> Option<usize> {
+        self.deepen(g);
         self.open(g);
         let i = self.index[usize::from(target)];
         (i != NONE).then(|| usize::from(self.depths[i as usize]))
