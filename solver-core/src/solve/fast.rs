@@ -333,31 +333,30 @@ impl State {
         self.keep(9 * band + digit, !row | cell);
     }
 
-    /// Removes placed cells from every digit of a band (the placing digit restores its own).
-    #[inline(always)]
-    fn clear_cells(&mut self, band: usize, cells: u32) {
-        let digits: &mut [u32; 9] = (&mut self.cand[9 * band..9 * band + 9])
-            .try_into()
-            .expect("9 digits per band");
-        self.dirty |= clear_digits(digits, cells) << (9 * band);
-    }
-
     /// Keeps only `mask` of one digit-band, marking it dirty if that removed anything.
     #[inline(always)]
     fn keep(&mut self, idx: usize, mask: u32) {
+        self.dirty |= self.narrow(idx, mask);
+    }
+
+    /// Keeps only `mask` of one digit-band; returns its dirty bit if that removed anything.
+    #[inline(always)]
+    fn narrow(&mut self, idx: usize, mask: u32) -> u32 {
         let old = self.cand[idx];
         let new = old & mask;
         self.cand[idx] = new;
-        self.dirty |= u32::from(new != old) << idx;
+        u32::from(new != old) << idx
     }
 
-    /// Applies the band rule to one digit-band and places its row singles; false on contradiction.
-    #[inline]
-    fn update_band(&mut self, idx: usize) -> bool {
+    /// Applies the band rule to one digit-band and places its row singles; returns the
+    /// digit-bands that changed (to propagate), `None` on contradiction. The caller keeps
+    /// the dirty set in a register: through `self.dirty` every update waited on a store.
+    #[inline(always)]
+    fn update_band(&mut self, idx: usize) -> Option<u32> {
         let mut m = self.cand[idx];
         m &= PERM_BY_KEY[triad_key(m)];
         if m == 0 {
-            return false;
+            return None;
         }
         self.cand[idx] = m;
         let band = usize::from(BAND_OF[idx]);
@@ -369,29 +368,31 @@ impl State {
         let crowded = m & m.wrapping_sub(COLS);
         let lone = |row: u32| if crowded & row == 0 { row } else { 0 };
         let new = open & (lone(ROW[0]) | lone(ROW[1]) | lone(ROW[2]));
-        if new != 0 {
-            self.unsolved[band] &= !new;
-            self.clear_cells(band, new);
-            self.cand[idx] |= new;
-            self.dirty &= !(1 << idx);
-            let cols = !(((new | new >> 9 | new >> 18) & 0x1FF) * COLS);
-            let [a, b] = OTHER_BANDS[idx];
-            self.keep(usize::from(a), cols);
-            self.keep(usize::from(b), cols);
+        if new == 0 {
+            return Some(0);
         }
-        true
+        self.unsolved[band] &= !new;
+        // Placed cells leave every digit of the band; the placing digit restores its own.
+        let digits: &mut [u32; 9] = (&mut self.cand[9 * band..9 * band + 9])
+            .try_into()
+            .expect("9 digits per band");
+        let cleared = clear_digits(digits, new) << (9 * band);
+        self.cand[idx] |= new;
+        let cols = !(((new | new >> 9 | new >> 18) & 0x1FF) * COLS);
+        let [a, b] = OTHER_BANDS[idx];
+        let others = self.narrow(usize::from(a), cols) | self.narrow(usize::from(b), cols);
+        Some((cleared & !(1 << idx)) | others)
     }
 
     /// Runs the rules to a fixpoint; `None` on contradiction, else what the last pass of the
     /// line rules saw (empty when the grid is solved).
     fn propagate<const LINE_RULES: bool>(&mut self) -> Option<Lines> {
         loop {
-            while self.dirty != 0 {
-                let idx = self.dirty.trailing_zeros() as usize;
-                self.dirty &= self.dirty - 1;
-                if !self.update_band(idx) {
-                    return None;
-                }
+            let mut dirty = std::mem::take(&mut self.dirty);
+            while dirty != 0 {
+                let idx = dirty.trailing_zeros() as usize;
+                dirty &= dirty - 1;
+                dirty |= self.update_band(idx)?;
             }
             if self.is_solved() {
                 return Some(Lines {
