@@ -415,7 +415,8 @@ impl State {
 
     /// Places cells with one candidate left; `None` on a cell with none.
     fn naked_singles(&mut self) -> Option<bool> {
-        let mut progress = false;
+        // Dirty bits gather in a register, not through `self.dirty` one store after another.
+        let (mut progress, mut dirty) = (false, 0);
         for band in 0..3 {
             let (ones, twos, _) = band_counts(&self.cand, band);
             let unsolved = self.unsolved[band];
@@ -433,12 +434,11 @@ impl State {
             while digits != 0 {
                 let d = digits.trailing_zeros() as usize;
                 digits &= digits - 1;
-                if !self.restrict_rows(9 * band + d, hits[d]) {
-                    return None;
-                }
+                dirty |= self.restrict_rows(9 * band + d, hits[d])?;
             }
             progress = true;
         }
+        self.dirty |= dirty;
         Some(progress)
     }
 
@@ -448,27 +448,30 @@ impl State {
         if !any {
             return Some(false);
         }
+        let mut dirty = 0;
         for (idx, &cells) in hits.iter().enumerate() {
-            if cells != 0 && !self.restrict_rows(idx, cells) {
-                return None;
+            if cells != 0 {
+                dirty |= self.restrict_rows(idx, cells)?;
             }
         }
+        self.dirty |= dirty;
         Some(true)
     }
 
-    /// Makes each of `cells` the only candidate in its row; false if two share a row.
+    /// Makes each of `cells` the only candidate in its row; returns the digit-band's dirty bit
+    /// if that removed anything, `None` if two share a row.
     #[inline]
-    fn restrict_rows(&mut self, idx: usize, cells: u32) -> bool {
+    fn restrict_rows(&mut self, idx: usize, cells: u32) -> Option<u32> {
+        let (mut rows, mut crowded) = (0, 0);
         for row in ROW {
             let x = cells & row;
-            if x != 0 {
-                if x & (x - 1) != 0 {
-                    return false;
-                }
-                self.keep(idx, !row | x);
-            }
+            crowded |= x & x.wrapping_sub(1);
+            rows |= if x != 0 { row } else { 0 };
         }
-        true
+        if crowded != 0 {
+            return None;
+        }
+        Some(self.narrow(idx, !rows | cells))
     }
 
     fn is_solved(&self) -> bool {
