@@ -388,11 +388,18 @@ impl State {
     /// line rules saw (empty when the grid is solved).
     fn propagate<const LINE_RULES: bool>(&mut self) -> Option<Lines> {
         loop {
-            let mut dirty = std::mem::take(&mut self.dirty);
-            while dirty != 0 {
-                let idx = dirty.trailing_zeros() as usize;
-                dirty &= dirty - 1;
-                dirty |= self.update_band(idx)?;
+            // In rounds: the next digit-band to update comes from this round's list, so it need
+            // not wait for the previous update's outcome, and updates overlap. What an update
+            // dirties goes to the next round, unless this round updates it later anyway.
+            let mut round = std::mem::take(&mut self.dirty);
+            while round != 0 {
+                let mut next = 0;
+                while round != 0 {
+                    let idx = round.trailing_zeros() as usize;
+                    round &= round - 1;
+                    next = (next & !(1 << idx)) | self.update_band(idx)?;
+                }
+                round = next;
             }
             if self.is_solved() {
                 return Some(Lines {
