@@ -1,11 +1,14 @@
 //! A profiling driver: `cargo run --release -p solver-bench --example profile -- WORD N MODE`
 //! solves `N` transformed puzzles of the datasets whose name contains `WORD` with the fast
 //! solver (`MODE` 1: first solution, 2: count to two), once, and prints guesses per puzzle.
+//! A fourth argument `tdoku` solves the same puzzles with tdoku instead (build it without
+//! AVX-512 for valgrind: `TDOKU_MARCH=x86-64-v3`).
 //! Meant for instruction counts (`valgrind --tool=callgrind`), not timing.
 
 #[path = "../../solver-core/tests/support/mod.rs"]
 mod support;
 
+use solver_bench::tdoku;
 use solver_core::solve::Algorithm;
 use solver_core::{Options, solve};
 
@@ -14,6 +17,7 @@ fn main() {
     let word = args.first().map_or("", String::as_str);
     let count: usize = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(200);
     let max_solutions: usize = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(1);
+    let with_tdoku = args.get(3).is_some_and(|a| a == "tdoku");
     let options = Options {
         max_solutions,
         algorithm: Algorithm::Fast,
@@ -29,7 +33,12 @@ fn main() {
         let (mut solved, mut guesses) = (0, 0);
         for p in &puzzles {
             let p = support::Symmetry::random(p.shape(), &mut rng).apply(p);
-            if let Ok(r) = solve(&p, &options) {
+            if with_tdoku {
+                let t = tdoku::Puzzle::new(p.cells()).expect("a 9x9 grid");
+                let (found, g) = tdoku::solve_all(&[t], max_solutions).expect("tdoku was built");
+                solved += usize::from(found >= 1);
+                guesses += g;
+            } else if let Ok(r) = solve(&p, &options) {
                 solved += usize::from(r.outcome.found() >= 1);
                 guesses += r.stats.guesses;
             }

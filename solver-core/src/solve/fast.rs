@@ -333,31 +333,30 @@ impl State {
         self.keep(9 * band + digit, !row | cell);
     }
 
-    /// Removes placed cells from every digit of a band (the placing digit restores its own).
-    #[inline(always)]
-    fn clear_cells(&mut self, band: usize, cells: u32) {
-        let digits: &mut [u32; 9] = (&mut self.cand[9 * band..9 * band + 9])
-            .try_into()
-            .expect("9 digits per band");
-        self.dirty |= clear_digits(digits, cells) << (9 * band);
-    }
-
     /// Keeps only `mask` of one digit-band, marking it dirty if that removed anything.
     #[inline(always)]
     fn keep(&mut self, idx: usize, mask: u32) {
+        self.dirty |= self.narrow(idx, mask);
+    }
+
+    /// Keeps only `mask` of one digit-band; returns its dirty bit if that removed anything.
+    #[inline(always)]
+    fn narrow(&mut self, idx: usize, mask: u32) -> u32 {
         let old = self.cand[idx];
         let new = old & mask;
         self.cand[idx] = new;
-        self.dirty |= u32::from(new != old) << idx;
+        u32::from(new != old) << idx
     }
 
-    /// Applies the band rule to one digit-band and places its row singles; false on contradiction.
-    #[inline]
-    fn update_band(&mut self, idx: usize) -> bool {
+    /// Applies the band rule to one digit-band and places its row singles; returns the
+    /// digit-bands that changed (to propagate), `None` on contradiction. The caller keeps
+    /// the dirty set in a register: through `self.dirty` every update waited on a store.
+    #[inline(always)]
+    fn update_band(&mut self, idx: usize) -> Option<u32> {
         let mut m = self.cand[idx];
         m &= PERM_BY_KEY[triad_key(m)];
         if m == 0 {
-            return false;
+            return None;
         }
         self.cand[idx] = m;
         let band = usize::from(BAND_OF[idx]);
@@ -369,29 +368,38 @@ impl State {
         let crowded = m & m.wrapping_sub(COLS);
         let lone = |row: u32| if crowded & row == 0 { row } else { 0 };
         let new = open & (lone(ROW[0]) | lone(ROW[1]) | lone(ROW[2]));
-        if new != 0 {
-            self.unsolved[band] &= !new;
-            self.clear_cells(band, new);
-            self.cand[idx] |= new;
-            self.dirty &= !(1 << idx);
-            let cols = !(((new | new >> 9 | new >> 18) & 0x1FF) * COLS);
-            let [a, b] = OTHER_BANDS[idx];
-            self.keep(usize::from(a), cols);
-            self.keep(usize::from(b), cols);
+        if new == 0 {
+            return Some(0);
         }
-        true
+        self.unsolved[band] &= !new;
+        // Placed cells leave every digit of the band; the placing digit restores its own.
+        let digits: &mut [u32; 9] = (&mut self.cand[9 * band..9 * band + 9])
+            .try_into()
+            .expect("9 digits per band");
+        let cleared = clear_digits(digits, new) << (9 * band);
+        self.cand[idx] |= new;
+        let cols = !(((new | new >> 9 | new >> 18) & 0x1FF) * COLS);
+        let [a, b] = OTHER_BANDS[idx];
+        let others = self.narrow(usize::from(a), cols) | self.narrow(usize::from(b), cols);
+        Some((cleared & !(1 << idx)) | others)
     }
 
     /// Runs the rules to a fixpoint; `None` on contradiction, else what the last pass of the
     /// line rules saw (empty when the grid is solved).
     fn propagate<const LINE_RULES: bool>(&mut self) -> Option<Lines> {
         loop {
-            while self.dirty != 0 {
-                let idx = self.dirty.trailing_zeros() as usize;
-                self.dirty &= self.dirty - 1;
-                if !self.update_band(idx) {
-                    return None;
+            // In rounds: the next digit-band to update comes from this round's list, so it need
+            // not wait for the previous update's outcome, and updates overlap. What an update
+            // dirties goes to the next round, unless this round updates it later anyway.
+            let mut round = std::mem::take(&mut self.dirty);
+            while round != 0 {
+                let mut next = 0;
+                while round != 0 {
+                    let idx = round.trailing_zeros() as usize;
+                    round &= round - 1;
+                    next = (next & !(1 << idx)) | self.update_band(idx)?;
                 }
+                round = next;
             }
             if self.is_solved() {
                 return Some(Lines {
@@ -414,7 +422,8 @@ impl State {
 
     /// Places cells with one candidate left; `None` on a cell with none.
     fn naked_singles(&mut self) -> Option<bool> {
-        let mut progress = false;
+        // Dirty bits gather in a register, not through `self.dirty` one store after another.
+        let (mut progress, mut dirty) = (false, 0);
         for band in 0..3 {
             let (ones, twos, _) = band_counts(&self.cand, band);
             let unsolved = self.unsolved[band];
@@ -432,12 +441,11 @@ impl State {
             while digits != 0 {
                 let d = digits.trailing_zeros() as usize;
                 digits &= digits - 1;
-                if !self.restrict_rows(9 * band + d, hits[d]) {
-                    return None;
-                }
+                dirty |= self.restrict_rows(9 * band + d, hits[d])?;
             }
             progress = true;
         }
+        self.dirty |= dirty;
         Some(progress)
     }
 
@@ -447,27 +455,30 @@ impl State {
         if !any {
             return Some(false);
         }
+        let mut dirty = 0;
         for (idx, &cells) in hits.iter().enumerate() {
-            if cells != 0 && !self.restrict_rows(idx, cells) {
-                return None;
+            if cells != 0 {
+                dirty |= self.restrict_rows(idx, cells)?;
             }
         }
+        self.dirty |= dirty;
         Some(true)
     }
 
-    /// Makes each of `cells` the only candidate in its row; false if two share a row.
+    /// Makes each of `cells` the only candidate in its row; returns the digit-band's dirty bit
+    /// if that removed anything, `None` if two share a row.
     #[inline]
-    fn restrict_rows(&mut self, idx: usize, cells: u32) -> bool {
+    fn restrict_rows(&mut self, idx: usize, cells: u32) -> Option<u32> {
+        let (mut rows, mut crowded) = (0, 0);
         for row in ROW {
             let x = cells & row;
-            if x != 0 {
-                if x & (x - 1) != 0 {
-                    return false;
-                }
-                self.keep(idx, !row | x);
-            }
+            crowded |= x & x.wrapping_sub(1);
+            rows |= if x != 0 { row } else { 0 };
         }
-        true
+        if crowded != 0 {
+            return None;
+        }
+        Some(self.narrow(idx, !rows | cells))
     }
 
     fn is_solved(&self) -> bool {

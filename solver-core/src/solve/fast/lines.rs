@@ -415,13 +415,16 @@ impl State {
     pub(super) fn line_rules(&mut self) -> Option<Lines> {
         let (rows, seen) = minilines(&self.cand);
         let cols = stack_rule(&seen)?;
+        // Dirty bits gather in a register, not through `self.dirty` one store after another.
+        let mut dirty = 0;
         for (d, (&cols, &seen)) in cols.iter().zip(&seen).enumerate() {
             if cols != seen {
                 for (band, shift) in [0, 9, 18].into_iter().enumerate() {
-                    self.keep(9 * band + d, ((cols >> shift) & 0x1FF) * COLS);
+                    dirty |= self.narrow(9 * band + d, ((cols >> shift) & 0x1FF) * COLS);
                 }
             }
         }
+        self.dirty |= dirty;
         let lines = Lines { rows, cols };
         let (rows_certain, cols_certain) = certain(&lines.rows, &lines.cols);
         let possible = tally(&lines.rows, &lines.cols);
@@ -485,9 +488,8 @@ impl State {
             bits &= bits - 1;
             keep[(i / 9) as usize] &= !(COLS << (i % 9));
         }
-        for (band, k) in keep.into_iter().enumerate() {
-            self.keep(9 * band + d, k);
-        }
+        let dirty = (0..3).fold(0, |a, band| a | self.narrow(9 * band + d, keep[band]));
+        self.dirty |= dirty;
     }
 }
 
