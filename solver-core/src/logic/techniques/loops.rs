@@ -160,26 +160,62 @@ thread_local! {
     static WALKED: RefCell<Vec<PairLoops>> = const { RefCell::new(Vec::new()) };
 }
 
-/// The cells of each house holding both digits of a pair, in house order: the only cells a
-/// loop of that pair may visit (a walk looks at each house many times).
+/// The cells of each house holding both digits of a pair that a valid loop may visit, in house
+/// order: the only cells a loop of that pair may visit (a walk looks at each house many times).
+///
+/// A valid loop visits each house of each of its cells twice (see [`valid`]), so a cell
+/// alone in one of its houses among the cells that may be on a loop is on none; such cells
+/// are left out until none is (often all are, and the walks are not made).
 #[derive(Default)]
 struct Members {
     /// House `h`'s are `cells[first[h]..first[h + 1]]`.
     first: Vec<usize>,
     cells: Vec<usize>,
+    /// The places of each house (bit i: its i-th cell) that may be on a loop.
+    places: Vec<u64>,
 }
 
 impl Members {
-    fn list(&mut self, board: &Candidates, pair: u64) {
+    /// Lists the members of `pair`, all of them unless `cut` (then only those that may be on a
+    /// valid loop).
+    fn list(&mut self, board: &Candidates, pair: u64, cut: bool) {
+        let layout = &board.layout;
+        let (a, b) = digit_pair(pair);
+        self.places.clear();
+        self.places.extend(
+            (0..layout.houses.len()).map(|h| board.positions(h, a) & board.positions(h, b)),
+        );
+        while cut && self.cut_lone(board) {}
         self.first.clear();
         self.cells.clear();
         self.first.push(0);
-        let (a, b) = digit_pair(pair);
-        for (h, house) in board.layout.houses.iter().enumerate() {
-            let places = board.positions(h, a) & board.positions(h, b);
+        for (house, &places) in layout.houses.iter().zip(&self.places) {
             self.cells.extend(bits(places).map(|i| house[i] as usize));
             self.first.push(self.cells.len());
         }
+    }
+
+    /// Leaves out the cells alone in a house; whether there were any.
+    fn cut_lone(&mut self, board: &Candidates) -> bool {
+        let layout = &board.layout;
+        let mut cut = false;
+        for h in 0..self.places.len() {
+            let m = self.places[h];
+            if m != 0 && m & (m - 1) == 0 {
+                let c = layout.houses[h][m.trailing_zeros() as usize] as usize;
+                for (&g, &slot) in layout.cell_houses[c].iter().zip(&layout.cell_slots[c]) {
+                    self.places[g as usize] &= !(1 << slot);
+                }
+                cut = true;
+            }
+        }
+        cut
+    }
+
+    /// Whether `cell` is listed.
+    fn holds(&self, board: &Candidates, cell: usize) -> bool {
+        let row = board.layout.cell_houses[cell][0] as usize;
+        self.places[row] >> board.layout.cell_slots[cell][0] & 1 != 0
     }
 }
 
@@ -197,6 +233,8 @@ struct Walk<'a> {
     loops: Vec<Vec<usize>>,
     /// Whether the starts walked from before are passed over (see [`Walk::started_from`]).
     skip_walked: bool,
+    /// Whether cells on no valid loop are left out (see [`Members`]).
+    cut_lone: bool,
 }
 
 impl<'a> Walk<'a> {
@@ -209,17 +247,18 @@ impl<'a> Walk<'a> {
             on_path: vec![0; board.masks.len().div_ceil(64)],
             loops: Vec::new(),
             skip_walked,
+            cut_lone: true,
         }
     }
 
     /// The valid loops of `pair` from each of its bivalue cells in turn, with their starts.
     fn pair_loops(&mut self, pair: u64) -> Vec<(usize, Vec<usize>)> {
         let board = self.board;
-        self.members.list(board, pair);
+        self.members.list(board, pair, self.cut_lone);
         self.pair = pair;
         let mut out = Vec::new();
         for start in 0..board.masks.len() {
-            if board.masks[start] != pair {
+            if board.masks[start] != pair || !self.members.holds(board, start) {
                 continue;
             }
             self.loops.clear();
@@ -582,6 +621,30 @@ fn hidden_type3(
 mod tests {
     use super::*;
     use crate::logic::engine;
+
+    #[test]
+    fn walks_among_cells_that_may_be_on_a_loop_find_the_loops_of_full_walks() {
+        let (mut loops, mut cut) = (0, 0);
+        for puzzle in engine::SOLVE_PATH_PUZZLES {
+            engine::each_board(puzzle, |b| {
+                let mut pairs: Vec<u64> = b.masks.clone();
+                pairs.retain(|m| m.count_ones() == 2);
+                pairs.sort_unstable();
+                pairs.dedup();
+                for pair in pairs {
+                    let mut full = Walk::new(b, false);
+                    full.cut_lone = false;
+                    let every = full.pair_loops(pair);
+                    let mut walk = Walk::new(b, false);
+                    let found = walk.pair_loops(pair);
+                    loops += every.len();
+                    cut += full.members.cells.len() - walk.members.cells.len();
+                    assert_eq!(found, every);
+                }
+            });
+        }
+        assert!(loops > 20 && cut > 1000, "{loops} loops, {cut} cells left out");
+    }
 
     #[test]
     fn walks_passing_over_earlier_starts_find_the_same_step() {
