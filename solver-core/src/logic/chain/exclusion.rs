@@ -307,11 +307,16 @@ fn first_triple(s: &Start, now: &Board, changed: Set) -> Option<Deduction> {
         .filter(|&c| digits[c].count_ones() <= 3)
         .fold(0, |m, c| m | 1 << c);
     let pairs_left = naked_pair_left(s);
+    // The cells seeing a changed third cell: a pair nothing bears on needs such a common peer.
+    let near_changed = cells(base_set & changed).fold(0, |m: Set, c| m | t.peers[c]);
     for a in cells(base_set) {
         let bearing_a = bearing(a, changed);
-        // The second cells that share such a peer with `a`.
+        // The second cells that share such a peer with `a`; where nothing bears on the pair,
+        // one that also sees a changed cell (a third is among those, see `near`).
         let seconds = cells(t.peers[a] & small).fold(0, |m: Set, p| m | t.peers[p]);
-        for b in cells(base_set & !((2u128 << a) - 1) & seconds) {
+        let to_changed =
+            cells(t.peers[a] & small & near_changed).fold(0, |m: Set, p| m | t.peers[p]);
+        for b in cells(base_set & !((2u128 << a) - 1) & seconds & (bearing_a | to_changed)) {
             let ab = t.peers[a] & t.peers[b] & open;
             let ab_small = ab & small;
             // With the pair and its common peers unchanged, only a changed third cell counts.

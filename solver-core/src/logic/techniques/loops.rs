@@ -643,7 +643,10 @@ mod tests {
                 }
             });
         }
-        assert!(loops > 20 && cut > 1000, "{loops} loops, {cut} cells left out");
+        assert!(
+            loops > 20 && cut > 1000,
+            "{loops} loops, {cut} cells left out"
+        );
     }
 
     #[test]
