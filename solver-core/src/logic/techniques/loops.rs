@@ -37,8 +37,9 @@ pub(crate) fn unique_loop(board: &Candidates) -> Option<Found> {
 /// [`unique_loop`], each walk passing over the starts walked from before when `skip_walked`
 /// (the same step, as the tests check against walks through every cell).
 ///
-/// The loops of a pair are kept from the call before while the cells holding both its digits
-/// keep their candidates (the walks read nothing else); the steps are judged afresh.
+/// The loops of a pair are kept from the calls before while the board has only lost
+/// candidates since and the cells that may be on a loop of the pair keep theirs (see
+/// [`PairLoops::members`]); the steps are judged afresh.
 fn best_loop(board: &Candidates, skip_walked: bool) -> Option<Found> {
     let mut best: Option<(u16, u8, Found)> = None;
     let mut consider = |found: Found, kind: u8| {
@@ -56,13 +57,13 @@ fn best_loop(board: &Candidates, skip_walked: bool) -> Option<Found> {
             .and_then(Result::ok)
             .unwrap_or_default()
     } else {
-        Vec::new()
+        Walked::default()
     };
     let at = refresh(&mut kept, board, skip_walked);
     let mut found: Vec<(usize, &[usize])> = Vec::new();
     for &i in &at {
         found.extend(
-            kept[i]
+            kept.pairs[i]
                 .loops
                 .iter()
                 .map(|(s, cells)| (*s, cells.as_slice())),
@@ -90,7 +91,19 @@ fn best_loop(board: &Candidates, skip_walked: bool) -> Option<Found> {
 
 /// Brings `kept` up to date for each pair of the board's bivalue cells (walking the pairs
 /// whose cells changed) and gives their places in it.
-fn refresh(kept: &mut Vec<PairLoops>, board: &Candidates, skip_walked: bool) -> Vec<usize> {
+fn refresh(kept: &mut Walked, board: &Candidates, skip_walked: bool) -> Vec<usize> {
+    let narrowed = kept.shape == Some(board.shape())
+        && kept.masks.len() == board.masks.len()
+        && kept
+            .masks
+            .iter()
+            .zip(&board.masks)
+            .all(|(&then, &now)| now & !then == 0);
+    if !narrowed {
+        kept.pairs.clear();
+    }
+    kept.shape = Some(board.shape());
+    kept.masks.clone_from(&board.masks);
     let mut pairs: Vec<u64> = Vec::new();
     for &m in &board.masks {
         if m.count_ones() == 2 && !pairs.contains(&m) {
@@ -100,43 +113,33 @@ fn refresh(kept: &mut Vec<PairLoops>, board: &Candidates, skip_walked: bool) -> 
     let mut walk = None;
     let mut at = Vec::with_capacity(pairs.len());
     for &pair in &pairs {
-        let slot = kept.iter().position(|k| k.pair == pair);
+        let slot = kept.pairs.iter().position(|k| k.pair == pair);
         let fresh = slot.is_none_or(|i| {
-            kept[i].shape != board.shape()
-                || !holders(board, pair).eq(kept[i].members.iter().copied())
+            kept.pairs[i]
+                .members
+                .iter()
+                .any(|&(c, m)| board.masks[c] != m)
         });
-        let i = slot.unwrap_or(kept.len());
+        let i = slot.unwrap_or(kept.pairs.len());
         if fresh {
             let walk = walk.get_or_insert_with(|| Walk::new(board, skip_walked));
             let loops = walk.pair_loops(pair);
+            let side = board.side();
+            let rows = &walk.members.cells[..walk.members.first[side]];
             let entry = PairLoops {
-                shape: board.shape(),
                 pair,
-                members: holders(board, pair).collect(),
+                members: rows.iter().map(|&c| (c, board.masks[c])).collect(),
                 loops,
             };
-            if i == kept.len() {
-                kept.push(entry);
+            if i == kept.pairs.len() {
+                kept.pairs.push(entry);
             } else {
-                kept[i] = entry;
+                kept.pairs[i] = entry;
             }
         }
         at.push(i);
     }
     at
-}
-
-/// The cells holding both digits of `pair`, in cell order, with their candidates (read off
-/// the rows' places of the two digits).
-fn holders(board: &Candidates, pair: u64) -> impl Iterator<Item = (usize, u64)> + '_ {
-    let (a, b) = digit_pair(pair);
-    let side = board.side();
-    (0..side).flat_map(move |row| {
-        bits(board.positions(row, a) & board.positions(row, b)).map(move |i| {
-            let c = row * side + i;
-            (c, board.masks[c])
-        })
-    })
 }
 
 /// The two digits (1-based) of a pair mask.
@@ -148,16 +151,26 @@ fn digit_pair(pair: u64) -> (u8, u8) {
 
 /// The valid closed loops of one pair, each with its start, as the walks found them.
 struct PairLoops {
-    shape: Shape,
     pair: u64,
-    /// The cells holding both digits and their candidates: all the walks read.
+    /// The cells that may be on a loop of the pair (see [`Members`]) and their candidates:
+    /// all the walks read. While the board only loses candidates, the cells holding both
+    /// digits only become fewer, and those that may be on a loop with them: where these keep
+    /// their candidates, they are the same cells, and the walks find the same loops.
     members: Vec<(usize, u64)>,
     loops: Vec<(usize, Vec<usize>)>,
 }
 
+/// The loops of each pair met by the searches since the board last gained a candidate (one
+/// entry per pair), and the board of the last search.
+#[derive(Default)]
+struct Walked {
+    shape: Option<Shape>,
+    masks: Vec<u64>,
+    pairs: Vec<PairLoops>,
+}
+
 thread_local! {
-    /// The loops of each pair met by the last searches (one entry per pair).
-    static WALKED: RefCell<Vec<PairLoops>> = const { RefCell::new(Vec::new()) };
+    static WALKED: RefCell<Walked> = RefCell::new(Walked::default());
 }
 
 /// The cells of each house holding both digits of a pair that a valid loop may visit, in house
