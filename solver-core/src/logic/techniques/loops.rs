@@ -224,12 +224,6 @@ impl Members {
         }
         cut
     }
-
-    /// Whether `cell` is listed.
-    fn holds(&self, board: &Candidates, cell: usize) -> bool {
-        let row = board.layout.cell_houses[cell][0] as usize;
-        self.places[row] >> board.layout.cell_slots[cell][0] & 1 != 0
-    }
 }
 
 /// SE's depth-first search for closed loops through cells holding both digits of `pair`.
@@ -270,8 +264,10 @@ impl<'a> Walk<'a> {
         self.members.list(board, pair, self.cut_lone);
         self.pair = pair;
         let mut out = Vec::new();
-        for start in 0..board.masks.len() {
-            if board.masks[start] != pair || !self.members.holds(board, start) {
+        // The listed cells of the rows: every listed cell once, in cell order.
+        for k in 0..self.members.first[board.side()] {
+            let start = self.members.cells[k];
+            if board.masks[start] != pair {
                 continue;
             }
             self.loops.clear();
