@@ -579,13 +579,16 @@ fn hidden_type3(
         .iter()
         .position(|&c| c as usize == c2)
         .unwrap_or(usize::MAX);
-    let positions = |bit: u64| -> u64 {
-        cells
-            .iter()
-            .enumerate()
-            .filter(|&(i, &c)| i != index2 && board.masks[c as usize] & bit != 0)
-            .fold(0, |acc, (i, _)| acc | 1 << i)
-    };
+    // The places of each digit in the house, c2 aside (read once, not per combination).
+    let mut places = [0u64; 64];
+    for (i, &c) in cells.iter().enumerate() {
+        if i != index2 {
+            for d in bits(board.masks[c as usize]) {
+                places[d] |= 1 << i;
+            }
+        }
+    }
+    let positions = |bit: u64| places[bit.trailing_zeros() as usize];
     // Only digits still open in the house can be part of a hidden set.
     let rem: Vec<(usize, u64)> = bits(((1u64 << side) - 1) & !pattern.pair & !extras)
         .filter(|&d| positions(1 << d) != 0)
