@@ -37,8 +37,9 @@ pub(crate) fn unique_loop(board: &Candidates) -> Option<Found> {
 /// [`unique_loop`], each walk passing over the starts walked from before when `skip_walked`
 /// (the same step, as the tests check against walks through every cell).
 ///
-/// The loops of a pair are kept from the call before while the cells holding both its digits
-/// keep their candidates (the walks read nothing else); the steps are judged afresh.
+/// The loops of a pair are kept from the calls before while the board has only lost
+/// candidates since and the cells that may be on a loop of the pair keep theirs (see
+/// [`PairLoops::members`]); the steps are judged afresh.
 fn best_loop(board: &Candidates, skip_walked: bool) -> Option<Found> {
     let mut best: Option<(u16, u8, Found)> = None;
     let mut consider = |found: Found, kind: u8| {
@@ -56,13 +57,13 @@ fn best_loop(board: &Candidates, skip_walked: bool) -> Option<Found> {
             .and_then(Result::ok)
             .unwrap_or_default()
     } else {
-        Vec::new()
+        Walked::default()
     };
     let at = refresh(&mut kept, board, skip_walked);
     let mut found: Vec<(usize, &[usize])> = Vec::new();
     for &i in &at {
         found.extend(
-            kept[i]
+            kept.pairs[i]
                 .loops
                 .iter()
                 .map(|(s, cells)| (*s, cells.as_slice())),
@@ -90,7 +91,19 @@ fn best_loop(board: &Candidates, skip_walked: bool) -> Option<Found> {
 
 /// Brings `kept` up to date for each pair of the board's bivalue cells (walking the pairs
 /// whose cells changed) and gives their places in it.
-fn refresh(kept: &mut Vec<PairLoops>, board: &Candidates, skip_walked: bool) -> Vec<usize> {
+fn refresh(kept: &mut Walked, board: &Candidates, skip_walked: bool) -> Vec<usize> {
+    let narrowed = kept.shape == Some(board.shape())
+        && kept.masks.len() == board.masks.len()
+        && kept
+            .masks
+            .iter()
+            .zip(&board.masks)
+            .all(|(&then, &now)| now & !then == 0);
+    if !narrowed {
+        kept.pairs.clear();
+    }
+    kept.shape = Some(board.shape());
+    kept.masks.clone_from(&board.masks);
     let mut pairs: Vec<u64> = Vec::new();
     for &m in &board.masks {
         if m.count_ones() == 2 && !pairs.contains(&m) {
@@ -100,43 +113,33 @@ fn refresh(kept: &mut Vec<PairLoops>, board: &Candidates, skip_walked: bool) -> 
     let mut walk = None;
     let mut at = Vec::with_capacity(pairs.len());
     for &pair in &pairs {
-        let slot = kept.iter().position(|k| k.pair == pair);
+        let slot = kept.pairs.iter().position(|k| k.pair == pair);
         let fresh = slot.is_none_or(|i| {
-            kept[i].shape != board.shape()
-                || !holders(board, pair).eq(kept[i].members.iter().copied())
+            kept.pairs[i]
+                .members
+                .iter()
+                .any(|&(c, m)| board.masks[c] != m)
         });
-        let i = slot.unwrap_or(kept.len());
+        let i = slot.unwrap_or(kept.pairs.len());
         if fresh {
             let walk = walk.get_or_insert_with(|| Walk::new(board, skip_walked));
             let loops = walk.pair_loops(pair);
+            let side = board.side();
+            let rows = &walk.members.cells[..walk.members.first[side]];
             let entry = PairLoops {
-                shape: board.shape(),
                 pair,
-                members: holders(board, pair).collect(),
+                members: rows.iter().map(|&c| (c, board.masks[c])).collect(),
                 loops,
             };
-            if i == kept.len() {
-                kept.push(entry);
+            if i == kept.pairs.len() {
+                kept.pairs.push(entry);
             } else {
-                kept[i] = entry;
+                kept.pairs[i] = entry;
             }
         }
         at.push(i);
     }
     at
-}
-
-/// The cells holding both digits of `pair`, in cell order, with their candidates (read off
-/// the rows' places of the two digits).
-fn holders(board: &Candidates, pair: u64) -> impl Iterator<Item = (usize, u64)> + '_ {
-    let (a, b) = digit_pair(pair);
-    let side = board.side();
-    (0..side).flat_map(move |row| {
-        bits(board.positions(row, a) & board.positions(row, b)).map(move |i| {
-            let c = row * side + i;
-            (c, board.masks[c])
-        })
-    })
 }
 
 /// The two digits (1-based) of a pair mask.
@@ -148,38 +151,78 @@ fn digit_pair(pair: u64) -> (u8, u8) {
 
 /// The valid closed loops of one pair, each with its start, as the walks found them.
 struct PairLoops {
-    shape: Shape,
     pair: u64,
-    /// The cells holding both digits and their candidates: all the walks read.
+    /// The cells that may be on a loop of the pair (see [`Members`]) and their candidates:
+    /// all the walks read. While the board only loses candidates, the cells holding both
+    /// digits only become fewer, and those that may be on a loop with them: where these keep
+    /// their candidates, they are the same cells, and the walks find the same loops.
     members: Vec<(usize, u64)>,
     loops: Vec<(usize, Vec<usize>)>,
 }
 
-thread_local! {
-    /// The loops of each pair met by the last searches (one entry per pair).
-    static WALKED: RefCell<Vec<PairLoops>> = const { RefCell::new(Vec::new()) };
+/// The loops of each pair met by the searches since the board last gained a candidate (one
+/// entry per pair), and the board of the last search.
+#[derive(Default)]
+struct Walked {
+    shape: Option<Shape>,
+    masks: Vec<u64>,
+    pairs: Vec<PairLoops>,
 }
 
-/// The cells of each house holding both digits of a pair, in house order: the only cells a
-/// loop of that pair may visit (a walk looks at each house many times).
+thread_local! {
+    static WALKED: RefCell<Walked> = RefCell::new(Walked::default());
+}
+
+/// The cells of each house holding both digits of a pair that a valid loop may visit, in house
+/// order: the only cells a loop of that pair may visit (a walk looks at each house many times).
+///
+/// A valid loop visits each house of each of its cells twice (see [`valid`]), so a cell
+/// alone in one of its houses among the cells that may be on a loop is on none; such cells
+/// are left out until none is (often all are, and the walks are not made).
 #[derive(Default)]
 struct Members {
     /// House `h`'s are `cells[first[h]..first[h + 1]]`.
     first: Vec<usize>,
     cells: Vec<usize>,
+    /// The places of each house (bit i: its i-th cell) that may be on a loop.
+    places: Vec<u64>,
 }
 
 impl Members {
-    fn list(&mut self, board: &Candidates, pair: u64) {
+    /// Lists the members of `pair`, all of them unless `cut` (then only those that may be on a
+    /// valid loop).
+    fn list(&mut self, board: &Candidates, pair: u64, cut: bool) {
+        let layout = &board.layout;
+        let (a, b) = digit_pair(pair);
+        self.places.clear();
+        self.places.extend(
+            (0..layout.houses.len()).map(|h| board.positions(h, a) & board.positions(h, b)),
+        );
+        while cut && self.cut_lone(board) {}
         self.first.clear();
         self.cells.clear();
         self.first.push(0);
-        let (a, b) = digit_pair(pair);
-        for (h, house) in board.layout.houses.iter().enumerate() {
-            let places = board.positions(h, a) & board.positions(h, b);
+        for (house, &places) in layout.houses.iter().zip(&self.places) {
             self.cells.extend(bits(places).map(|i| house[i] as usize));
             self.first.push(self.cells.len());
         }
+    }
+
+    /// Leaves out the cells alone in a house; whether there were any.
+    fn cut_lone(&mut self, board: &Candidates) -> bool {
+        let layout = &board.layout;
+        let mut cut = false;
+        for h in 0..self.places.len() {
+            let m = self.places[h];
+            if m != 0 && m & (m - 1) == 0 {
+                let c = layout.houses[h][m.trailing_zeros() as usize] as usize;
+                for (&g, &slot) in layout.cell_houses[c].iter().zip(&layout.cell_slots[c]) {
+                    self.places[g as usize] &= !(1 << slot);
+                }
+                cut = true;
+            }
+        }
+        cut
     }
 }
 
@@ -197,6 +240,8 @@ struct Walk<'a> {
     loops: Vec<Vec<usize>>,
     /// Whether the starts walked from before are passed over (see [`Walk::started_from`]).
     skip_walked: bool,
+    /// Whether cells on no valid loop are left out (see [`Members`]).
+    cut_lone: bool,
 }
 
 impl<'a> Walk<'a> {
@@ -209,16 +254,19 @@ impl<'a> Walk<'a> {
             on_path: vec![0; board.masks.len().div_ceil(64)],
             loops: Vec::new(),
             skip_walked,
+            cut_lone: true,
         }
     }
 
     /// The valid loops of `pair` from each of its bivalue cells in turn, with their starts.
     fn pair_loops(&mut self, pair: u64) -> Vec<(usize, Vec<usize>)> {
         let board = self.board;
-        self.members.list(board, pair);
+        self.members.list(board, pair, self.cut_lone);
         self.pair = pair;
         let mut out = Vec::new();
-        for start in 0..board.masks.len() {
+        // The listed cells of the rows: every listed cell once, in cell order.
+        for k in 0..self.members.first[board.side()] {
+            let start = self.members.cells[k];
             if board.masks[start] != pair {
                 continue;
             }
@@ -531,13 +579,16 @@ fn hidden_type3(
         .iter()
         .position(|&c| c as usize == c2)
         .unwrap_or(usize::MAX);
-    let positions = |bit: u64| -> u64 {
-        cells
-            .iter()
-            .enumerate()
-            .filter(|&(i, &c)| i != index2 && board.masks[c as usize] & bit != 0)
-            .fold(0, |acc, (i, _)| acc | 1 << i)
-    };
+    // The places of each digit in the house, c2 aside (read once, not per combination).
+    let mut places = [0u64; 64];
+    for (i, &c) in cells.iter().enumerate() {
+        if i != index2 {
+            for d in bits(board.masks[c as usize]) {
+                places[d] |= 1 << i;
+            }
+        }
+    }
+    let positions = |bit: u64| places[bit.trailing_zeros() as usize];
     // Only digits still open in the house can be part of a hidden set.
     let rem: Vec<(usize, u64)> = bits(((1u64 << side) - 1) & !pattern.pair & !extras)
         .filter(|&d| positions(1 << d) != 0)
@@ -582,6 +633,33 @@ fn hidden_type3(
 mod tests {
     use super::*;
     use crate::logic::engine;
+
+    #[test]
+    fn walks_among_cells_that_may_be_on_a_loop_find_the_loops_of_full_walks() {
+        let (mut loops, mut cut) = (0, 0);
+        for puzzle in engine::SOLVE_PATH_PUZZLES {
+            engine::each_board(puzzle, |b| {
+                let mut pairs: Vec<u64> = b.masks.clone();
+                pairs.retain(|m| m.count_ones() == 2);
+                pairs.sort_unstable();
+                pairs.dedup();
+                for pair in pairs {
+                    let mut full = Walk::new(b, false);
+                    full.cut_lone = false;
+                    let every = full.pair_loops(pair);
+                    let mut walk = Walk::new(b, false);
+                    let found = walk.pair_loops(pair);
+                    loops += every.len();
+                    cut += full.members.cells.len() - walk.members.cells.len();
+                    assert_eq!(found, every);
+                }
+            });
+        }
+        assert!(
+            loops > 20 && cut > 1000,
+            "{loops} loops, {cut} cells left out"
+        );
+    }
 
     #[test]
     fn walks_passing_over_earlier_starts_find_the_same_step() {
