@@ -292,6 +292,70 @@ impl Reaches {
     }
 }
 
+/// The closure read by fact, `(cell * 9 + digit) * 2 + on`, as the static chain searches
+/// ask it: which facts lie on a loop together, which lead to a given one.
+pub(crate) struct ByFact<'a> {
+    bits: &'a [u64],
+    /// Per fact: its node, its component, where its row starts in `bits` ([`NO_ROW`] for
+    /// an absence that implies nothing, and for what is not a candidate).
+    node: Vec<u16>,
+    comp: Vec<u32>,
+    row: Vec<u32>,
+}
+
+/// A node as a word of [`Reach::bits`] and a bit in it.
+#[derive(Clone, Copy)]
+pub(crate) struct Bit(usize, u64);
+
+impl ByFact<'_> {
+    /// The node of fact `f` (a candidate of the board), as a bit of reach rows.
+    pub(crate) fn bit(&self, f: u16) -> Bit {
+        let v = usize::from(self.node[usize::from(f)]);
+        Bit(v / 64, 1 << (v % 64))
+    }
+
+    /// Whether fact `f` leads to the node `to` by static links (or is it).
+    pub(crate) fn leads(&self, f: u16, to: Bit) -> bool {
+        let f = usize::from(f);
+        match self.row[f] {
+            NO_ROW => self.node[f] as usize / 64 == to.0 && 1 << (self.node[f] % 64) == to.1,
+            r => self.bits[r as usize + to.0] & to.1 != 0,
+        }
+    }
+
+    /// The component of fact `f`: two facts lie on a common loop of links only if they share it.
+    pub(crate) fn component(&self, f: u16) -> u32 {
+        self.comp[usize::from(f)]
+    }
+}
+
+impl Reaches {
+    /// The closure, read by fact.
+    pub(crate) fn by_fact(&self) -> ByFact<'_> {
+        let (graph, reach) = (&self.graph, &self.reach);
+        let mut node = vec![u16::MAX; 81 * 9 * 2];
+        let mut comp = vec![u32::MAX; 81 * 9 * 2];
+        let mut row = vec![NO_ROW; 81 * 9 * 2];
+        for (i, &(c, d)) in graph.candidates.iter().enumerate() {
+            for on in 0..2 {
+                let (f, v) = ((c * 9 + d) * 2 + on, 2 * i + on);
+                node[f] = v as u16;
+                comp[f] = reach.comp[v];
+                let r = reach.row[reach.comp[v] as usize];
+                if r != NO_ROW {
+                    row[f] = r * reach.words as u32;
+                }
+            }
+        }
+        ByFact {
+            bits: &reach.bits,
+            node,
+            comp,
+            row,
+        }
+    }
+}
+
 /// The static links of a board: node `2 * i + on` is candidate `i` true (`on` = 1) or false.
 struct Graph {
     /// The candidates, cell-major.
@@ -480,7 +544,8 @@ impl Graph {
                 for &w in self.links(v) {
                     let w = usize::from(w);
                     let j = comp[w] as usize;
-                    if j != k {
+                    // A node already reached came with a row holding all it reaches.
+                    if j != k && own[w / 64] >> (w % 64) & 1 == 0 {
                         // Links lead only to nodes with rows.
                         let r = row[j] as usize;
                         let theirs = &done[r * words..(r + 1) * words];

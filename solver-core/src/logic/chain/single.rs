@@ -8,7 +8,7 @@
 //! chain leads from an assumption to its opposite. Among everything found, SE takes the
 //! lowest rating, then the fewest facts, then X before Y before XY, then the first found.
 
-use super::closure::Reaches;
+use super::closure::{ByFact, Reaches};
 use super::deduction::{Deduction, fact};
 use super::rating;
 use super::state::{NO_CELL, Set, Start, cells};
@@ -133,10 +133,9 @@ impl Seen {
 
 /// The facts a true fact makes false, in SE's order: the cell's other digits (its cell
 /// links), then the digit's other places in the box, the row outside the box, the column
-/// outside the box.
+/// outside the box. (Appended to `out`.)
 fn weak(s: &Start, f: Fact, out: &mut Vec<Fact>) {
     let (c, d, _) = parts(f);
-    out.clear();
     let mut m = s.digits(c) & !(1 << d);
     while m != 0 {
         out.push(fact_of(c, m.trailing_zeros() as usize, false));
@@ -151,10 +150,10 @@ fn weak(s: &Start, f: Fact, out: &mut Vec<Fact>) {
 
 /// The facts a false fact makes true: the cell's other digit where it has two (its cell
 /// link), then the digit's other place in each house where it has two (its house links),
-/// each once (box, row, column).
+/// each once (box, row, column). (Appended to `out`.)
 fn strong(s: &Start, f: Fact, out: &mut Vec<Fact>) {
     let (c, d, _) = parts(f);
-    out.clear();
+    let from = out.len();
     let m = s.digits(c);
     if m.count_ones() == 2 {
         out.push(fact_of(c, (m & !(1 << d)).trailing_zeros() as usize, true));
@@ -162,7 +161,7 @@ fn strong(s: &Start, f: Fact, out: &mut Vec<Fact>) {
     let [row, col, bx] = s.bilocal(c, d);
     for q in [bx, row, col] {
         let g = fact_of(usize::from(q), d, true);
-        if q != NO_CELL && !out.contains(&g) {
+        if q != NO_CELL && !out[from..].contains(&g) {
             out.push(g);
         }
     }
@@ -183,18 +182,16 @@ impl LinkTable {
         self.facts.clear();
         self.bounds.clear();
         self.bounds.resize(81 * 9 * 2, [0; 3]);
-        let mut out = Vec::with_capacity(32);
         for &(c, d) in list {
             let n = s.digits(c).count_ones() as usize;
             for (on, cell_links) in [(true, n - 1), (false, usize::from(n == 2))] {
                 let f = fact_of(c, d, on);
-                if on {
-                    weak(s, f, &mut out);
-                } else {
-                    strong(s, f, &mut out);
-                }
                 let start = self.facts.len() as u32;
-                self.facts.extend_from_slice(&out);
+                if on {
+                    weak(s, f, &mut self.facts);
+                } else {
+                    strong(s, f, &mut self.facts);
+                }
                 let end = self.facts.len() as u32;
                 let house = (start + cell_links as u32).min(end);
                 self.bounds[usize::from(f)] = [start, house, end];
@@ -291,16 +288,21 @@ struct Search {
 /// leads into the loop, the loop's contrapositive runs back the other way, and out to its
 /// absence); an X-cycle's loop and removals keep to one digit. A search whose assumption is
 /// not listed finds nothing, so it is skipped.
-struct Refuted {
+struct Refuted<'a> {
     /// Bit per fact (see [`Seen`]).
     facts: Seen,
+    /// The closure by fact, to leave out of a search the facts that cannot lie on what it
+    /// looks for (none: every fact reached is followed).
+    by_fact: Option<ByFact<'a>>,
     /// Per candidate (`cell * 9 + digit`), the digits a cycle through it may remove (see
     /// [`Reaches::loop_starts`]): an X-cycle keeps to its own digit.
     loops: Vec<u16>,
+    /// Whether a search stops once what it could still find cannot come before the best.
+    bounded: bool,
 }
 
-impl Refuted {
-    fn of(closure: &Reaches) -> Refuted {
+impl Refuted<'_> {
+    fn of(closure: &Reaches) -> Refuted<'_> {
         let changes = closure.refuted();
         let mut facts = Seen::new();
         for &(c, d) in &changes.removed {
@@ -313,16 +315,21 @@ impl Refuted {
         }
         Refuted {
             facts,
+            by_fact: Some(closure.by_fact()),
             loops: closure.loop_starts(),
+            bounded: true,
         }
     }
 
-    /// Every assumption listed (the searches as they would run without the closure).
+    /// Every assumption listed, each search run to its end (the searches as they would run
+    /// without the closure or the best found so far).
     #[cfg(test)]
-    fn everything() -> Refuted {
+    fn everything() -> Refuted<'static> {
         Refuted {
             facts: Seen([u64::MAX; 23]),
+            by_fact: None,
             loops: vec![0x1ff; 81 * 9],
+            bounded: false,
         }
     }
 
@@ -359,6 +366,7 @@ fn search_refuted(s: &Start, refuted: &Refuted) -> Option<Deduction> {
     };
     search.table.build(s, &list);
     let mut best: Option<Found> = None;
+    let mut caps = Caps::default();
     for links in [Links::X, Links::Y, Links::Xy] {
         // Every XY step rates 7.0 or more; one found lower cannot be displaced.
         if links == Links::Xy && best.as_ref().is_some_and(|b| b.difficulty < 7.0) {
@@ -378,8 +386,9 @@ fn search_refuted(s: &Start, refuted: &Refuted) -> Option<Deduction> {
             };
             let digits = if links == Links::X { 1 << d } else { 0x1ff };
             if refuted.loops[c * 9 + d] & digits != 0 {
-                let most = cap(&best, cycle_base);
-                cycles(s, &mut search, (c, d), links, most, &mut best);
+                let most = caps.get(&best, cycle_base, refuted.bounded);
+                let by_fact = refuted.by_fact.as_ref();
+                cycles(s, &mut search, (c, d), (links, by_fact), most, &mut best);
             }
             if links != Links::Y {
                 let base = if links == Links::Xy {
@@ -391,13 +400,47 @@ fn search_refuted(s: &Start, refuted: &Refuted) -> Option<Deduction> {
                     if !refuted.facts.has(fact_of(c, d, on)) {
                         continue;
                     }
-                    let most = cap(&best, base);
-                    chains(s, &mut search, (c, d, on), links, most, &mut best);
+                    let most = caps.get(&best, base, refuted.bounded);
+                    let by_fact = refuted.by_fact.as_ref();
+                    chains(
+                        s,
+                        &mut search,
+                        (c, d, on),
+                        (links, by_fact),
+                        most,
+                        &mut best,
+                    );
                 }
             }
         }
     }
     best.map(Found::into_deduction)
+}
+
+/// [`cap`] for the bases a search runs on, worked out again only when the best changes.
+#[derive(Default)]
+struct Caps {
+    /// The best's rating and facts, and the caps for it by base.
+    of: Option<((f64, usize), Vec<(u16, usize)>)>,
+}
+
+impl Caps {
+    fn get(&mut self, best: &Option<Found>, base: u16, bounded: bool) -> usize {
+        let Some(b) = best.as_ref().filter(|_| bounded) else {
+            return usize::MAX;
+        };
+        let key = (b.difficulty, b.facts);
+        if self.of.as_ref().is_none_or(|(k, _)| *k != key) {
+            self.of = Some((key, Vec::new()));
+        }
+        let caps = &mut self.of.as_mut().expect("set above").1;
+        if let Some(&(_, n)) = caps.iter().find(|x| x.0 == base) {
+            return n;
+        }
+        let n = cap(best, base);
+        caps.push((base, n));
+        n
+    }
 }
 
 /// The most facts a chain on `base` may hold and still come before `best`.
@@ -408,7 +451,9 @@ fn cap(best: &Option<Found>, base: u16) -> usize {
     let mut n = 1;
     loop {
         let d = rating::difficulty(base, n + 1);
-        if d > b.difficulty || (d == b.difficulty && n + 1 > b.facts) {
+        // A later chain comes before the best only if strictly shorter or rated lower: it
+        // is of the same kind or a later one, and the first found wins ties.
+        if d > b.difficulty || (d == b.difficulty && n + 1 >= b.facts) {
             return n;
         }
         n += 1;
@@ -427,15 +472,21 @@ fn offer(best: &mut Option<Found>, found: Found) {
 /// that true one), but a false fact followed a second time adds no true fact not already
 /// reached: only the copies of facts that lead straight back to the start matter, as the
 /// ends of cycles, so only they are kept.
+///
+/// With `by_fact`, facts outside the start's component are left out: a loop through the
+/// start keeps to it, and so does every path from the start to a fact of it, so the facts
+/// of the component are reached by the same paths in the same order.
 fn cycles(
     s: &Start,
     search: &mut Search,
     (c, d): (usize, usize),
-    links: Links,
+    (links, by_fact): (Links, Option<&ByFact>),
     cap: usize,
     best: &mut Option<Found>,
 ) {
     let source = fact_of(c, d, true);
+    let home = by_fact.map(|b| b.component(source));
+    let keep = |f: Fact| by_fact.is_none_or(|b| Some(b.component(f)) == home);
     // The false facts whose strong links lead to the start.
     let mut back = Seen::new();
     for &f in search.table.follow(source ^ 1, links) {
@@ -466,7 +517,9 @@ fn cycles(
             for &f in table.follow(tree.fact(i), links) {
                 if !seen_off.has(f) {
                     seen_off.add(f);
-                    off.push(tree.push(f, i));
+                    if keep(f) {
+                        off.push(tree.push(f, i));
+                    }
                 } else if back.has(f) && !tree.above(i, f) {
                     off.push(tree.push(f, i) | COPY);
                 }
@@ -486,7 +539,9 @@ fn cycles(
             for &g in table.follow(f, links) {
                 if !reached.has(g) {
                     reached.add(g);
-                    on.push(tree.push(g, i));
+                    if keep(g) {
+                        on.push(tree.push(g, i));
+                    }
                 }
             }
         }
@@ -547,16 +602,21 @@ fn cycle(s: &Start, tree: &Tree, end: u32, links: Links) -> Option<Found> {
 }
 
 /// The chain from candidate (`c`, `d`) assumed `on` to its opposite, of at most `cap` facts.
+///
+/// With `by_fact`, facts that do not lead to the opposite are left out: every fact on a path
+/// to it leads to it, so it is reached by the same path at the same depth.
 fn chains(
     s: &Start,
     search: &mut Search,
     (c, d, is_on): (usize, usize, bool),
-    links: Links,
+    (links, by_fact): (Links, Option<&ByFact>),
     cap: usize,
     best: &mut Option<Found>,
 ) {
     let source = fact_of(c, d, is_on);
     let target = source ^ 1;
+    let keep = by_fact.map(|b| (b, b.bit(target)));
+    let keep = |f: Fact| keep.is_none_or(|(b, to)| b.leads(f, to));
     let Search {
         tree,
         on,
@@ -592,7 +652,9 @@ fn chains(
                 }
                 if !seen.has(f) {
                     seen.add(f);
-                    to.push(tree.push(f, i));
+                    if keep(f) {
+                        to.push(tree.push(f, i));
+                    }
                 }
             }
         }
@@ -733,7 +795,8 @@ mod tests {
         for puzzle in puzzles.chain(crate::logic::engine::SOLVE_PATH_PUZZLES) {
             each_board(puzzle, |board| {
                 let s = Start::new(State::from_board(board));
-                let refuted = Refuted::of(&Reaches::new(&s));
+                let closure = Reaches::new(&s);
+                let refuted = Refuted::of(&closure);
                 let fast = search_refuted(&s, &refuted);
                 let full = search_refuted(&s, &Refuted::everything());
                 assert_eq!(format!("{fast:?}"), format!("{full:?}"), "{puzzle}");
