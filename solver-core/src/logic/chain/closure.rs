@@ -74,8 +74,10 @@ pub(crate) fn consequences(
 ) {
     let t = tables();
     if on {
-        for e in (0..9).filter(|&e| e != d && masks[c] >> e & 1 != 0) {
-            visit(c, e, false);
+        let mut m = masks[c] & !(1 << d);
+        while m != 0 {
+            visit(c, m.trailing_zeros() as usize, false);
+            m &= m - 1;
         }
         for q in cells(s.cand[d] & t.peers[c]) {
             visit(q, d, false);
@@ -411,6 +413,11 @@ impl Graph {
         // closure skip them.
         for &(c, d) in &candidates {
             for on in [false, true] {
+                if !on && live_off[d] >> c & 1 == 0 {
+                    // It implies nothing.
+                    first.push(to.len() as u32);
+                    continue;
+                }
                 consequences(s, masks, (c, d, on), |q, e, implied| {
                     if implied || live_off[e] >> q & 1 != 0 {
                         to.push(2 * index[q * 9 + e] + u16::from(implied));
