@@ -223,6 +223,9 @@ struct Found {
     deduction: Deduction,
     path: Vec<Fact>,
     cycle: bool,
+    /// For a chain found by its length alone: its assumption and links, to find its path
+    /// again should it be the step taken.
+    replay: Option<(Fact, Links)>,
 }
 
 impl Found {
@@ -278,6 +281,32 @@ struct Search {
     /// The nodes where cycles close.
     ends: Vec<u32>,
     table: LinkTable,
+    /// For [`chain_length`]: each fact's depth, valid where seen, and two layers of facts.
+    depth: Vec<u8>,
+    layer: Vec<Fact>,
+    next: Vec<Fact>,
+}
+
+impl Search {
+    fn new() -> Search {
+        // Room for a search's facts at once: grown push by push, the buffers cost as much as
+        // a short search.
+        Search {
+            tree: Tree {
+                nodes: Vec::with_capacity(2 * 81 * 9 * 2),
+            },
+            on: Vec::with_capacity(81 * 9),
+            off: Vec::with_capacity(81 * 9),
+            ends: Vec::with_capacity(64),
+            table: LinkTable {
+                facts: Vec::with_capacity(81 * 9 * 16),
+                bounds: Vec::new(),
+            },
+            depth: vec![0; 81 * 9 * 2],
+            layer: Vec::with_capacity(81 * 9),
+            next: Vec::with_capacity(81 * 9),
+        }
+    }
 }
 
 /// The assumptions that may lead to their own opposite by static links, from the links'
@@ -350,20 +379,7 @@ fn search_refuted(s: &Start, refuted: &Refuted) -> Option<Deduction> {
         return None;
     }
     let list = s.candidates();
-    // Room for a search's facts at once: grown push by push, the buffers cost as much as
-    // a short search.
-    let mut search = Search {
-        tree: Tree {
-            nodes: Vec::with_capacity(2 * 81 * 9 * 2),
-        },
-        on: Vec::with_capacity(81 * 9),
-        off: Vec::with_capacity(81 * 9),
-        ends: Vec::with_capacity(64),
-        table: LinkTable {
-            facts: Vec::with_capacity(81 * 9 * 16),
-            bounds: Vec::new(),
-        },
-    };
+    let mut search = Search::new();
     search.table.build(s, &list);
     let mut best: Option<Found> = None;
     let mut caps = Caps::default();
@@ -402,19 +418,29 @@ fn search_refuted(s: &Start, refuted: &Refuted) -> Option<Deduction> {
                     }
                     let most = caps.get(&best, base, refuted.bounded);
                     let by_fact = refuted.by_fact.as_ref();
-                    chains(
-                        s,
-                        &mut search,
-                        (c, d, on),
-                        (links, by_fact),
-                        most,
-                        &mut best,
-                    );
+                    let start = (c, d, on);
+                    if !refuted.bounded {
+                        if let Some(path) = chain_path(&mut search, start, (links, by_fact), most) {
+                            offer(&mut best, chain_found(s, start, links, path.len(), path));
+                        }
+                    } else if let Some(n) = chain_length(&mut search, start, (links, by_fact), most)
+                    {
+                        let mut found = chain_found(s, start, links, n, Vec::new());
+                        found.replay = Some((fact_of(c, d, on), links));
+                        offer(&mut best, found);
+                    }
                 }
             }
         }
     }
-    best.map(Found::into_deduction)
+    let mut best = best?;
+    if let Some((f, links)) = best.replay {
+        // The same search that found the length finds the path, of that length.
+        let by_fact = refuted.by_fact.as_ref();
+        best.path = chain_path(&mut search, parts(f), (links, by_fact), best.facts)
+            .expect("a chain of the length found");
+    }
+    Some(best.into_deduction())
 }
 
 /// [`cap`] for the bases a search runs on, worked out again only when the best changes.
@@ -498,6 +524,7 @@ fn cycles(
         off,
         ends,
         table,
+        ..
     } = search;
     tree.clear();
     on.clear();
@@ -598,21 +625,80 @@ fn cycle(s: &Start, tree: &Tree, end: u32, links: Links) -> Option<Found> {
         deduction,
         path,
         cycle: true,
+        replay: None,
     })
 }
 
-/// The chain from candidate (`c`, `d`) assumed `on` to its opposite, of at most `cap` facts.
-///
-/// With `by_fact`, facts that do not lead to the opposite are left out: every fact on a path
-/// to it leads to it, so it is reached by the same path at the same depth.
-fn chains(
-    s: &Start,
+/// How many facts the chain [`chain_path`] finds holds, if at most `cap`, found by a search
+/// half as deep: links hold both ways round (a fact `a` leads to `b` exactly when the
+/// opposite of `b` leads to the opposite of `a`), so a chain of `n` links from the
+/// assumption to its opposite passes a fact `v` within `n / 2` links (rounded up) whose
+/// opposite the assumption reaches within `n / 2` links (rounded down), and any fact reached
+/// both ways round at depths `a` and `b` makes such a chain of `a + b` links.
+fn chain_length(
     search: &mut Search,
     (c, d, is_on): (usize, usize, bool),
     (links, by_fact): (Links, Option<&ByFact>),
     cap: usize,
-    best: &mut Option<Found>,
-) {
+) -> Option<usize> {
+    let source = fact_of(c, d, is_on);
+    let keep = by_fact.map(|b| (b, b.bit(source ^ 1)));
+    let keep = |f: Fact| keep.is_none_or(|(b, to)| b.leads(f, to));
+    let Search {
+        table,
+        depth,
+        layer,
+        next,
+        ..
+    } = search;
+    layer.clear();
+    layer.push(source);
+    let mut seen = Seen::new();
+    seen.add(source);
+    depth[usize::from(source)] = 0;
+    // The fewest links of a chain met so far, and the depth of the layer.
+    let (mut shortest, mut k) = (usize::MAX, 0);
+    loop {
+        // Every fact within `k` links is seen: a chain of at most `2k` links is met.
+        if shortest <= 2 * k || layer.is_empty() {
+            return (shortest < cap).then_some(shortest + 1);
+        }
+        // The chain has at least `2k + 1` links, `2k + 2` facts.
+        if 2 * k + 2 > cap {
+            return None;
+        }
+        next.clear();
+        for &f in layer.iter() {
+            for &g in table.follow(f, links) {
+                if seen.has(g) {
+                    continue;
+                }
+                seen.add(g);
+                depth[usize::from(g)] = (k + 1) as u8;
+                if seen.has(g ^ 1) {
+                    shortest = shortest.min(k + 1 + usize::from(depth[usize::from(g ^ 1)]));
+                }
+                if keep(g) {
+                    next.push(g);
+                }
+            }
+        }
+        std::mem::swap(layer, next);
+        k += 1;
+    }
+}
+
+/// The chain from candidate (`c`, `d`) assumed `on` to its opposite, of at most `cap` facts:
+/// its facts, the end first.
+///
+/// With `by_fact`, facts that do not lead to the opposite are left out: every fact on a path
+/// to it leads to it, so it is reached by the same path at the same depth.
+fn chain_path(
+    search: &mut Search,
+    (c, d, is_on): (usize, usize, bool),
+    (links, by_fact): (Links, Option<&ByFact>),
+    cap: usize,
+) -> Option<Vec<Fact>> {
     let source = fact_of(c, d, is_on);
     let target = source ^ 1;
     let keep = by_fact.map(|b| (b, b.bit(target)));
@@ -668,7 +754,7 @@ fn chains(
     };
     while !on.is_empty() || !off.is_empty() {
         if too_deep(tree, on) {
-            return;
+            return None;
         }
         pass(tree, on, off, &mut seen_off, &mut end);
         on.clear();
@@ -676,7 +762,7 @@ fn chains(
             break;
         }
         if too_deep(tree, off) {
-            return;
+            return None;
         }
         pass(tree, off, on, &mut seen_on, &mut end);
         off.clear();
@@ -684,22 +770,22 @@ fn chains(
             break;
         }
     }
-    let Some(end) = end else { return };
-    offer(best, chain_found(s, (c, d, is_on), links, tree.path(end)));
+    end.map(|end| tree.path(end))
 }
 
-/// The step a chain from candidate (`c`, `d`) assumed `on` to its opposite makes.
+/// The step a chain of `facts` facts from candidate (`c`, `d`) assumed `on` to its opposite
+/// makes (with its path, end first, or none yet).
 fn chain_found(
     s: &Start,
     (c, d, is_on): (usize, usize, bool),
     links: Links,
+    facts: usize,
     path: Vec<Fact>,
 ) -> Found {
     let (name, base) = match links {
         Links::Xy => ("Forcing chain", rating::FORCING_XY),
         _ => ("Forcing X-chain", rating::FORCING_X),
     };
-    let facts = distinct(&path);
     let difficulty = rating::difficulty(base, facts);
     let tenths = rating::tenths(difficulty);
     let mut deduction = Deduction::setting(name, tenths, c, d, !is_on);
@@ -721,6 +807,7 @@ fn chain_found(
         deduction,
         path,
         cycle: false,
+        replay: None,
     }
 }
 
@@ -808,6 +895,55 @@ mod tests {
             found > 10 && skipped > 10,
             "{found} found, {skipped} skipped"
         );
+    }
+
+    #[test]
+    fn a_chain_length_is_that_of_the_path_found() {
+        let (mut chains, mut cut) = (0, 0);
+        for puzzle in crate::logic::engine::SOLVE_PATH_PUZZLES {
+            each_board(puzzle, |board| {
+                let s = Start::new(State::from_board(board));
+                let closure = Reaches::new(&s);
+                let by_fact = closure.by_fact();
+                let mut search = Search::new();
+                search.table.build(&s, &s.candidates());
+                for (c, d) in s.candidates() {
+                    for (on, links) in [
+                        (true, Links::X),
+                        (false, Links::X),
+                        (true, Links::Xy),
+                        (false, Links::Xy),
+                    ] {
+                        let full = chain_path(&mut search, (c, d, on), (links, None), usize::MAX);
+                        let Some(n) = full.as_ref().map(Vec::len) else {
+                            let fast = chain_length(
+                                &mut search,
+                                (c, d, on),
+                                (links, Some(&by_fact)),
+                                usize::MAX,
+                            );
+                            assert_eq!(fast, None, "{puzzle} {c} {d} {on}");
+                            continue;
+                        };
+                        chains += 1;
+                        for cap in [usize::MAX, n + 1, n, n - 1, n / 2] {
+                            let pruned =
+                                chain_path(&mut search, (c, d, on), (links, Some(&by_fact)), cap);
+                            let fast =
+                                chain_length(&mut search, (c, d, on), (links, Some(&by_fact)), cap);
+                            let bare = chain_length(&mut search, (c, d, on), (links, None), cap);
+                            let expected = (n <= cap).then_some(n);
+                            assert_eq!(fast, expected, "{puzzle} {c} {d} {on} {cap}");
+                            assert_eq!(bare, expected, "{puzzle} {c} {d} {on} {cap}");
+                            let path = if n <= cap { full.clone() } else { None };
+                            assert_eq!(pruned, path, "{puzzle} {c} {d} {on} {cap}");
+                            cut += usize::from(n > cap);
+                        }
+                    }
+                }
+            });
+        }
+        assert!(chains > 1000 && cut > 1000, "{chains} chains, {cut} cut");
     }
 
     #[test]
