@@ -342,10 +342,16 @@ impl Refuted<'_> {
         for &(c, d) in &changes.set {
             facts.add(fact_of(c, d, false));
         }
+        // With nothing refuted there is nothing to search (nor any cycle: see above).
+        let any = !changes.removed.is_empty() || !changes.set.is_empty();
         Refuted {
             facts,
-            by_fact: Some(closure.by_fact()),
-            loops: closure.loop_starts(),
+            by_fact: any.then(|| closure.by_fact()),
+            loops: if any {
+                closure.loop_starts()
+            } else {
+                Vec::new()
+            },
             bounded: true,
         }
     }
