@@ -471,19 +471,33 @@ impl Graph {
         let (mut order, mut low) = (vec![UNSEEN; n], vec![0u32; n]);
         let mut comp = vec![UNSEEN; n];
         let (mut stack, mut members) = (Vec::with_capacity(n), Vec::with_capacity(n));
-        let mut frames: Vec<(usize, usize)> = Vec::new();
+        // Each node on the way down, with where its next link and its last lie in `to`.
+        let mut frames: Vec<(usize, usize, usize)> = Vec::new();
+        let span = |v: usize| (self.first[v] as usize, self.first[v + 1] as usize);
         let (mut counter, mut count) = (0u32, 0u32);
         for root in 0..n {
             if order[root] != UNSEEN {
+                continue;
+            }
+            if self.first[root] == self.first[root + 1] {
+                // A node without links is a component alone, below all that link to it
+                // (none is done yet: it would have been met).
+                order[root] = counter;
+                counter += 1;
+                comp[root] = count;
+                members.push(root as u16);
+                count += 1;
                 continue;
             }
             order[root] = counter;
             low[root] = counter;
             counter += 1;
             stack.push(root);
-            frames.push((root, 0));
-            while let Some(&mut (v, ref mut pos)) = frames.last_mut() {
-                if let Some(&w) = self.links(v).get(*pos) {
+            let (from, to) = span(root);
+            frames.push((root, from, to));
+            while let Some(&mut (v, ref mut pos, end)) = frames.last_mut() {
+                if *pos < end {
+                    let w = self.to[*pos];
                     *pos += 1;
                     let w = usize::from(w);
                     if order[w] == UNSEEN {
@@ -491,14 +505,15 @@ impl Graph {
                         low[w] = counter;
                         counter += 1;
                         stack.push(w);
-                        frames.push((w, 0));
+                        let (from, to) = span(w);
+                        frames.push((w, from, to));
                     } else if comp[w] == UNSEEN {
                         low[v] = low[v].min(order[w]);
                     }
                     continue;
                 }
                 frames.pop();
-                if let Some(&(u, _)) = frames.last() {
+                if let Some(&(u, _, _)) = frames.last() {
                     low[u] = low[u].min(low[v]);
                 }
                 if low[v] == order[v] {
