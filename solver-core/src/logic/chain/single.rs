@@ -452,8 +452,10 @@ fn search_refuted(s: &Start, refuted: &Refuted) -> Option<Deduction> {
 /// [`cap`] for the bases a search runs on, worked out again only when the best changes.
 #[derive(Default)]
 struct Caps {
-    /// The best's rating and facts, and the caps for it by base.
-    of: Option<((f64, usize), Vec<(u16, usize)>)>,
+    /// The best's rating and facts the caps are for.
+    of: Option<(f64, usize)>,
+    /// The caps, by base.
+    caps: Vec<(u16, usize)>,
 }
 
 impl Caps {
@@ -462,15 +464,15 @@ impl Caps {
             return usize::MAX;
         };
         let key = (b.difficulty, b.facts);
-        if self.of.as_ref().is_none_or(|(k, _)| *k != key) {
-            self.of = Some((key, Vec::new()));
+        if self.of != Some(key) {
+            self.of = Some(key);
+            self.caps.clear();
         }
-        let caps = &mut self.of.as_mut().expect("set above").1;
-        if let Some(&(_, n)) = caps.iter().find(|x| x.0 == base) {
+        if let Some(&(_, n)) = self.caps.iter().find(|x| x.0 == base) {
             return n;
         }
         let n = cap(best, base);
-        caps.push((base, n));
+        self.caps.push((base, n));
         n
     }
 }
