@@ -74,8 +74,10 @@ pub(crate) fn consequences(
 ) {
     let t = tables();
     if on {
-        for e in (0..9).filter(|&e| e != d && masks[c] >> e & 1 != 0) {
-            visit(c, e, false);
+        let mut m = masks[c] & !(1 << d);
+        while m != 0 {
+            visit(c, m.trailing_zeros() as usize, false);
+            m &= m - 1;
         }
         for q in cells(s.cand[d] & t.peers[c]) {
             visit(q, d, false);
@@ -292,6 +294,70 @@ impl Reaches {
     }
 }
 
+/// The closure read by fact, `(cell * 9 + digit) * 2 + on`, as the static chain searches
+/// ask it: which facts lie on a loop together, which lead to a given one.
+pub(crate) struct ByFact<'a> {
+    bits: &'a [u64],
+    /// Per fact: its node, its component, where its row starts in `bits` ([`NO_ROW`] for
+    /// an absence that implies nothing, and for what is not a candidate).
+    node: Vec<u16>,
+    comp: Vec<u32>,
+    row: Vec<u32>,
+}
+
+/// A node as a word of [`Reach::bits`] and a bit in it.
+#[derive(Clone, Copy)]
+pub(crate) struct Bit(usize, u64);
+
+impl ByFact<'_> {
+    /// The node of fact `f` (a candidate of the board), as a bit of reach rows.
+    pub(crate) fn bit(&self, f: u16) -> Bit {
+        let v = usize::from(self.node[usize::from(f)]);
+        Bit(v / 64, 1 << (v % 64))
+    }
+
+    /// Whether fact `f` leads to the node `to` by static links (or is it).
+    pub(crate) fn leads(&self, f: u16, to: Bit) -> bool {
+        let f = usize::from(f);
+        match self.row[f] {
+            NO_ROW => self.node[f] as usize / 64 == to.0 && 1 << (self.node[f] % 64) == to.1,
+            r => self.bits[r as usize + to.0] & to.1 != 0,
+        }
+    }
+
+    /// The component of fact `f`: two facts lie on a common loop of links only if they share it.
+    pub(crate) fn component(&self, f: u16) -> u32 {
+        self.comp[usize::from(f)]
+    }
+}
+
+impl Reaches {
+    /// The closure, read by fact.
+    pub(crate) fn by_fact(&self) -> ByFact<'_> {
+        let (graph, reach) = (&self.graph, &self.reach);
+        let mut node = vec![u16::MAX; 81 * 9 * 2];
+        let mut comp = vec![u32::MAX; 81 * 9 * 2];
+        let mut row = vec![NO_ROW; 81 * 9 * 2];
+        for (i, &(c, d)) in graph.candidates.iter().enumerate() {
+            for on in 0..2 {
+                let (f, v) = ((c * 9 + d) * 2 + on, 2 * i + on);
+                node[f] = v as u16;
+                comp[f] = reach.comp[v];
+                let r = reach.row[reach.comp[v] as usize];
+                if r != NO_ROW {
+                    row[f] = r * reach.words as u32;
+                }
+            }
+        }
+        ByFact {
+            bits: &reach.bits,
+            node,
+            comp,
+            row,
+        }
+    }
+}
+
 /// The static links of a board: node `2 * i + on` is candidate `i` true (`on` = 1) or false.
 struct Graph {
     /// The candidates, cell-major.
@@ -347,6 +413,11 @@ impl Graph {
         // closure skip them.
         for &(c, d) in &candidates {
             for on in [false, true] {
+                if !on && live_off[d] >> c & 1 == 0 {
+                    // It implies nothing.
+                    first.push(to.len() as u32);
+                    continue;
+                }
                 consequences(s, masks, (c, d, on), |q, e, implied| {
                     if implied || live_off[e] >> q & 1 != 0 {
                         to.push(2 * index[q * 9 + e] + u16::from(implied));
@@ -400,19 +471,33 @@ impl Graph {
         let (mut order, mut low) = (vec![UNSEEN; n], vec![0u32; n]);
         let mut comp = vec![UNSEEN; n];
         let (mut stack, mut members) = (Vec::with_capacity(n), Vec::with_capacity(n));
-        let mut frames: Vec<(usize, usize)> = Vec::new();
+        // Each node on the way down, with where its next link and its last lie in `to`.
+        let mut frames: Vec<(usize, usize, usize)> = Vec::new();
+        let span = |v: usize| (self.first[v] as usize, self.first[v + 1] as usize);
         let (mut counter, mut count) = (0u32, 0u32);
         for root in 0..n {
             if order[root] != UNSEEN {
+                continue;
+            }
+            if self.first[root] == self.first[root + 1] {
+                // A node without links is a component alone, below all that link to it
+                // (none is done yet: it would have been met).
+                order[root] = counter;
+                counter += 1;
+                comp[root] = count;
+                members.push(root as u16);
+                count += 1;
                 continue;
             }
             order[root] = counter;
             low[root] = counter;
             counter += 1;
             stack.push(root);
-            frames.push((root, 0));
-            while let Some(&mut (v, ref mut pos)) = frames.last_mut() {
-                if let Some(&w) = self.links(v).get(*pos) {
+            let (from, to) = span(root);
+            frames.push((root, from, to));
+            while let Some(&mut (v, ref mut pos, end)) = frames.last_mut() {
+                if *pos < end {
+                    let w = self.to[*pos];
                     *pos += 1;
                     let w = usize::from(w);
                     if order[w] == UNSEEN {
@@ -420,14 +505,15 @@ impl Graph {
                         low[w] = counter;
                         counter += 1;
                         stack.push(w);
-                        frames.push((w, 0));
+                        let (from, to) = span(w);
+                        frames.push((w, from, to));
                     } else if comp[w] == UNSEEN {
                         low[v] = low[v].min(order[w]);
                     }
                     continue;
                 }
                 frames.pop();
-                if let Some(&(u, _)) = frames.last() {
+                if let Some(&(u, _, _)) = frames.last() {
                     low[u] = low[u].min(low[v]);
                 }
                 if low[v] == order[v] {
@@ -480,7 +566,8 @@ impl Graph {
                 for &w in self.links(v) {
                     let w = usize::from(w);
                     let j = comp[w] as usize;
-                    if j != k {
+                    // A node already reached came with a row holding all it reaches.
+                    if j != k && own[w / 64] >> (w % 64) & 1 == 0 {
                         // Links lead only to nodes with rows.
                         let r = row[j] as usize;
                         let theirs = &done[r * words..(r + 1) * words];

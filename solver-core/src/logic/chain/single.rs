@@ -8,7 +8,7 @@
 //! chain leads from an assumption to its opposite. Among everything found, SE takes the
 //! lowest rating, then the fewest facts, then X before Y before XY, then the first found.
 
-use super::closure::Reaches;
+use super::closure::{ByFact, Reaches};
 use super::deduction::{Deduction, fact};
 use super::rating;
 use super::state::{NO_CELL, Set, Start, cells};
@@ -133,10 +133,9 @@ impl Seen {
 
 /// The facts a true fact makes false, in SE's order: the cell's other digits (its cell
 /// links), then the digit's other places in the box, the row outside the box, the column
-/// outside the box.
+/// outside the box. (Appended to `out`.)
 fn weak(s: &Start, f: Fact, out: &mut Vec<Fact>) {
     let (c, d, _) = parts(f);
-    out.clear();
     let mut m = s.digits(c) & !(1 << d);
     while m != 0 {
         out.push(fact_of(c, m.trailing_zeros() as usize, false));
@@ -151,10 +150,10 @@ fn weak(s: &Start, f: Fact, out: &mut Vec<Fact>) {
 
 /// The facts a false fact makes true: the cell's other digit where it has two (its cell
 /// link), then the digit's other place in each house where it has two (its house links),
-/// each once (box, row, column).
+/// each once (box, row, column). (Appended to `out`.)
 fn strong(s: &Start, f: Fact, out: &mut Vec<Fact>) {
     let (c, d, _) = parts(f);
-    out.clear();
+    let from = out.len();
     let m = s.digits(c);
     if m.count_ones() == 2 {
         out.push(fact_of(c, (m & !(1 << d)).trailing_zeros() as usize, true));
@@ -162,7 +161,7 @@ fn strong(s: &Start, f: Fact, out: &mut Vec<Fact>) {
     let [row, col, bx] = s.bilocal(c, d);
     for q in [bx, row, col] {
         let g = fact_of(usize::from(q), d, true);
-        if q != NO_CELL && !out.contains(&g) {
+        if q != NO_CELL && !out[from..].contains(&g) {
             out.push(g);
         }
     }
@@ -183,18 +182,16 @@ impl LinkTable {
         self.facts.clear();
         self.bounds.clear();
         self.bounds.resize(81 * 9 * 2, [0; 3]);
-        let mut out = Vec::with_capacity(32);
         for &(c, d) in list {
             let n = s.digits(c).count_ones() as usize;
             for (on, cell_links) in [(true, n - 1), (false, usize::from(n == 2))] {
                 let f = fact_of(c, d, on);
-                if on {
-                    weak(s, f, &mut out);
-                } else {
-                    strong(s, f, &mut out);
-                }
                 let start = self.facts.len() as u32;
-                self.facts.extend_from_slice(&out);
+                if on {
+                    weak(s, f, &mut self.facts);
+                } else {
+                    strong(s, f, &mut self.facts);
+                }
                 let end = self.facts.len() as u32;
                 let house = (start + cell_links as u32).min(end);
                 self.bounds[usize::from(f)] = [start, house, end];
@@ -226,6 +223,9 @@ struct Found {
     deduction: Deduction,
     path: Vec<Fact>,
     cycle: bool,
+    /// For a chain found by its length alone: its assumption and links, to find its path
+    /// again should it be the step taken.
+    replay: Option<(Fact, Links)>,
 }
 
 impl Found {
@@ -281,6 +281,32 @@ struct Search {
     /// The nodes where cycles close.
     ends: Vec<u32>,
     table: LinkTable,
+    /// For [`chain_length`]: each fact's depth, valid where seen, and two layers of facts.
+    depth: Vec<u8>,
+    layer: Vec<Fact>,
+    next: Vec<Fact>,
+}
+
+impl Search {
+    fn new() -> Search {
+        // Room for a search's facts at once: grown push by push, the buffers cost as much as
+        // a short search.
+        Search {
+            tree: Tree {
+                nodes: Vec::with_capacity(2 * 81 * 9 * 2),
+            },
+            on: Vec::with_capacity(81 * 9),
+            off: Vec::with_capacity(81 * 9),
+            ends: Vec::with_capacity(64),
+            table: LinkTable {
+                facts: Vec::with_capacity(81 * 9 * 16),
+                bounds: Vec::new(),
+            },
+            depth: vec![0; 81 * 9 * 2],
+            layer: Vec::with_capacity(81 * 9),
+            next: Vec::with_capacity(81 * 9),
+        }
+    }
 }
 
 /// The assumptions that may lead to their own opposite by static links, from the links'
@@ -291,16 +317,21 @@ struct Search {
 /// leads into the loop, the loop's contrapositive runs back the other way, and out to its
 /// absence); an X-cycle's loop and removals keep to one digit. A search whose assumption is
 /// not listed finds nothing, so it is skipped.
-struct Refuted {
+struct Refuted<'a> {
     /// Bit per fact (see [`Seen`]).
     facts: Seen,
+    /// The closure by fact, to leave out of a search the facts that cannot lie on what it
+    /// looks for (none: every fact reached is followed).
+    by_fact: Option<ByFact<'a>>,
     /// Per candidate (`cell * 9 + digit`), the digits a cycle through it may remove (see
     /// [`Reaches::loop_starts`]): an X-cycle keeps to its own digit.
     loops: Vec<u16>,
+    /// Whether a search stops once what it could still find cannot come before the best.
+    bounded: bool,
 }
 
-impl Refuted {
-    fn of(closure: &Reaches) -> Refuted {
+impl Refuted<'_> {
+    fn of(closure: &Reaches) -> Refuted<'_> {
         let changes = closure.refuted();
         let mut facts = Seen::new();
         for &(c, d) in &changes.removed {
@@ -311,18 +342,29 @@ impl Refuted {
         for &(c, d) in &changes.set {
             facts.add(fact_of(c, d, false));
         }
+        // With nothing refuted there is nothing to search (nor any cycle: see above).
+        let any = !changes.removed.is_empty() || !changes.set.is_empty();
         Refuted {
             facts,
-            loops: closure.loop_starts(),
+            by_fact: any.then(|| closure.by_fact()),
+            loops: if any {
+                closure.loop_starts()
+            } else {
+                Vec::new()
+            },
+            bounded: true,
         }
     }
 
-    /// Every assumption listed (the searches as they would run without the closure).
+    /// Every assumption listed, each search run to its end (the searches as they would run
+    /// without the closure or the best found so far).
     #[cfg(test)]
-    fn everything() -> Refuted {
+    fn everything() -> Refuted<'static> {
         Refuted {
             facts: Seen([u64::MAX; 23]),
+            by_fact: None,
             loops: vec![0x1ff; 81 * 9],
+            bounded: false,
         }
     }
 
@@ -343,22 +385,10 @@ fn search_refuted(s: &Start, refuted: &Refuted) -> Option<Deduction> {
         return None;
     }
     let list = s.candidates();
-    // Room for a search's facts at once: grown push by push, the buffers cost as much as
-    // a short search.
-    let mut search = Search {
-        tree: Tree {
-            nodes: Vec::with_capacity(2 * 81 * 9 * 2),
-        },
-        on: Vec::with_capacity(81 * 9),
-        off: Vec::with_capacity(81 * 9),
-        ends: Vec::with_capacity(64),
-        table: LinkTable {
-            facts: Vec::with_capacity(81 * 9 * 16),
-            bounds: Vec::new(),
-        },
-    };
+    let mut search = Search::new();
     search.table.build(s, &list);
     let mut best: Option<Found> = None;
+    let mut caps = Caps::default();
     for links in [Links::X, Links::Y, Links::Xy] {
         // Every XY step rates 7.0 or more; one found lower cannot be displaced.
         if links == Links::Xy && best.as_ref().is_some_and(|b| b.difficulty < 7.0) {
@@ -378,8 +408,9 @@ fn search_refuted(s: &Start, refuted: &Refuted) -> Option<Deduction> {
             };
             let digits = if links == Links::X { 1 << d } else { 0x1ff };
             if refuted.loops[c * 9 + d] & digits != 0 {
-                let most = cap(&best, cycle_base);
-                cycles(s, &mut search, (c, d), links, most, &mut best);
+                let most = caps.get(&best, cycle_base, refuted.bounded);
+                let by_fact = refuted.by_fact.as_ref();
+                cycles(s, &mut search, (c, d), (links, by_fact), most, &mut best);
             }
             if links != Links::Y {
                 let base = if links == Links::Xy {
@@ -391,13 +422,59 @@ fn search_refuted(s: &Start, refuted: &Refuted) -> Option<Deduction> {
                     if !refuted.facts.has(fact_of(c, d, on)) {
                         continue;
                     }
-                    let most = cap(&best, base);
-                    chains(s, &mut search, (c, d, on), links, most, &mut best);
+                    let most = caps.get(&best, base, refuted.bounded);
+                    let by_fact = refuted.by_fact.as_ref();
+                    let start = (c, d, on);
+                    if !refuted.bounded {
+                        if let Some(path) = chain_path(&mut search, start, (links, by_fact), most) {
+                            offer(&mut best, chain_found(s, start, links, path.len(), path));
+                        }
+                    } else if let Some(n) = chain_length(&mut search, start, (links, by_fact), most)
+                    {
+                        let mut found = chain_found(s, start, links, n, Vec::new());
+                        found.replay = Some((fact_of(c, d, on), links));
+                        offer(&mut best, found);
+                    }
                 }
             }
         }
     }
-    best.map(Found::into_deduction)
+    let mut best = best?;
+    if let Some((f, links)) = best.replay {
+        // The same search that found the length finds the path, of that length.
+        let by_fact = refuted.by_fact.as_ref();
+        best.path = chain_path(&mut search, parts(f), (links, by_fact), best.facts)
+            .expect("a chain of the length found");
+    }
+    Some(best.into_deduction())
+}
+
+/// [`cap`] for the bases a search runs on, worked out again only when the best changes.
+#[derive(Default)]
+struct Caps {
+    /// The best's rating and facts the caps are for.
+    of: Option<(f64, usize)>,
+    /// The caps, by base.
+    caps: Vec<(u16, usize)>,
+}
+
+impl Caps {
+    fn get(&mut self, best: &Option<Found>, base: u16, bounded: bool) -> usize {
+        let Some(b) = best.as_ref().filter(|_| bounded) else {
+            return usize::MAX;
+        };
+        let key = (b.difficulty, b.facts);
+        if self.of != Some(key) {
+            self.of = Some(key);
+            self.caps.clear();
+        }
+        if let Some(&(_, n)) = self.caps.iter().find(|x| x.0 == base) {
+            return n;
+        }
+        let n = cap(best, base);
+        self.caps.push((base, n));
+        n
+    }
 }
 
 /// The most facts a chain on `base` may hold and still come before `best`.
@@ -408,7 +485,9 @@ fn cap(best: &Option<Found>, base: u16) -> usize {
     let mut n = 1;
     loop {
         let d = rating::difficulty(base, n + 1);
-        if d > b.difficulty || (d == b.difficulty && n + 1 > b.facts) {
+        // A later chain comes before the best only if strictly shorter or rated lower: it
+        // is of the same kind or a later one, and the first found wins ties.
+        if d > b.difficulty || (d == b.difficulty && n + 1 >= b.facts) {
             return n;
         }
         n += 1;
@@ -427,15 +506,21 @@ fn offer(best: &mut Option<Found>, found: Found) {
 /// that true one), but a false fact followed a second time adds no true fact not already
 /// reached: only the copies of facts that lead straight back to the start matter, as the
 /// ends of cycles, so only they are kept.
+///
+/// With `by_fact`, facts outside the start's component are left out: a loop through the
+/// start keeps to it, and so does every path from the start to a fact of it, so the facts
+/// of the component are reached by the same paths in the same order.
 fn cycles(
     s: &Start,
     search: &mut Search,
     (c, d): (usize, usize),
-    links: Links,
+    (links, by_fact): (Links, Option<&ByFact>),
     cap: usize,
     best: &mut Option<Found>,
 ) {
     let source = fact_of(c, d, true);
+    let home = by_fact.map(|b| b.component(source));
+    let keep = |f: Fact| by_fact.is_none_or(|b| Some(b.component(f)) == home);
     // The false facts whose strong links lead to the start.
     let mut back = Seen::new();
     for &f in search.table.follow(source ^ 1, links) {
@@ -447,6 +532,7 @@ fn cycles(
         off,
         ends,
         table,
+        ..
     } = search;
     tree.clear();
     on.clear();
@@ -466,7 +552,9 @@ fn cycles(
             for &f in table.follow(tree.fact(i), links) {
                 if !seen_off.has(f) {
                     seen_off.add(f);
-                    off.push(tree.push(f, i));
+                    if keep(f) {
+                        off.push(tree.push(f, i));
+                    }
                 } else if back.has(f) && !tree.above(i, f) {
                     off.push(tree.push(f, i) | COPY);
                 }
@@ -486,7 +574,9 @@ fn cycles(
             for &g in table.follow(f, links) {
                 if !reached.has(g) {
                     reached.add(g);
-                    on.push(tree.push(g, i));
+                    if keep(g) {
+                        on.push(tree.push(g, i));
+                    }
                 }
             }
         }
@@ -543,20 +633,84 @@ fn cycle(s: &Start, tree: &Tree, end: u32, links: Links) -> Option<Found> {
         deduction,
         path,
         cycle: true,
+        replay: None,
     })
 }
 
-/// The chain from candidate (`c`, `d`) assumed `on` to its opposite, of at most `cap` facts.
-fn chains(
-    s: &Start,
+/// How many facts the chain [`chain_path`] finds holds, if at most `cap`, found by a search
+/// half as deep: links hold both ways round (a fact `a` leads to `b` exactly when the
+/// opposite of `b` leads to the opposite of `a`), so a chain of `n` links from the
+/// assumption to its opposite passes a fact `v` within `n / 2` links (rounded up) whose
+/// opposite the assumption reaches within `n / 2` links (rounded down), and any fact reached
+/// both ways round at depths `a` and `b` makes such a chain of `a + b` links.
+fn chain_length(
     search: &mut Search,
     (c, d, is_on): (usize, usize, bool),
-    links: Links,
+    (links, by_fact): (Links, Option<&ByFact>),
     cap: usize,
-    best: &mut Option<Found>,
-) {
+) -> Option<usize> {
+    let source = fact_of(c, d, is_on);
+    let keep = by_fact.map(|b| (b, b.bit(source ^ 1)));
+    let keep = |f: Fact| keep.is_none_or(|(b, to)| b.leads(f, to));
+    let Search {
+        table,
+        depth,
+        layer,
+        next,
+        ..
+    } = search;
+    layer.clear();
+    layer.push(source);
+    let mut seen = Seen::new();
+    seen.add(source);
+    depth[usize::from(source)] = 0;
+    // The fewest links of a chain met so far, and the depth of the layer.
+    let (mut shortest, mut k) = (usize::MAX, 0);
+    loop {
+        // Every fact within `k` links is seen: a chain of at most `2k` links is met.
+        if shortest <= 2 * k || layer.is_empty() {
+            return (shortest < cap).then_some(shortest + 1);
+        }
+        // The chain has at least `2k + 1` links, `2k + 2` facts.
+        if 2 * k + 2 > cap {
+            return None;
+        }
+        next.clear();
+        for &f in layer.iter() {
+            for &g in table.follow(f, links) {
+                if seen.has(g) {
+                    continue;
+                }
+                seen.add(g);
+                depth[usize::from(g)] = (k + 1) as u8;
+                if seen.has(g ^ 1) {
+                    shortest = shortest.min(k + 1 + usize::from(depth[usize::from(g ^ 1)]));
+                }
+                if keep(g) {
+                    next.push(g);
+                }
+            }
+        }
+        std::mem::swap(layer, next);
+        k += 1;
+    }
+}
+
+/// The chain from candidate (`c`, `d`) assumed `on` to its opposite, of at most `cap` facts:
+/// its facts, the end first.
+///
+/// With `by_fact`, facts that do not lead to the opposite are left out: every fact on a path
+/// to it leads to it, so it is reached by the same path at the same depth.
+fn chain_path(
+    search: &mut Search,
+    (c, d, is_on): (usize, usize, bool),
+    (links, by_fact): (Links, Option<&ByFact>),
+    cap: usize,
+) -> Option<Vec<Fact>> {
     let source = fact_of(c, d, is_on);
     let target = source ^ 1;
+    let keep = by_fact.map(|b| (b, b.bit(target)));
+    let keep = |f: Fact| keep.is_none_or(|(b, to)| b.leads(f, to));
     let Search {
         tree,
         on,
@@ -592,7 +746,9 @@ fn chains(
                 }
                 if !seen.has(f) {
                     seen.add(f);
-                    to.push(tree.push(f, i));
+                    if keep(f) {
+                        to.push(tree.push(f, i));
+                    }
                 }
             }
         }
@@ -606,7 +762,7 @@ fn chains(
     };
     while !on.is_empty() || !off.is_empty() {
         if too_deep(tree, on) {
-            return;
+            return None;
         }
         pass(tree, on, off, &mut seen_off, &mut end);
         on.clear();
@@ -614,7 +770,7 @@ fn chains(
             break;
         }
         if too_deep(tree, off) {
-            return;
+            return None;
         }
         pass(tree, off, on, &mut seen_on, &mut end);
         off.clear();
@@ -622,22 +778,22 @@ fn chains(
             break;
         }
     }
-    let Some(end) = end else { return };
-    offer(best, chain_found(s, (c, d, is_on), links, tree.path(end)));
+    end.map(|end| tree.path(end))
 }
 
-/// The step a chain from candidate (`c`, `d`) assumed `on` to its opposite makes.
+/// The step a chain of `facts` facts from candidate (`c`, `d`) assumed `on` to its opposite
+/// makes (with its path, end first, or none yet).
 fn chain_found(
     s: &Start,
     (c, d, is_on): (usize, usize, bool),
     links: Links,
+    facts: usize,
     path: Vec<Fact>,
 ) -> Found {
     let (name, base) = match links {
         Links::Xy => ("Forcing chain", rating::FORCING_XY),
         _ => ("Forcing X-chain", rating::FORCING_X),
     };
-    let facts = distinct(&path);
     let difficulty = rating::difficulty(base, facts);
     let tenths = rating::tenths(difficulty);
     let mut deduction = Deduction::setting(name, tenths, c, d, !is_on);
@@ -659,6 +815,7 @@ fn chain_found(
         deduction,
         path,
         cycle: false,
+        replay: None,
     }
 }
 
@@ -733,7 +890,8 @@ mod tests {
         for puzzle in puzzles.chain(crate::logic::engine::SOLVE_PATH_PUZZLES) {
             each_board(puzzle, |board| {
                 let s = Start::new(State::from_board(board));
-                let refuted = Refuted::of(&Reaches::new(&s));
+                let closure = Reaches::new(&s);
+                let refuted = Refuted::of(&closure);
                 let fast = search_refuted(&s, &refuted);
                 let full = search_refuted(&s, &Refuted::everything());
                 assert_eq!(format!("{fast:?}"), format!("{full:?}"), "{puzzle}");
@@ -745,6 +903,55 @@ mod tests {
             found > 10 && skipped > 10,
             "{found} found, {skipped} skipped"
         );
+    }
+
+    #[test]
+    fn a_chain_length_is_that_of_the_path_found() {
+        let (mut chains, mut cut) = (0, 0);
+        for puzzle in crate::logic::engine::SOLVE_PATH_PUZZLES {
+            each_board(puzzle, |board| {
+                let s = Start::new(State::from_board(board));
+                let closure = Reaches::new(&s);
+                let by_fact = closure.by_fact();
+                let mut search = Search::new();
+                search.table.build(&s, &s.candidates());
+                for (c, d) in s.candidates() {
+                    for (on, links) in [
+                        (true, Links::X),
+                        (false, Links::X),
+                        (true, Links::Xy),
+                        (false, Links::Xy),
+                    ] {
+                        let full = chain_path(&mut search, (c, d, on), (links, None), usize::MAX);
+                        let Some(n) = full.as_ref().map(Vec::len) else {
+                            let fast = chain_length(
+                                &mut search,
+                                (c, d, on),
+                                (links, Some(&by_fact)),
+                                usize::MAX,
+                            );
+                            assert_eq!(fast, None, "{puzzle} {c} {d} {on}");
+                            continue;
+                        };
+                        chains += 1;
+                        for cap in [usize::MAX, n + 1, n, n - 1, n / 2] {
+                            let pruned =
+                                chain_path(&mut search, (c, d, on), (links, Some(&by_fact)), cap);
+                            let fast =
+                                chain_length(&mut search, (c, d, on), (links, Some(&by_fact)), cap);
+                            let bare = chain_length(&mut search, (c, d, on), (links, None), cap);
+                            let expected = (n <= cap).then_some(n);
+                            assert_eq!(fast, expected, "{puzzle} {c} {d} {on} {cap}");
+                            assert_eq!(bare, expected, "{puzzle} {c} {d} {on} {cap}");
+                            let path = if n <= cap { full.clone() } else { None };
+                            assert_eq!(pruned, path, "{puzzle} {c} {d} {on} {cap}");
+                            cut += usize::from(n > cap);
+                        }
+                    }
+                }
+            });
+        }
+        assert!(chains > 1000 && cut > 1000, "{chains} chains, {cut} cut");
     }
 
     #[test]
