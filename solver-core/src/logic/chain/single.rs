@@ -669,7 +669,7 @@ fn chain_length(
     loop {
         // Every fact within `k` links is seen: a chain of at most `2k` links is met.
         if shortest <= 2 * k || layer.is_empty() {
-            return (shortest < cap).then_some(shortest + 1);
+            return (shortest < cap).then(|| shortest + 1);
         }
         // The chain has at least `2k + 1` links, `2k + 2` facts.
         if 2 * k + 2 > cap {
