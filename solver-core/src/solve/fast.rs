@@ -27,8 +27,10 @@ use super::StopReason;
 use super::control::{Control, SearchResult};
 use crate::grid::Grid;
 
+mod isa;
 mod lines;
 
+use isa::{Isa, recurse};
 use lines::Lines;
 
 const BAND: u32 = 0x7FF_FFFF;
@@ -386,6 +388,7 @@ impl State {
 
     /// Runs the rules to a fixpoint; `None` on contradiction, else what the last pass of the
     /// line rules saw (empty when the grid is solved).
+    #[inline(always)]
     fn propagate<const LINE_RULES: bool>(&mut self) -> Option<Lines> {
         loop {
             // In rounds: the next digit-band to update comes from this round's list, so it need
@@ -421,6 +424,7 @@ impl State {
     }
 
     /// Places cells with one candidate left; `None` on a cell with none.
+    #[inline(always)]
     fn naked_singles(&mut self) -> Option<bool> {
         // Dirty bits gather in a register, not through `self.dirty` one store after another.
         let (mut progress, mut dirty) = (false, 0);
@@ -450,6 +454,7 @@ impl State {
     }
 
     /// Places digits that have one cell left in a column; `None` on a column with none.
+    #[inline(always)]
     fn hidden_column_singles(&mut self) -> Option<bool> {
         let (hits, any) = column_singles(&self.cand, &self.unsolved)?;
         if !any {
@@ -525,6 +530,7 @@ impl State {
     /// (bit p of `ORDERS`): in the band or stack whose digits have the fewest configurations
     /// in all, the digit with the fewest, two or more. `None` when every digit's triads are
     /// settled in every band and stack.
+    #[inline(always)]
     fn pick_configs(&self, lines: &Lines) -> Option<Split> {
         // Per band and stack a byte of the total (at most 9 digits × 6 configurations).
         let mut totals = 0u64;
@@ -547,15 +553,16 @@ impl State {
         if total == u32::MAX {
             return None;
         }
-        let (n, digit) = (0..9)
-            .map(|d| {
-                (
-                    CONFIG_COUNT[line_triads(lines.rows[d], lines.cols[d], line)],
-                    d,
-                )
-            })
-            .filter(|&(n, _)| n > 1)
-            .min()?;
+        // The fewest configurations above one, the lowest digit among those: one key each
+        // (count above digit, settled digits out of reach), no branch per digit.
+        let key = (0..9).fold(u32::MAX, |best, d| {
+            let n = u32::from(CONFIG_COUNT[line_triads(lines.rows[d], lines.cols[d], line)]);
+            best.min(if n > 1 { n << 4 | d as u32 } else { u32::MAX })
+        });
+        if key == u32::MAX {
+            return None;
+        }
+        let (n, digit) = (key >> 4, (key & 15) as usize);
         // In an open band a digit of three or more is left to cell branches: committing many
         // digits' triads early can overfill a triad, which propagation sees only once its
         // cells run out (on an empty grid, never).
@@ -716,6 +723,7 @@ use column_singles_scalar as column_singles;
 /// [`column_singles_scalar`] four digits at a time (digits 0–3 and 4–7 in SSE2 lanes, digit 8
 /// alone): the pass runs at every search node and is otherwise a third of propagation.
 #[cfg(target_arch = "x86_64")]
+#[inline(always)]
 fn column_singles(cand: &[u32; 27], unsolved: &[u32; 3]) -> Option<([u32; 27], bool)> {
     use std::arch::x86_64::{
         __m128i, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi32, _mm_loadu_si128,
@@ -855,8 +863,10 @@ struct Split {
     configs: u8,
 }
 
-/// `Ok(true)` once the solution limit is reached; `root` is true before the first guess.
-fn recurse<const LINE_RULES: bool>(
+/// `Ok(true)` once the solution limit is reached; children recurse in `isa`'s build.
+#[inline(always)]
+fn recurse_with<const LINE_RULES: bool, I: Isa>(
+    isa: I,
     state: &mut State,
     control: &mut Control,
 ) -> Result<bool, StopReason> {
@@ -867,7 +877,7 @@ fn recurse<const LINE_RULES: bool>(
         return Ok(control.solution(&state.cells()));
     }
     if let Some(split) = state.pick_configs(&lines) {
-        return branch::<LINE_RULES>(state, control, split.configs.into(), |s, p| {
+        return branch::<LINE_RULES, I>(isa, state, control, split.configs.into(), |s, p| {
             s.keep_config(&split, p)
         });
     }
@@ -876,13 +886,14 @@ fn recurse<const LINE_RULES: bool>(
     let digits: u32 = (0..9)
         .filter(|d| state.cand[9 * band + d] & cell != 0)
         .fold(0, |acc, d| acc | 1 << d);
-    branch::<LINE_RULES>(state, control, digits, |s, d| s.place(d, band, cell))
+    branch::<LINE_RULES, I>(isa, state, control, digits, |s, d| s.place(d, band, cell))
 }
 
 /// Searches each alternative (bit i of `alternatives`, applied by `apply`) in turn, the last
 /// in `state` itself.
 #[inline(always)]
-fn branch<const LINE_RULES: bool>(
+fn branch<const LINE_RULES: bool, I: Isa>(
+    isa: I,
     state: &mut State,
     control: &mut Control,
     mut alternatives: u32,
@@ -894,11 +905,11 @@ fn branch<const LINE_RULES: bool>(
         control.guess()?;
         if alternatives == 0 {
             apply(state, i);
-            return recurse::<LINE_RULES>(state, control);
+            return isa.recurse::<LINE_RULES>(state, control);
         }
         let mut child = *state;
         apply(&mut child, i);
-        if recurse::<LINE_RULES>(&mut child, control)? {
+        if isa.recurse::<LINE_RULES>(&mut child, control)? {
             return Ok(true);
         }
     }

@@ -412,6 +412,7 @@ impl State {
     /// Runs the stack rule and the three-digits-per-minirow/minicolumn rules once, from the
     /// masks as they stand; `None` on a contradiction. What it removes marks digit-bands dirty;
     /// when it removes nothing, the returned `Lines` describe the state exactly.
+    #[inline(always)]
     pub(super) fn line_rules(&mut self) -> Option<Lines> {
         let (rows, seen) = minilines(&self.cand);
         let cols = stack_rule(&seen)?;
