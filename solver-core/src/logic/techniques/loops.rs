@@ -588,15 +588,14 @@ fn hidden_type3(
             }
         }
     }
-    let positions = |bit: u64| places[bit.trailing_zeros() as usize];
     // Only digits still open in the house can be part of a hidden set.
     let rem: Vec<(usize, u64)> = bits(((1u64 << side) - 1) & !pattern.pair & !extras)
-        .filter(|&d| positions(1 << d) != 0)
+        .filter(|&d| places[d] != 0)
         .map(|d| (d, 1u64 << d))
         .collect();
-    let pair_pos = bits(pattern.pair).fold(0, |acc, d| acc | positions(1 << d));
+    let pair_pos = bits(pattern.pair).fold(0, |acc, d| acc | places[d]);
     combos(&rem, degree - 2, &mut |_, digits| -> Option<()> {
-        let union = bits(digits).fold(pair_pos, |acc, d| acc | positions(1 << d));
+        let union = bits(digits).fold(pair_pos, |acc, d| acc | places[d]);
         if union.count_ones() as usize != degree {
             return None;
         }
