@@ -13,7 +13,7 @@ use super::super::wording;
 use super::closure::Reaches;
 use super::deduction::{Deduction, cell_name, fact as say_fact, house_name};
 use super::implications::{Fact, Rules, Search, fact, parts};
-use super::kept::{Graph, Kept};
+use super::kept::{Graph, Kept, NO_SLOT};
 use super::nishio::others;
 use super::rating;
 use super::state::{Start, cells};
@@ -60,6 +60,8 @@ struct Runs<'a> {
     kept: Kept,
     /// Where each assumption's outcome is kept in `outcomes`, once made.
     slots: Vec<u32>,
+    /// Each fact's place among the facts [`Runs::counted`] counts, else [`NO_SLOT`].
+    slots_of: Vec<u16>,
     outcomes: Vec<Outcome>,
     /// For static chains, the closure of the board's links: a group of assumptions that
     /// cannot reach a common fact needs no search.
@@ -77,6 +79,7 @@ impl<'a> Runs<'a> {
             search: Search::new(),
             kept: Kept::new(),
             slots: vec![u32::MAX; 81 * 9 * 2],
+            slots_of: vec![NO_SLOT; 81 * 9 * 2],
             outcomes: Vec::new(),
             closure,
         }
@@ -115,54 +118,41 @@ impl<'a> Runs<'a> {
         self.kept.facts(graph)
     }
 
-    /// Adds to each count the facts its target rests on when reached from `start` (which
-    /// reaches them all).
-    fn count(&mut self, start: Fact, targets: &[Fact], counts: &mut [usize]) {
-        let graph = self.outcome(start).graph;
-        for (&target, n) in targets.iter().zip(counts.iter_mut()) {
-            *n += self.kept.ancestors(graph, target).unwrap_or(0);
-        }
-    }
-
-    /// Each of `targets` with its depths (see [`Kept::depth`]) summed over `starts` (which
-    /// reach them all).
-    fn depths(&mut self, starts: &[Fact], targets: &[Fact]) -> Vec<usize> {
-        let mut floors = vec![0; targets.len()];
-        for &start in starts {
-            let graph = self.outcome(start).graph;
-            for (&target, n) in targets.iter().zip(floors.iter_mut()) {
-                *n += self.kept.depth(graph, target).unwrap_or(0);
-            }
-        }
-        floors
-    }
-
     /// Each of `targets` (which every one of `starts` reaches) with the facts it rests on
-    /// summed over `starts`, leaving out those that rest on more than `bar` for certain
-    /// (their depths, which ancestor counts cannot be below, add up to more): a step of
-    /// more facts than the best one's cannot come before it.
-    fn counted(
-        &mut self,
-        starts: &[Fact],
-        mut targets: Vec<Fact>,
-        bar: usize,
-    ) -> Vec<(Fact, usize)> {
+    /// summed over `starts`, leaving out those that rest on more than `bar`: a step of more
+    /// facts than the best one's cannot come before it. Their depths, which the counts
+    /// cannot be below, rule out most without a walk, and the walks stop past `bar`.
+    fn counted(&mut self, starts: &[Fact], targets: Vec<Fact>, bar: usize) -> Vec<(Fact, usize)> {
         if targets.is_empty() {
             return Vec::new();
         }
-        let floors = self.depths(starts, &targets);
-        if !self.rules.dynamic {
-            // A static fact has one parent: what it rests on is its line of them.
-            return targets.into_iter().zip(floors).collect();
+        for (k, &target) in targets.iter().enumerate() {
+            self.slots_of[usize::from(target)] = k as u16;
         }
-        let mut floors = floors.into_iter();
-        targets.retain(|_| floors.next().is_some_and(|n| n <= bar));
-        let mut counts = vec![0; targets.len()];
-        // Last start first: its graph is still indexed from the depths.
-        for &start in starts.iter().rev() {
-            self.count(start, &targets, &mut counts);
+        // Each target's node in each start's graph, start by start.
+        let n = targets.len();
+        let mut found = vec![0; n * starts.len()];
+        let mut counts: Vec<Option<usize>> = vec![Some(0); n];
+        for (&start, found) in starts.iter().zip(found.chunks_exact_mut(n)) {
+            let graph = self.outcome(start).graph;
+            self.kept.locate(graph, &self.slots_of, found);
+            for (count, &i) in counts.iter_mut().zip(found.iter()) {
+                *count = count.map(|c| c + self.kept.depth(i));
+            }
         }
-        targets.into_iter().zip(counts).collect()
+        for &target in &targets {
+            self.slots_of[usize::from(target)] = NO_SLOT;
+        }
+        for count in &mut counts {
+            *count = count.filter(|&c| c <= bar).map(|_| 0);
+        }
+        for found in found.chunks_exact(n) {
+            for (count, &i) in counts.iter_mut().zip(found) {
+                *count = count.and_then(|c| Some(c + self.kept.ancestors(i, bar - c)?));
+            }
+        }
+        let counted = targets.into_iter().zip(counts);
+        counted.filter_map(|(t, n)| Some((t, n?))).collect()
     }
 }
 

@@ -44,6 +44,10 @@ pub(crate) struct Rules {
 pub(crate) struct Node {
     pub(crate) fact: Fact,
     pub(crate) count: u8,
+    /// The longest line of parents back to the assumption, itself included, up to 255
+    /// (where it stops): facts the node rests on, so at most its ancestor count, and known
+    /// without a walk.
+    pub(crate) depth: u8,
     pub(crate) first: u32,
 }
 
@@ -131,29 +135,34 @@ impl Search {
         }
     }
 
-    fn node(&mut self, f: Fact, parents: &[u32]) -> u32 {
+    /// The assumption's node (the first).
+    fn root(&mut self, f: Fact) -> u32 {
         self.nodes.push(Node {
             fact: f,
-            count: parents.len() as u8,
-            first: self.parents.len() as u32,
+            count: 0,
+            depth: 1,
+            first: 0,
         });
-        self.parents.extend_from_slice(parents);
-        (self.nodes.len() - 1) as u32
+        0
     }
 
     /// A node made by `made[k]` from node `i`: `i`, then the hidden parents.
     fn made_node(&mut self, k: usize, i: u32) -> u32 {
         let (f, a, b) = self.made[k];
-        self.nodes.push(Node {
-            fact: f,
-            count: (1 + b - a) as u8,
-            first: self.parents.len() as u32,
-        });
+        let first = self.parents.len() as u32;
         self.parents.push(i);
+        let mut deepest = self.nodes[i as usize].depth;
         for h in a..b {
             let p = self.hidden[h as usize];
             self.parents.push(p);
+            deepest = deepest.max(self.nodes[p as usize].depth);
         }
+        self.nodes.push(Node {
+            fact: f,
+            count: (1 + b - a) as u8,
+            depth: deepest.saturating_add(1),
+            first,
+        });
         (self.nodes.len() - 1) as u32
     }
 
@@ -183,7 +192,7 @@ impl Search {
     /// nodes of the true and the false one.
     pub(crate) fn run(&mut self, s: &Start, start: Fact, rules: Rules) -> Option<(u32, u32)> {
         self.reset(s);
-        let root = self.node(start, &[]);
+        let root = self.root(start);
         let (c, d) = self.mark(start, root);
         if parts(start).2 {
             self.on.0.push(Waiting::new(root, c, d));
@@ -276,31 +285,34 @@ impl Search {
                 return false;
             }
         }
+        let depth = self.nodes[i as usize].depth.saturating_add(1);
         let mut m = cell;
         while m != 0 {
             let e = m.trailing_zeros() as usize;
             m &= m - 1;
             if !has(self.shown[0][e], c) {
-                self.made_off(c, e, i);
+                self.made_off(c, e, (i, depth));
             }
         }
         let fresh = places & !self.shown[0][d];
         for set in [fresh & bx, fresh & row & !bx, fresh & col & !bx] {
             for q in cells(set) {
-                self.made_off(q, d, i);
+                self.made_off(q, d, (i, depth));
             }
         }
         true
     }
 
-    /// A node for the new false fact (`c`, `d`) made by true node `i`, waiting to be followed.
+    /// A node for the new false fact (`c`, `d`) made by true node `i`, `depth` deep,
+    /// waiting to be followed.
     #[inline]
-    fn made_off(&mut self, c: usize, d: usize, i: u32) {
+    fn made_off(&mut self, c: usize, d: usize, (i, depth): (u32, u8)) {
         let n = self.nodes.len() as u32;
         let f = fact(c, d, false);
         self.nodes.push(Node {
             fact: f,
             count: 1,
+            depth,
             first: self.parents.len() as u32,
         });
         self.parents.push(i);
@@ -448,6 +460,18 @@ pub(crate) fn ancestors(
     stack: &mut Vec<u32>,
     i: u32,
 ) -> usize {
+    ancestors_within(nodes, parents, seen, stack, i, usize::MAX).unwrap_or(usize::MAX)
+}
+
+/// [`ancestors`] if `most` or fewer, else `None` (found without walking them all).
+pub(crate) fn ancestors_within(
+    nodes: &[Node],
+    parents: &[u32],
+    seen: &mut [u64],
+    stack: &mut Vec<u32>,
+    i: u32,
+    most: usize,
+) -> Option<usize> {
     seen.iter_mut().for_each(|w| *w = 0);
     stack.clear();
     stack.push(i);
@@ -460,8 +484,11 @@ pub(crate) fn ancestors(
         }
         seen[f / 64] |= 1 << (f % 64);
         n += 1;
+        if n > most {
+            return None;
+        }
         let (a, k) = (node.first as usize, usize::from(node.count));
         stack.extend_from_slice(&parents[a..a + k]);
     }
-    n
+    Some(n)
 }

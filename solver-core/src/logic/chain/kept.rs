@@ -10,7 +10,9 @@ use super::spare;
 
 /// Facts of a board, `(cell * 9 + digit) * 2 + on`.
 const FACTS: usize = 81 * 9 * 2;
-const NONE: u32 = u32::MAX;
+
+/// No fact's place in a list, in the `slots` of [`Kept::locate`].
+pub(crate) const NO_SLOT: u16 = u16::MAX;
 
 /// Where one search's graph lies in [`Kept`]: its nodes (their parent lists follow).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,20 +25,13 @@ pub(crate) struct Kept {
     nodes: Vec<Node>,
     /// The facts of `nodes`, as one list (outcomes hand them out as slices).
     facts: Vec<Fact>,
-    /// Each node's longest line of parents back to its graph's assumption, itself
-    /// included: distinct facts it rests on, so at most its ancestor count. Worked out for
-    /// a graph when first asked for (most graphs never are); 0 until then.
-    depths: Vec<u16>,
     parents: Vec<u32>,
-    /// The first node of each fact in the graph [`Kept::open`] last indexed, or [`NONE`].
-    index: Vec<u32>,
-    open: Option<Graph>,
     seen: Vec<u64>,
     stack: Vec<u32>,
 }
 
-/// A dropped [`Kept`]'s buffers: nodes, facts, depths, parents, index.
-type Buffers = (Vec<Node>, Vec<Fact>, Vec<u16>, Vec<u32>, Vec<u32>);
+/// A dropped [`Kept`]'s buffers: nodes, facts, parents.
+type Buffers = (Vec<Node>, Vec<Fact>, Vec<u32>);
 
 thread_local! {
     /// Buffers of a dropped [`Kept`], for the next one to fill: they grow to some hundred
@@ -46,37 +41,26 @@ thread_local! {
 
 impl Drop for Kept {
     fn drop(&mut self) {
-        self.close();
         let mut buffers = (
             std::mem::take(&mut self.nodes),
             std::mem::take(&mut self.facts),
-            std::mem::take(&mut self.depths),
             std::mem::take(&mut self.parents),
-            std::mem::take(&mut self.index),
         );
         buffers.0.clear();
         buffers.1.clear();
         buffers.2.clear();
-        buffers.3.clear();
         spare::give(&SPARE, buffers);
     }
 }
 
 impl Kept {
-    /// An empty store, with the buffers of a dropped one when the thread has one (its
-    /// index all [`NONE`] again).
+    /// An empty store, with the buffers of a dropped one when the thread has one.
     pub(crate) fn new() -> Kept {
-        let (nodes, facts, depths, parents, index) = spare::take(&SPARE).unwrap_or_else(|| {
-            let none = vec![NONE; FACTS];
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), none)
-        });
+        let (nodes, facts, parents) = spare::take(&SPARE).unwrap_or_default();
         Kept {
             nodes,
             facts,
-            depths,
             parents,
-            index,
-            open: None,
             seen: vec![0; FACTS.div_ceil(64)],
             stack: Vec::new(),
         }
@@ -91,7 +75,6 @@ impl Kept {
             ..n
         }));
         self.facts.extend(nodes.iter().map(|n| n.fact));
-        self.depths.resize(self.nodes.len(), 0);
         self.parents.extend(parents.iter().map(|&p| p + node0));
         Graph {
             nodes: (node0, self.nodes.len() as u32),
@@ -104,69 +87,35 @@ impl Kept {
         &self.facts[g.nodes.0 as usize..g.nodes.1 as usize]
     }
 
-    /// Indexes the facts of graph `g` (the first node of each, as its search found them).
-    fn open(&mut self, g: Graph) {
-        if self.open == Some(g) {
-            return;
-        }
-        self.close();
-        for i in g.nodes.0..g.nodes.1 {
-            let slot = &mut self.index[usize::from(self.facts[i as usize])];
-            if *slot == NONE {
-                *slot = i;
-            }
-        }
-        self.open = Some(g);
-    }
-
-    /// Works out the depths of graph `g`'s nodes, unless done (its assumption's is 1 then):
-    /// parents come before their children.
-    fn deepen(&mut self, g: Graph) {
-        let (from, to) = (g.nodes.0 as usize, g.nodes.1 as usize);
-        if from == to || self.depths[from] != 0 {
-            return;
-        }
-        for i in from..to {
-            let n = self.nodes[i];
-            let first = n.first as usize;
-            let own = &self.parents[first..first + usize::from(n.count)];
-            let deepest = own.iter().map(|&p| self.depths[p as usize]).max();
-            self.depths[i] = deepest.unwrap_or(0) + 1;
-        }
-    }
-
-    /// Clears the index of the graph [`Kept::open`] last indexed, if any.
-    fn close(&mut self) {
-        if let Some(old) = self.open.take() {
-            for i in old.nodes.0..old.nodes.1 {
-                self.index[usize::from(self.facts[i as usize])] = NONE;
+    /// Puts in `found[k]` the node of graph `g` that reached each fact whose `slots` entry
+    /// is `k` (the others' are [`NO_SLOT`]): one pass over the graph, where indexing it
+    /// for a few facts cost a pass to fill the index and one to clear it.
+    pub(crate) fn locate(&self, g: Graph, slots: &[u16], found: &mut [u32]) {
+        let from = g.nodes.0 as usize;
+        for (i, &f) in (from..).zip(self.facts(g)) {
+            if let Some(at) = found.get_mut(usize::from(slots[usize::from(f)])) {
+                *at = i as u32;
             }
         }
     }
 
-    /// A lower bound of [`Kept::ancestors`], found without a walk, if `g` reached `target`.
-    pub(crate) fn depth(&mut self, g: Graph, target: Fact) -> Option<usize> {
-        self.deepen(g);
-        self.open(g);
-        let i = self.index[usize::from(target)];
-        (i != NONE).then(|| usize::from(self.depths[i as usize]))
+    /// The depth of node `i` (as [`Kept::locate`] gives it; see [`Node::depth`]): a lower
+    /// bound of its [`Kept::ancestors`], known without a walk.
+    pub(crate) fn depth(&self, i: u32) -> usize {
+        usize::from(self.nodes[i as usize].depth)
     }
 
-    /// How many different facts `target` rests on in graph `g`, itself included (as
-    /// [`Search::ancestors`] of the node that reached it), if `g` reached it.
-    pub(crate) fn ancestors(&mut self, g: Graph, target: Fact) -> Option<usize> {
-        self.open(g);
-        let i = self.index[usize::from(target)];
-        if i == NONE {
-            return None;
-        }
-        Some(implications::ancestors(
+    /// How many different facts node `i` (as [`Kept::locate`] gives it) rests on in its
+    /// graph, itself included, if `most` or fewer.
+    pub(crate) fn ancestors(&mut self, i: u32, most: usize) -> Option<usize> {
+        implications::ancestors_within(
             &self.nodes,
             &self.parents,
             &mut self.seen,
             &mut self.stack,
             i,
-        ))
+            most,
+        )
     }
 }
 
@@ -200,17 +149,30 @@ mod tests {
                 // from among the others.
                 for &(g, start, rules) in &graphs {
                     search.run(&s, start, rules);
+                    // Every fact located at once, by its place in the graph's list.
+                    let mut slots = vec![NO_SLOT; FACTS];
+                    for (k, &f) in kept.facts(g).iter().enumerate() {
+                        slots[usize::from(f)] = k as u16;
+                    }
+                    let mut found = vec![u32::MAX; kept.facts(g).len()];
+                    kept.locate(g, &slots, &mut found);
                     let mut reached = 0;
                     for f in 0..FACTS as Fact {
                         let want = search.reached(f).map(|i| search.ancestors(i));
-                        assert_eq!(kept.ancestors(g, f), want, "{puzzle} {start} {f}");
-                        let depth = kept.depth(g, f);
-                        assert_eq!(depth.is_some(), want.is_some());
-                        assert!(depth <= want, "{puzzle} {start} {f}: {depth:?} {want:?}");
+                        let slot = usize::from(slots[usize::from(f)]);
+                        let node = found.get(slot).copied();
+                        assert_eq!(node.is_some(), want.is_some(), "{puzzle} {start} {f}");
+                        let (Some(i), Some(want)) = (node, want) else {
+                            continue;
+                        };
+                        assert_eq!(kept.ancestors(i, want), Some(want), "{puzzle} {start} {f}");
+                        assert_eq!(kept.ancestors(i, want - 1), None, "{puzzle} {start} {f}");
+                        let depth = kept.depth(i);
+                        assert!(depth <= want, "{puzzle} {start} {f}: {depth} {want}");
                         if !rules.dynamic {
                             assert_eq!(depth, want, "{puzzle} {start} {f}");
                         }
-                        reached += usize::from(want.is_some());
+                        reached += 1;
                     }
                     assert_eq!(kept.facts(g).len(), reached);
                     checked += 1;
