@@ -16,35 +16,34 @@ use super::implications::{Fact, Rules, Search, fact, parts};
 use super::kept::{Graph, Kept, NO_SLOT};
 use super::nishio::others;
 use super::rating;
-use super::state::{Start, cells};
+use super::state::{Set, Start, cells};
 use super::trail::{Link, branches, support};
 
-/// A bit per fact.
+/// A bit per fact, as cells by truth and digit (as [`Search::shown`] keeps them).
 #[derive(Clone, Copy)]
-struct Bits([u64; 23]);
+struct Bits([[Set; 9]; 2]);
 
 impl Bits {
-    fn new() -> Bits {
-        Bits([0; 23])
-    }
     fn has(&self, f: Fact) -> bool {
-        self.0[usize::from(f) / 64] >> (f % 64) & 1 != 0
+        let (c, d, on) = parts(f);
+        self.0[usize::from(on)][d] >> c & 1 != 0
     }
-    fn add(&mut self, f: Fact) {
-        self.0[usize::from(f) / 64] |= 1 << (f % 64);
-    }
-    /// Keeps only the facts `other` has too.
-    fn keep(&mut self, other: &Bits) {
-        self.0.iter_mut().zip(other.0).for_each(|(a, b)| *a &= b);
-    }
-    fn is_empty(&self) -> bool {
-        self.0.iter().all(|&w| w == 0)
+    /// Keeps only the facts `other` has too; whether any are left.
+    fn keep(&mut self, other: &Bits) -> bool {
+        let mut any = 0;
+        for (mine, theirs) in self.0.iter_mut().zip(&other.0) {
+            for (a, b) in mine.iter_mut().zip(theirs) {
+                *a &= b;
+                any |= *a;
+            }
+        }
+        any != 0
     }
 }
 
 /// What one assumption leads to: the facts it reaches (its graph's nodes, in the order
 /// reached, true ones and false ones), and the facts of its contradiction's two sides when
-/// it has one.
+/// it has one (see [`Runs::outcome`]).
 struct Outcome {
     bits: Bits,
     clash: Option<usize>,
@@ -95,17 +94,19 @@ impl<'a> Runs<'a> {
         })
     }
 
-    fn outcome(&mut self, start: Fact) -> &Outcome {
+    /// The outcome of `start`, its contradiction left out when it rests on more than `bar`
+    /// facts: a step of more facts than the best one's cannot come before it (and the best
+    /// one's only fall, so an outcome made for one bar serves every later one).
+    fn outcome(&mut self, start: Fact, bar: usize) -> &Outcome {
         let k = usize::from(start);
         if self.slots[k] == u32::MAX {
             let clash = self.search.run(self.s, start, self.rules);
-            let clash = clash.map(|(a, b)| self.search.ancestors(a) + self.search.ancestors(b));
+            let clash = clash.and_then(|(a, b)| {
+                let n = self.search.ancestors_within(a, bar)?;
+                Some(n + self.search.ancestors_within(b, bar - n)?)
+            });
             let graph = self.kept.keep(&self.search);
-            let facts = self.kept.facts(graph);
-            let mut bits = Bits::new();
-            for &f in facts {
-                bits.add(f);
-            }
+            let bits = Bits(*self.search.shown());
             self.slots[k] = self.outcomes.len() as u32;
             self.outcomes.push(Outcome { bits, clash, graph });
         }
@@ -114,7 +115,7 @@ impl<'a> Runs<'a> {
 
     /// The facts `start` reaches, in the order reached.
     fn facts(&mut self, start: Fact) -> &[Fact] {
-        let graph = self.outcome(start).graph;
+        let graph = self.outcome(start, usize::MAX).graph;
         self.kept.facts(graph)
     }
 
@@ -134,7 +135,7 @@ impl<'a> Runs<'a> {
         let mut found = vec![0; n * starts.len()];
         let mut counts: Vec<Option<usize>> = vec![Some(0); n];
         for (&start, found) in starts.iter().zip(found.chunks_exact_mut(n)) {
-            let graph = self.outcome(start).graph;
+            let graph = self.outcome(start, usize::MAX).graph;
             self.kept.locate(graph, &self.slots_of, found);
             for (count, &i) in counts.iter_mut().zip(found.iter()) {
                 *count = count.map(|c| c + self.kept.depth(i));
@@ -237,7 +238,7 @@ fn forcing<'a>(s: &'a Start, mut runs: Runs<'a>) -> Option<Deduction> {
             n += 1;
             if dynamic {
                 for start in [yes, no] {
-                    if let Some(facts) = runs.outcome(start).clash {
+                    if let Some(facts) = runs.outcome(start, bar.get()).clash {
                         offer(make(facts, CONTRADICTION, start ^ 1, Claim::Clash(start)));
                     }
                 }
@@ -338,12 +339,15 @@ fn word(runs: &mut Runs, claim: Claim, target: Fact) -> (String, Vec<Vec<Link>>)
 /// The facts both `yes` and `no` lead to, true ones first, each in the order `yes` reached
 /// it, with the facts each rests on summed over the two.
 fn both_ways(runs: &mut Runs, yes: Fact, no: Fact, bar: usize) -> Vec<(Fact, usize)> {
-    let off_bits = runs.outcome(no).bits;
+    let mut shared = runs.outcome(no, bar).bits;
+    if !shared.keep(&runs.outcome(yes, bar).bits) {
+        return Vec::new();
+    }
     let mut both: Vec<Fact> = runs
         .facts(yes)
         .iter()
         .copied()
-        .filter(|&f| off_bits.has(f))
+        .filter(|&f| shared.has(f))
         .collect();
     both.sort_by_key(|&f| f & 1 == 0);
     runs.counted(&[yes, no], both, bar)
@@ -356,13 +360,13 @@ fn common(runs: &mut Runs, starts: &[Fact], bar: usize) -> Vec<(Fact, usize)> {
         return Vec::new();
     }
     // The facts every start reaches, as bits first: most cells have none, and those that
-    // have some take them from the first start's list in one pass.
-    let mut every = runs.outcome(starts[0]).bits;
+    // have some take them from the first start's list in one pass. A start is searched
+    // only once those before it share something (a later group may search it).
+    let mut every = runs.outcome(starts[0], bar).bits;
     for &start in &starts[1..] {
-        every.keep(&runs.outcome(start).bits);
-    }
-    if every.is_empty() {
-        return Vec::new();
+        if !every.keep(&runs.outcome(start, bar).bits) {
+            return Vec::new();
+        }
     }
     let mut shared: Vec<Fact> = (runs.facts(starts[0]).iter().copied())
         .filter(|&f| every.has(f))

@@ -413,13 +413,24 @@ impl Search {
 
     /// How many different facts node `i` rests on, itself included (SE's ancestor count).
     pub(crate) fn ancestors(&mut self, i: u32) -> usize {
-        ancestors(
+        self.ancestors_within(i, usize::MAX).unwrap_or(usize::MAX)
+    }
+
+    /// [`Search::ancestors`] if `most` or fewer.
+    pub(crate) fn ancestors_within(&mut self, i: u32, most: usize) -> Option<usize> {
+        ancestors_within(
             &self.nodes,
             &self.parents,
             &mut self.seen,
             &mut self.stack,
             i,
+            most,
         )
+    }
+
+    /// The facts reached, as cells by truth and digit (those of [`Search::graph`]).
+    pub(crate) fn shown(&self) -> &[[Set; 9]; 2] {
+        &self.shown
     }
 
     /// The facts nodes `targets` rest on, written link by link (see [`trail`]).
@@ -452,18 +463,8 @@ fn has(set: Set, c: usize) -> bool {
 }
 
 /// How many different facts node `i` of a graph (`nodes` with their `parents`) rests on,
-/// itself included; `seen` (a bit per fact) and `stack` are scratch.
-pub(crate) fn ancestors(
-    nodes: &[Node],
-    parents: &[u32],
-    seen: &mut [u64],
-    stack: &mut Vec<u32>,
-    i: u32,
-) -> usize {
-    ancestors_within(nodes, parents, seen, stack, i, usize::MAX).unwrap_or(usize::MAX)
-}
-
-/// [`ancestors`] if `most` or fewer, else `None` (found without walking them all).
+/// itself included, if `most` or fewer (found without walking them all when more);
+/// `seen` (a bit per fact) and `stack` are scratch.
 pub(crate) fn ancestors_within(
     nodes: &[Node],
     parents: &[u32],
