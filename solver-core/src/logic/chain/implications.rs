@@ -9,6 +9,10 @@
 //! so judged rests on every earlier fact that struck a candidate it counts on. The first
 //! fact met both true and false ends the search.
 
+use std::cell::RefCell;
+use std::mem::take;
+
+use super::spare;
 use super::state::{BIT, Set, Start, cells};
 use super::trail::{Link, trail};
 
@@ -98,22 +102,77 @@ pub(crate) struct Search {
     stack: Vec<u32>,
 }
 
+/// A dropped [`Search`]'s buffers (its index all [`NONE`] again): nodes, parents, index,
+/// the two queues, made, hidden, seen, stack.
+type Buffers = (
+    Vec<Node>,
+    Vec<u32>,
+    Vec<u32>,
+    [Vec<Waiting>; 2],
+    Vec<(Fact, u32, u32)>,
+    Vec<u32>,
+    Vec<u64>,
+    Vec<u32>,
+);
+
+thread_local! {
+    /// Buffers of dropped searches, for the next ones: every chain step makes a search or
+    /// two, and making the buffers cost as much as a short search.
+    static SPARE: RefCell<Vec<Buffers>> = const { RefCell::new(Vec::new()) };
+}
+
+impl Drop for Search {
+    fn drop(&mut self) {
+        for n in &self.nodes {
+            self.index[usize::from(n.fact)] = NONE;
+        }
+        self.nodes.clear();
+        spare::give(
+            &SPARE,
+            (
+                take(&mut self.nodes),
+                take(&mut self.parents),
+                take(&mut self.index),
+                [take(&mut self.on.0), take(&mut self.off.0)],
+                take(&mut self.made),
+                take(&mut self.hidden),
+                take(&mut self.seen),
+                take(&mut self.stack),
+            ),
+        );
+    }
+}
+
 impl Search {
+    /// A search with the buffers of a dropped one when the thread has one.
     pub(crate) fn new() -> Search {
+        let (nodes, parents, index, [on, off], made, hidden, seen, stack) = spare::take(&SPARE)
+            .unwrap_or_else(|| {
+                (
+                    Vec::with_capacity(512),
+                    Vec::with_capacity(1024),
+                    vec![NONE; FACTS],
+                    [Vec::with_capacity(512), Vec::with_capacity(512)],
+                    Vec::with_capacity(32),
+                    Vec::with_capacity(32),
+                    vec![0; FACTS.div_ceil(64)],
+                    Vec::with_capacity(256),
+                )
+            });
         Search {
-            nodes: Vec::with_capacity(512),
-            parents: Vec::with_capacity(1024),
-            index: vec![NONE; FACTS],
+            nodes,
+            parents,
+            index,
             shown: [[0; 9]; 2],
-            on: (Vec::with_capacity(512), 0),
-            off: (Vec::with_capacity(512), 0),
+            on: (on, 0),
+            off: (off, 0),
             cand: [0; 9],
             masks: [0; 81],
             places: [[0; 27]; 9],
-            made: Vec::with_capacity(32),
-            hidden: Vec::with_capacity(32),
-            seen: vec![0; FACTS.div_ceil(64)],
-            stack: Vec::with_capacity(256),
+            made,
+            hidden,
+            seen,
+            stack,
         }
     }
 
