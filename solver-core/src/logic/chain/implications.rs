@@ -445,6 +445,14 @@ impl Search {
         if places[bx] != 2 && places[row] != 2 && places[col] != 2 {
             return;
         }
+        // Many of the rest leave each other place shown true already: nothing new follows.
+        let [row_set, col_set, bx_set] = s.tables.house_sets[c];
+        let pair = |h: usize, set: Set| if places[h] == 2 { set } else { 0 };
+        let pairs = pair(bx, bx_set) | pair(row, row_set) | pair(col, col_set);
+        let settled = self.shown[1][d] & !self.shown[0][d];
+        if self.cand[d] & pairs & !BIT[c] & !settled == 0 {
+            return;
+        }
         for h in [bx, row, col] {
             // The fact's own place is still on the board: two places, one other.
             if self.places[d][h] != 2 {
