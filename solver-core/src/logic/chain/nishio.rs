@@ -8,7 +8,7 @@ use super::super::wording;
 use super::deduction::{self, Deduction};
 use super::implications::{Fact, Rules, Search, fact, parts};
 use super::rating;
-use super::state::{Set, Start};
+use super::state::{Set, Start, Tables, cells};
 use super::trail::{support, write};
 
 /// The Nishio step SE takes: each candidate assumed true, then false (cell by cell, digits
@@ -92,30 +92,34 @@ fn clashes(start: &Start, c: usize, d: usize, on: bool) -> bool {
     } else {
         (cand & !(1 << c), 0)
     };
-    // The places alive when each house was last looked at (at the start of the pass before,
-    // or before any): a house that lost none since adds nothing new, and one that never lost
-    // any is never looked at.
-    let mut since = cand;
-    loop {
-        let (mut more, at_start) = (false, alive);
-        for &house in &t.houses {
-            let left = alive & house;
-            // Two places left, or the house's true fact: nothing follows.
-            if (since ^ alive) & house == 0 || left & left.wrapping_sub(1) != 0 || left & on != 0 {
-                continue;
-            }
-            if left == 0 {
-                return true;
-            }
-            on |= left;
-            alive &= !t.peers[left.trailing_zeros() as usize];
-            more = true;
+    // Houses to look at: those that lost a place since last looked at (a house that never
+    // lost one adds nothing new).
+    let mut dirty = houses_of(t, cand & !alive);
+    while dirty != 0 {
+        let h = dirty.trailing_zeros() as usize;
+        dirty &= dirty - 1;
+        let left = alive & t.houses[h];
+        // Two places left, or the house's true fact: nothing follows.
+        if left & left.wrapping_sub(1) != 0 || left & on != 0 {
+            continue;
         }
-        if !more {
-            return false;
+        if left == 0 {
+            return true;
         }
-        since = at_start;
+        on |= left;
+        let gone = alive & t.peers[left.trailing_zeros() as usize];
+        alive &= !gone;
+        dirty |= houses_of(t, gone);
     }
+    false
+}
+
+/// The houses (bit `h` for the tables' house `h`) of the cells of `set`.
+fn houses_of(t: &Tables, set: Set) -> u32 {
+    cells(set).fold(0, |m, q| {
+        let [row, col, bx] = t.cell_houses[q];
+        m | 1 << row | 1 << col | 1 << bx
+    })
 }
 
 /// Removals that place digit index `d` in `c`: the cell's other digits.
