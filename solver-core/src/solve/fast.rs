@@ -350,9 +350,9 @@ impl State {
         u32::from(new != old) << idx
     }
 
-    /// Applies the band rule to one digit-band and places its row singles; returns the
-    /// digit-bands that changed (to propagate), `None` on contradiction. The caller keeps
-    /// the dirty set in a register: through `self.dirty` every update waited on a store.
+    /// Applies the band rule to one digit-band; returns its row singles that are still open
+    /// (to place), `None` on contradiction. No branch on whether there are any: which updates
+    /// find one is a coin flip, and a mispredicted branch per update cost more than batching.
     #[inline(always)]
     fn update_band(&mut self, idx: usize) -> Option<u32> {
         let mut m = self.cand[idx];
@@ -362,24 +362,31 @@ impl State {
         }
         self.cand[idx] = m;
         let band = usize::from(BAND_OF[idx]);
-        // Only open cells can be new row singles; a row with one open candidate is one. No
-        // early exit when none is open: one branch fewer per update costs less than the work.
         let open = m & self.unsolved[band];
         // Every row keeps a cell (a permutation fits), so subtracting one per row borrows
         // within rows only, and a row's bits survive `m & (m - 1)` unless it holds one cell.
         let crowded = m & m.wrapping_sub(COLS);
         let lone = |row: u32| if crowded & row == 0 { row } else { 0 };
-        let new = open & (lone(ROW[0]) | lone(ROW[1]) | lone(ROW[2]));
-        if new == 0 {
-            return Some(0);
+        Some(open & (lone(ROW[0]) | lone(ROW[1]) | lone(ROW[2])))
+    }
+
+    /// Places `new`, row singles of one digit-band found by [`State::update_band`] earlier in
+    /// the round; returns the digit-bands that changed, `None` if another placement since took
+    /// one of them (its row is then empty).
+    #[inline(always)]
+    fn place_singles(&mut self, idx: usize, new: u32) -> Option<u32> {
+        let mine = self.cand[idx];
+        if mine & new != new {
+            return None;
         }
+        let band = usize::from(BAND_OF[idx]);
         self.unsolved[band] &= !new;
-        // Placed cells leave every digit of the band; the placing digit restores its own.
+        // Placed cells leave every digit of the band; the placing digit gets its mask back.
         let digits: &mut [u32; 9] = (&mut self.cand[9 * band..9 * band + 9])
             .try_into()
             .expect("9 digits per band");
         let cleared = clear_digits(digits, new) << (9 * band);
-        self.cand[idx] |= new;
+        self.cand[idx] = mine;
         let cols = !(((new | new >> 9 | new >> 18) & 0x1FF) * COLS);
         let [a, b] = OTHER_BANDS[idx];
         let others = self.narrow(usize::from(a), cols) | self.narrow(usize::from(b), cols);
@@ -391,18 +398,26 @@ impl State {
     #[inline(always)]
     fn propagate<const LINE_RULES: bool>(&mut self) -> Option<Lines> {
         loop {
-            // In rounds: the next digit-band to update comes from this round's list, so it need
-            // not wait for the previous update's outcome, and updates overlap. What an update
-            // dirties goes to the next round, unless this round updates it later anyway.
+            // In rounds: the band rule runs on every digit-band of the round first, with no
+            // branch on its outcome, so updates overlap; then the row singles they found are
+            // placed, and what that changes makes the next round. The fixpoint, and so the
+            // search, is the same as placing each single at once.
             let mut round = std::mem::take(&mut self.dirty);
+            let mut news = [0u32; 27];
             while round != 0 {
-                let mut next = 0;
+                let mut placing = 0;
                 while round != 0 {
                     let idx = round.trailing_zeros() as usize;
                     round &= round - 1;
-                    next = (next & !(1 << idx)) | self.update_band(idx)?;
+                    let new = self.update_band(idx)?;
+                    news[idx] = new;
+                    placing |= u32::from(new != 0) << idx;
                 }
-                round = next;
+                while placing != 0 {
+                    let idx = placing.trailing_zeros() as usize;
+                    placing &= placing - 1;
+                    round |= self.place_singles(idx, news[idx])?;
+                }
             }
             if self.is_solved() {
                 return Some(Lines {
