@@ -19,9 +19,11 @@
 //!
 //! Search branches on where one digit goes in a band or stack: each of its configurations
 //! (which triad it takes in each row, or column, there) in turn, for the digit with the fewest
-//! in the band or stack whose digits have the fewest in all. A triad filled that way settles
-//! three cells' worth of choices at once, so hard puzzles need fewer guesses than with
-//! branches on cells. Once every digit's triads are settled, search branches on a cell.
+//! (then the fewest cells) in the band or stack whose digits have the fewest in all, or, when
+//! every band and stack is still wide open, in the one with the fewest open digits. A triad
+//! filled that way settles three cells' worth of choices at once, so hard puzzles need fewer
+//! guesses than with branches on cells. Once every digit's triads are settled, search
+//! branches on a cell.
 
 use super::StopReason;
 use super::control::{Control, SearchResult};
@@ -102,18 +104,28 @@ const ORDERS: [[usize; 3]; 6] = [
 /// For the 9-bit triad occupancy of a band, which of the six `ORDERS` fit (bit p).
 static CONFIGS: [u8; 512] = configs();
 /// Configurations over a band's digits above which only a digit with two is branched on.
-const OPEN_BAND: u32 = 27;
+const OPEN_BAND: u32 = 36;
+/// Configurations over a band's or stack's digits below which search finishes the least open
+/// one; above it, every band and stack is open and the one with the fewest open digits goes
+/// first, where settling one digit leaves the others the fewest triads to share.
+const SETTLING: u32 = 18;
 /// Configurations of a digit in a band or stack by how many minirows or minicolumns it may
 /// still take there, once those are closed over permutations (4 cannot occur).
 const CONFIG_COUNT: [u8; 10] = [0, 0, 0, 1, 2, 2, 2, 3, 4, 6];
-/// `CONFIG_COUNT` shifted to band or stack `line`'s byte of a packed total.
-static CONFIG_TOTALS: [[u64; 10]; 6] = {
-    let mut table = [[0u64; 10]; 6];
+/// How open a digit is in a band or stack, by the same count: ten per open digit, so that
+/// open digits weigh first, and one per minirow or minicolumn above five.
+const OPENNESS: [u8; 10] = [0, 0, 0, 0, 0, 10, 11, 12, 13, 14];
+/// `CONFIG_COUNT` and `OPENNESS` shifted to band or stack `line`'s byte of a packed total.
+static LINE_TOTALS: [[[u64; 2]; 10]; 6] = {
+    let mut table = [[[0u64; 2]; 10]; 6];
     let mut line = 0;
     while line < 6 {
         let mut n = 0;
         while n < 10 {
-            table[line][n] = (CONFIG_COUNT[n] as u64) << (8 * line);
+            table[line][n] = [
+                (CONFIG_COUNT[n] as u64) << (8 * line),
+                (OPENNESS[n] as u64) << (8 * line),
+            ];
             n += 1;
         }
         line += 1;
@@ -528,41 +540,55 @@ impl State {
 
     /// The digit and band or stack to branch on, with the digit's configurations there
     /// (bit p of `ORDERS`): in the band or stack whose digits have the fewest configurations
-    /// in all, the digit with the fewest, two or more. `None` when every digit's triads are
-    /// settled in every band and stack.
+    /// in all if that is under `SETTLING`, else in the one whose digits are least `OPENNESS`,
+    /// the digit with the fewest, two or more. `None` when every digit's triads are settled in
+    /// every band and stack.
     #[inline(always)]
     fn pick_configs(&self, lines: &Lines) -> Option<Split> {
-        // Per band and stack a byte of the total (at most 9 digits × 6 configurations).
-        let mut totals = 0u64;
+        // Per band and stack a byte of each total (at most 9 digits × 6 configurations, and
+        // 9 × 14 of openness).
+        let (mut totals, mut openness) = (0u64, 0u64);
         for (&rows, &cols) in lines.rows.iter().zip(&lines.cols) {
             for b in 0..3 {
                 let band = (rows & lines::TRIAD_BITS << b).count_ones() as usize;
                 let stack = (cols & BOX << (3 * b)).count_ones() as usize;
-                totals += CONFIG_TOTALS[b][band] + CONFIG_TOTALS[3 + b][stack];
+                let ([t0, o0], [t1, o1]) = (LINE_TOTALS[b][band], LINE_TOTALS[3 + b][stack]);
+                totals += t0 + t1;
+                openness += o0 + o1;
             }
         }
-        // Nine settled digits make 9; the least open band or stack settles soonest.
-        let mut best = (u32::MAX, 0);
+        // Nine settled digits make 9 configurations and no openness.
+        let (mut fewest, mut least) = ((u32::MAX, 0), (u32::MAX, 0));
         for line in 0..6 {
             let t = (totals >> (8 * line)) as u32 & 0xFF;
-            if t > 9 && t < best.0 {
-                best = (t, line);
+            let o = (openness >> (8 * line)) as u32 & 0xFF;
+            if t > 9 && t < fewest.0 {
+                fewest = (t, line);
+            }
+            if o > 0 && o < least.0 {
+                least = (o, line);
             }
         }
-        let (total, line) = best;
-        if total == u32::MAX {
+        if fewest.0 == u32::MAX {
             return None;
         }
-        // The fewest configurations above one, the lowest digit among those: one key each
-        // (count above digit, settled digits out of reach), no branch per digit.
+        let line = if fewest.0 < SETTLING {
+            fewest.1
+        } else {
+            least.1
+        };
+        let total = (totals >> (8 * line)) as u32 & 0xFF;
+        // The fewest configurations above one, then the fewest cells, then the lowest digit:
+        // one key each (settled digits out of reach), no branch per digit.
         let key = (0..9).fold(u32::MAX, |best, d| {
             let n = u32::from(CONFIG_COUNT[line_triads(lines.rows[d], lines.cols[d], line)]);
-            best.min(if n > 1 { n << 4 | d as u32 } else { u32::MAX })
+            let key = n << 10 | self.cells_in(d, line) << 4 | d as u32;
+            best.min(if n > 1 { key } else { u32::MAX })
         });
         if key == u32::MAX {
             return None;
         }
-        let (n, digit) = (key >> 4, (key & 15) as usize);
+        let (n, digit) = (key >> 10, (key & 15) as usize);
         // In an open band a digit of three or more is left to cell branches: committing many
         // digits' triads early can overfill a triad, which propagation sees only once its
         // cells run out (on an empty grid, never).
@@ -579,6 +605,19 @@ impl State {
             digit,
             configs,
         })
+    }
+
+    /// How many cells digit `d` may take in band (`line` < 3) or stack `line` - 3.
+    #[inline(always)]
+    fn cells_in(&self, d: usize, line: usize) -> u32 {
+        if line < 3 {
+            self.cand[9 * line + d].count_ones()
+        } else {
+            let stack = (COLS * 7) << (3 * (line - 3));
+            (0..3)
+                .map(|b| (self.cand[9 * b + d] & stack).count_ones())
+                .sum()
+        }
     }
 
     /// Keeps configuration `p` of `split`'s digit in its band or stack.
