@@ -115,25 +115,27 @@ const CONFIG_COUNT: [u8; 10] = [0, 0, 0, 1, 2, 2, 2, 3, 4, 6];
 /// How open a digit is in a band or stack, by the same count: ten per open digit, so that
 /// open digits weigh first, and one per minirow or minicolumn above five.
 const OPENNESS: [u8; 10] = [0, 0, 0, 0, 0, 10, 11, 12, 13, 14];
-/// `CONFIG_COUNT` and `OPENNESS` shifted to band or stack `line`'s byte of a packed total.
-static LINE_TOTALS: [[[u64; 2]; 10]; 6] = {
-    let mut table = [[[0u64; 2]; 10]; 6];
+/// `CONFIG_COUNT` shifted to band or stack `line`'s byte of a packed total.
+static CONFIG_TOTALS: [[u64; 10]; 6] = line_totals(&CONFIG_COUNT);
+/// `OPENNESS` shifted likewise.
+static OPENNESS_TOTALS: [[u64; 10]; 6] = line_totals(&OPENNESS);
+/// The cells of each of the six `ORDERS`' triads.
+static CONFIG_CELLS: [u32; 6] = config_cells();
+
+/// `per_digit[n]` shifted to band or stack `line`'s byte, for `n` minirows or minicolumns.
+const fn line_totals(per_digit: &[u8; 10]) -> [[u64; 10]; 6] {
+    let mut table = [[0u64; 10]; 6];
     let mut line = 0;
     while line < 6 {
         let mut n = 0;
         while n < 10 {
-            table[line][n] = [
-                (CONFIG_COUNT[n] as u64) << (8 * line),
-                (OPENNESS[n] as u64) << (8 * line),
-            ];
+            table[line][n] = (per_digit[n] as u64) << (8 * line);
             n += 1;
         }
         line += 1;
     }
     table
-};
-/// The cells of each of the six `ORDERS`' triads.
-static CONFIG_CELLS: [u32; 6] = config_cells();
+}
 
 const fn configs() -> [u8; 512] {
     let mut table = [0u8; 512];
@@ -181,6 +183,30 @@ fn line_triads(rows: u32, cols: u32, line: usize) -> usize {
         cols & (BOX << (3 * (line - 3)))
     };
     x.count_ones() as usize
+}
+
+/// The band (0-2) or stack (3-5) whose digits are least `OPENNESS`, the first of equals; called
+/// only when some digit is open somewhere.
+#[inline(always)]
+fn least_open(lines: &Lines) -> usize {
+    // Per band and stack a byte of the total (at most 9 digits × 14).
+    let mut openness = 0u64;
+    for (&rows, &cols) in lines.rows.iter().zip(&lines.cols) {
+        for b in 0..3 {
+            let band = (rows & lines::TRIAD_BITS << b).count_ones() as usize;
+            let stack = (cols & BOX << (3 * b)).count_ones() as usize;
+            openness += OPENNESS_TOTALS[b][band] + OPENNESS_TOTALS[3 + b][stack];
+        }
+    }
+    // Settled bands and stacks weigh nothing.
+    let mut least = (u32::MAX, 0);
+    for line in 0..6 {
+        let o = (openness >> (8 * line)) as u32 & 0xFF;
+        if o > 0 && o < least.0 {
+            least = (o, line);
+        }
+    }
+    least.1
 }
 
 /// Which triads of a band a digit's cells touch, as 9 bits (bit 3·row + box).
@@ -545,37 +571,34 @@ impl State {
     /// every band and stack.
     #[inline(always)]
     fn pick_configs(&self, lines: &Lines) -> Option<Split> {
-        // Per band and stack a byte of each total (at most 9 digits × 6 configurations, and
-        // 9 × 14 of openness).
-        let (mut totals, mut openness) = (0u64, 0u64);
+        // Per band and stack a byte of the total (at most 9 digits × 6 configurations).
+        let mut totals = 0u64;
         for (&rows, &cols) in lines.rows.iter().zip(&lines.cols) {
             for b in 0..3 {
                 let band = (rows & lines::TRIAD_BITS << b).count_ones() as usize;
                 let stack = (cols & BOX << (3 * b)).count_ones() as usize;
-                let ([t0, o0], [t1, o1]) = (LINE_TOTALS[b][band], LINE_TOTALS[3 + b][stack]);
-                totals += t0 + t1;
-                openness += o0 + o1;
+                totals += CONFIG_TOTALS[b][band] + CONFIG_TOTALS[3 + b][stack];
             }
         }
-        // Nine settled digits make 9 configurations and no openness.
-        let (mut fewest, mut least) = ((u32::MAX, 0), (u32::MAX, 0));
-        for line in 0..6 {
-            let t = (totals >> (8 * line)) as u32 & 0xFF;
-            let o = (openness >> (8 * line)) as u32 & 0xFF;
-            if t > 9 && t < fewest.0 {
-                fewest = (t, line);
-            }
-            if o > 0 && o < least.0 {
-                least = (o, line);
-            }
-        }
-        if fewest.0 == u32::MAX {
+        // Nine settled digits make 9. Per byte, 9 becomes 0xFF and 10 or more one less than
+        // its excess over 9 (no byte borrows from the next), so that a plain minimum over
+        // keys (total, then line) finds the least open band or stack without a branch.
+        const ONES: u64 = 0x0101_0101_0101;
+        const HIGH: u64 = 0x80 * ONES;
+        let excess = totals - 9 * ONES;
+        let keys = ((excess | HIGH) - ONES) ^ HIGH;
+        let fewest = (0..6).fold(u32::MAX, |best, line| {
+            best.min(((keys >> (8 * line)) as u32 & 0xFF) << 3 | line as u32)
+        });
+        if fewest >> 3 == 0xFF {
             return None;
         }
-        let line = if fewest.0 < SETTLING {
-            fewest.1
+        // Deep in the search some band or stack is nearly settled: the openness is needed
+        // only near the root.
+        let line = if (fewest >> 3) + 10 < SETTLING {
+            (fewest & 7) as usize
         } else {
-            least.1
+            least_open(lines)
         };
         let total = (totals >> (8 * line)) as u32 & 0xFF;
         // The fewest configurations above one, then the fewest cells, then the lowest digit:
