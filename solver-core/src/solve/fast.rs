@@ -19,9 +19,11 @@
 //!
 //! Search branches on where one digit goes in a band or stack: each of its configurations
 //! (which triad it takes in each row, or column, there) in turn, for the digit with the fewest
-//! in the band or stack whose digits have the fewest in all. A triad filled that way settles
-//! three cells' worth of choices at once, so hard puzzles need fewer guesses than with
-//! branches on cells. Once every digit's triads are settled, search branches on a cell.
+//! (then the fewest cells) in the band or stack whose digits have the fewest in all, or, when
+//! every band and stack is still wide open, in the one with the fewest open digits. A triad
+//! filled that way settles three cells' worth of choices at once, so hard puzzles need fewer
+//! guesses than with branches on cells. Once every digit's triads are settled, search
+//! branches on a cell.
 
 use super::StopReason;
 use super::control::{Control, SearchResult};
@@ -102,26 +104,38 @@ const ORDERS: [[usize; 3]; 6] = [
 /// For the 9-bit triad occupancy of a band, which of the six `ORDERS` fit (bit p).
 static CONFIGS: [u8; 512] = configs();
 /// Configurations over a band's digits above which only a digit with two is branched on.
-const OPEN_BAND: u32 = 27;
+const OPEN_BAND: u32 = 36;
+/// Configurations over a band's or stack's digits below which search finishes the least open
+/// one; above it, every band and stack is open and the one with the fewest open digits goes
+/// first, where settling one digit leaves the others the fewest triads to share.
+const SETTLING: u32 = 18;
 /// Configurations of a digit in a band or stack by how many minirows or minicolumns it may
 /// still take there, once those are closed over permutations (4 cannot occur).
 const CONFIG_COUNT: [u8; 10] = [0, 0, 0, 1, 2, 2, 2, 3, 4, 6];
+/// How open a digit is in a band or stack, by the same count: ten per open digit, so that
+/// open digits weigh first, and one per minirow or minicolumn above five.
+const OPENNESS: [u8; 10] = [0, 0, 0, 0, 0, 10, 11, 12, 13, 14];
 /// `CONFIG_COUNT` shifted to band or stack `line`'s byte of a packed total.
-static CONFIG_TOTALS: [[u64; 10]; 6] = {
+static CONFIG_TOTALS: [[u64; 10]; 6] = line_totals(&CONFIG_COUNT);
+/// `OPENNESS` shifted likewise.
+static OPENNESS_TOTALS: [[u64; 10]; 6] = line_totals(&OPENNESS);
+/// The cells of each of the six `ORDERS`' triads.
+static CONFIG_CELLS: [u32; 6] = config_cells();
+
+/// `per_digit[n]` shifted to band or stack `line`'s byte, for `n` minirows or minicolumns.
+const fn line_totals(per_digit: &[u8; 10]) -> [[u64; 10]; 6] {
     let mut table = [[0u64; 10]; 6];
     let mut line = 0;
     while line < 6 {
         let mut n = 0;
         while n < 10 {
-            table[line][n] = (CONFIG_COUNT[n] as u64) << (8 * line);
+            table[line][n] = (per_digit[n] as u64) << (8 * line);
             n += 1;
         }
         line += 1;
     }
     table
-};
-/// The cells of each of the six `ORDERS`' triads.
-static CONFIG_CELLS: [u32; 6] = config_cells();
+}
 
 const fn configs() -> [u8; 512] {
     let mut table = [0u8; 512];
@@ -169,6 +183,30 @@ fn line_triads(rows: u32, cols: u32, line: usize) -> usize {
         cols & (BOX << (3 * (line - 3)))
     };
     x.count_ones() as usize
+}
+
+/// The band (0-2) or stack (3-5) whose digits are least `OPENNESS`, the first of equals; called
+/// only when some digit is open somewhere.
+#[inline(always)]
+fn least_open(lines: &Lines) -> usize {
+    // Per band and stack a byte of the total (at most 9 digits × 14).
+    let mut openness = 0u64;
+    for (&rows, &cols) in lines.rows.iter().zip(&lines.cols) {
+        for b in 0..3 {
+            let band = (rows & lines::TRIAD_BITS << b).count_ones() as usize;
+            let stack = (cols & BOX << (3 * b)).count_ones() as usize;
+            openness += OPENNESS_TOTALS[b][band] + OPENNESS_TOTALS[3 + b][stack];
+        }
+    }
+    // Settled bands and stacks weigh nothing.
+    let mut least = (u32::MAX, 0);
+    for line in 0..6 {
+        let o = (openness >> (8 * line)) as u32 & 0xFF;
+        if o > 0 && o < least.0 {
+            least = (o, line);
+        }
+    }
+    least.1
 }
 
 /// Which triads of a band a digit's cells touch, as 9 bits (bit 3·row + box).
@@ -543,8 +581,9 @@ impl State {
 
     /// The digit and band or stack to branch on, with the digit's configurations there
     /// (bit p of `ORDERS`): in the band or stack whose digits have the fewest configurations
-    /// in all, the digit with the fewest, two or more. `None` when every digit's triads are
-    /// settled in every band and stack.
+    /// in all if that is under `SETTLING`, else in the one whose digits are least `OPENNESS`,
+    /// the digit with the fewest, two or more. `None` when every digit's triads are settled in
+    /// every band and stack.
     #[inline(always)]
     fn pick_configs(&self, lines: &Lines) -> Option<Split> {
         // Per band and stack a byte of the total (at most 9 digits × 6 configurations).
@@ -556,28 +595,38 @@ impl State {
                 totals += CONFIG_TOTALS[b][band] + CONFIG_TOTALS[3 + b][stack];
             }
         }
-        // Nine settled digits make 9; the least open band or stack settles soonest.
-        let mut best = (u32::MAX, 0);
-        for line in 0..6 {
-            let t = (totals >> (8 * line)) as u32 & 0xFF;
-            if t > 9 && t < best.0 {
-                best = (t, line);
-            }
-        }
-        let (total, line) = best;
-        if total == u32::MAX {
+        // Nine settled digits make 9. Per byte, 9 becomes 0xFF and 10 or more one less than
+        // its excess over 9 (no byte borrows from the next), so that a plain minimum over
+        // keys (total, then line) finds the least open band or stack without a branch.
+        const ONES: u64 = 0x0101_0101_0101;
+        const HIGH: u64 = 0x80 * ONES;
+        let excess = totals - 9 * ONES;
+        let keys = ((excess | HIGH) - ONES) ^ HIGH;
+        let fewest = (0..6).fold(u32::MAX, |best, line| {
+            best.min(((keys >> (8 * line)) as u32 & 0xFF) << 3 | line as u32)
+        });
+        if fewest >> 3 == 0xFF {
             return None;
         }
-        // The fewest configurations above one, the lowest digit among those: one key each
-        // (count above digit, settled digits out of reach), no branch per digit.
+        // Deep in the search some band or stack is nearly settled: the openness is needed
+        // only near the root.
+        let line = if (fewest >> 3) + 10 < SETTLING {
+            (fewest & 7) as usize
+        } else {
+            least_open(lines)
+        };
+        let total = (totals >> (8 * line)) as u32 & 0xFF;
+        // The fewest configurations above one, then the fewest cells, then the lowest digit:
+        // one key each (settled digits out of reach), no branch per digit.
         let key = (0..9).fold(u32::MAX, |best, d| {
             let n = u32::from(CONFIG_COUNT[line_triads(lines.rows[d], lines.cols[d], line)]);
-            best.min(if n > 1 { n << 4 | d as u32 } else { u32::MAX })
+            let key = n << 10 | self.cells_in(d, line) << 4 | d as u32;
+            best.min(if n > 1 { key } else { u32::MAX })
         });
         if key == u32::MAX {
             return None;
         }
-        let (n, digit) = (key >> 4, (key & 15) as usize);
+        let (n, digit) = (key >> 10, (key & 15) as usize);
         // In an open band a digit of three or more is left to cell branches: committing many
         // digits' triads early can overfill a triad, which propagation sees only once its
         // cells run out (on an empty grid, never).
@@ -594,6 +643,19 @@ impl State {
             digit,
             configs,
         })
+    }
+
+    /// How many cells digit `d` may take in band (`line` < 3) or stack `line` - 3.
+    #[inline(always)]
+    fn cells_in(&self, d: usize, line: usize) -> u32 {
+        if line < 3 {
+            self.cand[9 * line + d].count_ones()
+        } else {
+            let stack = (COLS * 7) << (3 * (line - 3));
+            (0..3)
+                .map(|b| (self.cand[9 * b + d] & stack).count_ones())
+                .sum()
+        }
     }
 
     /// Keeps configuration `p` of `split`'s digit in its band or stack.
