@@ -108,20 +108,64 @@ fn first_pair(s: &Start, changed: Changed) -> Option<Deduction> {
         .fold(0, |m, c| m | 1 << c);
     for a in cells(open) {
         let above = !((1u128 << (a + 1)) - 1);
+        let ma = s.digits(a);
         // Two cells of two digits or more need a common bivalue peer (see `most` below): the
         // second sees one that the first sees.
-        let seen = if s.digits(a).count_ones() <= 1 {
-            FULL
-        } else {
-            cells(t.peers[a] & bivalue).fold(tiny, |m, p| m | t.peers[p])
-        };
+        let mut seen = if ma.count_ones() <= 1 { FULL } else { tiny };
+        let mut partners = [0u16; 9];
+        for p in cells(t.peers[a] & bivalue) {
+            seen |= t.peers[p];
+            let m = s.digits(p);
+            let (x, y) = (m.trailing_zeros() as usize, 15 - m.leading_zeros() as usize);
+            partners[x] |= 1 << y;
+            partners[y] |= 1 << x;
+        }
+        let goes = Goes::of(ma, &partners);
         for b in cells(open & above & bearing(a, changed) & seen) {
+            if !goes.may(s.digits(b)) {
+                continue;
+            }
             if let Some(found) = pair(s, [a, b], open, bivalue) {
                 return Some(found);
             }
         }
     }
     None
+}
+
+/// What a pair's removals need of its second cell, read off the partners of the first cell's
+/// bivalue peers (a pair's common bivalue peers are some of these).
+///
+/// A digit `x` leaves the first cell only when the second holds no digit but `x` and its
+/// partners, and a digit `y` leaves the second only when the first holds no digit but `y`
+/// and its partners (see [`pair`]).
+struct Goes {
+    /// Each digit of the first cell with its partners (nothing for the other digits).
+    first: [u16; 9],
+    /// The digits that may leave a second cell.
+    second: u16,
+}
+
+impl Goes {
+    fn of(ma: u16, partners: &[u16; 9]) -> Goes {
+        let mut first = [0u16; 9];
+        let mut second = 0;
+        for (d, &p) in partners.iter().enumerate() {
+            let with = p | 1 << d;
+            if ma >> d & 1 != 0 {
+                first[d] = with;
+            }
+            if ma & !with == 0 {
+                second |= 1 << d;
+            }
+        }
+        Goes { first, second }
+    }
+
+    /// Whether the pair with a second cell of digits `mb` may remove anything.
+    fn may(&self, mb: u16) -> bool {
+        mb & self.second != 0 || self.first.iter().any(|&with| mb & !with == 0)
+    }
 }
 
 /// The removals of the pair of cells `a`, `b` (`a` first) among the `open` cells, as a
