@@ -35,15 +35,22 @@ thread_local! {
     static TRIPLES_FOUND_NOTHING: Cell<Option<Board>> = const { Cell::new(None) };
 }
 
-/// The cells whose digits (or openness) differ from the board `memo` last found nothing on;
-/// every cell when there is none.
+/// The open cells whose digits differ from the board `memo` last found nothing on; every
+/// cell when there is none, or when a cell open now was not then (another board).
+///
+/// Cells solved since are left out: a cell leaves the pairs and triples when solved, and a
+/// common peer solved drops out of the peers that empty a combination, which excludes nothing
+/// new (its digit left its open peers, which count as changed).
 fn changed_since(memo: &'static NothingOn, now: &Board) -> Set {
     let Some(then) = memo.try_with(Cell::get).ok().flatten() else {
         return FULL;
     };
-    (0..81)
+    if now.open & !then.open != 0 {
+        return FULL;
+    }
+    cells(now.open)
         .filter(|&c| then.digits[c] != now.digits[c])
-        .fold(then.open ^ now.open, |m, c| m | 1 << c)
+        .fold(0, |m, c| m | 1 << c)
 }
 
 /// Records the board a search ran on when it found nothing (else forgets).
@@ -58,24 +65,38 @@ const NAME: &str = "Aligned pair exclusion";
 pub(crate) fn aligned_pair(s: &Start) -> Option<Deduction> {
     let now = Board::of(s);
     let changed = changed_since(&PAIRS_FOUND_NOTHING, &now);
+    // Only bivalue common peers pair digits (see `pair`).
+    let changed = Changed {
+        cells: changed,
+        peers: changed & s.bivalue,
+    };
     let found = first_pair(s, changed);
     remember(&PAIRS_FOUND_NOTHING, &now, &found);
     found
 }
 
-/// The cells `b` such that some cell of `changed` bears on the pair `a`, `b`: `a` or `b`
-/// itself, or a common peer. Found once per `a` through the changed peers of `a` (asking
-/// pair by pair was a tenth of the exclusions' instructions).
-fn bearing(a: usize, changed: Set) -> Set {
-    if changed >> a & 1 != 0 {
+/// The cells changed since a search found nothing, by the part they may play: as a cell of
+/// a pair or triple (`cells`), or as a common peer (`peers`: those of them whose digits can
+/// empty a combination now, the others excluding nothing then or now).
+#[derive(Clone, Copy)]
+struct Changed {
+    cells: Set,
+    peers: Set,
+}
+
+/// The cells `b` such that some change bears on the pair `a`, `b`: `a` or `b` itself, or a
+/// common peer. Found once per `a` through the changed peers of `a` (asking pair by pair was
+/// a tenth of the exclusions' instructions).
+fn bearing(a: usize, changed: Changed) -> Set {
+    if changed.cells >> a & 1 != 0 {
         return FULL;
     }
     let t = tables();
-    cells(t.peers[a] & changed).fold(changed, |m, c| m | t.peers[c])
+    cells(t.peers[a] & changed.peers).fold(changed.cells, |m, c| m | t.peers[c])
 }
 
-/// [`aligned_pair`] over the pairs that some cell of `changed` bears on.
-fn first_pair(s: &Start, changed: Set) -> Option<Deduction> {
+/// [`aligned_pair`] over the pairs that some change bears on.
+fn first_pair(s: &Start, changed: Changed) -> Option<Deduction> {
     let t = tables();
     let open = s.open();
     let bivalue: Set = cells(open)
@@ -87,20 +108,64 @@ fn first_pair(s: &Start, changed: Set) -> Option<Deduction> {
         .fold(0, |m, c| m | 1 << c);
     for a in cells(open) {
         let above = !((1u128 << (a + 1)) - 1);
+        let ma = s.digits(a);
         // Two cells of two digits or more need a common bivalue peer (see `most` below): the
         // second sees one that the first sees.
-        let seen = if s.digits(a).count_ones() <= 1 {
-            FULL
-        } else {
-            cells(t.peers[a] & bivalue).fold(tiny, |m, p| m | t.peers[p])
-        };
+        let mut seen = if ma.count_ones() <= 1 { FULL } else { tiny };
+        let mut partners = [0u16; 9];
+        for p in cells(t.peers[a] & bivalue) {
+            seen |= t.peers[p];
+            let m = s.digits(p);
+            let (x, y) = (m.trailing_zeros() as usize, 15 - m.leading_zeros() as usize);
+            partners[x] |= 1 << y;
+            partners[y] |= 1 << x;
+        }
+        let goes = Goes::of(ma, &partners);
         for b in cells(open & above & bearing(a, changed) & seen) {
+            if !goes.may(s.digits(b)) {
+                continue;
+            }
             if let Some(found) = pair(s, [a, b], open, bivalue) {
                 return Some(found);
             }
         }
     }
     None
+}
+
+/// What a pair's removals need of its second cell, read off the partners of the first cell's
+/// bivalue peers (a pair's common bivalue peers are some of these).
+///
+/// A digit `x` leaves the first cell only when the second holds no digit but `x` and its
+/// partners, and a digit `y` leaves the second only when the first holds no digit but `y`
+/// and its partners (see [`pair`]).
+struct Goes {
+    /// Each digit of the first cell with its partners (nothing for the other digits).
+    first: [u16; 9],
+    /// The digits that may leave a second cell.
+    second: u16,
+}
+
+impl Goes {
+    fn of(ma: u16, partners: &[u16; 9]) -> Goes {
+        let mut first = [0u16; 9];
+        let mut second = 0;
+        for (d, &p) in partners.iter().enumerate() {
+            let with = p | 1 << d;
+            if ma >> d & 1 != 0 {
+                first[d] = with;
+            }
+            if ma & !with == 0 {
+                second |= 1 << d;
+            }
+        }
+        Goes { first, second }
+    }
+
+    /// Whether the pair with a second cell of digits `mb` may remove anything.
+    fn may(&self, mb: u16) -> bool {
+        mb & self.second != 0 || self.first.iter().any(|&with| mb & !with == 0)
+    }
 }
 
 /// The removals of the pair of cells `a`, `b` (`a` first) among the `open` cells, as a
@@ -309,6 +374,11 @@ fn first_triple(s: &Start, now: &Board, changed: Set) -> Option<Deduction> {
     let pairs_left = naked_pair_left(s);
     // The cells seeing a changed third cell: a pair nothing bears on needs such a common peer.
     let near_changed = cells(base_set & changed).fold(0, |m: Set, c| m | t.peers[c]);
+    // Only common peers of at most three digits empty a combination.
+    let changed = Changed {
+        cells: changed,
+        peers: changed & small,
+    };
     for a in cells(base_set) {
         let bearing_a = bearing(a, changed);
         // The second cells that share such a peer with `a`; where nothing bears on the pair,
@@ -346,15 +416,15 @@ fn first_triple(s: &Start, now: &Board, changed: Set) -> Option<Deduction> {
 /// all when `a` or `b` changed; else the changed cells and those seeing a changed common peer
 /// of the pair (a triple is told by its cells and their common peers). `bearing_a` is
 /// [`bearing`] of `a`.
-fn thirds(a: usize, b: usize, bearing_a: Set, changed: Set) -> Set {
+fn thirds(a: usize, b: usize, bearing_a: Set, changed: Changed) -> Set {
     if bearing_a >> b & 1 == 0 {
-        return changed;
+        return changed.cells;
     }
-    if (changed >> a | changed >> b) & 1 != 0 {
+    if (changed.cells >> a | changed.cells >> b) & 1 != 0 {
         return FULL;
     }
     let t = tables();
-    cells(t.peers[a] & t.peers[b] & changed).fold(changed, |m, q| m | t.peers[q])
+    cells(t.peers[a] & t.peers[b] & changed.peers).fold(changed.cells, |m, q| m | t.peers[q])
 }
 
 /// Whether two of the three cells (`base`) hold only digits of their common peers of at most
@@ -700,7 +770,11 @@ mod tests {
                 boards += 1;
                 met += usize::from(all != "None");
                 assert_eq!(format!("{:?}", aligned_pair(&s)), all);
-                assert_eq!(format!("{:?}", first_pair(&s, FULL)), all);
+                let full = Changed {
+                    cells: FULL,
+                    peers: FULL,
+                };
+                assert_eq!(format!("{:?}", first_pair(&s, full)), all);
             });
         }
         assert!(
@@ -742,9 +816,10 @@ mod tests {
                 let now = Board::of(&s);
                 let all = format!("{:?}", first_triple_of_all(&s));
                 if let Some(then) = nothing_on {
-                    let changed = (0..81)
+                    // Cells solved since left out, as `changed_since` leaves them.
+                    let changed = cells(now.open)
                         .filter(|&c| then.digits[c] != now.digits[c])
-                        .fold(then.open ^ now.open, |m, c| m | 1 << c);
+                        .fold(0, |m: Set, c| m | 1 << c);
                     narrowed += usize::from(changed.count_ones() < 10);
                     met += usize::from(all != "None");
                     let found = first_triple(&s, &now, changed);
@@ -798,7 +873,11 @@ mod tests {
                 changed |= 1 << ((seed >> 33) % 81);
             }
             for a in 0..81 {
-                let got = bearing(a, changed) & FULL;
+                let both = Changed {
+                    cells: changed,
+                    peers: changed,
+                };
+                let got = bearing(a, both) & FULL;
                 let want = (0..81)
                     .filter(|&b| (1u128 << a | 1 << b | t.peers[a] & t.peers[b]) & changed != 0)
                     .fold(0, |m: Set, b| m | 1 << b);
