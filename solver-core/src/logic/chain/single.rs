@@ -13,7 +13,7 @@ use std::cell::Cell;
 use super::closure::{ByFact, Reaches};
 use super::deduction::{Deduction, fact};
 use super::rating;
-use super::state::{NO_CELL, Set, Start, cells};
+use super::state::{BIT, NO_CELL, Set, Start, cells};
 
 /// A fact: `(cell * 9 + digit) * 2 + on`.
 type Fact = u16;
@@ -137,48 +137,50 @@ impl Seen {
 /// true, a cell link and three house links when false.
 const MOST_LINKS: usize = 8 + 20 + 1 + 3;
 
-/// The facts a true fact makes false, in SE's order: the cell's other digits (its cell
-/// links), then the digit's other places in the box, the row outside the box, the column
-/// outside the box. (Written from `out[at]` on; returns where they end.)
-fn weak(s: &Start, f: Fact, out: &mut [Fact], mut at: usize) -> usize {
-    let (c, d, _) = parts(f);
+/// The facts candidate (`c`, `d`) true makes false, in SE's order: the cell's other digits
+/// (its cell links), then the digit's other places in the box, the row outside the box,
+/// the column outside the box. (Written from `out[at]` on; returns where they start, where
+/// its house links start, where they end.)
+fn weak(s: &Start, (c, d): (usize, usize), out: &mut [Fact], mut at: usize) -> [u32; 3] {
+    let start = at;
     let mut m = s.digits(c) & !(1 << d);
     while m != 0 {
         out[at] = fact_of(c, m.trailing_zeros() as usize, false);
         at += 1;
         m &= m - 1;
     }
+    let house = at;
     let [row, col, bx] = s.tables.house_sets[c];
-    let places = s.cand[d] & !(1 << c);
+    let places = s.cand[d] & !BIT[c];
     for set in [places & bx, places & row & !bx, places & col & !bx] {
         for q in cells(set) {
             out[at] = fact_of(q, d, false);
             at += 1;
         }
     }
-    at
+    [start as u32, house as u32, at as u32]
 }
 
-/// The facts a false fact makes true: the cell's other digit where it has two (its cell
-/// link), then the digit's other place in each house where it has two (its house links),
-/// each once (box, row, column). (Written from `out[at]` on; returns where they end.)
-fn strong(s: &Start, f: Fact, out: &mut [Fact], mut at: usize) -> usize {
-    let (c, d, _) = parts(f);
-    let from = at;
+/// The facts candidate (`c`, `d`) false makes true: the cell's other digit where it has two
+/// (its cell link), then the digit's other place in each house where it has two (its house
+/// links), each once (box, row, column). (As [`weak`].)
+fn strong(s: &Start, (c, d): (usize, usize), out: &mut [Fact], mut at: usize) -> [u32; 3] {
+    let start = at;
     let m = s.digits(c);
     if m.count_ones() == 2 {
         out[at] = fact_of(c, (m & !(1 << d)).trailing_zeros() as usize, true);
         at += 1;
     }
+    let house = at;
     let [row, col, bx] = s.bilocal(c, d);
     for q in [bx, row, col] {
         let g = fact_of(usize::from(q), d, true);
-        if q != NO_CELL && !out[from..at].contains(&g) {
+        if q != NO_CELL && !out[start..at].contains(&g) {
             out[at] = g;
             at += 1;
         }
     }
-    at
+    [start as u32, house as u32, at as u32]
 }
 
 /// Every fact's links on the board, worked out once for all the searches of a step: a true
@@ -205,18 +207,12 @@ impl LinkTable {
         let out = &mut self.facts[..];
         let mut at = 0;
         for &(c, d) in list {
-            let n = s.digits(c).count_ones() as usize;
-            for (on, cell_links) in [(true, n - 1), (false, usize::from(n == 2))] {
-                let f = fact_of(c, d, on);
-                let start = at;
-                at = if on {
-                    weak(s, f, out, at)
-                } else {
-                    strong(s, f, out, at)
-                };
-                let house = (start + cell_links).min(at);
-                self.bounds[usize::from(f)] = [start as u32, house as u32, at as u32];
-            }
+            let on = weak(s, (c, d), out, at);
+            let off = strong(s, (c, d), out, on[2] as usize);
+            at = off[2] as usize;
+            let f = usize::from(fact_of(c, d, true));
+            self.bounds[f] = on;
+            self.bounds[f ^ 1] = off;
         }
     }
 
