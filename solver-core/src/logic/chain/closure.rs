@@ -10,7 +10,9 @@
 //! more digits leads to, or every place of a digit in a house whose first place is such a
 //! cell (the cells and houses SE's static multiple chains start from), holds.
 
-use super::state::{Set, State, cells, tables};
+use std::cell::Cell;
+
+use super::state::{BIT, Set, State, cells, tables};
 
 /// Which static chains a branch applies once nothing simpler moves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -309,6 +311,25 @@ pub(crate) struct ByFact<'a> {
 #[derive(Clone, Copy)]
 pub(crate) struct Bit(usize, u64);
 
+/// [`ByFact`]'s tables: each fact's node, component and row.
+type FactTables = (Vec<u16>, Vec<u32>, Vec<u32>);
+
+thread_local! {
+    /// [`ByFact`]'s tables, kept from board to board.
+    static BY_FACT: Cell<Option<FactTables>> = const { Cell::new(None) };
+}
+
+impl Drop for ByFact<'_> {
+    fn drop(&mut self) {
+        let tables = (
+            std::mem::take(&mut self.node),
+            std::mem::take(&mut self.comp),
+            std::mem::take(&mut self.row),
+        );
+        let _ = BY_FACT.try_with(|kept| kept.set(Some(tables)));
+    }
+}
+
 impl ByFact<'_> {
     /// The node of fact `f` (a candidate of the board), as a bit of reach rows.
     pub(crate) fn bit(&self, f: u16) -> Bit {
@@ -335,18 +356,27 @@ impl Reaches {
     /// The closure, read by fact.
     pub(crate) fn by_fact(&self) -> ByFact<'_> {
         let (graph, reach) = (&self.graph, &self.reach);
-        let mut node = vec![u16::MAX; 81 * 9 * 2];
-        let mut comp = vec![u32::MAX; 81 * 9 * 2];
-        let mut row = vec![NO_ROW; 81 * 9 * 2];
+        // The entries of facts that are not candidates are left as an earlier board left
+        // them (no search reads them): filling them cost as much as the rest.
+        let (mut node, mut comp, mut row) = BY_FACT
+            .try_with(Cell::take)
+            .ok()
+            .flatten()
+            .unwrap_or_else(|| {
+                let n = 81 * 9 * 2;
+                (vec![u16::MAX; n], vec![u32::MAX; n], vec![NO_ROW; n])
+            });
         for (i, &(c, d)) in graph.candidates.iter().enumerate() {
             for on in 0..2 {
                 let (f, v) = ((c * 9 + d) * 2 + on, 2 * i + on);
                 node[f] = v as u16;
                 comp[f] = reach.comp[v];
                 let r = reach.row[reach.comp[v] as usize];
-                if r != NO_ROW {
-                    row[f] = r * reach.words as u32;
-                }
+                row[f] = if r == NO_ROW {
+                    NO_ROW
+                } else {
+                    r * reach.words as u32
+                };
             }
         }
         ByFact {
@@ -368,13 +398,37 @@ struct Graph {
     first: Vec<u32>,
     /// The nodes each node links to, but for absences that imply nothing.
     to: Vec<u16>,
-    /// Per digit, the cells where its absence implies something (bivalue cells, and places
-    /// of a digit with two in a house).
+    /// Per digit, the cells where its absence implies something (see [`live_offs`]).
     live_off: [Set; 9],
+    /// Per cell, the digits whose absence there implies something.
+    live_digits: [u16; 81],
     /// The board's candidates, by digit.
     cand: [Set; 9],
     /// Each cell's digits.
     masks: [u16; 81],
+}
+
+/// Per digit, the cells where its absence implies something (bivalue cells, and places of a
+/// digit with two in a house).
+fn live_offs(s: &State, masks: &[u16; 81]) -> [Set; 9] {
+    let t = tables();
+    let mut live_off = [0 as Set; 9];
+    for (d, live) in live_off.iter_mut().enumerate() {
+        for &h in &t.houses {
+            let places = s.cand[d] & h;
+            if places.count_ones() == 2 {
+                *live |= places;
+            }
+        }
+    }
+    for c in cells(s.open()).filter(|&c| masks[c].count_ones() == 2) {
+        let mut m = masks[c];
+        while m != 0 {
+            live_off[m.trailing_zeros() as usize] |= BIT[c];
+            m &= m - 1;
+        }
+    }
+    live_off
 }
 
 impl Graph {
@@ -382,49 +436,54 @@ impl Graph {
         let mut index = [u16::MAX; 81 * 9];
         let mut candidates = Vec::with_capacity(324);
         for c in cells(s.open()) {
-            for d in (0..9).filter(|&d| masks[c] >> d & 1 != 0) {
-                index[c * 9 + d] = candidates.len() as u16;
-                candidates.push((c, d));
-            }
-        }
-        let t = tables();
-        let mut live_off = [0 as Set; 9];
-        for (d, live) in live_off.iter_mut().enumerate() {
-            for &h in &t.houses {
-                let places = s.cand[d] & h;
-                if places.count_ones() == 2 {
-                    *live |= places;
-                }
-            }
-        }
-        for c in cells(s.open()).filter(|&c| masks[c].count_ones() == 2) {
             let mut m = masks[c];
             while m != 0 {
-                live_off[m.trailing_zeros() as usize] |= 1 << c;
+                let d = m.trailing_zeros() as usize;
+                index[c * 9 + d] = candidates.len() as u16;
+                candidates.push((c, d));
                 m &= m - 1;
             }
         }
-        let mut first = Vec::with_capacity(2 * candidates.len() + 1);
-        let mut to = Vec::with_capacity(8 * candidates.len());
-        first.push(0);
-        // What [`consequences`] lists for the candidates of the board, less the absences
-        // that imply nothing: those only add themselves to what a node reaches, which
-        // [`Graph::dead_offs`] lists instead, so that the search for components and the
-        // closure skip them.
-        for &(c, d) in &candidates {
-            for on in [false, true] {
-                if !on && live_off[d] >> c & 1 == 0 {
-                    // It implies nothing.
-                    first.push(to.len() as u32);
-                    continue;
-                }
-                consequences(s, masks, (c, d, on), |q, e, implied| {
-                    if implied || live_off[e] >> q & 1 != 0 {
-                        to.push(2 * index[q * 9 + e] + u16::from(implied));
-                    }
-                });
-                first.push(to.len() as u32);
+        let t = tables();
+        let live_off = live_offs(s, masks);
+        // Per cell, the digits whose absence there implies something.
+        let mut live_digits = [0u16; 81];
+        for (e, &live) in live_off.iter().enumerate() {
+            for q in cells(live) {
+                live_digits[q] |= 1 << e;
             }
+        }
+        let n = candidates.len();
+        let (mut first, mut to) = (Vec::with_capacity(2 * n + 1), Vec::with_capacity(8 * n));
+        first.push(0);
+        // What [`consequences`] lists for the candidates of the board, in its order, less
+        // the absences that imply nothing: those only add themselves to what a node
+        // reaches, which [`Graph::dead_offs`] lists instead, so that the search for
+        // components and the closure skip them.
+        let node = |q: usize, e: usize, on: u16| 2 * index[q * 9 + e] + on;
+        for &(c, d) in &candidates {
+            if live_off[d] & BIT[c] != 0 {
+                let m = masks[c];
+                if m.count_ones() == 2 {
+                    to.push(node(c, (m & !(1 << d)).trailing_zeros() as usize, 1));
+                }
+                for h in t.house_sets[c] {
+                    let places = s.cand[d] & h;
+                    if places.count_ones() == 2 {
+                        to.push(node((places & !BIT[c]).trailing_zeros() as usize, d, 1));
+                    }
+                }
+            }
+            first.push(to.len() as u32);
+            let mut m = masks[c] & !(1 << d) & live_digits[c];
+            while m != 0 {
+                to.push(node(c, m.trailing_zeros() as usize, 0));
+                m &= m - 1;
+            }
+            for q in cells(s.cand[d] & t.peers[c] & live_off[d]) {
+                to.push(node(q, d, 0));
+            }
+            first.push(to.len() as u32);
         }
         Graph {
             candidates,
@@ -432,6 +491,7 @@ impl Graph {
             first,
             to,
             live_off,
+            live_digits,
             cand: s.cand,
             masks: *masks,
         }
@@ -448,12 +508,9 @@ impl Graph {
             return;
         }
         let (c, d) = self.candidates[v / 2];
-        let mut m = self.masks[c] & !(1 << d);
+        let mut m = self.masks[c] & !(1 << d) & !self.live_digits[c];
         while m != 0 {
-            let e = m.trailing_zeros() as usize;
-            if self.live_off[e] >> c & 1 == 0 {
-                visit(2 * usize::from(self.index[c * 9 + e]));
-            }
+            visit(2 * usize::from(self.index[c * 9 + m.trailing_zeros() as usize]));
             m &= m - 1;
         }
         let peers = self.cand[d] & tables().peers[c] & !self.live_off[d];
@@ -462,49 +519,51 @@ impl Graph {
         }
     }
 
-    /// The strongly connected components, numbered so that links lead only to the same or
-    /// a lower number (Tarjan's algorithm, without
-    /// recursion), and their nodes in that order.
-    fn components(&self) -> (Vec<u32>, Vec<u16>) {
+    /// Each node's reachable nodes (itself included), as bits: the strongly connected
+    /// components, found by Tarjan's algorithm (without recursion) and numbered so that
+    /// links lead only to the same or a lower number, each given its row as it completes,
+    /// from the rows of the components it links to, all complete by then.
+    fn reach(&self) -> Reach {
         const UNSEEN: u32 = u32::MAX;
         let n = self.first.len() - 1;
+        let words = n.div_ceil(64);
         let (mut order, mut low) = (vec![UNSEEN; n], vec![0u32; n]);
         let mut comp = vec![UNSEEN; n];
-        let (mut stack, mut members) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        // Each component's row, and the rows.
+        let mut row: Vec<u32> = Vec::with_capacity(n);
+        let mut bits: Vec<u64> = Vec::with_capacity(n / 2 * words);
+        let mut stack: Vec<u16> = Vec::with_capacity(n);
         // Each node on the way down, with where its next link and its last lie in `to`.
-        let mut frames: Vec<(usize, usize, usize)> = Vec::new();
+        let mut frames: Vec<(usize, usize, usize)> = Vec::with_capacity(n);
         let span = |v: usize| (self.first[v] as usize, self.first[v + 1] as usize);
-        let (mut counter, mut count) = (0u32, 0u32);
+        let mut counter = 0u32;
         for root in 0..n {
             if order[root] != UNSEEN {
                 continue;
             }
-            if self.first[root] == self.first[root + 1] {
-                // A node without links is a component alone, below all that link to it
-                // (none is done yet: it would have been met).
-                order[root] = counter;
-                counter += 1;
-                comp[root] = count;
-                members.push(root as u16);
-                count += 1;
+            order[root] = counter;
+            counter += 1;
+            if self.first[root] == self.first[root + 1] && root & 1 == 0 {
+                // An absence that implies nothing is a component alone, below all that link
+                // to it (none is done yet: it would have been met), and reaches only itself:
+                // it has no row.
+                comp[root] = row.len() as u32;
+                row.push(NO_ROW);
                 continue;
             }
-            order[root] = counter;
-            low[root] = counter;
-            counter += 1;
-            stack.push(root);
+            low[root] = order[root];
+            stack.push(root as u16);
             let (from, to) = span(root);
             frames.push((root, from, to));
             while let Some(&mut (v, ref mut pos, end)) = frames.last_mut() {
                 if *pos < end {
-                    let w = self.to[*pos];
+                    let w = usize::from(self.to[*pos]);
                     *pos += 1;
-                    let w = usize::from(w);
                     if order[w] == UNSEEN {
                         order[w] = counter;
                         low[w] = counter;
                         counter += 1;
-                        stack.push(w);
+                        stack.push(w as u16);
                         let (from, to) = span(w);
                         frames.push((w, from, to));
                     } else if comp[w] == UNSEEN {
@@ -517,64 +576,13 @@ impl Graph {
                     low[u] = low[u].min(low[v]);
                 }
                 if low[v] == order[v] {
-                    while let Some(x) = stack.pop() {
-                        comp[x] = count;
-                        members.push(x as u16);
-                        if x == v {
-                            break;
-                        }
-                    }
-                    count += 1;
+                    let from = stack
+                        .iter()
+                        .rposition(|&x| usize::from(x) == v)
+                        .unwrap_or(0);
+                    self.complete(&stack[from..], &mut comp, &mut row, &mut bits, words);
+                    stack.truncate(from);
                 }
-            }
-        }
-        (comp, members)
-    }
-
-    /// Each node's reachable nodes (itself included), as bits.
-    fn reach(&self) -> Reach {
-        let (comp, members) = self.components();
-        let n = comp.len();
-        let words = n.div_ceil(64);
-        let count = comp.iter().map(|&k| k as usize + 1).max().unwrap_or(0);
-        // An absence that implies nothing reaches only itself: its component has no row.
-        let mut row = vec![NO_ROW; count];
-        let mut rows = 0;
-        for &v in &members {
-            let v = usize::from(v);
-            let k = comp[v] as usize;
-            if row[k] == NO_ROW && (v & 1 == 1 || !self.links(v).is_empty()) {
-                row[k] = rows;
-                rows += 1;
-            }
-        }
-        let mut bits = vec![0u64; rows as usize * words];
-        let mut at = 0;
-        while at < members.len() {
-            let k = comp[usize::from(members[at])] as usize;
-            if row[k] == NO_ROW {
-                at += 1;
-                continue;
-            }
-            let (done, rest) = bits.split_at_mut(row[k] as usize * words);
-            let own = &mut rest[..words];
-            while at < members.len() && comp[usize::from(members[at])] as usize == k {
-                let v = usize::from(members[at]);
-                own[v / 64] |= 1 << (v % 64);
-                // A fact that implies nothing reaches only itself.
-                self.dead_offs(v, |w| own[w / 64] |= 1 << (w % 64));
-                for &w in self.links(v) {
-                    let w = usize::from(w);
-                    let j = comp[w] as usize;
-                    // A node already reached came with a row holding all it reaches.
-                    if j != k && own[w / 64] >> (w % 64) & 1 == 0 {
-                        // Links lead only to nodes with rows.
-                        let r = row[j] as usize;
-                        let theirs = &done[r * words..(r + 1) * words];
-                        own.iter_mut().zip(theirs).for_each(|(a, b)| *a |= b);
-                    }
-                }
-                at += 1;
             }
         }
         Reach {
@@ -582,6 +590,47 @@ impl Graph {
             row,
             words,
             bits,
+        }
+    }
+
+    /// Numbers the component of nodes `members`, complete, and gives it its row in `bits`
+    /// but for an absence alone that implies nothing.
+    fn complete(
+        &self,
+        members: &[u16],
+        comp: &mut [u32],
+        row: &mut Vec<u32>,
+        bits: &mut Vec<u64>,
+        words: usize,
+    ) {
+        let k = row.len() as u32;
+        for &x in members {
+            comp[usize::from(x)] = k;
+        }
+        let x = usize::from(members[0]);
+        if members.len() == 1 && x & 1 == 0 && self.links(x).is_empty() {
+            row.push(NO_ROW);
+            return;
+        }
+        let rows = bits.len() / words;
+        row.push(rows as u32);
+        bits.resize(bits.len() + words, 0);
+        let (done, own) = bits.split_at_mut(rows * words);
+        for &v in members {
+            let v = usize::from(v);
+            own[v / 64] |= 1 << (v % 64);
+            self.dead_offs(v, |w| own[w / 64] |= 1 << (w % 64));
+            for &w in self.links(v) {
+                let w = usize::from(w);
+                let j = comp[w];
+                // A node already reached came with a row holding all it reaches.
+                if j != k && own[w / 64] >> (w % 64) & 1 == 0 {
+                    // Links lead only to nodes with rows.
+                    let r = row[j as usize] as usize;
+                    let theirs = &done[r * words..(r + 1) * words];
+                    own.iter_mut().zip(theirs).for_each(|(a, b)| *a |= b);
+                }
+            }
         }
     }
 }
@@ -601,12 +650,14 @@ struct Reach {
 
 impl Reach {
     /// The nodes node `v` (a truth, or an absence that implies something) reaches, as bits.
+    #[inline]
     fn of(&self, v: usize) -> &[u64] {
         let r = self.row[self.comp[v] as usize] as usize;
         &self.bits[r * self.words..(r + 1) * self.words]
     }
 
     /// Whether assuming node `v` leads to its own opposite (see [`search`]).
+    #[inline]
     fn refutes(&self, v: usize) -> bool {
         let opposite = v ^ 1;
         self.row[self.comp[v] as usize] != NO_ROW

@@ -8,10 +8,12 @@
 //! chain leads from an assumption to its opposite. Among everything found, SE takes the
 //! lowest rating, then the fewest facts, then X before Y before XY, then the first found.
 
+use std::cell::Cell;
+
 use super::closure::{ByFact, Reaches};
 use super::deduction::{Deduction, fact};
 use super::rating;
-use super::state::{NO_CELL, Set, Start, cells};
+use super::state::{BIT, NO_CELL, Set, Start, cells};
 
 /// A fact: `(cell * 9 + digit) * 2 + on`.
 type Fact = u16;
@@ -131,40 +133,54 @@ impl Seen {
     }
 }
 
-/// The facts a true fact makes false, in SE's order: the cell's other digits (its cell
-/// links), then the digit's other places in the box, the row outside the box, the column
-/// outside the box. (Appended to `out`.)
-fn weak(s: &Start, f: Fact, out: &mut Vec<Fact>) {
-    let (c, d, _) = parts(f);
+/// The most links a candidate's two facts have: eight other digits and twenty peers when
+/// true, a cell link and three house links when false.
+const MOST_LINKS: usize = 8 + 20 + 1 + 3;
+
+/// The facts candidate (`c`, `d`) true makes false, in SE's order: the cell's other digits
+/// (its cell links), then the digit's other places in the box, the row outside the box,
+/// the column outside the box. (Written from `out[at]` on; returns where they start, where
+/// its house links start, where they end.)
+fn weak(s: &Start, (c, d): (usize, usize), out: &mut [Fact], mut at: usize) -> [u32; 3] {
+    let start = at;
     let mut m = s.digits(c) & !(1 << d);
     while m != 0 {
-        out.push(fact_of(c, m.trailing_zeros() as usize, false));
+        out[at] = fact_of(c, m.trailing_zeros() as usize, false);
+        at += 1;
         m &= m - 1;
     }
+    let house = at;
     let [row, col, bx] = s.tables.house_sets[c];
-    let places = s.cand[d] & !(1 << c);
+    let places = s.cand[d] & !BIT[c];
     for set in [places & bx, places & row & !bx, places & col & !bx] {
-        out.extend(cells(set).map(|q| fact_of(q, d, false)));
+        for q in cells(set) {
+            out[at] = fact_of(q, d, false);
+            at += 1;
+        }
     }
+    [start as u32, house as u32, at as u32]
 }
 
-/// The facts a false fact makes true: the cell's other digit where it has two (its cell
-/// link), then the digit's other place in each house where it has two (its house links),
-/// each once (box, row, column). (Appended to `out`.)
-fn strong(s: &Start, f: Fact, out: &mut Vec<Fact>) {
-    let (c, d, _) = parts(f);
-    let from = out.len();
+/// The facts candidate (`c`, `d`) false makes true: the cell's other digit where it has two
+/// (its cell link), then the digit's other place in each house where it has two (its house
+/// links), each once (box, row, column). (As [`weak`].)
+fn strong(s: &Start, (c, d): (usize, usize), out: &mut [Fact], mut at: usize) -> [u32; 3] {
+    let start = at;
     let m = s.digits(c);
     if m.count_ones() == 2 {
-        out.push(fact_of(c, (m & !(1 << d)).trailing_zeros() as usize, true));
+        out[at] = fact_of(c, (m & !(1 << d)).trailing_zeros() as usize, true);
+        at += 1;
     }
+    let house = at;
     let [row, col, bx] = s.bilocal(c, d);
     for q in [bx, row, col] {
         let g = fact_of(usize::from(q), d, true);
-        if q != NO_CELL && !out[from..].contains(&g) {
-            out.push(g);
+        if q != NO_CELL && !out[start..at].contains(&g) {
+            out[at] = g;
+            at += 1;
         }
     }
+    [start as u32, house as u32, at as u32]
 }
 
 /// Every fact's links on the board, worked out once for all the searches of a step: a true
@@ -178,24 +194,25 @@ struct LinkTable {
 }
 
 impl LinkTable {
+    /// The links of the candidates `list` (every candidate of `s`). The entries of other
+    /// facts are left as they were, from an earlier board: no search reads them, and
+    /// clearing them cost more than building the rest.
     fn build(&mut self, s: &Start, list: &[(usize, usize)]) {
-        self.facts.clear();
-        self.bounds.clear();
         self.bounds.resize(81 * 9 * 2, [0; 3]);
+        // Room for every link, written in place.
+        let need = list.len() * MOST_LINKS;
+        if self.facts.len() < need {
+            self.facts.resize(need, 0);
+        }
+        let out = &mut self.facts[..];
+        let mut at = 0;
         for &(c, d) in list {
-            let n = s.digits(c).count_ones() as usize;
-            for (on, cell_links) in [(true, n - 1), (false, usize::from(n == 2))] {
-                let f = fact_of(c, d, on);
-                let start = self.facts.len() as u32;
-                if on {
-                    weak(s, f, &mut self.facts);
-                } else {
-                    strong(s, f, &mut self.facts);
-                }
-                let end = self.facts.len() as u32;
-                let house = (start + cell_links as u32).min(end);
-                self.bounds[usize::from(f)] = [start, house, end];
-            }
+            let on = weak(s, (c, d), out, at);
+            let off = strong(s, (c, d), out, on[2] as usize);
+            at = off[2] as usize;
+            let f = usize::from(fact_of(c, d, true));
+            self.bounds[f] = on;
+            self.bounds[f ^ 1] = off;
         }
     }
 
@@ -285,6 +302,12 @@ struct Search {
     depth: Vec<u8>,
     layer: Vec<Fact>,
     next: Vec<Fact>,
+}
+
+thread_local! {
+    /// The searches' storage, kept from step to step: made anew, its buffers cost as much
+    /// as a short step's searches.
+    static STORAGE: Cell<Option<Search>> = const { Cell::new(None) };
 }
 
 impl Search {
@@ -385,7 +408,11 @@ fn search_refuted(s: &Start, refuted: &Refuted) -> Option<Deduction> {
         return None;
     }
     let list = s.candidates();
-    let mut search = Search::new();
+    let mut search = STORAGE
+        .try_with(Cell::take)
+        .ok()
+        .flatten()
+        .unwrap_or_else(Search::new);
     search.table.build(s, &list);
     let mut best: Option<Found> = None;
     let mut caps = Caps::default();
@@ -439,14 +466,16 @@ fn search_refuted(s: &Start, refuted: &Refuted) -> Option<Deduction> {
             }
         }
     }
-    let mut best = best?;
-    if let Some((f, links)) = best.replay {
+    if let Some(best) = best.as_mut()
+        && let Some((f, links)) = best.replay
+    {
         // The same search that found the length finds the path, of that length.
         let by_fact = refuted.by_fact.as_ref();
         best.path = chain_path(&mut search, parts(f), (links, by_fact), best.facts)
             .expect("a chain of the length found");
     }
-    Some(best.into_deduction())
+    let _ = STORAGE.try_with(|kept| kept.set(Some(search)));
+    Some(best?.into_deduction())
 }
 
 /// [`cap`] for the bases a search runs on, worked out again only when the best changes.
@@ -583,20 +612,44 @@ fn cycles(
         off.clear();
     }
     for &end in ends.iter() {
-        if let Some(found) = cycle(s, tree, end, links) {
+        if let Some(found) = cycle(s, tree, end, links, best) {
             offer(best, found);
         }
     }
 }
 
-/// The cycle closed at node `end`, if it removes anything.
-fn cycle(s: &Start, tree: &Tree, end: u32, links: Links) -> Option<Found> {
-    let path = tree.path(end);
-    // The loop's facts: all but the assumption, met again at the end.
-    let lp = &path[..path.len() - 1];
-    let in_loop: Set = lp.iter().fold(0, |a, &f| a | 1 << parts(f).0);
+/// The cycle closed at node `end`, if it removes anything and comes before `best`.
+fn cycle(s: &Start, tree: &Tree, end: u32, links: Links, best: &Option<Found>) -> Option<Found> {
+    let (name, base) = match links {
+        Links::X => ("Bidirectional X-cycle", rating::CYCLE),
+        Links::Y => ("Bidirectional Y-cycle", rating::CYCLE),
+        Links::Xy => ("Bidirectional cycle", rating::FORCING_XY),
+    };
+    // The loop's facts: all but the assumption, met again at the end. Most cycles found
+    // neither come before the best nor remove anything: both are told from the tree, and
+    // the path is listed only for one that does.
+    let loop_nodes = || {
+        let mut i = end;
+        std::iter::from_fn(move || {
+            let node = tree.nodes[i as usize];
+            (node.parent != ROOT).then(|| {
+                i = node.parent;
+                node.fact
+            })
+        })
+    };
+    let facts = distinct(loop_nodes());
+    let difficulty = rating::difficulty(base, facts);
+    let key = (difficulty, facts, links.order());
+    if best
+        .as_ref()
+        .is_some_and(|b| key >= (b.difficulty, b.facts, b.order))
+    {
+        return None;
+    }
+    let in_loop: Set = loop_nodes().fold(0, |a, f| a | 1 << parts(f).0);
     let (mut when_on, mut when_off) = ([0 as Set; 9], [0 as Set; 9]);
-    for &f in lp {
+    for f in loop_nodes() {
         let (c, d, on) = parts(f);
         let seen = s.tables.peers[c] & !in_loop & s.cand[d];
         if on {
@@ -605,23 +658,17 @@ fn cycle(s: &Start, tree: &Tree, end: u32, links: Links) -> Option<Found> {
             when_off[d] |= seen;
         }
     }
+    if (0..9).all(|d| when_on[d] & when_off[d] == 0) {
+        return None;
+    }
     let mut removed: Vec<(u16, u8)> = Vec::new();
     for d in 0..9 {
         for q in cells(when_on[d] & when_off[d]) {
             removed.push((q as u16, d as u8 + 1));
         }
     }
-    if removed.is_empty() {
-        return None;
-    }
     removed.sort_unstable();
-    let (name, base) = match links {
-        Links::X => ("Bidirectional X-cycle", rating::CYCLE),
-        Links::Y => ("Bidirectional Y-cycle", rating::CYCLE),
-        Links::Xy => ("Bidirectional cycle", rating::FORCING_XY),
-    };
-    let facts = distinct(lp);
-    let difficulty = rating::difficulty(base, facts);
+    let path = tree.path(end);
     let tenths = rating::tenths(difficulty);
     let (c, d, _) = parts(path[path.len() - 1]);
     let mut deduction = Deduction::setting(name, tenths, c, d, false);
@@ -820,10 +867,10 @@ fn chain_found(
 }
 
 /// How many different facts a path holds (SE's count of a chain's ancestors).
-fn distinct(path: &[Fact]) -> usize {
+fn distinct(path: impl IntoIterator<Item = Fact>) -> usize {
     let mut seen = Seen::new();
     let mut n = 0;
-    for &f in path {
+    for f in path {
         if !seen.has(f) {
             seen.add(f);
             n += 1;
