@@ -185,19 +185,27 @@ fn line_triads(rows: u32, cols: u32, line: usize) -> usize {
     x.count_ones() as usize
 }
 
+/// Over every digit, `table`'s packed entry for the minirows (or minicolumns) it may still
+/// take in each band and stack: one byte of the sum per band and stack.
+#[inline(always)]
+fn summed(lines: &Lines, table: &[[u64; 10]; 6]) -> u64 {
+    let mut sum = 0u64;
+    for (&rows, &cols) in lines.rows.iter().zip(&lines.cols) {
+        for b in 0..3 {
+            let band = (rows & lines::TRIAD_BITS << b).count_ones() as usize;
+            let stack = (cols & BOX << (3 * b)).count_ones() as usize;
+            sum += table[b][band] + table[3 + b][stack];
+        }
+    }
+    sum
+}
+
 /// The band (0-2) or stack (3-5) whose digits are least `OPENNESS`, the first of equals; called
 /// only when some digit is open somewhere.
 #[inline(always)]
 fn least_open(lines: &Lines) -> usize {
     // Per band and stack a byte of the total (at most 9 digits × 14).
-    let mut openness = 0u64;
-    for (&rows, &cols) in lines.rows.iter().zip(&lines.cols) {
-        for b in 0..3 {
-            let band = (rows & lines::TRIAD_BITS << b).count_ones() as usize;
-            let stack = (cols & BOX << (3 * b)).count_ones() as usize;
-            openness += OPENNESS_TOTALS[b][band] + OPENNESS_TOTALS[3 + b][stack];
-        }
-    }
+    let openness = summed(lines, &OPENNESS_TOTALS);
     // Settled bands and stacks weigh nothing.
     let mut least = (u32::MAX, 0);
     for line in 0..6 {
@@ -587,14 +595,7 @@ impl State {
     #[inline(always)]
     fn pick_configs(&self, lines: &Lines) -> Option<Split> {
         // Per band and stack a byte of the total (at most 9 digits × 6 configurations).
-        let mut totals = 0u64;
-        for (&rows, &cols) in lines.rows.iter().zip(&lines.cols) {
-            for b in 0..3 {
-                let band = (rows & lines::TRIAD_BITS << b).count_ones() as usize;
-                let stack = (cols & BOX << (3 * b)).count_ones() as usize;
-                totals += CONFIG_TOTALS[b][band] + CONFIG_TOTALS[3 + b][stack];
-            }
-        }
+        let totals = summed(lines, &CONFIG_TOTALS);
         // Nine settled digits make 9. Per byte, 9 becomes 0xFF and 10 or more one less than
         // its excess over 9 (no byte borrows from the next), so that a plain minimum over
         // keys (total, then line) finds the least open band or stack without a branch.
