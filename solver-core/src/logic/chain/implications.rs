@@ -55,20 +55,39 @@ pub(crate) struct Node {
     pub(crate) first: u32,
 }
 
+// The links of a false fact, as bits: its row, column, box or cell left with one other
+// place or digit, which its strong links make true.
+/// A false fact's row link.
+const ROW: u8 = 1;
+/// A false fact's column link.
+const COL: u8 = 2;
+/// A false fact's box link.
+const BOX: u8 = 4;
+/// A false fact's cell link.
+const CELL: u8 = 8;
+
 /// A node waiting to be followed, with its fact's cell and digit (worked out once).
 #[derive(Debug, Clone, Copy)]
 struct Waiting {
     node: u32,
     cell: u8,
     digit: u8,
+    /// For a false fact made by a true one, the links ([`ROW`], ...) it shares with it:
+    /// their one other place or digit is that true fact, so they make nothing new.
+    shared: u8,
 }
 
 impl Waiting {
     fn new(node: u32, c: usize, d: usize) -> Waiting {
+        Waiting::sharing(node, c, d, 0)
+    }
+
+    fn sharing(node: u32, c: usize, d: usize, shared: u8) -> Waiting {
         Waiting {
             node,
             cell: c as u8,
             digit: d as u8,
+            shared,
         }
     }
 
@@ -284,14 +303,17 @@ impl Search {
             self.off.1 += 1;
             let i = w.node;
             let (c, d) = w.at();
-            self.strong(s, (c, d), rules);
-            if rules.dynamic {
-                self.cand[d] &= !BIT[c];
-                self.masks[c] &= !(1 << d);
-                for h in s.tables.cell_houses[c] {
-                    self.places[d][usize::from(h)] -= 1;
-                }
+            let links = if rules.dynamic {
+                self.strike(s, (c, d))
+            } else {
+                self.links(s, (c, d))
+            };
+            let links = links & !w.shared & if rules.cells { !0 } else { !CELL };
+            // Most false facts have no link left that could make anything new.
+            if links == 0 {
+                continue;
             }
+            self.strong(s, (c, d), links);
             for k in 0..self.made.len() {
                 let g = self.made[k].0;
                 if let Some(j) = self.reached(g ^ 1) {
@@ -350,22 +372,29 @@ impl Search {
             let e = m.trailing_zeros() as usize;
             m &= m - 1;
             if !has(self.shown[0][e], c) {
-                self.made_off(c, e, (i, depth));
+                self.shown[0][e] |= BIT[c];
+                self.made_off(c, e, (i, depth), CELL);
             }
         }
         let fresh = places & !self.shown[0][d];
-        for set in [fresh & bx, fresh & row & !bx, fresh & col & !bx] {
+        self.shown[0][d] |= fresh;
+        let sets = [
+            (fresh & bx, BOX),
+            (fresh & row & !bx, ROW),
+            (fresh & col & !bx, COL),
+        ];
+        for (set, shared) in sets {
             for q in cells(set) {
-                self.made_off(q, d, (i, depth));
+                self.made_off(q, d, (i, depth), shared);
             }
         }
         true
     }
 
     /// A node for the new false fact (`c`, `d`) made by true node `i`, `depth` deep,
-    /// waiting to be followed.
+    /// waiting to be followed, sharing links `shared` with it (the caller marks it shown).
     #[inline]
-    fn made_off(&mut self, c: usize, d: usize, (i, depth): (u32, u8)) {
+    fn made_off(&mut self, c: usize, d: usize, (i, depth): (u32, u8), shared: u8) {
         let n = self.nodes.len() as u32;
         let f = fact(c, d, false);
         self.nodes.push(Node {
@@ -376,8 +405,7 @@ impl Search {
         });
         self.parents.push(i);
         self.index[usize::from(f)] = n;
-        self.shown[0][d] |= BIT[c];
-        self.off.0.push(Waiting::new(n, c, d));
+        self.off.0.push(Waiting::sharing(n, c, d, shared));
     }
 
     /// The false facts of the true fact (`c`, `d`), into `made`.
@@ -406,17 +434,17 @@ impl Search {
     /// The true facts of the false fact (`c`, `d`), into `made` (each once, the first way found), with
     /// the hidden parents of each way: the earlier false facts that struck the candidates
     /// the way counts on (cell, box, row, column). A static search strikes nothing, so has
-    /// none.
-    fn strong(&mut self, s: &Start, (c, d): (usize, usize), rules: Rules) {
+    /// none; a dynamic one has struck (`c`, `d`) itself already. Only `links` are followed.
+    fn strong(&mut self, s: &Start, (c, d): (usize, usize), links: u8) {
         self.made.clear();
         self.hidden.clear();
-        if rules.cells && self.masks[c].count_ones() == 2 {
+        if links & CELL != 0 {
             let e = (self.masks[c] & !(1 << d)).trailing_zeros() as usize;
             if self.settled(c, e) {
-                return self.strong_houses(s, c, d);
+                return self.strong_houses(s, c, d, links);
             }
             let a = self.hidden.len() as u32;
-            let mut gone = s.digits(c) & !self.masks[c];
+            let mut gone = s.digits(c) & !self.masks[c] & !(1 << d);
             while gone != 0 {
                 let g = gone.trailing_zeros() as usize;
                 gone &= gone - 1;
@@ -427,7 +455,34 @@ impl Search {
             self.made
                 .push((fact(c, e, true), a, self.hidden.len() as u32));
         }
-        self.strong_houses(s, c, d);
+        self.strong_houses(s, c, d, links);
+    }
+
+    /// Strikes the false fact (`c`, `d`) from the board; its links (see [`ROW`]).
+    #[inline]
+    fn strike(&mut self, s: &Start, (c, d): (usize, usize)) -> u8 {
+        self.cand[d] &= !BIT[c];
+        let rest = self.masks[c] & !(1 << d);
+        self.masks[c] = rest;
+        let places = &mut self.places[d];
+        let mut links = u8::from(rest.count_ones() == 1) * CELL;
+        for (h, bit) in s.tables.cell_houses[c].into_iter().zip([ROW, COL, BOX]) {
+            let p = &mut places[usize::from(h)];
+            *p -= 1;
+            links |= u8::from(*p == 1) * bit;
+        }
+        links
+    }
+
+    /// The links (see [`ROW`]) of the false fact (`c`, `d`) on a board it stays on.
+    #[inline]
+    fn links(&self, s: &Start, (c, d): (usize, usize)) -> u8 {
+        let places = &self.places[d];
+        let mut links = u8::from(self.masks[c].count_ones() == 2) * CELL;
+        for (h, bit) in s.tables.cell_houses[c].into_iter().zip([ROW, COL, BOX]) {
+            links |= u8::from(places[usize::from(h)] == 2) * bit;
+        }
+        links
     }
 
     /// Whether the true fact (`c`, `d`) is reached and its opposite is not: made again, it
@@ -437,25 +492,23 @@ impl Search {
         has(self.shown[1][d], c) && !has(self.shown[0][d], c)
     }
 
-    /// The house links of [`Search::strong`], into `made` after its cell link.
-    fn strong_houses(&mut self, s: &Start, c: usize, d: usize) {
-        let [row, col, bx] = s.tables.cell_houses[c].map(usize::from);
-        let places = &self.places[d];
-        // Most false facts leave three places or more in each house: nothing follows.
-        if places[bx] != 2 && places[row] != 2 && places[col] != 2 {
+    /// The house links of [`Search::strong`] (those of `links`), into `made` after its
+    /// cell link.
+    fn strong_houses(&mut self, s: &Start, c: usize, d: usize, links: u8) {
+        if links & (ROW | COL | BOX) == 0 {
             return;
         }
-        // Many of the rest leave each other place shown true already: nothing new follows.
+        let [row, col, bx] = s.tables.cell_houses[c].map(usize::from);
+        // Many leave each other place shown true already: nothing new follows.
         let [row_set, col_set, bx_set] = s.tables.house_sets[c];
-        let pair = |h: usize, set: Set| if places[h] == 2 { set } else { 0 };
-        let pairs = pair(bx, bx_set) | pair(row, row_set) | pair(col, col_set);
+        let pair = |bit: u8, set: Set| if links & bit != 0 { set } else { 0 };
+        let pairs = pair(BOX, bx_set) | pair(ROW, row_set) | pair(COL, col_set);
         let settled = self.shown[1][d] & !self.shown[0][d];
         if self.cand[d] & pairs & !BIT[c] & !settled == 0 {
             return;
         }
-        for h in [bx, row, col] {
-            // The fact's own place is still on the board: two places, one other.
-            if self.places[d][h] != 2 {
+        for (h, bit) in [(bx, BOX), (row, ROW), (col, COL)] {
+            if links & bit == 0 {
                 continue;
             }
             let house = s.tables.houses[h];
@@ -466,7 +519,7 @@ impl Search {
                 continue;
             }
             let a = self.hidden.len() as u32;
-            let mut gone = s.cand[d] & house & !self.cand[d];
+            let mut gone = s.cand[d] & house & !self.cand[d] & !BIT[c];
             while gone != 0 {
                 let q = gone.trailing_zeros() as usize;
                 gone &= gone - 1;
