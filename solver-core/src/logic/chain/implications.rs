@@ -13,7 +13,7 @@ use std::cell::RefCell;
 use std::mem::take;
 
 use super::spare;
-use super::state::{BIT, Set, Start, cells};
+use super::state::{BIT, BOX, CELL, COL, ROW, Set, Start, cells};
 use super::trail::{Link, trail};
 
 /// A fact: `(cell * 9 + digit) * 2 + on`.
@@ -55,16 +55,8 @@ pub(crate) struct Node {
     pub(crate) first: u32,
 }
 
-// The links of a false fact, as bits: its row, column, box or cell left with one other
-// place or digit, which its strong links make true.
-/// A false fact's row link.
-const ROW: u8 = 1;
-/// A false fact's column link.
-const COL: u8 = 2;
-/// A false fact's box link.
-const BOX: u8 = 4;
-/// A false fact's cell link.
-const CELL: u8 = 8;
+// The links of a false fact are bits (`ROW`, `COL`, `BOX`, `CELL`): its row, column, box or
+// cell left with one other place or digit, which its strong links make true.
 
 /// A node waiting to be followed, with its fact's cell and digit (worked out once).
 #[derive(Debug, Clone, Copy)]
@@ -306,7 +298,8 @@ impl Search {
             let links = if rules.dynamic {
                 self.strike(s, (c, d))
             } else {
-                self.links(s, (c, d))
+                // The board stays as it starts: its links, worked out once.
+                s.links(c, d)
             };
             let links = links & !w.shared & if rules.cells { !0 } else { !CELL };
             // Most false facts have no link left that could make anything new.
@@ -470,17 +463,6 @@ impl Search {
             let p = &mut places[usize::from(h)];
             *p -= 1;
             links |= u8::from(*p == 1) * bit;
-        }
-        links
-    }
-
-    /// The links (see [`ROW`]) of the false fact (`c`, `d`) on a board it stays on.
-    #[inline]
-    fn links(&self, s: &Start, (c, d): (usize, usize)) -> u8 {
-        let places = &self.places[d];
-        let mut links = u8::from(self.masks[c].count_ones() == 2) * CELL;
-        for (h, bit) in s.tables.cell_houses[c].into_iter().zip([ROW, COL, BOX]) {
-            links |= u8::from(places[usize::from(h)] == 2) * bit;
         }
         links
     }
