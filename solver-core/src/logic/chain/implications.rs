@@ -371,12 +371,12 @@ impl Search {
         }
         let fresh = places & !self.shown[0][d];
         self.shown[0][d] |= fresh;
-        let sets = [
-            (fresh & bx, BOX),
-            (fresh & row & !bx, ROW),
-            (fresh & col & !bx, COL),
-        ];
-        for (set, shared) in sets {
+        // A place in the box may share its row or column with the true fact as well.
+        for q in cells(fresh & bx) {
+            let line = (u8::from(has(row, q)) * ROW) | (u8::from(has(col, q)) * COL);
+            self.made_off(q, d, (i, depth), BOX | line);
+        }
+        for (set, shared) in [(fresh & row & !bx, ROW), (fresh & col & !bx, COL)] {
             for q in cells(set) {
                 self.made_off(q, d, (i, depth), shared);
             }
