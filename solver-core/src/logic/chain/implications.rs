@@ -43,7 +43,8 @@ pub(crate) struct Rules {
 }
 
 /// A fact reached, with where its parents start in its search's parent list and how many
-/// (one list of nodes: a search makes some hundreds, each pushed once).
+/// (one list of nodes: a search makes some hundreds, each pushed once; the false facts a
+/// true one makes share the entry of their one parent).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Node {
     pub(crate) fact: Fact,
@@ -360,13 +361,16 @@ impl Search {
             }
         }
         let depth = self.nodes[i as usize].depth.saturating_add(1);
+        // Every fact made here has the one parent `i`: its nodes share one parent entry.
+        let first = self.parents.len() as u32;
+        self.parents.push(i);
         let mut m = cell;
         while m != 0 {
             let e = m.trailing_zeros() as usize;
             m &= m - 1;
             if !has(self.shown[0][e], c) {
                 self.shown[0][e] |= BIT[c];
-                self.made_off(c, e, (i, depth), CELL);
+                self.made_off(c, e, (first, depth), CELL);
             }
         }
         let fresh = places & !self.shown[0][d];
@@ -374,29 +378,29 @@ impl Search {
         // A place in the box may share its row or column with the true fact as well.
         for q in cells(fresh & bx) {
             let line = (u8::from(has(row, q)) * ROW) | (u8::from(has(col, q)) * COL);
-            self.made_off(q, d, (i, depth), BOX | line);
+            self.made_off(q, d, (first, depth), BOX | line);
         }
         for (set, shared) in [(fresh & row & !bx, ROW), (fresh & col & !bx, COL)] {
             for q in cells(set) {
-                self.made_off(q, d, (i, depth), shared);
+                self.made_off(q, d, (first, depth), shared);
             }
         }
         true
     }
 
-    /// A node for the new false fact (`c`, `d`) made by true node `i`, `depth` deep,
-    /// waiting to be followed, sharing links `shared` with it (the caller marks it shown).
+    /// A node for the new false fact (`c`, `d`) made by a true node, its parent list at
+    /// `first`, `depth` deep, waiting to be followed, sharing links `shared` with it (the
+    /// caller marks it shown).
     #[inline]
-    fn made_off(&mut self, c: usize, d: usize, (i, depth): (u32, u8), shared: u8) {
+    fn made_off(&mut self, c: usize, d: usize, (first, depth): (u32, u8), shared: u8) {
         let n = self.nodes.len() as u32;
         let f = fact(c, d, false);
         self.nodes.push(Node {
             fact: f,
             count: 1,
             depth,
-            first: self.parents.len() as u32,
+            first,
         });
-        self.parents.push(i);
         self.index[usize::from(f)] = n;
         self.off.0.push(Waiting::sharing(n, c, d, shared));
     }
