@@ -13,7 +13,7 @@ use std::cell::RefCell;
 use std::mem::take;
 
 use super::spare;
-use super::state::{BIT, Set, Start, cells};
+use super::state::{BIT, BOX, CELL, COL, ROW, Set, Start, cells};
 use super::trail::{Link, trail};
 
 /// A fact: `(cell * 9 + digit) * 2 + on`.
@@ -43,7 +43,8 @@ pub(crate) struct Rules {
 }
 
 /// A fact reached, with where its parents start in its search's parent list and how many
-/// (one list of nodes: a search makes some hundreds, each pushed once).
+/// (one list of nodes: a search makes some hundreds, each pushed once; the false facts a
+/// true one makes share the entry of their one parent).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Node {
     pub(crate) fact: Fact,
@@ -55,20 +56,31 @@ pub(crate) struct Node {
     pub(crate) first: u32,
 }
 
+// The links of a false fact are bits (`ROW`, `COL`, `BOX`, `CELL`): its row, column, box or
+// cell left with one other place or digit, which its strong links make true.
+
 /// A node waiting to be followed, with its fact's cell and digit (worked out once).
 #[derive(Debug, Clone, Copy)]
 struct Waiting {
     node: u32,
     cell: u8,
     digit: u8,
+    /// For a false fact made by a true one, the links ([`ROW`], ...) it shares with it:
+    /// their one other place or digit is that true fact, so they make nothing new.
+    shared: u8,
 }
 
 impl Waiting {
     fn new(node: u32, c: usize, d: usize) -> Waiting {
+        Waiting::sharing(node, c, d, 0)
+    }
+
+    fn sharing(node: u32, c: usize, d: usize, shared: u8) -> Waiting {
         Waiting {
             node,
             cell: c as u8,
             digit: d as u8,
+            shared,
         }
     }
 
@@ -284,14 +296,18 @@ impl Search {
             self.off.1 += 1;
             let i = w.node;
             let (c, d) = w.at();
-            self.strong(s, (c, d), rules);
-            if rules.dynamic {
-                self.cand[d] &= !BIT[c];
-                self.masks[c] &= !(1 << d);
-                for h in s.tables.cell_houses[c] {
-                    self.places[d][usize::from(h)] -= 1;
-                }
+            let links = if rules.dynamic {
+                self.strike(s, (c, d))
+            } else {
+                // The board stays as it starts: its links, worked out once.
+                s.links(c, d)
+            };
+            let links = links & !w.shared & if rules.cells { !0 } else { !CELL };
+            // Most false facts have no link left that could make anything new.
+            if links == 0 {
+                continue;
             }
+            self.strong(s, (c, d), links);
             for k in 0..self.made.len() {
                 let g = self.made[k].0;
                 if let Some(j) = self.reached(g ^ 1) {
@@ -345,39 +361,48 @@ impl Search {
             }
         }
         let depth = self.nodes[i as usize].depth.saturating_add(1);
+        // Every fact made here has the one parent `i`: its nodes share one parent entry.
+        let first = self.parents.len() as u32;
+        self.parents.push(i);
         let mut m = cell;
         while m != 0 {
             let e = m.trailing_zeros() as usize;
             m &= m - 1;
             if !has(self.shown[0][e], c) {
-                self.made_off(c, e, (i, depth));
+                self.shown[0][e] |= BIT[c];
+                self.made_off(c, e, (first, depth), CELL);
             }
         }
         let fresh = places & !self.shown[0][d];
-        for set in [fresh & bx, fresh & row & !bx, fresh & col & !bx] {
+        self.shown[0][d] |= fresh;
+        // A place in the box may share its row or column with the true fact as well.
+        for q in cells(fresh & bx) {
+            let line = (u8::from(has(row, q)) * ROW) | (u8::from(has(col, q)) * COL);
+            self.made_off(q, d, (first, depth), BOX | line);
+        }
+        for (set, shared) in [(fresh & row & !bx, ROW), (fresh & col & !bx, COL)] {
             for q in cells(set) {
-                self.made_off(q, d, (i, depth));
+                self.made_off(q, d, (first, depth), shared);
             }
         }
         true
     }
 
-    /// A node for the new false fact (`c`, `d`) made by true node `i`, `depth` deep,
-    /// waiting to be followed.
+    /// A node for the new false fact (`c`, `d`) made by a true node, its parent list at
+    /// `first`, `depth` deep, waiting to be followed, sharing links `shared` with it (the
+    /// caller marks it shown).
     #[inline]
-    fn made_off(&mut self, c: usize, d: usize, (i, depth): (u32, u8)) {
+    fn made_off(&mut self, c: usize, d: usize, (first, depth): (u32, u8), shared: u8) {
         let n = self.nodes.len() as u32;
         let f = fact(c, d, false);
         self.nodes.push(Node {
             fact: f,
             count: 1,
             depth,
-            first: self.parents.len() as u32,
+            first,
         });
-        self.parents.push(i);
         self.index[usize::from(f)] = n;
-        self.shown[0][d] |= BIT[c];
-        self.off.0.push(Waiting::new(n, c, d));
+        self.off.0.push(Waiting::sharing(n, c, d, shared));
     }
 
     /// The false facts of the true fact (`c`, `d`), into `made`.
@@ -406,17 +431,17 @@ impl Search {
     /// The true facts of the false fact (`c`, `d`), into `made` (each once, the first way found), with
     /// the hidden parents of each way: the earlier false facts that struck the candidates
     /// the way counts on (cell, box, row, column). A static search strikes nothing, so has
-    /// none.
-    fn strong(&mut self, s: &Start, (c, d): (usize, usize), rules: Rules) {
+    /// none; a dynamic one has struck (`c`, `d`) itself already. Only `links` are followed.
+    fn strong(&mut self, s: &Start, (c, d): (usize, usize), links: u8) {
         self.made.clear();
         self.hidden.clear();
-        if rules.cells && self.masks[c].count_ones() == 2 {
+        if links & CELL != 0 {
             let e = (self.masks[c] & !(1 << d)).trailing_zeros() as usize;
             if self.settled(c, e) {
-                return self.strong_houses(s, c, d);
+                return self.strong_houses(s, c, d, links);
             }
             let a = self.hidden.len() as u32;
-            let mut gone = s.digits(c) & !self.masks[c];
+            let mut gone = s.digits(c) & !self.masks[c] & !(1 << d);
             while gone != 0 {
                 let g = gone.trailing_zeros() as usize;
                 gone &= gone - 1;
@@ -427,7 +452,23 @@ impl Search {
             self.made
                 .push((fact(c, e, true), a, self.hidden.len() as u32));
         }
-        self.strong_houses(s, c, d);
+        self.strong_houses(s, c, d, links);
+    }
+
+    /// Strikes the false fact (`c`, `d`) from the board; its links (see [`ROW`]).
+    #[inline]
+    fn strike(&mut self, s: &Start, (c, d): (usize, usize)) -> u8 {
+        self.cand[d] &= !BIT[c];
+        let rest = self.masks[c] & !(1 << d);
+        self.masks[c] = rest;
+        let places = &mut self.places[d];
+        let mut links = u8::from(rest.count_ones() == 1) * CELL;
+        for (h, bit) in s.tables.cell_houses[c].into_iter().zip([ROW, COL, BOX]) {
+            let p = &mut places[usize::from(h)];
+            *p -= 1;
+            links |= u8::from(*p == 1) * bit;
+        }
+        links
     }
 
     /// Whether the true fact (`c`, `d`) is reached and its opposite is not: made again, it
@@ -437,25 +478,23 @@ impl Search {
         has(self.shown[1][d], c) && !has(self.shown[0][d], c)
     }
 
-    /// The house links of [`Search::strong`], into `made` after its cell link.
-    fn strong_houses(&mut self, s: &Start, c: usize, d: usize) {
-        let [row, col, bx] = s.tables.cell_houses[c].map(usize::from);
-        let places = &self.places[d];
-        // Most false facts leave three places or more in each house: nothing follows.
-        if places[bx] != 2 && places[row] != 2 && places[col] != 2 {
+    /// The house links of [`Search::strong`] (those of `links`), into `made` after its
+    /// cell link.
+    fn strong_houses(&mut self, s: &Start, c: usize, d: usize, links: u8) {
+        if links & (ROW | COL | BOX) == 0 {
             return;
         }
-        // Many of the rest leave each other place shown true already: nothing new follows.
+        let [row, col, bx] = s.tables.cell_houses[c].map(usize::from);
+        // Many leave each other place shown true already: nothing new follows.
         let [row_set, col_set, bx_set] = s.tables.house_sets[c];
-        let pair = |h: usize, set: Set| if places[h] == 2 { set } else { 0 };
-        let pairs = pair(bx, bx_set) | pair(row, row_set) | pair(col, col_set);
+        let pair = |bit: u8, set: Set| if links & bit != 0 { set } else { 0 };
+        let pairs = pair(BOX, bx_set) | pair(ROW, row_set) | pair(COL, col_set);
         let settled = self.shown[1][d] & !self.shown[0][d];
         if self.cand[d] & pairs & !BIT[c] & !settled == 0 {
             return;
         }
-        for h in [bx, row, col] {
-            // The fact's own place is still on the board: two places, one other.
-            if self.places[d][h] != 2 {
+        for (h, bit) in [(bx, BOX), (row, ROW), (col, COL)] {
+            if links & bit == 0 {
                 continue;
             }
             let house = s.tables.houses[h];
@@ -466,7 +505,7 @@ impl Search {
                 continue;
             }
             let a = self.hidden.len() as u32;
-            let mut gone = s.cand[d] & house & !self.cand[d];
+            let mut gone = s.cand[d] & house & !self.cand[d] & !BIT[c];
             while gone != 0 {
                 let q = gone.trailing_zeros() as usize;
                 gone &= gone - 1;

@@ -111,6 +111,9 @@ pub(crate) struct Start {
     /// column and box where it has only two ([`NO_CELL`] where not): the static strong links
     /// that every trace follows.
     bilocal: [[u8; 3]; 81 * 9],
+    /// For each candidate (`c * 9 + d`), its strong links as bits: [`ROW`], [`COL`] and
+    /// [`BOX`] where its digit has two places, [`CELL`] where its cell has two digits.
+    links: [u8; 81 * 9],
     /// Cells with exactly two candidates (the static strong links inside cells).
     pub(crate) bivalue: Set,
     /// How many places each digit has in each house (by the tables' house order).
@@ -120,11 +123,21 @@ pub(crate) struct Start {
 /// No cell, in [`Start::bilocal`].
 pub(crate) const NO_CELL: u8 = u8::MAX;
 
+/// A candidate's strong link in its row, in [`Start::links`].
+pub(crate) const ROW: u8 = 1;
+/// A candidate's strong link in its column.
+pub(crate) const COL: u8 = 2;
+/// A candidate's strong link in its box.
+pub(crate) const BOX: u8 = 4;
+/// A candidate's strong link in its cell.
+pub(crate) const CELL: u8 = 8;
+
 impl Start {
     /// The start of searches on `state`.
     pub(crate) fn new(state: State) -> Start {
         let t = tables();
         let mut bilocal = [[NO_CELL; 3]; 81 * 9];
+        let mut links = [0u8; 81 * 9];
         let mut masks = [0u16; 81];
         let mut counts = [[0u8; 27]; 9];
         for (d, &cand) in state.cand.iter().enumerate() {
@@ -144,16 +157,27 @@ impl Start {
                 let kind = h / 9;
                 bilocal[a * 9 + d][kind] = b as u8;
                 bilocal[b * 9 + d][kind] = a as u8;
+                // ROW, COL, BOX: the same order.
+                links[a * 9 + d] |= 1 << kind;
+                links[b * 9 + d] |= 1 << kind;
             }
         }
         let bivalue = (0..81)
             .filter(|&c| masks[c].count_ones() == 2)
             .fold(0, |a, c| a | 1 << c);
+        for c in cells(bivalue) {
+            let mut m = masks[c];
+            while m != 0 {
+                links[c * 9 + m.trailing_zeros() as usize] |= CELL;
+                m &= m - 1;
+            }
+        }
         Start {
             masks,
             state,
             tables: t,
             bilocal,
+            links,
             bivalue,
             places: counts,
         }
@@ -164,6 +188,13 @@ impl Start {
     #[inline]
     pub(crate) fn bilocal(&self, c: usize, d: usize) -> [u8; 3] {
         self.bilocal[c * 9 + d]
+    }
+
+    /// The strong links of candidate (`c`, `d`) as bits ([`ROW`], [`COL`], [`BOX`],
+    /// [`CELL`]).
+    #[inline]
+    pub(crate) fn links(&self, c: usize, d: usize) -> u8 {
+        self.links[c * 9 + d]
     }
 
     /// Every (cell, digit index) candidate, cell-major (as [`State::candidates`], from the
@@ -317,7 +348,7 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn bilocal_names_the_other_place_of_each_house_with_two() {
+    fn bilocal_and_links_name_each_house_with_two_places() {
         let t = tables();
         let mut seen = 0;
         for s in boards() {
@@ -332,7 +363,11 @@ pub(crate) mod tests {
                         NO_CELL
                     };
                     assert_eq!(s.bilocal(c, d)[kind], want, "r{}c{} {d}", c / 9, c % 9);
+                    let link = s.links(c, d) >> kind & 1 == 1;
+                    assert_eq!(link, want != NO_CELL, "r{}c{} {d}", c / 9, c % 9);
                 }
+                let bivalue = s.digits(c).count_ones() == 2;
+                assert_eq!(s.links(c, d) & CELL != 0, bivalue);
                 assert_eq!(s.digits(c), State::digits(&s, c));
             }
         }
