@@ -143,6 +143,18 @@ fn agreement(label: &str, pairs: &[(u16, &Rating)]) {
     );
 }
 
+/// Agreement with SE, overall and by range, on a rated file kept with the tests.
+fn kept_file(label: &str, text: &str, options: &RateOptions) {
+    let rated = read_rated(text);
+    let ratings: Vec<Rating> = rated
+        .iter()
+        .map(|(g, _)| rate(g, options).expect("every rated puzzle is unique"))
+        .collect();
+    let pairs: Vec<(u16, &Rating)> = rated.iter().map(|(_, se)| *se).zip(&ratings).collect();
+    agreement(label, &pairs);
+    by_range(&pairs);
+}
+
 fn main() {
     let puzzles = rated_puzzles();
     let mut rng = Rng::new(0x5e_2a7e);
@@ -184,15 +196,16 @@ fn main() {
         .filter(|(a, b)| a.tenths != b.tenths)
         .count();
     println!("ratings changed by the random symmetry: {moved}");
-    let held = read_rated(include_str!("../tests/data/se_rated_heldout.txt"));
-    let held_ratings: Vec<Rating> = held
-        .iter()
-        .map(|(g, _)| rate(g, &options).expect("every rated puzzle is unique"))
-        .collect();
-    let held_pairs: Vec<(u16, &Rating)> =
-        held.iter().map(|(_, se)| *se).zip(&held_ratings).collect();
-    agreement("held out (tests/data/se_rated_heldout.txt)", &held_pairs);
-    by_range(&held_pairs);
+    kept_file(
+        "held out (tests/data/se_rated_heldout.txt)",
+        include_str!("../tests/data/se_rated_heldout.txt"),
+        &options,
+    );
+    kept_file(
+        "top end (tests/data/se_rated_top.txt)",
+        include_str!("../tests/data/se_rated_top.txt"),
+        &options,
+    );
 
     per_rating(&pairs);
     rate_hardest("puzzles6_forum_hardest_1106", 1, &options, &mut dump);
