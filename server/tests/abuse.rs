@@ -1306,11 +1306,13 @@ async fn reflection_streams_are_counted() {
 // the room is full, further streams wait at the door and are refused, holding nothing.
 #[tokio::test]
 async fn streams_past_the_batch_room_are_refused_at_the_door() {
-    // One solver thread, on puzzles that never end: what a stream holds stays held, and no
-    // stream may be closed for room. Each stream takes its 1 KiB share and what its buffers
-    // keep for a message of about 100 bytes (twice it, and 64 KiB for answers): three fit.
+    // One solver thread, on puzzles that never end (no guess budget; a dropped stream stops
+    // its solve): what a stream holds stays held, and no stream may be closed for room. Each
+    // stream takes its 1 KiB share and what its buffers keep for a message of about 100
+    // bytes (twice it, and 64 KiB for answers): three fit.
     let (server, _client) = server(Config {
         workers: Some(1),
+        max_guesses: u64::MAX,
         max_stream_bytes: 1024,
         max_batch_bytes: 201_000,
         max_solve_ms: 60_000,

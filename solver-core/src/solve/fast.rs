@@ -200,8 +200,8 @@ fn summed(lines: &Lines, table: &[[u64; 10]; 6]) -> u64 {
     sum
 }
 
-/// The band (0-2) or stack (3-5) whose digits are least `OPENNESS`, the first of equals; called
-/// only when some digit is open somewhere.
+/// The band (0-2) or stack (3-5) whose digits are least `OPENNESS`, the first of equals; band 0
+/// when none is open (without the line rules a digit can have configurations and no openness).
 #[inline(always)]
 fn least_open(lines: &Lines) -> usize {
     // Per band and stack a byte of the total (at most 9 digits × 14).
@@ -398,7 +398,7 @@ impl State {
 
     /// Applies the band rule to one digit-band; returns its row singles that are still open
     /// (to place), `None` on contradiction. No branch on whether there are any: which updates
-    /// find one is a coin flip, and a mispredicted branch per update cost more than batching.
+    /// find one is unpredictable, and a mispredicted branch per update costs more than batching.
     #[inline(always)]
     fn update_band(&mut self, idx: usize) -> Option<u32> {
         let mut m = self.cand[idx];
@@ -599,8 +599,15 @@ impl State {
         // Nine settled digits make 9. Per byte, 9 becomes 0xFF and 10 or more one less than
         // its excess over 9 (no byte borrows from the next), so that a plain minimum over
         // keys (total, then line) finds the least open band or stack without a branch.
+        // No byte is under 9: after propagation each digit keeps a minirow per row of each
+        // band (the band rule) and a minicolumn per column of each stack (the column rule),
+        // which counts one configuration at least.
         const ONES: u64 = 0x0101_0101_0101;
         const HIGH: u64 = 0x80 * ONES;
+        debug_assert!(
+            (0..6).all(|l| (totals >> (8 * l)) & 0xFF >= 9),
+            "{totals:x}"
+        );
         let excess = totals - 9 * ONES;
         let keys = ((excess | HIGH) - ONES) ^ HIGH;
         let fewest = (0..6).fold(u32::MAX, |best, line| {
@@ -611,7 +618,8 @@ impl State {
         }
         // Deep in the search some band or stack is nearly settled: the openness is needed
         // only near the root.
-        let line = if (fewest >> 3) + 10 < SETTLING {
+        let least_total = (fewest >> 3) + 10;
+        let line = if least_total < SETTLING {
             (fewest & 7) as usize
         } else {
             least_open(lines)

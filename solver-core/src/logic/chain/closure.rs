@@ -301,7 +301,8 @@ impl Reaches {
 pub(crate) struct ByFact<'a> {
     bits: &'a [u64],
     /// Per fact: its node, its component, where its row starts in `bits` ([`NO_ROW`] for
-    /// an absence that implies nothing, and for what is not a candidate).
+    /// an absence that implies nothing). A fact that is not a candidate keeps what an earlier
+    /// board left: no search reads it.
     node: Vec<u16>,
     comp: Vec<u32>,
     row: Vec<u32>,
@@ -357,7 +358,7 @@ impl Reaches {
     pub(crate) fn by_fact(&self) -> ByFact<'_> {
         let (graph, reach) = (&self.graph, &self.reach);
         // The entries of facts that are not candidates are left as an earlier board left
-        // them (no search reads them): filling them cost as much as the rest.
+        // them (no search reads them): filling them would cost as much as the rest.
         let (mut node, mut comp, mut row) = BY_FACT
             .try_with(Cell::take)
             .ok()
@@ -579,7 +580,7 @@ impl Graph {
                     let from = stack
                         .iter()
                         .rposition(|&x| usize::from(x) == v)
-                        .unwrap_or(0);
+                        .expect("a node is on the stack until its component is complete");
                     self.complete(&stack[from..], &mut comp, &mut row, &mut bits, words);
                     stack.truncate(from);
                 }

@@ -85,8 +85,8 @@ struct Changed {
 }
 
 /// The cells `b` such that some change bears on the pair `a`, `b`: `a` or `b` itself, or a
-/// common peer. Found once per `a` through the changed peers of `a` (asking pair by pair was
-/// a tenth of the exclusions' instructions).
+/// common peer. Found once per `a` through the changed peers of `a`, not asked pair by pair
+/// (the pairs are many, the changed peers few).
 fn bearing(a: usize, changed: Changed) -> Set {
     if changed.cells >> a & 1 != 0 {
         return FULL;

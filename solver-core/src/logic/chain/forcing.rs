@@ -41,9 +41,10 @@ impl Bits {
     }
 }
 
-/// What one assumption leads to: the facts it reaches (its graph's nodes, in the order
-/// reached, true ones and false ones), and the facts of its contradiction's two sides when
-/// it has one (see [`Runs::outcome`]).
+/// What one assumption leads to: the facts its search showed (its graph's nodes, true ones
+/// and false ones, but for the fact that closes a contradiction), its graph, and the facts its
+/// contradiction's two sides rest on when it has one (see [`Runs::outcome`]: only for a bar
+/// at or below the first one asked).
 struct Outcome {
     bits: Bits,
     clash: Option<usize>,

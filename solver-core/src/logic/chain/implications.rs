@@ -129,7 +129,7 @@ type Buffers = (
 
 thread_local! {
     /// Buffers of dropped searches, for the next ones: every chain step makes a search or
-    /// two, and making the buffers cost as much as a short search.
+    /// two, and making the buffers costs as much as a short search.
     static SPARE: RefCell<Vec<Buffers>> = const { RefCell::new(Vec::new()) };
 }
 

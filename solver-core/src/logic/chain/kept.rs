@@ -88,8 +88,8 @@ impl Kept {
     }
 
     /// Puts in `found[k]` the node of graph `g` that reached each fact whose `slots` entry
-    /// is `k` (the others' are [`NO_SLOT`]): one pass over the graph, where indexing it
-    /// for a few facts cost a pass to fill the index and one to clear it.
+    /// is `k` (the others' are [`NO_SLOT`]): one pass over the graph, where an index of it
+    /// for a few facts would take a pass to fill and one to clear.
     pub(crate) fn locate(&self, g: Graph, slots: &[u16], found: &mut [u32]) {
         let from = g.nodes.0 as usize;
         for (i, &f) in (from..).zip(self.facts(g)) {

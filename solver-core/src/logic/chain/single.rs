@@ -196,7 +196,7 @@ struct LinkTable {
 impl LinkTable {
     /// The links of the candidates `list` (every candidate of `s`). The entries of other
     /// facts are left as they were, from an earlier board: no search reads them, and
-    /// clearing them cost more than building the rest.
+    /// clearing them would cost more than building the rest.
     fn build(&mut self, s: &Start, list: &[(usize, usize)]) {
         self.bounds.resize(81 * 9 * 2, [0; 3]);
         // Room for every link, written in place.
@@ -305,8 +305,8 @@ struct Search {
 }
 
 thread_local! {
-    /// The searches' storage, kept from step to step: made anew, its buffers cost as much
-    /// as a short step's searches.
+    /// The searches' storage, kept from step to step: made anew, its buffers would cost as
+    /// much as a short step's searches.
     static STORAGE: Cell<Option<Search>> = const { Cell::new(None) };
 }
 
