@@ -684,6 +684,13 @@ fn cycle(s: &Start, tree: &Tree, end: u32, links: Links, best: &Option<Found>) -
     })
 }
 
+/// Which facts a chain search keeps: with `by_fact`, only those that lead to `target`.
+#[inline(always)]
+fn leading_to(by_fact: Option<&ByFact>, target: Fact) -> impl Fn(Fact) -> bool {
+    let to = by_fact.map(|b| (b, b.bit(target)));
+    move |f| to.is_none_or(|(b, to)| b.leads(f, to))
+}
+
 /// How many facts the chain [`chain_path`] finds holds, if at most `cap`, found by a search
 /// half as deep: links hold both ways round (a fact `a` leads to `b` exactly when the
 /// opposite of `b` leads to the opposite of `a`), so a chain of `n` links from the
@@ -697,8 +704,7 @@ fn chain_length(
     cap: usize,
 ) -> Option<usize> {
     let source = fact_of(c, d, is_on);
-    let keep = by_fact.map(|b| (b, b.bit(source ^ 1)));
-    let keep = |f: Fact| keep.is_none_or(|(b, to)| b.leads(f, to));
+    let keep = leading_to(by_fact, source ^ 1);
     let Search {
         table,
         depth,
@@ -756,8 +762,7 @@ fn chain_path(
 ) -> Option<Vec<Fact>> {
     let source = fact_of(c, d, is_on);
     let target = source ^ 1;
-    let keep = by_fact.map(|b| (b, b.bit(target)));
-    let keep = |f: Fact| keep.is_none_or(|(b, to)| b.leads(f, to));
+    let keep = leading_to(by_fact, target);
     let Search {
         tree,
         on,
